@@ -1,0 +1,1 @@
+"""Backend for probing and finetuning CLIP-like models for vision-language compositionality."""

@@ -1,0 +1,269 @@
+"""Model registry: one place that turns a spec string into a loaded CLIP-like model.
+
+Spec strings (what users type, what results record):
+  ``ViT-B-32-quickgelu:openai``        open_clip architecture + pretrained tag
+  ``ViT-B-32:/path/negclip.pt``         open_clip architecture + local checkpoint file
+  ``hf-hub:org/name``                   Hugging Face hub repo in open_clip format
+  ``local-dir:/path/run/checkpoint``    directory with ``open_clip_config.json`` + weights
+  ``/path/run/checkpoint``              same as ``local-dir:`` when the path is a directory
+
+The activation (GELU vs QuickGELU) is part of a model's identity: loading OpenAI
+weights into a GELU tower silently changes every score (sugar-crepe issue 7, ARO
+issue 35). So every loaded model records its activation, pretrained tags that
+need QuickGELU get it, and a mismatch with what a checkpoint declares is a
+warning the user sees.
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import open_clip
+import torch
+from open_clip.transformer import QuickGELU
+
+CHECKPOINT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
+CONFIG_NAME = "open_clip_config.json"
+
+TokenizerFactory = Callable[[], Callable]
+_TOKENIZERS: dict[str, TokenizerFactory] = {}
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be loaded; the message says what was tried and how to fix it."""
+
+
+def register_tokenizer(name: str, factory: TokenizerFactory) -> None:
+    """Let a non-BPE model (e.g. the built-in world's word-level CLIP) supply its tokenizer.
+
+    `name` matches an architecture name or the ``tokenizer`` key of a checkpoint's
+    ``open_clip_config.json``.
+    """
+    _TOKENIZERS[name] = factory
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed spec: where the config comes from and where the weights come from."""
+
+    raw: str
+    source: str  # "tag", "file", "hf-hub", "local-dir"
+    architecture: str | None = None
+    pretrained: str | None = None  # tag or file path
+    location: str | None = None  # hub id or directory
+
+    @property
+    def open_clip_name(self) -> str:
+        if self.source == "hf-hub":
+            return f"hf-hub:{self.location}"
+        if self.source == "local-dir":
+            return f"local-dir:{self.location}"
+        return self.architecture or ""
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Parse a spec string; raise ``ModelLoadError`` with the accepted forms when it is malformed."""
+    spec = spec.strip()
+    if not spec:
+        raise ModelLoadError("Empty model spec. " + _SPEC_HELP)
+    if spec.startswith("hf-hub:"):
+        return ModelSpec(spec, "hf-hub", location=spec[len("hf-hub:"):])
+    if spec.startswith("local-dir:"):
+        return ModelSpec(spec, "local-dir", location=spec[len("local-dir:"):])
+    if Path(spec).is_dir():
+        return ModelSpec(spec, "local-dir", location=spec)
+    if ":" in spec:
+        arch, pretrained = spec.split(":", 1)
+        source = "file" if pretrained.endswith(CHECKPOINT_SUFFIXES) else "tag"
+        return ModelSpec(spec, source, architecture=arch, pretrained=pretrained)
+    if spec.endswith(CHECKPOINT_SUFFIXES):
+        raise ModelLoadError(
+            f"'{spec}' is a checkpoint file without an architecture. Write it as ARCH:{spec} "
+            "(e.g. ViT-B-32-quickgelu:{spec}) so the right tower and activation are built.")
+    raise ModelLoadError(f"'{spec}' has no pretrained tag or checkpoint. " + _SPEC_HELP)
+
+
+_SPEC_HELP = ("Accepted forms: 'ViT-B-32-quickgelu:openai' (architecture:tag), "
+              "'ViT-B-32:/path/model.safetensors', 'hf-hub:org/name', 'local-dir:/path/to/dir'.")
+
+
+def confine(spec: ModelSpec, allowed_roots: list[Path] | None) -> None:
+    """Refuse local paths outside `allowed_roots` (the app passes its workspace; the CLI passes None)."""
+    path = spec.pretrained if spec.source == "file" else spec.location if spec.source == "local-dir" else None
+    if path is None or allowed_roots is None:
+        return
+    resolved = Path(path).resolve()
+    if not any(resolved.is_relative_to(root.resolve()) for root in allowed_roots):
+        roots = ", ".join(str(r) for r in allowed_roots)
+        raise ModelLoadError(f"Local path '{path}' is outside the allowed model folders ({roots}).")
+
+
+def tag_needs_quick_gelu(architecture: str, tag: str) -> bool:
+    """True when open_clip's pretrained table says the tag was trained with QuickGELU."""
+    cfg = open_clip.get_pretrained_cfg(architecture.replace("-quickgelu", ""), tag) or {}
+    return bool(cfg.get("quick_gelu", False))
+
+
+def model_activation(model: torch.nn.Module) -> str:
+    """Read the activation off the built modules, not off the name: it is what runs."""
+    return "quickgelu" if any(isinstance(m, QuickGELU) for m in model.modules()) else "gelu"
+
+
+def pick_device(requested: str | None = None) -> str:
+    if requested:
+        return requested
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def pick_precision(device: str, requested: str | None = None) -> str:
+    """fp32 on CPU (autocast there is slow and creates ties); bf16 where supported, else fp16."""
+    if requested:
+        return requested
+    if device.startswith("cuda"):
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+    return "fp16" if device == "mps" else "fp32"
+
+
+@dataclass
+class LoadedModel:
+    """A model ready to encode, with everything a result must carry about its identity."""
+
+    spec: str
+    model: torch.nn.Module
+    preprocess: Callable
+    tokenizer: Callable
+    activation: str
+    device: str
+    precision: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def identity(self) -> dict[str, str]:
+        return {"model": self.spec, "activation": self.activation, "precision": self.precision}
+
+    def autocast(self):
+        """Mixed precision on accelerators only; a no-op context on CPU/fp32."""
+        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(self.precision)
+        device_type = self.device.split(":")[0]
+        return torch.autocast(device_type, dtype=dtype, enabled=dtype is not None)
+
+
+def _read_local_config(spec: ModelSpec) -> dict:
+    """Our checkpoints (and open_clip's hub exports) carry a JSON config next to the weights."""
+    if spec.source == "local-dir":
+        path = Path(spec.location) / CONFIG_NAME
+    elif spec.source == "file":
+        path = Path(spec.pretrained).with_suffix(".json")
+    else:
+        return {}
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
+    if spec.source == "tag":
+        return "quickgelu" if tag_needs_quick_gelu(spec.architecture, spec.pretrained) else "gelu"
+    if "activation" in config:
+        return config["activation"]
+    model_cfg = config.get("model_cfg")
+    if model_cfg is not None:
+        return "quickgelu" if model_cfg.get("quick_gelu") else "gelu"
+    return None
+
+
+def _tokenizer_for(spec: ModelSpec, config: dict) -> Callable:
+    name = config.get("tokenizer") or config.get("architecture") or spec.architecture
+    if name in _TOKENIZERS:
+        return _TOKENIZERS[name]()
+    return open_clip.get_tokenizer(spec.open_clip_name)
+
+
+def _failure_message(spec: ModelSpec, error: Exception) -> str:
+    offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
+    what = {
+        "tag": f"open_clip pretrained weights '{spec.pretrained}' for {spec.architecture}",
+        "file": f"checkpoint file {spec.pretrained} into architecture {spec.architecture}",
+        "hf-hub": f"Hugging Face hub repo {spec.location} (config + weights)",
+        "local-dir": f"directory {spec.location} ({CONFIG_NAME} + weights)",
+    }[spec.source]
+    hints = {
+        "tag": "check the network or set HF_TOKEN for gated repos; or download the weights on a "
+               "connected machine and load them as ARCH:/path/file.safetensors",
+        "file": "check the path, and that the architecture matches the checkpoint",
+        "hf-hub": "check the network and the repo name, set HF_TOKEN for private repos, or use "
+                  "local-dir:/path with a downloaded copy",
+        "local-dir": f"the directory needs {CONFIG_NAME} and an open_clip_model.safetensors",
+    }[spec.source]
+    mode = " HF_HUB_OFFLINE=1 is set, so nothing was downloaded." if offline else ""
+    reason = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+    return f"Could not load '{spec.raw}': tried {what}.{mode} Reason: {reason}. To fix: {hints}."
+
+
+def load_model(spec_str: str, device: str | None = None, precision: str | None = None,
+               allowed_roots: list[Path] | None = None) -> LoadedModel:
+    """Load a model from a spec string, or raise ``ModelLoadError`` with a readable message."""
+    spec = parse_spec(spec_str)
+    confine(spec, allowed_roots)
+    device = pick_device(device)
+    precision = pick_precision(device, precision)
+    notes: list[str] = []
+    try:
+        config = _read_local_config(spec)
+        expected = _expected_activation(spec, config)
+        force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
+        if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():
+            notes.append(f"'{spec.raw}' was trained with QuickGELU; loaded with QuickGELU "
+                         f"(as {spec.architecture}-quickgelu would be).")
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="QuickGELU mismatch")
+            model, _, preprocess = open_clip.create_model_and_transforms(
+                spec.open_clip_name, pretrained=spec.pretrained, device=device,
+                force_quick_gelu=force_quick_gelu, weights_only=True)
+        tokenizer = _tokenizer_for(spec, config)
+    except ModelLoadError:
+        raise
+    except Exception as error:  # any download/parse/shape failure becomes one clear message
+        raise ModelLoadError(_failure_message(spec, error)) from error
+    model.eval()
+    activation = model_activation(model)
+    if expected is not None and expected != activation:
+        notes.append(f"WARNING: '{spec.raw}' declares activation {expected} but runs {activation}: "
+                     "every score will differ from the original model's.")
+    if expected is None:
+        notes.append(f"'{spec.raw}' carries no activation record; running {activation} as the "
+                     "architecture defines. If it was finetuned from OpenAI weights use a -quickgelu architecture.")
+    return LoadedModel(spec.raw, model, preprocess, tokenizer, activation, device, precision, notes)
+
+
+class ModelRegistry:
+    """Loaded models, bounded LRU by count: several models side by side, but never all of them."""
+
+    def __init__(self, max_models: int = 3, device: str | None = None, precision: str | None = None,
+                 allowed_roots: list[Path] | None = None):
+        self.max_models = max_models
+        self.device = device
+        self.precision = precision
+        self.allowed_roots = allowed_roots
+        self._models: OrderedDict[str, LoadedModel] = OrderedDict()
+
+    def get(self, spec: str) -> LoadedModel:
+        key = spec.strip()
+        if key in self._models:
+            self._models.move_to_end(key)
+            return self._models[key]
+        loaded = load_model(key, self.device, self.precision, self.allowed_roots)
+        self._models[key] = loaded
+        while len(self._models) > self.max_models:
+            self._models.popitem(last=False)
+        return loaded
+
+    def loaded(self) -> list[str]:
+        return list(self._models)

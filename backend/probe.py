@@ -1,0 +1,170 @@
+"""Probe one image + caption: perturb the caption, score every variant with every model.
+
+Shared by the Probe tab and ``python -m backend probe``. A row per text
+(original, generated variants, user extras), per model a score, the margin
+against the original, and a verdict:
+  - a negative that scores at or above the original is a failure (ties are
+    wrong, as in every strict benchmark metric);
+  - a positive that scores below some negative is brittle.
+Scores are cosine similarities; logit scaling multiplies all of them by one
+positive number, so verdicts and metrics are the same either way.
+"""
+from __future__ import annotations
+
+import difflib
+import io
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from PIL import Image, UnidentifiedImageError
+
+from backend.encoder import EmbeddingCache, Encoder
+from backend.metrics import caption_probe_metrics
+from backend.models import ModelLoadError, ModelRegistry
+from backend.perturb import MAX_CAPTION_CHARS, perturb
+
+MAX_EXTRA_CAPTIONS = 50
+
+Progress = Callable[[float, str], None]
+
+
+class ProbeInputError(ValueError):
+    """Input the user must fix; the message is shown as is."""
+
+
+@dataclass
+class ProbeText:
+    text: str
+    kind: str  # original | negative | positive | custom
+    family: str = ""
+    subtype: str = ""
+    edit: str = ""
+
+
+@dataclass
+class ProbeResult:
+    texts: list[ProbeText]
+    models: list[dict]  # identity + metrics + notes, one per model that loaded
+    scores: dict[str, list[float]]  # model spec -> a score per text
+    errors: list[str] = field(default_factory=list)
+
+    def rows(self) -> list[dict]:
+        """Flat table rows: one per text, score/margin/verdict columns per model."""
+        rows = []
+        for index, item in enumerate(self.texts):
+            row = {"text": item.text, "kind": item.kind, "family": item.family,
+                   "subtype": item.subtype, "edit": item.edit}
+            for spec, scores in self.scores.items():
+                row[f"{spec} score"] = round(scores[index], 4)
+                row[f"{spec} margin"] = round(scores[index] - scores[0], 4)
+                row[f"{spec} verdict"] = self.verdict(spec, index)
+            rows.append(row)
+        return rows
+
+    def verdict(self, spec: str, index: int) -> str:
+        return verdict(self.texts[index].kind, self.scores[spec][index], self.scores[spec], self.texts)
+
+    def as_dict(self) -> dict:
+        return {"rows": self.rows(), "models": self.models, "errors": self.errors}
+
+
+def verdict(kind: str, score: float, scores: Sequence[float], texts: Sequence[ProbeText]) -> str:
+    original = scores[0]
+    if kind == "negative":
+        return "FAIL: not below original" if score >= original else "ok"
+    if kind == "positive":
+        above = sum(1 for s, t in zip(scores, texts) if t.kind == "negative" and s > score)
+        return f"BRITTLE: below {above} negative(s)" if above else "ok"
+    return ""
+
+
+def load_image(source: Image.Image | str | bytes) -> Image.Image:
+    """Accept a PIL image, a path or raw bytes; a file that is not an image is the user's to fix."""
+    if isinstance(source, Image.Image):
+        return source.convert("RGB")
+    try:
+        opened = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
+        opened.load()
+    except (UnidentifiedImageError, OSError) as error:
+        raise ProbeInputError(f"Could not read the image: {error}") from error
+    return opened.convert("RGB")
+
+
+def validate_caption(caption: str | None) -> str:
+    caption = (caption or "").strip()
+    if not caption:
+        raise ProbeInputError("The caption is empty: type what the image shows.")
+    if len(caption) > MAX_CAPTION_CHARS:
+        raise ProbeInputError(f"The caption has {len(caption):,} characters; the limit is "
+                              f"{MAX_CAPTION_CHARS:,} (CLIP text towers read ~77 tokens anyway).")
+    return caption
+
+
+def parse_extras(extra: str | Sequence[str] | None) -> list[ProbeText]:
+    """One caption per line; a leading '-' marks a negative, '+' a positive, else it is just scored."""
+    lines = extra.splitlines() if isinstance(extra, str) else list(extra or [])
+    texts = []
+    for line in (line.strip() for line in lines):
+        if not line:
+            continue
+        kind = {"-": "negative", "+": "positive"}.get(line[0], "custom")
+        text = line[1:].strip() if kind != "custom" else line
+        if text:
+            texts.append(ProbeText(validate_caption(text), kind, family="user"))
+    if len(texts) > MAX_EXTRA_CAPTIONS:
+        raise ProbeInputError(f"{len(texts)} extra captions; at most {MAX_EXTRA_CAPTIONS} per probe.")
+    return texts
+
+
+def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=None) -> list[ProbeText]:
+    caption = validate_caption(caption)
+    texts = [ProbeText(caption, "original")]
+    for variant in perturb(caption, families=families, seed=seed):
+        texts.append(ProbeText(variant.text, variant.kind, variant.family, variant.subtype,
+                               variant.description))
+    return texts + parse_extras(extra)
+
+
+def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRegistry,
+              cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
+              extra=None, progress: Progress | None = None) -> ProbeResult:
+    """Score every variant with every model that loads; models that fail are reported, not fatal."""
+    if image is None:
+        raise ProbeInputError("No image: upload one, paste one, or pick an example.")
+    if not model_specs:
+        raise ProbeInputError("Pick at least one model.")
+    picture = load_image(image)
+    texts = build_texts(caption, families, seed, extra)
+    result = ProbeResult(texts, models=[], scores={})
+    for index, spec in enumerate(model_specs):
+        if progress:
+            progress(index / len(model_specs), f"Loading and scoring {spec}")
+        try:
+            loaded = registry.get(spec)
+        except ModelLoadError as error:
+            result.errors.append(str(error))
+            continue
+        scores = Encoder(loaded, cache).score([picture], [t.text for t in texts]).cosine[0].tolist()
+        result.scores[spec] = scores
+        result.models.append({**loaded.identity, **_metrics(scores, texts), "notes": loaded.notes})
+    if not result.scores:
+        raise ProbeInputError("No model could be loaded:\n" + "\n".join(result.errors))
+    return result
+
+
+def _metrics(scores: list[float], texts: list[ProbeText]) -> dict:
+    negatives = [s for s, t in zip(scores, texts) if t.kind == "negative"]
+    positives = [s for s, t in zip(scores, texts) if t.kind == "positive"]
+    return caption_probe_metrics(scores[0], negatives, positives)
+
+
+def diff_segments(original: str, variant: str) -> list[tuple[str, str | None]]:
+    """Word-level diff of a variant against the original: (text, None | 'changed')."""
+    before, after = original.split(), variant.split()
+    segments: list[tuple[str, str | None]] = []
+    matcher = difflib.SequenceMatcher(a=[w.lower() for w in before], b=[w.lower() for w in after],
+                                      autojunk=False)
+    for op, _, _, j1, j2 in matcher.get_opcodes():
+        if j2 > j1:
+            segments.append((" ".join(after[j1:j2]), None if op == "equal" else "changed"))
+    return segments

@@ -1,0 +1,78 @@
+"""Small helpers for driving the Gradio app with playwright and Debian's chromium.
+
+Never `playwright install`: the tests use the system chromium at CHROMIUM, which
+`scripts/setup.sh` installs (and CI installs too).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+@contextmanager
+def chromium():
+    """A headless system chromium; a clear failure (not a skip) when it is not installed."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `scripts/setup.sh` to install chromium "
+                    "for the browser tests", pytrace=False)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# Gradio's Dataframe renders only the rows in view (a virtual table), so reading every row
+# means scrolling its viewport and collecting rows by their data-row index as they appear.
+_READ_TABLE_JS = """
+async (root) => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const grid = root.querySelector('[role=grid]');
+  const viewport = root.querySelector('.virtual-table-viewport');
+  const total = Number(grid.getAttribute('aria-rowcount')) - 1;
+  const headers = [...root.querySelectorAll('thead th[role=columnheader]')].map(th => th.title);
+  const rows = {};
+  viewport.scrollTop = 0;
+  await frame();
+  for (let step = 0; step < 1000; step++) {
+    for (const row of root.querySelectorAll('[role=row][data-index]')) {
+      const cells = [...row.querySelectorAll('[role=gridcell]')].map(cell => {
+        const span = cell.querySelector('.cell-wrap span') || cell;
+        return {text: span.textContent.trim(), html: span.innerHTML.trim()};
+      });
+      rows[row.dataset.index] = cells;
+    }
+    const done = Object.keys(rows).length >= total;
+    const bottom = viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - 1;
+    if (done || bottom) break;
+    viewport.scrollTop += Math.max(40, viewport.clientHeight * 0.7);
+    await frame();
+  }
+  viewport.scrollTop = 0;
+  const ordered = Object.keys(rows).map(Number).sort((a, b) => a - b).map(i => rows[i]);
+  return {headers, total, rows: ordered};
+}
+"""
+
+
+def read_table(page, elem_id: str) -> tuple[list[dict[str, dict[str, str]]], int]:
+    """Every row of a Gradio Dataframe as {header: {"text", "html"}}, plus its row count."""
+    result = page.locator(f"#{elem_id}").evaluate(_READ_TABLE_JS)
+    rows = [dict(zip(result["headers"], cells)) for cells in result["rows"]]
+    return rows, result["total"]
+
+
+def upload_image(page, path: Path | str) -> None:
+    """Set a file on the (hidden) file input inside the gr.Image component."""
+    page.locator("[data-testid=image] input[type=file]").set_input_files(str(path))
+    # The upload is done when the component shows the preview instead of the drop zone.
+    page.locator("[data-testid=image] img").first.wait_for(state="visible")
