@@ -2,34 +2,33 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import gradio as gr
 
+from backend import catalog, jobs
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
-from ui import probe
+from backend.store import Store
+from ui import probe, train
 from ui.context import AppContext
 
 ROOT = Path(__file__).resolve().parent
 WORKSPACE = Path(os.environ.get("COMPLAB_WORKSPACE", ROOT / "workspace"))
 
-# Well-known models a researcher reaches for; they load wherever the hub is reachable.
-PRETRAINED_CHOICES = [
-    "ViT-B-32-quickgelu:openai",
-    "ViT-B-32:laion2b_s34b_b79k",
-    "ViT-L-14-quickgelu:openai",
-]
 
 
-def default_context(model_choices: list[str] | None = None, default_models: list[str] | None = None,
-                    examples: list[list] | None = None) -> AppContext:
-    """Wire the shared backend objects; local model paths are confined to the workspace."""
-    choices = model_choices if model_choices is not None else PRETRAINED_CHOICES
-    registry = ModelRegistry(max_models=3, allowed_roots=[WORKSPACE, ROOT / "models"])
-    return AppContext(registry=registry, cache=EmbeddingCache(), model_choices=choices,
-                      default_models=default_models if default_models is not None else choices[:1],
-                      examples=examples or [], output_dir=WORKSPACE / "downloads")
+def default_context() -> AppContext:
+    """Wire the shared backend objects; local model paths are confined to the workspace and models/."""
+    from backend.toyworld.gallery import example_gallery
+
+    store = Store(os.environ.get("COMPLAB_DB", WORKSPACE / "lab.db"))
+    jobs.reconcile(store)  # runs whose process died while the app was down are settled now
+    return AppContext(registry=ModelRegistry(max_models=3, allowed_roots=[WORKSPACE, ROOT / "models"]),
+                      cache=EmbeddingCache(), model_choices=catalog.model_choices(),
+                      default_models=catalog.default_models(), examples=example_gallery(WORKSPACE / "examples"),
+                      output_dir=WORKSPACE / "downloads", store=store, runs_dir=WORKSPACE / "runs")
 
 
 def build_app(ctx: AppContext) -> gr.Blocks:
@@ -39,14 +38,19 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                     "rewrites does it wrongly reject?")
         with gr.Tab("Probe"):
             probe.build(ctx)
+        if ctx.store is not None:
+            with gr.Tab("Train"):
+                train.build(ctx)
     return demo
 
 
 def main() -> None:
+    from backend.perturb import warm_up
+    threading.Thread(target=warm_up, daemon=True).start()  # spaCy + WordNet load while the page opens
     ctx = default_context()
     build_app(ctx).queue(default_concurrency_limit=2).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
-        theme=gr.themes.Soft(), allowed_paths=[str(ctx.output_dir)])
+        theme=gr.themes.Soft(), allowed_paths=[str(ctx.output_dir), str(WORKSPACE / "examples")])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from backend.perturb import FAMILIES
+from backend.jobs_cli import add_jobs_parser
+from backend.train import commands as train_commands
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -53,8 +54,9 @@ def _add_probe(subparsers) -> None:
     parser.add_argument("--caption", required=True)
     parser.add_argument("--model", nargs="+", required=True, metavar="SPEC",
                         help="e.g. ViT-B-32-quickgelu:openai, hf-hub:org/name, local-dir:PATH")
-    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=None,
-                        help="perturbation families (default: all)")
+    parser.add_argument("--families", nargs="+", default=None,
+                        help="perturbation families (default: all): aro_order negclip_swap replace "
+                             "binding_swap ce_clip hard_positive")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--extra", nargs="*", default=[],
                         help="extra captions to score; prefix '-' for a negative, '+' for a positive")
@@ -64,7 +66,61 @@ def _add_probe(subparsers) -> None:
     parser.set_defaults(handler=_probe)
 
 
-PARSER_BUILDERS = [_add_probe]
+PARSER_BUILDERS = [_add_probe, train_commands.add_parsers, add_jobs_parser]
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    # Imported here: torch and open_clip take seconds to import, `--help` should not.
+    from backend.benchmarks import evaluate_report, get_benchmark
+    from backend.models import ModelLoadError, load_model
+
+    for name in args.benchmarks:
+        get_benchmark(name)  # a bad name fails before any model is loaded
+    reports = []
+    for spec in args.model:  # one model in memory at a time
+        try:
+            loaded = load_model(spec, device=args.device, precision=args.precision)
+        except ModelLoadError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        reports.append(evaluate_report(args.benchmarks, loaded, limit=args.limit))
+        del loaded
+    if args.json:
+        json.dump({"limit": args.limit, "models": [r.as_dict() for r in reports]}, sys.stdout, indent=2)
+        print()
+        return 0
+    for report in reports:
+        print(f"{report.identity['model']} ({report.identity['activation']}, {report.identity['precision']}): "
+              f"{report.seconds:.1f} s")
+        for note in report.notes:
+            print(f"  note: {note}")
+    versions = sorted({v for r in reports for v in r.benchmark_versions.values()})
+    print(f"benchmark version: {', '.join(versions)}" + (f" (first {args.limit} items)" if args.limit else ""))
+    writer = csv.writer(sys.stdout, dialect="excel-tab")
+    writer.writerow(["metric", *(f"{r.identity['model']} ({r.identity['activation']}, {r.identity['precision']})"
+                                 for r in reports)])
+    for metric in reports[0].metrics:
+        writer.writerow([metric, *(f"{100 * r.metrics[metric]:.1f}" for r in reports)])
+    return 0
+
+
+def _add_evaluate(subparsers) -> None:
+    parser = subparsers.add_parser("evaluate", help="run benchmarks on one or more models",
+                                   description="Benchmark metrics (percent) per model: rows metrics, "
+                                               "columns models, each with its activation and precision.")
+    parser.add_argument("--model", nargs="+", required=True, metavar="SPEC",
+                        help="e.g. ViT-B-32-quickgelu:openai, hf-hub:org/name, local-dir:PATH")
+    parser.add_argument("--benchmarks", nargs="+", required=True, metavar="NAME",
+                        help="e.g. toy-sugarcrepe toy-bivlc toy-retrieval")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="use only the first N items per type (quick looks; numbers not comparable)")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default=None)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.set_defaults(handler=_evaluate)
+
+
+PARSER_BUILDERS.append(_add_evaluate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ warning the user sees.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import warnings
@@ -29,20 +30,24 @@ from open_clip.transformer import QuickGELU
 
 CHECKPOINT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
 CONFIG_NAME = "open_clip_config.json"
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+# Models shipped in the repo, usable with no network: spec alias -> checkpoint directory.
+BUILTIN_MODELS = {"toyworld": MODELS_DIR / "toyclip-v1"}
 
-TokenizerFactory = Callable[[], Callable]
-_TOKENIZERS: dict[str, TokenizerFactory] = {}
+TokenizerFactory = Callable[..., Callable]  # called with context_length=...
+# Word-level tokenizers of non-BPE models, as "module:attribute" so importing them stays lazy.
+_TOKENIZERS: dict[str, TokenizerFactory | str] = {"toyclip-v1": "backend.toyworld.tokenizer:ToyTokenizer"}
 
 
 class ModelLoadError(RuntimeError):
     """A model could not be loaded; the message says what was tried and how to fix it."""
 
 
-def register_tokenizer(name: str, factory: TokenizerFactory) -> None:
-    """Let a non-BPE model (e.g. the built-in world's word-level CLIP) supply its tokenizer.
+def register_tokenizer(name: str, factory: TokenizerFactory | str) -> None:
+    """Let a non-BPE model supply its tokenizer (a callable, or "module:attribute").
 
     `name` matches an architecture name or the ``tokenizer`` key of a checkpoint's
-    ``open_clip_config.json``.
+    ``open_clip_config.json``. The factory is called with ``context_length``.
     """
     _TOKENIZERS[name] = factory
 
@@ -75,6 +80,8 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(spec, "hf-hub", location=spec[len("hf-hub:"):])
     if spec.startswith("local-dir:"):
         return ModelSpec(spec, "local-dir", location=spec[len("local-dir:"):])
+    if spec in BUILTIN_MODELS:
+        return ModelSpec(spec, "local-dir", location=str(BUILTIN_MODELS[spec]))
     if Path(spec).is_dir():
         return ModelSpec(spec, "local-dir", location=spec)
     if ":" in spec:
@@ -145,27 +152,44 @@ class LoadedModel:
     device: str
     precision: str
     notes: list[str] = field(default_factory=list)
+    architecture: dict = field(default_factory=dict)  # model_cfg, preprocess_cfg, tokenizer, activation
 
     @property
     def identity(self) -> dict[str, str]:
         return {"model": self.spec, "activation": self.activation, "precision": self.precision}
 
     def autocast(self):
-        """Mixed precision on accelerators only; a no-op context on CPU/fp32."""
-        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(self.precision)
-        device_type = self.device.split(":")[0]
-        return torch.autocast(device_type, dtype=dtype, enabled=dtype is not None)
+        return autocast_for(self.device, self.precision)
 
 
-def _read_local_config(spec: ModelSpec) -> dict:
+def autocast_for(device: str, precision: str):
+    """Mixed precision on accelerators only; a disabled context on CPU/fp32."""
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    return torch.autocast(device.split(":")[0], dtype=dtype, enabled=dtype is not None)
+
+
+def _read_config(spec: ModelSpec) -> dict:
     """Our checkpoints (and open_clip's hub exports) carry a JSON config next to the weights."""
-    if spec.source == "local-dir":
+    if spec.source == "hf-hub":
+        from huggingface_hub import hf_hub_download
+        path = Path(hf_hub_download(spec.location, CONFIG_NAME))
+    elif spec.source == "local-dir":
         path = Path(spec.location) / CONFIG_NAME
     elif spec.source == "file":
         path = Path(spec.pretrained).with_suffix(".json")
     else:
         return {}
     return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def architecture_config(spec: ModelSpec, config: dict, model: torch.nn.Module, activation: str) -> dict:
+    """What a checkpoint derived from this model must record so it loads back identically."""
+    model_cfg = dict(config.get("model_cfg") or open_clip.get_model_config(spec.architecture) or {})
+    model_cfg["quick_gelu"] = activation == "quickgelu"
+    tokenizer = config.get("tokenizer") or spec.architecture or ""
+    return {"model_cfg": model_cfg, "preprocess_cfg": dict(getattr(model.visual, "preprocess_cfg", {})),
+            "architecture": config.get("architecture") or spec.architecture or spec.raw,
+            "tokenizer": tokenizer, "activation": activation}
 
 
 def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
@@ -181,9 +205,14 @@ def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
 
 def _tokenizer_for(spec: ModelSpec, config: dict) -> Callable:
     name = config.get("tokenizer") or config.get("architecture") or spec.architecture
-    if name in _TOKENIZERS:
-        return _TOKENIZERS[name]()
-    return open_clip.get_tokenizer(spec.open_clip_name)
+    factory = _TOKENIZERS.get(name)
+    if factory is None:
+        return open_clip.get_tokenizer(spec.open_clip_name)
+    if isinstance(factory, str):
+        module, attribute = factory.split(":")
+        factory = getattr(importlib.import_module(module), attribute)
+    context_length = config.get("model_cfg", {}).get("text_cfg", {}).get("context_length")
+    return factory(context_length=context_length) if context_length else factory()
 
 
 def _failure_message(spec: ModelSpec, error: Exception) -> str:
@@ -216,7 +245,7 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
     precision = pick_precision(device, precision)
     notes: list[str] = []
     try:
-        config = _read_local_config(spec)
+        config = _read_config(spec)
         expected = _expected_activation(spec, config)
         force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
         if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():
@@ -240,7 +269,8 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
     if expected is None:
         notes.append(f"'{spec.raw}' carries no activation record; running {activation} as the "
                      "architecture defines. If it was finetuned from OpenAI weights use a -quickgelu architecture.")
-    return LoadedModel(spec.raw, model, preprocess, tokenizer, activation, device, precision, notes)
+    return LoadedModel(spec.raw, model, preprocess, tokenizer, activation, device, precision, notes,
+                       architecture_config(spec, config, model, activation))
 
 
 class ModelRegistry:

@@ -8,6 +8,7 @@ from pathlib import Path
 from app import build_app
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
+from backend.store import Store
 from ui.context import AppContext
 
 
@@ -18,10 +19,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=None):
+def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=None, db_path: Path | None = None):
+    """`db_path` (default: a lab.db in `output_dir`) is the store behind the Train tab."""
     ctx = AppContext(registry=ModelRegistry(device="cpu", allowed_roots=[model_dir]),
                      cache=EmbeddingCache(), model_choices=choices, default_models=choices[:1],
-                     examples=examples or [], output_dir=output_dir)
+                     examples=examples or [], output_dir=output_dir,
+                     store=Store(db_path or output_dir / "lab.db"), runs_dir=output_dir / "runs")
     demo = build_app(ctx).queue()
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,

@@ -111,9 +111,11 @@ def build(ctx: AppContext) -> None:
         with gr.Column(scale=1, min_width=320):
             image = gr.Image(type="pil", label="Image", sources=["upload", "clipboard"], height=240)
             caption = gr.Textbox(label="Caption", placeholder="a brown dog holding a white frisbee")
-            models = gr.Dropdown(ctx.model_choices, value=ctx.default_models, multiselect=True,
-                                 allow_custom_value=True, label="Models",
-                                 info="Pick or type a spec: ARCH:tag, ARCH:/path.safetensors, hf-hub:org/name")
+            with gr.Row():
+                models = gr.Dropdown(ctx.current_model_choices(), value=ctx.default_models, multiselect=True,
+                                     allow_custom_value=True, label="Models", scale=5,
+                                     info="Pick or type a spec: ARCH:tag, ARCH:/path.safetensors, hf-hub:org/name")
+                refresh_models = gr.Button("↻", size="sm", scale=0, min_width=40)
             run = gr.Button("Probe", variant="primary")
             with gr.Accordion("Perturbations and extra captions", open=False):
                 families = gr.CheckboxGroup([(desc, name) for name, desc in FAMILIES.items()],
@@ -135,4 +137,7 @@ def build(ctx: AppContext) -> None:
     outputs = [summary, table, plot, csv_file, json_file]
     handler = make_handler(ctx)
     run.click(handler, inputs, outputs, api_name="probe")
-    caption.submit(handler, inputs, outputs, api_name=False)
+    # Finished training runs' checkpoints join the list without restarting the app.
+    refresh_models.click(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
+                         api_name="model_choices")
+    caption.submit(handler, inputs, outputs, api_visibility="private")

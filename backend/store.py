@@ -1,0 +1,90 @@
+"""The one SQLite store: jobs, their metrics, and (later) benchmarks and annotation campaigns.
+
+Several processes write to it at once (the app, each training job), so it runs
+in WAL mode with a busy timeout, and every write is a short transaction.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+DEFAULT_DB = Path(__file__).resolve().parents[1] / "workspace" / "lab.db"
+JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
+_JSON_FIELDS = ("args", "result")
+
+
+def default_db_path() -> Path:
+    return Path(os.environ.get("COMPLAB_DB", DEFAULT_DB))
+
+
+class Store:
+    """Small typed API over the SQLite file; callers never write SQL."""
+
+    def __init__(self, path: Path | str | None = None):
+        self.path = Path(path) if path is not None else default_db_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        self.db = sqlite_utils.Database(connection)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self._create_tables()
+
+    def _create_tables(self) -> None:
+        self.db["jobs"].create({
+            "id": int, "kind": str, "name": str, "args": str, "target": str, "status": str,
+            "pid": int, "progress": float, "log_path": str, "run_dir": str, "result": str,
+            "error": str, "created_at": float, "started_at": float, "ended_at": float,
+        }, pk="id", if_not_exists=True)
+        self.db["metrics"].create({
+            "job_id": int, "step": int, "split": str, "name": str, "value": float, "time": float,
+        }, if_not_exists=True, foreign_keys=[("job_id", "jobs", "id")])
+        self.db["metrics"].create_index(["job_id", "split", "step"], if_not_exists=True)
+
+    # jobs
+    def create_job(self, kind: str, args: dict, name: str = "", target: str = "local") -> int:
+        row = {"kind": kind, "name": name or kind, "args": json.dumps(args), "target": target,
+               "status": "queued", "progress": 0.0, "created_at": time.time()}
+        return self.db["jobs"].insert(row).last_pk
+
+    def update_job(self, job_id: int, **fields: Any) -> None:
+        if "status" in fields and fields["status"] not in JOB_STATUSES:
+            raise ValueError(f"unknown job status {fields['status']!r}; one of {JOB_STATUSES}")
+        for key in _JSON_FIELDS:
+            if key in fields and not isinstance(fields[key], (str, type(None))):
+                fields[key] = json.dumps(fields[key])
+        self.db["jobs"].update(job_id, fields)
+
+    def get_job(self, job_id: int) -> dict:
+        return _decode(self.db["jobs"].get(job_id))
+
+    def list_jobs(self, kind: str | None = None, limit: int = 100) -> list[dict]:
+        where, params = ("kind = ?", [kind]) if kind else (None, None)
+        rows = self.db["jobs"].rows_where(where, params, order_by="id desc", limit=limit)
+        return [_decode(row) for row in rows]
+
+    # metrics
+    def log_metrics(self, job_id: int, step: int, values: dict[str, float], split: str = "train") -> None:
+        now = time.time()
+        self.db["metrics"].insert_all(
+            {"job_id": job_id, "step": step, "split": split, "name": name, "value": float(value), "time": now}
+            for name, value in values.items())
+
+    def metrics(self, job_id: int, split: str | None = None) -> list[dict]:
+        where, params = ("job_id = ?", [job_id]) if split is None else ("job_id = ? and split = ?", [job_id, split])
+        return list(self.db["metrics"].rows_where(where, params, order_by="step, rowid"))
+
+    def latest_metrics(self, job_id: int, split: str) -> dict[str, float]:
+        """The last value of every metric in a split (e.g. a run's final evaluation)."""
+        return {row["name"]: row["value"] for row in self.metrics(job_id, split)}
+
+
+def _decode(row: dict) -> dict:
+    for key in _JSON_FIELDS:
+        if row.get(key):
+            row[key] = json.loads(row[key])
+    return row

@@ -1,0 +1,1 @@
+"""Finetuning engine: config, data, objectives, checkpoints and the training loop."""

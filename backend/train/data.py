@@ -1,0 +1,266 @@
+"""Finetuning data: images, captions, hard negatives, hard positives, negative images.
+
+Two sources, one shape (`TrainData`):
+  - the built-in world (ground-truth negatives and positives, rendered negative images);
+  - a CSV/JSONL manifest (image path, caption, optional precomputed negatives, positives
+    and a negative image); missing negatives/positives come from the perturbation
+    engine, cached per caption.
+Every batch is a pure function of (seed, step): the epoch's permutation and each
+item's sampled negative/positive come from a generator seeded by (seed, epoch), as in
+NegCLIP (one negative sampled per epoch). A resumed run therefore sees exactly the
+batches an uninterrupted run would, without saving any data-loader state.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+from PIL import Image
+
+CE_CLIP_TYPES = ("relation", "attribute", "action", "object")
+TOY_RESOLUTION = 64  # the built-in world's images are rendered at the toy model's input size
+# Built-in world: which ground-truth negative kinds each perturbation family stands for.
+TOY_FAMILY_KINDS = {
+    "negclip_swap": ("swap_att", "swap_rel"),
+    "binding_swap": ("swap_att", "swap_rel"),
+    "replace": ("replace_colour", "replace_size", "replace_shape", "replace_rel"),
+    "aro_order": ("swap_rel", "flip_rel"),
+    "ce_clip": ("swap_rel", "replace_colour", "replace_size", "replace_shape"),
+}
+TOY_CE_CLIP_KINDS = {"relation": ("swap_rel", "flip_rel"), "attribute": ("replace_colour", "replace_size"),
+                     "action": (), "object": ("replace_shape",)}
+
+
+class ImageBank:
+    """Images as model-ready tensors.
+
+    Rendered arrays stay uint8 in memory (a 50k-image pretraining set is 600 MB,
+    not 2.4 GB of floats) and are normalised per batch with the model's mean/std,
+    which at the model's own resolution is exactly what its preprocess does.
+    Paths are opened and preprocessed per batch.
+    """
+
+    def __init__(self, preprocess: Callable, arrays: np.ndarray | None = None, paths: Sequence[str] = (),
+                 mean_std: tuple[Sequence[float], Sequence[float]] | None = None):
+        self.preprocess = preprocess
+        self.paths = list(paths)
+        self.arrays = torch.from_numpy(arrays).permute(0, 3, 1, 2).contiguous() if arrays is not None else None
+        self.mean, self.std = (torch.tensor(v).view(1, 3, 1, 1) for v in mean_std) if mean_std else (None, None)
+
+    def __len__(self) -> int:
+        return len(self.arrays) if self.arrays is not None else len(self.paths)
+
+    def tensors(self, indices: Sequence[int]) -> torch.Tensor:
+        if self.arrays is None:
+            return torch.stack([self.preprocess(Image.open(self.paths[i]).convert("RGB")) for i in indices])
+        pixels = self.arrays[torch.as_tensor(list(indices), dtype=torch.long)]
+        if self.mean is not None:
+            return (pixels.float() / 255 - self.mean) / self.std
+        return torch.stack([self.preprocess(Image.fromarray(p.permute(1, 2, 0).numpy())) for p in pixels])
+
+
+@dataclass
+class TrainData:
+    images: ImageBank
+    captions: list[str]
+    negatives: list[list[str]]  # candidates per item; one is sampled per epoch
+    positives: list[list[str]] = field(default_factory=list)
+    # negatives built FROM each positive, so "unusual wording" never signals "true"
+    positive_negatives: list[dict[str, list[str]]] = field(default_factory=list)
+    typed_negatives: list[dict[str, list[str]]] = field(default_factory=list)  # CE-CLIP types
+    negative_images: ImageBank | None = None  # row i shows negative_image_captions[i], not captions[i]
+    negative_image_captions: list[str] = field(default_factory=list)
+    neighbours: torch.Tensor | None = None  # (N, K) nearest images for NegCLIP hard-negative images
+    skipped: Counter = field(default_factory=Counter)
+
+    def __len__(self) -> int:
+        return len(self.captions)
+
+
+@dataclass
+class Batch:
+    images: torch.Tensor
+    captions: list[str]
+    negatives: list[str]
+    positives: list[str]
+    typed_negatives: list[list[str]]  # (B, 4) texts, "" where invalid
+    typed_valid: torch.Tensor  # (B, 4) bool
+    neighbour_images: torch.Tensor | None = None
+    neighbour_captions: list[str] = field(default_factory=list)
+    neighbour_negatives: list[str] = field(default_factory=list)
+    negative_images: torch.Tensor | None = None
+    negative_image_captions: list[str] = field(default_factory=list)
+
+
+def _epoch_generator(seed: int, epoch: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed * 1_000_003 + epoch)
+
+
+def _pick(options: Sequence[str], draw: float, fallback: str) -> str:
+    return options[int(draw * len(options))] if options else fallback
+
+
+def make_batch(data: TrainData, step: int, batch_size: int, seed: int, rank: int = 0, world_size: int = 1,
+               micro: int = 0, grad_accum: int = 1) -> Batch:
+    """The (micro-)batch this rank trains on at `step`; deterministic in (seed, step)."""
+    global_batch = batch_size * world_size * grad_accum
+    per_epoch = max(len(data) // global_batch, 1)
+    epoch, position = divmod(step, per_epoch)
+    generator = _epoch_generator(seed, epoch)
+    order = torch.randperm(len(data), generator=generator)
+    draws = torch.rand(len(data), 4, generator=generator)
+    start = position * global_batch + (micro * world_size + rank) * batch_size
+    indices = [int(i) for i in order[start:start + batch_size]]
+    if len(indices) < batch_size:  # dataset smaller than a global batch: wrap around
+        indices += [int(order[i % len(order)]) for i in range(batch_size - len(indices))]
+    return _assemble(data, indices, draws)
+
+
+def _assemble(data: TrainData, indices: list[int], draws: torch.Tensor) -> Batch:
+    captions = [data.captions[i] for i in indices]
+    positives = [_pick(data.positives[i], float(draws[i, 1]), data.captions[i]) if data.positives else data.captions[i]
+                 for i in indices]
+    negatives = []
+    for i, positive in zip(indices, positives):
+        from_positive = data.positive_negatives[i].get(positive, []) if data.positive_negatives else []
+        pool = from_positive if from_positive and draws[i, 2] < 0.5 else data.negatives[i]
+        negatives.append(_pick(pool, float(draws[i, 0]), ""))
+    typed = [[_pick(data.typed_negatives[i].get(t, []), float(draws[i, 3]), "") if data.typed_negatives else ""
+              for t in CE_CLIP_TYPES] for i in indices]
+    batch = Batch(images=data.images.tensors(indices), captions=captions, negatives=negatives,
+                  positives=positives, typed_negatives=typed,
+                  typed_valid=torch.tensor([[bool(text) for text in row] for row in typed], dtype=torch.bool))
+    if data.neighbours is not None:
+        nn = [int(data.neighbours[i, int(draws[i, 3] * data.neighbours.shape[1])]) for i in indices]
+        batch.neighbour_images = data.images.tensors(nn)
+        batch.neighbour_captions = [data.captions[j] for j in nn]
+        batch.neighbour_negatives = [_pick(data.negatives[j], float(draws[j, 0]), "") for j in nn]
+    if data.negative_images is not None:
+        batch.negative_images = data.negative_images.tensors(indices)
+        batch.negative_image_captions = [data.negative_image_captions[i] for i in indices]
+    return batch
+
+
+def toyworld_data(kind: str, size: int, seed: int, preprocess: Callable, families: Sequence[str],
+                  mean_std: tuple | None = None) -> TrainData:
+    """The built-in world: sparse pretraining pairs, or the dense finetuning set with ground truth."""
+    from backend import toyworld
+
+    if kind == "toyworld-pretrain":
+        pairs = toyworld.pretraining_pairs(size, seed, resolution=TOY_RESOLUTION)
+        return TrainData(ImageBank(preprocess, pairs.images, mean_std=mean_std), list(pairs.captions),
+                         [[] for _ in pairs.captions])
+    ft = toyworld.finetuning_set(size, seed, resolution=TOY_RESOLUTION)
+    kinds = {k for family in families for k in TOY_FAMILY_KINDS.get(family, ())}
+    rng = np.random.default_rng(seed + 1)
+    positive_negatives = []
+    for scene, positives in zip(ft.scenes, ft.positives):
+        built = {}
+        for text in positives.values():
+            candidates = (toyworld.hard_negative(text, scene, k, rng) for k in sorted(kinds))
+            built[text] = [c for c in candidates if c]
+        positive_negatives.append(built)
+    return TrainData(
+        images=ImageBank(preprocess, ft.images, mean_std=mean_std), captions=list(ft.captions),
+        # an item none of the chosen families applies to (e.g. one object: nothing to swap)
+        # falls back to its other ground-truth negatives rather than an empty text
+        negatives=[[text for k, text in sorted(n.items()) if k in kinds] or [text for _, text in sorted(n.items())]
+                   for n in ft.negatives],
+        positives=[list(p.values()) for p in ft.positives], positive_negatives=positive_negatives,
+        typed_negatives=[{t: [n[k] for k in TOY_CE_CLIP_KINDS[t] if k in n] for t in CE_CLIP_TYPES}
+                         for n in ft.negatives],
+        negative_images=ImageBank(preprocess, ft.negative_images, mean_std=mean_std),
+        negative_image_captions=list(ft.negative_image_captions))
+
+
+def read_manifest(path: str | Path) -> tuple[list[dict], Counter]:
+    """Rows of a CSV or JSONL manifest; rows with a missing/unreadable image or empty caption are skipped."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"Manifest {path} does not exist.")
+    if path.suffix == ".jsonl":
+        raw = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    else:
+        with path.open(newline="") as handle:
+            raw = list(csv.DictReader(handle))
+    rows, skipped = [], Counter()
+    for row in raw:
+        image = (path.parent / str(row.get("image", ""))).resolve() if row.get("image") else None
+        if not str(row.get("caption") or "").strip():
+            skipped["empty caption"] += 1
+        elif image is None or not image.is_file():
+            skipped["missing image"] += 1
+        elif not _readable(image):
+            skipped["unreadable image"] += 1
+        else:
+            rows.append({**row, "image": str(image), "caption": str(row["caption"]).strip()})
+    if not rows:
+        raise ValueError(f"Manifest {path} has no usable rows ({dict(skipped) or 'it is empty'}).")
+    return rows, skipped
+
+
+def _readable(image: Path) -> bool:
+    try:
+        with Image.open(image) as handle:
+            handle.verify()
+        return True
+    except Exception:  # any decoder error means the file cannot be trained on
+        return False
+
+
+def _text_list(value) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value if str(v).strip()]
+    if isinstance(value, str) and value.strip():
+        return [str(v) for v in json.loads(value)] if value.strip().startswith("[") else [value.strip()]
+    return []
+
+
+def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str], seed: int) -> TrainData:
+    """A manifest, with negatives/positives from the perturbation engine where the row has none."""
+    from backend.perturb import perturb
+
+    rows, skipped = read_manifest(path)
+    cache: dict[str, list] = {}
+
+    def variants(text: str) -> list:
+        if text not in cache:
+            cache[text] = perturb(text, families=list(dict.fromkeys([*families, "hard_positive", "ce_clip"])),
+                                  seed=seed)
+        return cache[text]
+
+    negatives, positives, typed, from_positive = [], [], [], []
+    for row in rows:
+        generated = variants(row["caption"])
+        negatives.append(_text_list(row.get("negatives")) or
+                         [v.text for v in generated if v.kind == "negative" and v.family in families] or
+                         [v.text for v in generated if v.kind == "negative"])
+        positives.append(_text_list(row.get("positives")) or [v.text for v in generated if v.kind == "positive"])
+        typed.append({t: [v.text for v in generated if v.family == "ce_clip" and v.subtype == t]
+                      for t in CE_CLIP_TYPES})
+        from_positive.append({p: [v.text for v in variants(p) if v.kind == "negative" and v.family in families]
+                              for p in positives[-1]})
+    negative_paths = [row.get("negative_image") for row in rows]
+    has_negative_images = all(negative_paths)
+    return TrainData(
+        images=ImageBank(preprocess, paths=[row["image"] for row in rows]),
+        captions=[row["caption"] for row in rows], negatives=negatives, positives=positives,
+        positive_negatives=from_positive, typed_negatives=typed,
+        negative_images=ImageBank(preprocess, paths=[str(Path(path).parent / p) for p in negative_paths])
+        if has_negative_images else None,
+        negative_image_captions=[str(row.get("negative_caption") or "") for row in rows] if has_negative_images else [],
+        skipped=skipped)
+
+
+@torch.inference_mode()
+def nearest_neighbours(embeddings: torch.Tensor, k: int = 3) -> torch.Tensor:
+    """Each image's k most similar OTHER images (NegCLIP's hard-negative images)."""
+    similarity = embeddings @ embeddings.T
+    similarity.fill_diagonal_(-float("inf"))
+    return similarity.topk(min(k, len(embeddings) - 1), dim=1).indices

@@ -1,0 +1,46 @@
+"""Acceptance on the built-in world (slow: minutes of CPU training each).
+
+Starting from the shipped model, the papers' effects must show up:
+NegCLIP raises swap accuracy by >= 15 points over the starting model, CE-CLIP
+reaches at least NegCLIP's level, and hard positives lower brittleness against
+hard-negative-only training at similar accuracy. Thresholds leave room for
+noise; the measured values are in docs/TOYWORLD.md.
+"""
+import pytest
+
+from backend.benchmarks import evaluate_many
+from backend.models import load_model
+from backend.train.commands import toy_finetune_config
+from backend.train.loop import train
+
+pytestmark = pytest.mark.slow
+BENCHMARKS = ["toy-sugarcrepe", "toy-hard-positives"]
+
+
+@pytest.fixture(scope="module")
+def finetuned(tmp_path_factory):
+    root = tmp_path_factory.mktemp("acceptance")
+    results = {"start": evaluate_many(BENCHMARKS, load_model("toyworld", device="cpu"))}
+    for recipe in ("negclip", "ce_clip", "hp_hn", "hn_only"):
+        run = train(toy_finetune_config(recipe, output_dir=str(root), eval_benchmarks=BENCHMARKS))
+        results[recipe] = evaluate_many(BENCHMARKS, load_model(f"local-dir:{run['best']}", device="cpu"))
+    return results
+
+
+def _swap(metrics):
+    return metrics["toy-sugarcrepe/swap_att"]
+
+
+def test_negclip_raises_swap_accuracy_by_15_points(finetuned):
+    assert _swap(finetuned["negclip"]) - _swap(finetuned["start"]) >= 0.15
+
+
+def test_ce_clip_reaches_negclip_level(finetuned):
+    assert _swap(finetuned["ce_clip"]) >= _swap(finetuned["negclip"]) - 0.03
+
+
+def test_hard_positives_lower_brittleness_at_similar_accuracy(finetuned):
+    hp, hn = finetuned["hp_hn"], finetuned["hn_only"]
+    key = "toy-hard-positives/swap/brittleness"
+    assert hp[key] < hn[key]
+    assert abs(_swap(hp) - _swap(hn)) <= 0.08

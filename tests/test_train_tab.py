@@ -1,0 +1,84 @@
+"""The Train tab's endpoints through gradio_client against a real server on 127.0.0.1 and a real store."""
+import sys
+import time
+
+import pytest
+from gradio_client import Client
+
+from backend import jobs
+from backend.store import Store
+from tests.appserver import running_app
+
+SLEEPER = "import time; print('step 1 of 3', flush=True); time.sleep(120)"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    output = tmp_path_factory.mktemp("train-tab")
+    store = Store(output / "lab.db")
+    with running_app(output, ["toyworld"], output, db_path=store.path) as url:
+        yield Client(url, verbose=False), store, output
+
+
+def form(**overrides):
+    """The launch endpoint's arguments in order, with small valid values."""
+    values = dict(name="", base_model="toyworld", data="toyworld-finetune", manifest="", loss="ce_clip",
+                  alpha=0.2, beta=0.4, imc="contrastive", w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
+                  hard_negative_images=False, steps=5, batch_size=8, lr=1e-4, warmup_steps=1, grad_accum=1,
+                  seed=0, eval_every=5, target="local", nproc=1, flavor="a10g-small", image="")
+    values.update(overrides)
+    return list(values.values())
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"lr": -1}, "lr must be positive"),
+    ({"data": "manifest"}, "data 'manifest' needs a manifest path"),
+    ({"target": "hf"}, "HF_TOKEN is not set|needs a docker image"),
+])
+def test_invalid_launch_is_a_message_and_creates_no_job(app, monkeypatch, overrides, message):
+    client, store, _ = app
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    before = store.list_jobs()
+    with pytest.raises(Exception, match=message):
+        client.predict(*form(**overrides), api_name="/launch")
+    assert store.list_jobs() == before
+
+
+def test_runs_table_status_curves_and_cancel(app, tmp_path):
+    client, store, output = app
+    done = store.create_job("train", {"loss": "negclip", "base_model": "toyworld"}, name="finished-run")
+    (output / "best").mkdir()
+    store.update_job(done, status="done", progress=1.0,
+                     result={"best": str(output / "best"), "final_metrics": {"toy-sugarcrepe/swap_att": 0.8125}})
+    store.log_metrics(done, 5, {"loss": 1.25, "itc": 1.0, "cmr": 0.25, "threshold/relation": 0.5, "lr": 1e-4,
+                                "logit_scale": 14.0})
+    store.log_metrics(done, 5, {"toy-sugarcrepe/swap_att": 0.75}, split="eval")
+    store.log_metrics(done, 10, {"toy-sugarcrepe/swap_att": 0.8125}, split="eval")
+    running = store.create_job("train", {"loss": "clip"}, name="live-run")
+    jobs.run_local(store, running, [sys.executable, "-c", SLEEPER], tmp_path / "live.log")
+
+    _choices, table = client.predict(api_name="/list_runs")
+    rows = {row[0]: dict(zip(table["headers"], row)) for row in table["data"]}
+    assert rows[done]["name"] == "finished-run" and rows[done]["status"] == "done"
+    assert rows[done]["toy-sugarcrepe/swap_att"] == 0.8125 and rows[done]["loss"] == "negclip"
+    assert rows[running]["status"] == "running"
+
+    status, losses, thresholds, scale, _log, evals = client.predict(done, api_name="/run_status")
+    assert "**done**" in status and f"local-dir:{output / 'best'}" in status
+    assert losses["columns"] == ["step", "value", "name"]
+    assert sorted(losses["data"]) == [[5, 0.25, "cmr"], [5, 1.0, "itc"], [5, 1.25, "loss"]]
+    assert thresholds["data"] == [[5, 0.5, "threshold/relation"]]
+    assert scale["data"] == [[5, 14.0, "logit_scale"]]
+    assert evals["data"] == [["toy-sugarcrepe/swap_att", 0.8125, 10]]
+    assert client.predict(api_name="/model_choices")["choices"][-1][0] == f"local-dir:{output / 'best'}"
+
+    deadline = time.monotonic() + 30
+    while "step 1 of 3" not in client.predict(running, api_name="/run_status")[4]:
+        assert time.monotonic() < deadline, "the live run's log never showed up"
+        time.sleep(0.2)
+    status, _table = client.predict(running, api_name="/cancel")
+    assert "**cancelled**" in status and store.get_job(running)["status"] == "cancelled"
+    with pytest.raises(Exception, match="already cancelled"):
+        client.predict(running, api_name="/cancel")
+    with pytest.raises(Exception, match="No job 9999"):
+        client.predict(9999, api_name="/run_status")
