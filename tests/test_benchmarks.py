@@ -113,7 +113,7 @@ def _hand_recall(cos: torch.Tensor, truth: torch.Tensor, k: int) -> float:
 
 
 def test_retrieval_and_pretrain_retrieval_match_hand_ranks(loaded):
-    limit = 25
+    limit = 16
     fast = evaluate_many(["toy-retrieval", "toy-pretrain-retrieval"], loaded, limit=limit)
     slow_encoder = Encoder(loaded)
     for name, data, truth in (

@@ -19,7 +19,7 @@ TOY_PRETRAIN = {"base_model": "toyworld:random", "data": "toyworld-pretrain", "l
 # the finetuning issue); "control" is plain CLIP on the same data, "hn_only" is
 # Kamath et al.'s hard-negative-only ablation (w_hp = 0).
 TOY_FINETUNE_BASE = {"base_model": "toyworld", "data": "toyworld-finetune", "steps": 600, "batch_size": 128,
-                     "lr": 5e-4, "warmup_steps": 50, "dataset_size": 4000, "eval_every": 200,
+                     "lr": 2e-3, "warmup_steps": 50, "dataset_size": 4000, "eval_every": 200,
                      "families": ["negclip_swap"],
                      "eval_benchmarks": ["toy-sugarcrepe", "toy-hard-positives", "toy-retrieval"]}
 TOY_FINETUNES = {

@@ -195,13 +195,15 @@ def train(config: TrainConfig, store: Store | None = None, job_id: int | None = 
             on_step(step)
         if step % LOG_EVERY == 0 or step == end - 1:
             values = {"loss": loss.item(), **{k: float(v.detach()) for k, v in parts.items()},
-                      "lr": optimizer.param_groups[0]["lr"], "logit_scale": float(model.logit_scale.exp()),
+                      "lr": optimizer.param_groups[0]["lr"], "logit_scale": model.logit_scale.exp().item(),
                       "seconds_per_step": time.perf_counter() - started}
             run.log(step + 1, values, "train")
             run.progress((step + 1) / config.steps)
         if (step + 1) % config.eval_every == 0 or step + 1 == config.steps:
             best_score = _evaluate_and_save(config, run, loaded, model, optimizer, objective, step + 1,
                                             best_score)
+    if world_size > 1:
+        dist.barrier()  # rank 0 has written the checkpoints every rank's result points to
     if end < config.steps:
         return {"stopped_at": end}
     result = _result(config, data)

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
-import torch.nn.functional as F
 
 from backend import losses
 from backend.train.config import TrainConfig
 from backend.train.data import Batch
+
 
 @dataclass
 class Objective:
@@ -31,48 +31,55 @@ class Objective:
         if self.config.loss == "ce_clip":
             self.thresholds = losses.AdaptiveThresholds(u=self.weights["u"])
 
-    def _texts(self, model, texts: list[str]) -> torch.Tensor:
-        return F.normalize(model.encode_text(self.tokenizer(texts).to(self.device)), dim=-1)
-
-    def _images(self, model, images: torch.Tensor) -> torch.Tensor:
-        return F.normalize(model.encode_image(images.to(self.device)), dim=-1)
-
     def _gather(self, *tensors):
         if self.world_size == 1:
             return tensors
         return losses.gather_features(*tensors, rank=self.rank, world_size=self.world_size)
 
+    def _encode(self, model, images: list[torch.Tensor], texts: list[list[str]]):
+        """One forward call for every image and text the loss needs, split back into pieces.
+
+        Going through ``model(...)`` (not ``encode_image``) is what DDP needs to
+        synchronise gradients, logit_scale included; one call per tower is also faster.
+        """
+        flat = [text for group in texts for text in group]
+        image_features, text_features, s = model(torch.cat(images).to(self.device),
+                                                 self.tokenizer(flat).to(self.device))[:3]
+        image_parts = image_features.split([len(x) for x in images])
+        text_parts = text_features.split([len(group) for group in texts])
+        return image_parts, text_parts, s
+
     def __call__(self, model, batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        core = model.module if hasattr(model, "module") else model
-        s = core.logit_scale.exp()
-        I, T = self._images(model, batch.images), self._texts(model, batch.captions)
-        kind = self.config.loss
+        kind, captions = self.config.loss, batch.captions
         if kind == "clip":
+            (I,), (T,), s = self._encode(model, [batch.images], [captions])
             return losses.clip_loss(*self._gather(I, T), s)
         if kind == "trohn_img":
-            I_neg = self._images(model, batch.negative_images)
-            T_neg = self._texts(model, batch.negative_image_captions)
+            (I, I_neg), (T, T_neg), s = self._encode(model, [batch.images, batch.negative_images],
+                                                     [captions, batch.negative_image_captions])
             return losses.trohn_img_loss(*self._gather(I, T, I_neg, T_neg), s)
-        if kind == "negclip":
-            return self._negclip(model, batch, I, T, s)
         if kind == "hp_hn":
-            N, P = self._texts(model, batch.negatives), self._texts(model, batch.positives)
+            (I,), (T, N, P), s = self._encode(model, [batch.images], [captions, batch.negatives, batch.positives])
             return losses.hp_hn_loss(*self._gather(I, T, N, P), s, w_hn=self.weights["w_hn"],
                                      w_hp=self.weights["w_hp"])
-        return self._ce_clip(model, batch, I, T, s)
+        if kind == "negclip":
+            return self._negclip(model, batch, captions)
+        return self._ce_clip(model, batch, captions)
 
-    def _negclip(self, model, batch, I, T, s):
-        N = self._texts(model, batch.negatives)
+    def _negclip(self, model, batch, captions):
         if batch.neighbour_images is None:
+            (I,), (T, N), s = self._encode(model, [batch.images], [captions, batch.negatives])
             return losses.negclip_loss(*self._gather(I, T, N), s)
-        I_nn = self._images(model, batch.neighbour_images)
-        T_nn, N_nn = self._texts(model, batch.neighbour_captions), self._texts(model, batch.neighbour_negatives)
+        (I, I_nn), (T, N, T_nn, N_nn), s = self._encode(
+            model, [batch.images, batch.neighbour_images],
+            [captions, batch.negatives, batch.neighbour_captions, batch.neighbour_negatives])
         I, T, N, I_nn, T_nn, N_nn = self._gather(I, T, N, I_nn, T_nn, N_nn)
         return losses.negclip_loss(I, T, N, s, I_nn=I_nn, T_nn=T_nn, N_nn=N_nn)
 
-    def _ce_clip(self, model, batch, I, T, s):
-        flat = [text or caption for row, caption in zip(batch.typed_negatives, batch.captions) for text in row]
-        N = self._texts(model, flat).view(len(batch.captions), len(losses.CE_CLIP_TYPES), -1)
+    def _ce_clip(self, model, batch, captions):
+        flat = [text or caption for row, caption in zip(batch.typed_negatives, captions) for text in row]
+        (I,), (T, N), s = self._encode(model, [batch.images], [captions, flat])
+        N = N.view(len(captions), len(losses.CE_CLIP_TYPES), -1)
         valid = batch.typed_valid.to(self.device)
         I, T, N, valid = self._gather(I, T, N, valid)
         w = self.weights

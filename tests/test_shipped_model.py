@@ -1,0 +1,44 @@
+"""The built-in model shipped in models/toyclip-v1: it loads offline and its numbers are the documented ones.
+
+Pinned from `python -m backend evaluate --model toyworld --benchmarks ...` (docs/TOYWORLD.md).
+Evaluation is deterministic on CPU; the tolerance only absorbs BLAS rounding at exact ties.
+"""
+import pytest
+
+from backend.benchmarks import evaluate_many
+from backend.models import load_model
+
+PINNED = {
+    "toy-sugarcrepe/replace_att": 0.89,
+    "toy-sugarcrepe/replace_obj": 0.91,
+    "toy-sugarcrepe/replace_rel": 0.46,
+    "toy-sugarcrepe/swap_att": 0.545,
+    "toy-sugarcrepe/swap_rel": 0.485,
+    "toy-hard-positives/swap/brittleness": 0.415,
+    "toy-retrieval/i2t_R@1": 0.504,
+    "toy-retrieval/t2i_R@1": 0.482,
+}
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_model("toyworld", device="cpu")
+
+
+def test_shipped_model_loads_offline_with_its_identity(shipped):
+    assert shipped.identity == {"model": "toyworld", "activation": "gelu", "precision": "fp32"}
+    assert type(shipped.tokenizer).__name__ == "ToyTokenizer"
+
+
+def test_shipped_model_numbers_are_the_documented_ones(shipped):
+    metrics = evaluate_many(["toy-sugarcrepe", "toy-hard-positives", "toy-retrieval"], shipped)
+    for name, value in PINNED.items():
+        assert metrics[name] == pytest.approx(value, abs=0.006), name
+
+
+def test_shipped_model_is_a_bag_of_words(shipped):
+    """What the papers report for CLIP: objects and attributes yes, bindings and relations at chance."""
+    metrics = evaluate_many(["toy-sugarcrepe"], shipped)
+    assert metrics["toy-sugarcrepe/replace_obj"] > 0.8
+    assert metrics["toy-sugarcrepe/swap_att"] < 0.6
+    assert metrics["toy-sugarcrepe/swap_rel"] < 0.6
