@@ -66,9 +66,6 @@ def _add_probe(subparsers) -> None:
     parser.set_defaults(handler=_probe)
 
 
-PARSER_BUILDERS = [_add_probe, train_commands.add_parsers, add_jobs_parser]
-
-
 def _evaluate(args: argparse.Namespace) -> int:
     # Imported here: torch and open_clip take seconds to import, `--help` should not.
     from backend.benchmarks import evaluate_report, get_benchmark
@@ -120,7 +117,37 @@ def _add_evaluate(subparsers) -> None:
     parser.set_defaults(handler=_evaluate)
 
 
-PARSER_BUILDERS.append(_add_evaluate)
+def _patch(args: argparse.Namespace) -> int:
+    from backend.models import load_model
+    from backend.patching import sweep
+
+    pretrained, finetuned = (load_model(spec, device=args.device) for spec in (args.pretrained, args.finetuned))
+    rows = sweep(pretrained, finetuned, args.alphas, args.benchmarks)
+    if args.json:
+        json.dump({"pretrained": args.pretrained, "finetuned": args.finetuned, "activation": pretrained.activation,
+                   "rows": rows}, sys.stdout, indent=2)
+        print()
+        return 0
+    writer = csv.writer(sys.stdout, dialect="excel-tab")
+    writer.writerow(["alpha", *[name for name in rows[0] if name != "alpha"]])
+    for row in rows:
+        writer.writerow([f"{row['alpha']:g}", *(f"{100 * v:.1f}" for k, v in row.items() if k != "alpha")])
+    return 0
+
+
+def _add_patch(subparsers) -> None:
+    parser = subparsers.add_parser("patch", help="interpolate pretrained and finetuned weights (WiSE-FT/CLOVe)",
+                                   description="w = (1-a) w_pretrained + a w_finetuned, evaluated per alpha.")
+    parser.add_argument("--pretrained", required=True, metavar="SPEC")
+    parser.add_argument("--finetuned", required=True, metavar="SPEC")
+    parser.add_argument("--alphas", nargs="+", type=float, default=[0, 0.25, 0.5, 0.75, 1.0])
+    parser.add_argument("--benchmarks", nargs="+", required=True, metavar="NAME")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(handler=_patch)
+
+
+PARSER_BUILDERS = [_add_probe, _add_evaluate, _add_patch, train_commands.add_parsers, add_jobs_parser]
 
 
 def build_parser() -> argparse.ArgumentParser:
