@@ -146,10 +146,20 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
             continue
         scores = Encoder(loaded, cache).score([picture], [t.text for t in texts]).cosine[0].tolist()
         result.scores[spec] = scores
-        result.models.append({**loaded.identity, **_metrics(scores, texts), "notes": loaded.notes})
+        notes = loaded.notes + _vocabulary_notes(loaded.tokenizer, texts)
+        result.models.append({**loaded.identity, **_metrics(scores, texts), "notes": notes})
     if not result.scores:
         raise ProbeInputError("No model could be loaded:\n" + "\n".join(result.errors))
     return result
+
+
+def _vocabulary_notes(tokenizer, texts: list[ProbeText]) -> list[str]:
+    """A word-level tokenizer (the built-in world's) reads unknown words as <unk>: say which."""
+    unknown = getattr(tokenizer, "unknown_words", None)
+    if not unknown:
+        return []
+    words = sorted({word for t in texts for word in t.text.lower().split() if word in unknown})
+    return [f"read as <unk>, outside this model's vocabulary: {', '.join(words)}"] if words else []
 
 
 def _metrics(scores: list[float], texts: list[ProbeText]) -> dict:

@@ -35,6 +35,8 @@ def test_negclip_raises_swap_accuracy_by_15_points(finetuned):
     assert _swap(finetuned["negclip"]) - _swap(finetuned["start"]) >= 0.15
 
 
+@pytest.mark.xfail(strict=True, reason="measured 51.5 vs NegCLIP 75.0 with the paper's weights: CE-CLIP's IMC "
+                   "term stops binding from being learned in this 33-word world (docs/TOYWORLD.md, ablations)")
 def test_ce_clip_reaches_negclip_level(finetuned):
     assert _swap(finetuned["ce_clip"]) >= _swap(finetuned["negclip"]) - 0.03
 

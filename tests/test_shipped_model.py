@@ -3,10 +3,14 @@
 Pinned from `python -m backend evaluate --model toyworld --benchmarks ...` (docs/TOYWORLD.md).
 Evaluation is deterministic on CPU; the tolerance only absorbs BLAS rounding at exact ties.
 """
+import numpy as np
 import pytest
 
 from backend.benchmarks import evaluate_many
-from backend.models import load_model
+from backend.encoder import EmbeddingCache
+from backend.models import ModelRegistry, load_model
+from backend.probe import run_probe
+from backend.toyworld import render, sample_scene, to_pil
 
 PINNED = {
     "toy-sugarcrepe/replace_att": 0.89,
@@ -42,3 +46,11 @@ def test_shipped_model_is_a_bag_of_words(shipped):
     assert metrics["toy-sugarcrepe/replace_obj"] > 0.8
     assert metrics["toy-sugarcrepe/swap_att"] < 0.6
     assert metrics["toy-sugarcrepe/swap_rel"] < 0.6
+
+
+def test_probing_the_shipped_model_names_words_it_cannot_read():
+    image = to_pil(render(sample_scene(np.random.default_rng(0), n_objects=2)))
+    result = run_probe(image, "a red circle left of a blue square", ["toyworld"], ModelRegistry(device="cpu"),
+                       EmbeddingCache(), families=["hard_positive"], extra="-a red giraffe left of a blue square")
+    notes = result.models[0]["notes"]
+    assert any("giraffe" in note and "<unk>" in note for note in notes)

@@ -89,7 +89,8 @@ def _pretrain(args: argparse.Namespace) -> int:
 def _finetune(args: argparse.Namespace) -> int:
     from backend.train.loop import train
 
-    result = train(toy_finetune_config(args.recipe, args.seed, args.output_dir, **parse_overrides(args.set)))
+    overrides = {"output_dir": args.output_dir, **parse_overrides(args.set)}  # --set wins over flags
+    result = train(toy_finetune_config(args.recipe, args.seed, **overrides))
     print(json.dumps(result, indent=2))
     return 0
 

@@ -33,7 +33,10 @@ TOY_FAMILY_KINDS = {
     "aro_order": ("swap_rel", "flip_rel"),
     "ce_clip": ("swap_rel", "replace_colour", "replace_size", "replace_shape"),
 }
-TOY_CE_CLIP_KINDS = {"relation": ("swap_rel", "flip_rel"), "attribute": ("replace_colour", "replace_size"),
+# CE-CLIP's types on the world's captions. "relation" = swap two nouns: around a relation that is
+# swap_rel, in "X and Y" it moves each attribute set to the other shape, i.e. swap_att. The world
+# has no verbs, so "action" is never valid (masked, as CE-CLIP masks a missing type).
+TOY_CE_CLIP_KINDS = {"relation": ("swap_att", "swap_rel"), "attribute": ("replace_colour", "replace_size"),
                      "action": (), "object": ("replace_shape",)}
 
 
