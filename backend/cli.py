@@ -47,6 +47,14 @@ def _summary_line(model: dict) -> str:
             f"augmented {pct(model['augmented_acc'])}, brittleness {pct(model['brittleness'])}")
 
 
+def _add_runtime_options(parser: argparse.ArgumentParser) -> None:
+    """Where and how models run, and the output format: the same for every model command."""
+    parser.add_argument("--device", default=None, help="cuda, cuda:1, mps or cpu (default: the best available)")
+    parser.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default=None,
+                        help="default: bf16/fp16 autocast on GPU, fp32 on CPU")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
 def _add_probe(subparsers) -> None:
     parser = subparsers.add_parser("probe", help="score a caption and its perturbations against an image",
                                    description="Perturb a caption and score every variant with each model.")
@@ -60,9 +68,7 @@ def _add_probe(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--extra", nargs="*", default=[],
                         help="extra captions to score; prefix '-' for a negative, '+' for a positive")
-    parser.add_argument("--device", default=None)
-    parser.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default=None)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_runtime_options(parser)
     parser.set_defaults(handler=_probe)
 
 
@@ -111,9 +117,7 @@ def _add_evaluate(subparsers) -> None:
                         help="e.g. toy-sugarcrepe toy-bivlc toy-retrieval")
     parser.add_argument("--limit", type=int, default=None,
                         help="use only the first N items per type (quick looks; numbers not comparable)")
-    parser.add_argument("--device", default=None)
-    parser.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default=None)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_runtime_options(parser)
     parser.set_defaults(handler=_evaluate)
 
 
@@ -121,7 +125,8 @@ def _patch(args: argparse.Namespace) -> int:
     from backend.models import load_model
     from backend.patching import sweep
 
-    pretrained, finetuned = (load_model(spec, device=args.device) for spec in (args.pretrained, args.finetuned))
+    pretrained, finetuned = (load_model(spec, device=args.device, precision=args.precision)
+                             for spec in (args.pretrained, args.finetuned))
     rows = sweep(pretrained, finetuned, args.alphas, args.benchmarks)
     if args.json:
         json.dump({"pretrained": args.pretrained, "finetuned": args.finetuned, "activation": pretrained.activation,
@@ -142,8 +147,7 @@ def _add_patch(subparsers) -> None:
     parser.add_argument("--finetuned", required=True, metavar="SPEC")
     parser.add_argument("--alphas", nargs="+", type=float, default=[0, 0.25, 0.5, 0.75, 1.0])
     parser.add_argument("--benchmarks", nargs="+", required=True, metavar="NAME")
-    parser.add_argument("--device", default=None)
-    parser.add_argument("--json", action="store_true")
+    _add_runtime_options(parser)
     parser.set_defaults(handler=_patch)
 
 
