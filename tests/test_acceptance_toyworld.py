@@ -10,6 +10,7 @@ import pytest
 
 from backend.benchmarks import evaluate_many
 from backend.models import load_model
+from backend.patching import sweep
 from backend.train.commands import toy_finetune_config
 from backend.train.loop import train
 
@@ -24,6 +25,7 @@ def finetuned(tmp_path_factory):
     for recipe in ("negclip", "ce_clip", "hp_hn", "hn_only"):
         run = train(toy_finetune_config(recipe, output_dir=str(root), eval_benchmarks=BENCHMARKS))
         results[recipe] = evaluate_many(BENCHMARKS, load_model(f"local-dir:{run['best']}", device="cpu"))
+        results[f"{recipe} checkpoint"] = f"local-dir:{run['best']}"
     return results
 
 
@@ -46,3 +48,13 @@ def test_hard_positives_lower_brittleness_at_similar_accuracy(finetuned):
     key = "toy-hard-positives/swap/brittleness"
     assert hp[key] < hn[key]
     assert abs(_swap(hp) - _swap(hn)) <= 0.08
+
+
+def test_patching_trades_plain_retrieval_for_compositionality(finetuned):
+    """CLOVe's curve on the world: swap accuracy rises with alpha, pretraining-style retrieval falls."""
+    rows = sweep(load_model("toyworld", device="cpu"), load_model(finetuned["negclip checkpoint"], device="cpu"),
+                 [0.0, 0.5, 1.0], ["toy-sugarcrepe", "toy-pretrain-retrieval"])
+    swap = [row["toy-sugarcrepe/swap_att"] for row in rows]
+    retrieval = [row["toy-pretrain-retrieval/i2t_R@5"] for row in rows]
+    assert swap[0] < swap[1] < swap[2]
+    assert retrieval[2] < retrieval[0]
