@@ -40,11 +40,10 @@ def _probe(args: argparse.Namespace) -> int:
 
 
 def _summary_line(model: dict) -> str:
-    def pct(value):
-        return "n/a" if value is None else f"{100 * value:.1f}%"
+    from backend.probe import percent  # backend.probe imports torch: only when a probe ran
     return (f"{model['model']} ({model['activation']}, {model['precision']}): "
-            f"accuracy vs negatives {pct(model['accuracy'])} of {model['n_negatives']}, "
-            f"augmented {pct(model['augmented_acc'])}, brittleness {pct(model['brittleness'])}")
+            f"accuracy vs negatives {percent(model['accuracy'])} of {model['n_negatives']}, "
+            f"augmented {percent(model['augmented_acc'])}, brittleness {percent(model['brittleness'])}")
 
 
 def _add_runtime_options(parser: argparse.ArgumentParser) -> None:

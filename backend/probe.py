@@ -68,6 +68,11 @@ class ProbeResult:
         return {"rows": self.rows(), "models": self.models, "errors": self.errors}
 
 
+def percent(value: float | None) -> str:
+    """A metric for display; None (nothing to average, e.g. no positives) reads as n/a."""
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
 def verdict(kind: str, score: float, scores: Sequence[float], texts: Sequence[ProbeText]) -> str:
     original = scores[0]
     if kind == "negative":

@@ -10,7 +10,7 @@ import gradio as gr
 import pandas as pd
 
 from backend.perturb import FAMILIES
-from backend.probe import ProbeInputError, ProbeResult, diff_segments, run_probe
+from backend.probe import ProbeInputError, ProbeResult, diff_segments, percent, run_probe
 from ui.context import AppContext
 
 VERDICT_HELP = ("A **negative** that scores at or above the original is a failure (ties count as wrong). "
@@ -31,16 +31,12 @@ def model_labels(specs: list[str]) -> dict[str, str]:
     return labels
 
 
-def _pct(value) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
 def summary_markdown(result: ProbeResult, labels: dict[str, str]) -> str:
     lines = ["| model | accuracy vs negatives | augmented acc. | brittleness | activation | precision |",
              "|---|---|---|---|---|---|"]
     for m in result.models:
-        lines.append(f"| **{labels[m['model']]}** | {_pct(m['accuracy'])} of {m['n_negatives']} | "
-                     f"{_pct(m['augmented_acc'])} | {_pct(m['brittleness'])} | {m['activation']} | "
+        lines.append(f"| **{labels[m['model']]}** | {percent(m['accuracy'])} of {m['n_negatives']} | "
+                     f"{percent(m['augmented_acc'])} | {percent(m['brittleness'])} | {m['activation']} | "
                      f"{m['precision']} |")
     details = [f"- **{labels[m['model']]}** = `{m['model']}`" for m in result.models
                if labels[m["model"]] != m["model"]]

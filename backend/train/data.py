@@ -23,7 +23,8 @@ import numpy as np
 import torch
 from PIL import Image
 
-CE_CLIP_TYPES = ("relation", "attribute", "action", "object")
+from backend.losses import CE_CLIP_TYPES
+
 TOY_RESOLUTION = 64  # the built-in world's images are rendered at the toy model's input size
 # Built-in world: which ground-truth negative kinds each perturbation family stands for.
 TOY_FAMILY_KINDS = {

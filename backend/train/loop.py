@@ -175,11 +175,9 @@ def train(config: TrainConfig, store: Store | None = None, job_id: int | None = 
         print(f"skipped rows: {dict(data.skipped)}", flush=True)
     optimizer = torch.optim.AdamW(parameter_groups(model, config.weight_decay), lr=config.lr,
                                   betas=tuple(config.betas), eps=config.eps)
-    start, best_score = _resume(config, model, optimizer)
-    trained = torch.nn.parallel.DistributedDataParallel(model) if world_size > 1 else model
     objective = Objective(config, loaded.tokenizer, device, rank, world_size)
-    if start and config.loss == "ce_clip":
-        objective.thresholds.value = _resumed_thresholds(config)
+    start, best_score = _resume(config, model, optimizer, objective)
+    trained = torch.nn.parallel.DistributedDataParallel(model) if world_size > 1 else model
     autocast = autocast_for(device, precision)
     max_log_scale = math.log(config.max_logit_scale)
     end = min(config.steps, stop_after) if stop_after else config.steps
@@ -237,7 +235,8 @@ def config_select_metric(config: TrainConfig) -> str:
     return f"{config.eval_benchmarks[0]}/overall" if config.eval_benchmarks else ""
 
 
-def _resume(config: TrainConfig, model, optimizer) -> tuple[int, float | None]:
+def _resume(config: TrainConfig, model, optimizer, objective: Objective) -> tuple[int, float | None]:
+    """Restore weights, optimizer, RNG and CE-CLIP's lagged thresholds from the last checkpoint, if any."""
     last = config.run_dir / "checkpoints" / "last"
     state = load_trainer_state(last) if last.is_dir() else None
     if state is None:
@@ -245,11 +244,8 @@ def _resume(config: TrainConfig, model, optimizer) -> tuple[int, float | None]:
     load_weights(last, model)
     optimizer.load_state_dict(state["optimizer"])
     torch.set_rng_state(state["torch_rng"])
+    objective.thresholds.value = state["thresholds"]
     return int(state["step"]), state.get("best_score")
-
-
-def _resumed_thresholds(config: TrainConfig) -> torch.Tensor:
-    return load_trainer_state(config.run_dir / "checkpoints" / "last")["thresholds"]
 
 
 def _result(config: TrainConfig, data) -> dict:
