@@ -18,6 +18,8 @@ Hard-negative captions ``N`` are either (B, D), one per caption, or
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 import torch.distributed as dist
 import torch.distributed.nn as dist_nn
@@ -169,6 +171,7 @@ def ce_clip_loss(
     beta: float = 0.4,
     imc: str = "contrastive",
     u: float = 10.0,
+    aux_types: Sequence[str] = CE_CLIP_TYPES,
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """CE-CLIP: ``L_itc(hn) + alpha * L_imc + beta * L_cmr`` (Eq. 8).
 
@@ -185,21 +188,28 @@ def ce_clip_loss(
     printed). The paper's optimum is alpha=0.2,
     beta=0.4; the authors' script used 0.3 / 0.2. The paper's extra
     ``-S(T, T_rel)`` CMR term is not included.
+
+    ``aux_types`` (default: all four) limits IMC and CMR to some types while
+    ``L_itc(hn)`` keeps every valid negative: the ablation that separates what
+    the extra terms do per type from what the extra negatives do.
     """
     if N.shape[1] != len(CE_CLIP_TYPES) or valid.shape != N.shape[:2]:
         raise ValueError(f"expected N (B, 4, D) and valid (B, 4), got {tuple(N.shape)}, {tuple(valid.shape)}")
+    unknown = sorted(set(aux_types) - set(CE_CLIP_TYPES))
+    if unknown:
+        raise ValueError(f"aux_types must be among {CE_CLIP_TYPES}, got {unknown}")
     valid = valid.bool()
     N = N.masked_fill(~valid[..., None], 0.0)
     thresholds = thresholds.detach().to(N).clamp(0.0, u)
-    valid_negatives = N[valid]
-    itc, _ = _total_of(*_contrastive_terms(I, T, valid_negatives, s))
+    itc, _ = _total_of(*_contrastive_terms(I, T, N[valid], s))
+    aux = valid & torch.tensor([t in aux_types for t in CE_CLIP_TYPES], device=valid.device)
     if imc == "contrastive":
-        imc_loss = _imc_contrastive(I, T, valid_negatives, s)
+        imc_loss = _imc_contrastive(I, T, N[aux], s)
     elif imc == "eq3":
-        imc_loss = _imc_eq3(T, N, valid, s)
+        imc_loss = _imc_eq3(T, N, aux, s)
     else:
         raise ValueError(f"imc must be 'contrastive' or 'eq3', got {imc!r}")
-    cmr = _cmr(*pair_scores(I, T, N, s), valid, thresholds)
+    cmr = _cmr(*pair_scores(I, T, N, s), aux, thresholds)
     parts = {"itc": itc, "imc": imc_loss, "cmr": cmr}
     parts.update({f"th_{name}": th for name, th in zip(CE_CLIP_TYPES, thresholds)})
     return itc + alpha * imc_loss + beta * cmr, parts

@@ -204,6 +204,24 @@ def test_ce_clip_zero_weights_is_negclip():
     assert total.item() == pytest.approx((i2t + t2i) / 2, rel=1e-9)
 
 
+@pytest.mark.parametrize("imc", ["contrastive", "eq3"])
+def test_ce_clip_aux_types_limit_imc_and_cmr_but_not_itc(imc):
+    """Relation-only IMC/CMR = the reference loss with the other types masked out of those two
+    terms, while ITC still gets every valid negative."""
+    I, T, N = unit(3, 5, seed=0), unit(3, 5, seed=1), unit(3, 4, 5, seed=2)
+    th = torch.tensor([0.5, 1.5, 4.0, 10.0], dtype=torch.float64)
+    total, parts = ce_clip_loss(I, T, N, VALID, S, th, alpha=0.3, beta=0.7, imc=imc, aux_types=("relation",))
+    relation_only = VALID & torch.tensor([True, False, False, False])
+    _, itc, _, _ = ref_ce_clip(I, T, N, VALID, S, th, 0.3, 0.7, imc)
+    _, _, imc_val, cmr = ref_ce_clip(I, T, N, relation_only, S, th, 0.3, 0.7, imc)
+    assert parts["itc"].item() == pytest.approx(itc, rel=1e-9)
+    assert parts["imc"].item() == pytest.approx(imc_val, rel=1e-9)
+    assert parts["cmr"].item() == pytest.approx(cmr, rel=1e-9)
+    assert total.item() == pytest.approx(itc + 0.3 * imc_val + 0.7 * cmr, rel=1e-9)
+    with pytest.raises(ValueError, match="aux_types"):
+        ce_clip_loss(I, T, N, VALID, S, th, aux_types=("colour",))
+
+
 def test_ce_clip_batch_of_one_and_bad_inputs():
     I, T, N = unit(1, 5, seed=0), unit(1, 5, seed=1), unit(1, 4, 5, seed=2)
     valid = torch.tensor([[1, 0, 0, 1]], dtype=torch.bool)

@@ -6,6 +6,7 @@ import torch
 from PIL import Image
 from safetensors.torch import load_file
 
+from backend.losses import CE_CLIP_TYPES
 from backend.models import load_model
 from backend.train import data as train_data
 from backend.train.config import LOSSES, TrainConfig
@@ -131,3 +132,11 @@ def test_bad_config_is_rejected_with_every_problem_named():
         TrainConfig.from_dict({"loss": "triplet", "steps": 0})
     assert "triplet" in str(error.value) and "steps" in str(error.value)
     assert set(LOSSES) == {"clip", "negclip", "ce_clip", "hp_hn", "trohn_img"}
+    for bad in (["relation", "colour"], "relation"):
+        with pytest.raises(ValueError, match="aux_types"):
+            TrainConfig.from_dict({"loss": "ce_clip", "loss_weights": {"aux_types": bad}})
+
+
+def test_ce_clip_default_aux_types_are_the_loss_types():
+    """The config spells the four types out (it must not import torch); they must stay the loss's."""
+    assert tuple(TrainConfig(loss="ce_clip").weights["aux_types"]) == CE_CLIP_TYPES

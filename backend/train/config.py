@@ -18,7 +18,10 @@ DATA_SOURCES = ("toyworld-finetune", "toyworld-pretrain", "manifest")
 # The papers' weights: CE-CLIP's optimum alpha=0.2, beta=0.4 (its authors' script used 0.3/0.2),
 # IMC variant and threshold cap u; Kamath et al.'s hard-negative / hard-positive weights.
 PAPER_DEFAULT_WEIGHTS = {
-    "ce_clip": {"alpha": 0.2, "beta": 0.4, "imc": "contrastive", "u": 10.0},
+    "ce_clip": {"alpha": 0.2, "beta": 0.4, "imc": "contrastive", "u": 10.0,
+                # the types IMC and CMR act on (ITC keeps all): backend.losses.CE_CLIP_TYPES, kept
+                # literal here so that reading a config does not import torch
+                "aux_types": ["relation", "attribute", "action", "object"]},
     "hp_hn": {"w_hn": 1.0, "w_hp": 1.0},
 }
 
@@ -76,6 +79,10 @@ class TrainConfig:
         unknown = sorted(set(self.loss_weights) - set(allowed))
         if unknown:
             problems.append(f"loss {self.loss!r} takes weights {sorted(allowed) or 'none'}, not {unknown}")
+        if "aux_types" in allowed and "aux_types" in self.loss_weights:
+            chosen = self.loss_weights["aux_types"]
+            if not isinstance(chosen, list) or not set(chosen) <= set(allowed["aux_types"]):
+                problems.append(f"aux_types must be a list drawn from {allowed['aux_types']}, not {chosen!r}")
         if problems:
             raise ValueError("Invalid training config: " + "; ".join(problems))
         return self

@@ -84,6 +84,7 @@ class Objective:
         I, T, N, valid = self._gather(I, T, N, valid)
         w = self.weights
         total, parts = losses.ce_clip_loss(I, T, N, valid, s, self.thresholds.value, alpha=w["alpha"],
-                                           beta=w["beta"], imc=w["imc"], u=w["u"])
+                                           beta=w["beta"], imc=w["imc"], u=w["u"],
+                                           aux_types=w["aux_types"])
         self.thresholds.update(*losses.pair_scores(I.detach(), T.detach(), N.detach(), s.detach()), valid)
         return total, parts
