@@ -23,7 +23,8 @@ def app(tmp_path_factory):
 def form(**overrides):
     """The launch endpoint's arguments in order, with small valid values."""
     values = dict(name="", base_model="toyworld", data="toyworld-finetune", manifest="", loss="ce_clip",
-                  alpha=0.2, beta=0.4, imc="contrastive", w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
+                  alpha=0.2, beta=0.4, imc="contrastive",
+                  aux_types=["relation", "attribute", "action", "object"], w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
                   hard_negative_images=False, steps=5, batch_size=8, lr=1e-4, warmup_steps=1, grad_accum=1,
                   seed=0, eval_every=5, target="local", nproc=1, flavor="a10g-small", image="")
     values.update(overrides)
@@ -82,3 +83,17 @@ def test_runs_table_status_curves_and_cancel(app, tmp_path):
         client.predict(running, api_name="/cancel")
     with pytest.raises(Exception, match="No job 9999"):
         client.predict(9999, api_name="/run_status")
+
+
+def test_launch_records_the_form_as_the_job_config(app):
+    """What the form says (here: IMC and CMR on relation negatives only) is what the job trains with."""
+    client, store, _ = app
+    before = {job["id"] for job in store.list_jobs()}
+    client.predict(*form(name="relation-only", aux_types=["relation"], alpha=0.1), api_name="/launch")
+    [job] = [job for job in store.list_jobs() if job["id"] not in before]
+    try:
+        assert job["name"] == "relation-only"
+        assert job["args"]["loss_weights"] == {"alpha": 0.1, "beta": 0.4, "imc": "contrastive",
+                                               "aux_types": ["relation"]}
+    finally:
+        client.predict(job["id"], api_name="/cancel")

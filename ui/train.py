@@ -14,7 +14,7 @@ import pandas as pd
 from backend import hf_jobs, jobs
 from backend.perturb import FAMILIES
 from backend.store import Store
-from backend.train.config import DATA_SOURCES, LOSSES, TrainConfig
+from backend.train.config import DATA_SOURCES, LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig
 from ui.context import AppContext
 
 BASE_MODELS = ["toyworld", "toyworld:random"]
@@ -23,18 +23,20 @@ CURVE_COLUMNS = ["step", "value", "name"]
 RUN_COLUMNS = ["id", "name", "status", "progress", "loss", "base model", "target", "created"]
 REFRESH_S = 2.0
 DEFAULTS = TrainConfig()
+CE_CLIP_WEIGHTS = PAPER_DEFAULT_WEIGHTS["ce_clip"]
 
 
-def loss_weights(loss: str, alpha: float, beta: float, imc: str, w_hn: float, w_hp: float) -> dict:
+def loss_weights(loss: str, alpha: float, beta: float, imc: str, aux_types: list[str], w_hn: float,
+                 w_hp: float) -> dict:
     """Only the chosen loss's weights: the trainer rejects weights another loss would take."""
     if loss == "ce_clip":
-        return {"alpha": float(alpha), "beta": float(beta), "imc": imc}
+        return {"alpha": float(alpha), "beta": float(beta), "imc": imc, "aux_types": list(aux_types or [])}
     if loss == "hp_hn":
         return {"w_hn": float(w_hn), "w_hp": float(w_hp)}
     return {}
 
 
-def form_config(ctx: AppContext, name, base_model, data, manifest, loss, alpha, beta, imc, w_hn, w_hp,
+def form_config(ctx: AppContext, name, base_model, data, manifest, loss, alpha, beta, imc, aux_types, w_hn, w_hp,
                 families, hard_negative_images, steps, batch_size, lr, warmup_steps, grad_accum, seed,
                 eval_every) -> dict:
     """The form as TrainConfig keys; a blank name becomes a unique one, so runs never resume by accident."""
@@ -46,7 +48,7 @@ def form_config(ctx: AppContext, name, base_model, data, manifest, loss, alpha, 
     return {
         "name": (name or "").strip() or f"{loss}-seed{int(seed or 0)}-{time.strftime('%Y%m%d-%H%M%S')}",
         "base_model": (base_model or "").strip(), "data": data, "manifest": (manifest or "").strip(),
-        "loss": loss, "loss_weights": loss_weights(loss, alpha, beta, imc, w_hn, w_hp),
+        "loss": loss, "loss_weights": loss_weights(loss, alpha, beta, imc, aux_types, w_hn, w_hp),
         "families": list(families or []), "hard_negative_images": bool(hard_negative_images),
         "steps": number(steps, int, "steps"), "batch_size": number(batch_size, int, "batch size"),
         "lr": number(lr, float, "learning rate"), "warmup_steps": number(warmup_steps, int, "warmup steps"),
@@ -175,6 +177,8 @@ def _form(ctx: AppContext) -> list:
         alpha = gr.Number(0.2, label="alpha (IMC)", minimum=0)
         beta = gr.Number(0.4, label="beta (CMR)", minimum=0)
         imc = gr.Radio(["contrastive", "eq3"], value="contrastive", label="IMC variant")
+        aux_types = gr.CheckboxGroup(CE_CLIP_WEIGHTS["aux_types"], value=CE_CLIP_WEIGHTS["aux_types"],
+                                     label="IMC and CMR act on", info="ITC always uses every type")
     with gr.Row(visible=False) as hp_row:
         w_hn = gr.Number(1.0, label="w_hn (hard negatives)", minimum=0)
         w_hp = gr.Number(1.0, label="w_hp (hard positives)", minimum=0)
@@ -193,7 +197,7 @@ def _form(ctx: AppContext) -> list:
             accum = gr.Number(DEFAULTS.grad_accum, precision=0, label="Grad accumulation", minimum=1)
             seed = gr.Number(DEFAULTS.seed, precision=0, label="Seed", minimum=0)
             eval_every = gr.Number(DEFAULTS.eval_every, precision=0, label="Eval every (steps)", minimum=1)
-    return [name, base, data, manifest, loss, alpha, beta, imc, w_hn, w_hp, families, hard_images, steps, batch,
+    return [name, base, data, manifest, loss, alpha, beta, imc, aux_types, w_hn, w_hp, families, hard_images, steps, batch,
             lr, warmup, accum, seed, eval_every]
 
 
