@@ -23,8 +23,8 @@ def app(tmp_path_factory):
 def form(**overrides):
     """The launch endpoint's arguments in order, with small valid values."""
     values = dict(name="", base_model="toyworld", data="toyworld-finetune", manifest="", loss="ce_clip",
-                  alpha=0.2, beta=0.4, imc="contrastive",
-                  aux_types=["relation", "attribute", "action", "object"], w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
+                  alpha=0.2, beta=0.4, imc="contrastive", aux_types=["relation", "attribute", "action", "object"],
+                  w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
                   hard_negative_images=False, steps=5, batch_size=8, lr=1e-4, warmup_steps=1, grad_accum=1,
                   seed=0, eval_every=5, target="local", nproc=1, flavor="a10g-small", image="")
     values.update(overrides)

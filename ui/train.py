@@ -23,7 +23,7 @@ CURVE_COLUMNS = ["step", "value", "name"]
 RUN_COLUMNS = ["id", "name", "status", "progress", "loss", "base model", "target", "created"]
 REFRESH_S = 2.0
 DEFAULTS = TrainConfig()
-CE_CLIP_WEIGHTS = PAPER_DEFAULT_WEIGHTS["ce_clip"]
+CE_CLIP_WEIGHTS, HP_HN_WEIGHTS = PAPER_DEFAULT_WEIGHTS["ce_clip"], PAPER_DEFAULT_WEIGHTS["hp_hn"]
 
 
 def loss_weights(loss: str, alpha: float, beta: float, imc: str, aux_types: list[str], w_hn: float,
@@ -174,14 +174,14 @@ def _form(ctx: AppContext) -> list:
         manifest = gr.Textbox(label="Manifest (CSV/JSONL, for data = manifest)")
     loss = gr.Radio(list(LOSSES), value=DEFAULTS.loss, label="Loss")
     with gr.Row(visible=False) as ce_row:
-        alpha = gr.Number(0.2, label="alpha (IMC)", minimum=0)
-        beta = gr.Number(0.4, label="beta (CMR)", minimum=0)
-        imc = gr.Radio(["contrastive", "eq3"], value="contrastive", label="IMC variant")
+        alpha = gr.Number(CE_CLIP_WEIGHTS["alpha"], label="alpha (IMC)", minimum=0)
+        beta = gr.Number(CE_CLIP_WEIGHTS["beta"], label="beta (CMR)", minimum=0)
+        imc = gr.Radio(["contrastive", "eq3"], value=CE_CLIP_WEIGHTS["imc"], label="IMC variant")
         aux_types = gr.CheckboxGroup(CE_CLIP_WEIGHTS["aux_types"], value=CE_CLIP_WEIGHTS["aux_types"],
                                      label="IMC and CMR act on", info="ITC always uses every type")
     with gr.Row(visible=False) as hp_row:
-        w_hn = gr.Number(1.0, label="w_hn (hard negatives)", minimum=0)
-        w_hp = gr.Number(1.0, label="w_hp (hard positives)", minimum=0)
+        w_hn = gr.Number(HP_HN_WEIGHTS["w_hn"], label="w_hn (hard negatives)", minimum=0)
+        w_hp = gr.Number(HP_HN_WEIGHTS["w_hp"], label="w_hp (hard positives)", minimum=0)
     loss.change(lambda value: (gr.Row(visible=value == "ce_clip"), gr.Row(visible=value == "hp_hn")),
                 loss, [ce_row, hp_row], api_visibility="private", queue=False)
     families = gr.Dropdown(list(FAMILIES), value=DEFAULTS.families, multiselect=True,
