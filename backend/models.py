@@ -28,6 +28,8 @@ import open_clip
 import torch
 from open_clip.transformer import QuickGELU
 
+from backend import paths
+
 CHECKPOINT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
 CONFIG_NAME = "open_clip_config.json"
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -99,15 +101,20 @@ _SPEC_HELP = ("Accepted forms: 'ViT-B-32-quickgelu:openai' (architecture:tag), "
               "'ViT-B-32:/path/model.safetensors', 'hf-hub:org/name', 'local-dir:/path/to/dir'.")
 
 
+def local_path(spec: ModelSpec) -> str | None:
+    """The file or folder on this machine that a spec reads, or None for hub ids and pretrained tags."""
+    return spec.pretrained if spec.source == "file" else spec.location if spec.source == "local-dir" else None
+
+
 def confine(spec: ModelSpec, allowed_roots: list[Path] | None) -> None:
-    """Refuse local paths outside `allowed_roots` (the app passes its workspace; the CLI passes None)."""
-    path = spec.pretrained if spec.source == "file" else spec.location if spec.source == "local-dir" else None
+    """Refuse local paths outside `allowed_roots` (the app passes the settings' roots; the CLI passes None)."""
+    path = local_path(spec)
     if path is None or allowed_roots is None:
         return
-    resolved = Path(path).resolve()
-    if not any(resolved.is_relative_to(root.resolve()) for root in allowed_roots):
-        roots = ", ".join(str(r) for r in allowed_roots)
-        raise ModelLoadError(f"Local path '{path}' is outside the allowed model folders ({roots}).")
+    try:
+        paths.confine(path, allowed_roots, "local model path")
+    except paths.PathError as error:
+        raise ModelLoadError(str(error)) from None
 
 
 def tag_needs_quick_gelu(architecture: str, tag: str) -> bool:
@@ -132,11 +139,15 @@ def pick_device(requested: str | None = None) -> str:
 
 
 def pick_precision(device: str, requested: str | None = None) -> str:
-    """fp32 on CPU (autocast there is slow and creates ties); bf16 where supported, else fp16."""
+    """fp32 on CPU (autocast there is slow and creates ties); bf16 where the GPU runs it natively, else fp16.
+
+    ``including_emulation=False``: an older GPU (e.g. a T4) "supports" bf16 only by emulation, far slower
+    than its native fp16.
+    """
     if requested:
         return requested
     if device.startswith("cuda"):
-        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+        return "bf16" if torch.cuda.is_bf16_supported(including_emulation=False) else "fp16"
     return "fp16" if device == "mps" else "fp32"
 
 

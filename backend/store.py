@@ -1,12 +1,13 @@
 """The one SQLite store: jobs, their metrics, and (later) benchmarks and annotation campaigns.
 
-Several processes write to it at once (the app, each training job), so it runs
-in WAL mode with a busy timeout, and every write is a short transaction.
+Several processes write to it at once (the app, each job), so it runs in WAL
+mode with a busy timeout, and every write is a short transaction. The schema is
+versioned: `backend.migrations` brings any older database up to date when it
+opens.
 """
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from pathlib import Path
@@ -14,41 +15,35 @@ from typing import Any
 
 import sqlite_utils
 
-DEFAULT_DB = Path(__file__).resolve().parents[1] / "workspace" / "lab.db"
+from backend import migrations
+
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 _JSON_FIELDS = ("args", "result")
-
-
-def default_db_path() -> Path:
-    return Path(os.environ.get("COMPLAB_DB", DEFAULT_DB))
 
 
 class Store:
     """Small typed API over the SQLite file; callers never write SQL."""
 
     def __init__(self, path: Path | str | None = None):
-        self.path = Path(path) if path is not None else default_db_path()
+        if path is None:
+            from backend.settings import get_settings
+            path = get_settings().db
+        self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        connection.execute("PRAGMA journal_mode=WAL")
+        self.applied_migrations = migrations.migrate(connection, str(self.path))
         self.db = sqlite_utils.Database(connection)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self._create_tables()
 
-    def _create_tables(self) -> None:
-        self.db["jobs"].create({
-            "id": int, "kind": str, "name": str, "args": str, "target": str, "status": str,
-            "pid": int, "progress": float, "log_path": str, "run_dir": str, "result": str,
-            "error": str, "created_at": float, "started_at": float, "ended_at": float,
-        }, pk="id", if_not_exists=True)
-        self.db["metrics"].create({
-            "job_id": int, "step": int, "split": str, "name": str, "value": float, "time": float,
-        }, if_not_exists=True, foreign_keys=[("job_id", "jobs", "id")])
-        self.db["metrics"].create_index(["job_id", "split", "step"], if_not_exists=True)
+    @property
+    def schema_version(self) -> int:
+        return migrations.version(self.db.conn)
 
     # jobs
-    def create_job(self, kind: str, args: dict, name: str = "", target: str = "local") -> int:
-        row = {"kind": kind, "name": name or kind, "args": json.dumps(args), "target": target,
-               "status": "queued", "progress": 0.0, "created_at": time.time()}
+    def create_job(self, kind: str, args: dict, name: str = "", target: str = "local", actor: str = "") -> int:
+        now = time.time()
+        row = {"kind": kind, "name": name or kind, "args": json.dumps(args), "target": target, "actor": actor,
+               "status": "queued", "progress": 0.0, "created_at": now, "updated_at": now}
         return self.db["jobs"].insert(row).last_pk
 
     def update_job(self, job_id: int, **fields: Any) -> None:
@@ -57,7 +52,7 @@ class Store:
         for key in _JSON_FIELDS:
             if key in fields and not isinstance(fields[key], (str, type(None))):
                 fields[key] = json.dumps(fields[key])
-        self.db["jobs"].update(job_id, fields)
+        self.db["jobs"].update(job_id, {**fields, "updated_at": time.time()})
 
     def get_job(self, job_id: int) -> dict:
         return _decode(self.db["jobs"].get(job_id))
@@ -66,6 +61,12 @@ class Store:
         where, params = ("kind = ?", [kind]) if kind else (None, None)
         rows = self.db["jobs"].rows_where(where, params, order_by="id desc", limit=limit)
         return [_decode(row) for row in rows]
+
+    def last_change(self, kind: str | None = None) -> tuple[int, float]:
+        """(number of jobs, latest update time): a cheap fingerprint views poll to know when to redraw."""
+        where, params = ("where kind = ?", [kind]) if kind else ("", [])
+        count, latest = self.db.execute(f"select count(*), max(updated_at) from jobs {where}", params).fetchone()
+        return count, latest or 0.0
 
     # metrics
     def log_metrics(self, job_id: int, step: int, values: dict[str, float], split: str = "train") -> None:

@@ -31,7 +31,7 @@ TOY_FINETUNES = {
 }
 
 
-def toy_finetune_config(recipe: str, seed: int = 0, output_dir: str = "workspace/runs", **overrides):
+def toy_finetune_config(recipe: str, seed: int = 0, output_dir: str = "", **overrides):
     from backend.train.config import TrainConfig
 
     if recipe not in TOY_FINETUNES:
@@ -108,13 +108,13 @@ def add_parsers(subparsers) -> None:
     actions = world.add_subparsers(dest="action", required=True)
     pretrain = actions.add_parser("pretrain", help="reproduce the shipped tiny CLIP")
     pretrain.add_argument("--seed", type=int, default=0)
-    pretrain.add_argument("--output-dir", default="workspace/runs")
+    pretrain.add_argument("--output-dir", default="", help="default: the runs_dir setting")
     pretrain.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     pretrain.add_argument("--install", action="store_true", help="copy the result to models/toyclip-v1")
     pretrain.set_defaults(handler=_pretrain)
     finetune = actions.add_parser("finetune", help="finetune the shipped model with a named recipe")
     finetune.add_argument("--recipe", required=True, choices=list(TOY_FINETUNES))
     finetune.add_argument("--seed", type=int, default=0)
-    finetune.add_argument("--output-dir", default="workspace/runs")
+    finetune.add_argument("--output-dir", default="", help="default: the runs_dir setting")
     finetune.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     finetune.set_defaults(handler=_finetune)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from backend.paths import PathError, check_slug
+
 LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
 DATA_SOURCES = ("toyworld-finetune", "toyworld-pretrain", "manifest")
 # The papers' weights: CE-CLIP's optimum alpha=0.2, beta=0.4 (its authors' script used 0.3/0.2),
@@ -50,8 +52,8 @@ class TrainConfig:
     dataset_size: int = 4000  # items generated for toyworld sources
     eval_every: int = 100
     eval_benchmarks: list = field(default_factory=lambda: ["toy-sugarcrepe", "toy-hard-positives", "toy-retrieval"])
-    name: str = ""
-    output_dir: str = "workspace/runs"
+    name: str = ""  # the run's folder name: a slug (backend.paths.check_slug)
+    output_dir: str = ""  # blank: the settings' runs_dir
 
     @property
     def weights(self) -> dict:
@@ -60,10 +62,18 @@ class TrainConfig:
 
     @property
     def run_dir(self) -> Path:
-        return Path(self.output_dir) / (self.name or f"{self.loss}-seed{self.seed}")
+        if self.output_dir:
+            return Path(self.output_dir) / (self.name or f"{self.loss}-seed{self.seed}")
+        from backend.settings import get_settings
+        return get_settings().runs_dir / (self.name or f"{self.loss}-seed{self.seed}")
 
     def validate(self) -> "TrainConfig":
         problems = []
+        if self.name:
+            try:
+                check_slug(self.name, "run name")
+            except PathError as error:
+                problems.append(str(error))
         if self.loss not in LOSSES:
             problems.append(f"loss must be one of {', '.join(LOSSES)}, not {self.loss!r}")
         if self.data not in DATA_SOURCES:

@@ -1,0 +1,65 @@
+"""Numbered schema migrations, applied when the store opens; the version lives in ``PRAGMA user_version``.
+
+Migration N brings a database from version N-1 to N. Never edit a released
+migration: add the next one. Version 1 is the schema of the releases before
+migrations existed (they left ``user_version`` at 0), written with
+``IF NOT EXISTS`` so that such a database passes through it unchanged.
+
+Several processes open the store at once (the app, each job), so migrations run
+inside ``BEGIN IMMEDIATE``: the first process takes the write lock and migrates,
+the others wait, re-read the version and find nothing left to do.
+"""
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("jobs and their metrics (the schema before migrations)", (
+        """CREATE TABLE IF NOT EXISTS jobs (
+            id INTEGER PRIMARY KEY, kind TEXT, name TEXT, args TEXT, target TEXT, status TEXT,
+            pid INTEGER, progress REAL, log_path TEXT, run_dir TEXT, result TEXT, error TEXT,
+            created_at REAL, started_at REAL, ended_at REAL)""",
+        """CREATE TABLE IF NOT EXISTS metrics (
+            job_id INTEGER REFERENCES jobs(id), step INTEGER, split TEXT, name TEXT, value REAL, time REAL)""",
+        "CREATE INDEX IF NOT EXISTS idx_metrics_job_id_split_step ON metrics (job_id, split, step)",
+    )),
+    ("who launched a job, its latest progress line, and when it last changed", (
+        "ALTER TABLE jobs ADD COLUMN actor TEXT",
+        "ALTER TABLE jobs ADD COLUMN message TEXT",
+        "ALTER TABLE jobs ADD COLUMN updated_at REAL",
+        "UPDATE jobs SET actor = 'unknown (before accounts)', updated_at = COALESCE(ended_at, started_at, created_at)",
+        "CREATE INDEX IF NOT EXISTS idx_jobs_kind_id ON jobs (kind, id)",
+    )),
+)
+LATEST = len(MIGRATIONS)
+
+
+class SchemaError(RuntimeError):
+    """The database cannot be used by this version of the code; the message says why and what to do."""
+
+
+def version(connection: sqlite3.Connection) -> int:
+    return connection.execute("PRAGMA user_version").fetchone()[0]
+
+
+def migrate(connection: sqlite3.Connection, path: str = "the database") -> list[int]:
+    """Apply every pending migration in one transaction; return the versions applied (often none)."""
+    if version(connection) == LATEST:
+        return []
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        current = version(connection)
+        if current > LATEST:
+            raise SchemaError(f"{path} has schema version {current}, newer than this code knows ({LATEST}): "
+                              "it was written by a newer release. Upgrade the code or use another database.")
+        applied = []
+        for number in range(current + 1, LATEST + 1):
+            for statement in MIGRATIONS[number - 1][1]:
+                connection.execute(statement)
+            applied.append(number)
+        connection.execute(f"PRAGMA user_version = {LATEST}")
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    return applied
