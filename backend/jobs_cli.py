@@ -14,13 +14,13 @@ from pathlib import Path
 import yaml
 
 from backend import jobs
-from backend.store import Store, default_db_path
+from backend.store import Store
 
 METRIC_LINES = 20
 
 
 def _store(args: argparse.Namespace) -> Store:
-    return Store(args.db or default_db_path())
+    return Store(args.db)
 
 
 def _when(timestamp: float | None) -> str:
