@@ -1,56 +1,63 @@
 """Compositionality Lab: the composition root. Builds the Blocks app from `ui/` and launches it."""
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
 
 import gradio as gr
 
-from backend import catalog, jobs
+from backend import auth, catalog, jobs
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
+from backend.settings import Settings, get_settings
 from backend.store import Store
-from ui import probe, train
+from ui import probe, session, train
 from ui.context import AppContext
 
-ROOT = Path(__file__).resolve().parent
-WORKSPACE = Path(os.environ.get("COMPLAB_WORKSPACE", ROOT / "workspace"))
+HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: which hard negatives does a "
+          "model wrongly prefer, which meaning-preserving rewrites does it wrongly reject?")
 
 
-
-def default_context() -> AppContext:
-    """Wire the shared backend objects; local model paths are confined to the workspace and models/."""
+def default_context(settings: Settings | None = None) -> AppContext:
+    """Wire the shared backend objects from the settings; local model paths are confined to the allowed roots."""
     from backend.toyworld.gallery import example_gallery
 
-    store = Store(os.environ.get("COMPLAB_DB", WORKSPACE / "lab.db"))
-    jobs.reconcile(store)  # runs whose process died while the app was down are settled now
-    return AppContext(registry=ModelRegistry(max_models=3, allowed_roots=[WORKSPACE, ROOT / "models"]),
+    settings = settings or get_settings()
+    store = Store(settings.db)
+    jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
+    return AppContext(settings=settings, registry=ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots)),
                       cache=EmbeddingCache(), model_choices=catalog.model_choices(),
-                      default_models=catalog.default_models(), examples=example_gallery(WORKSPACE / "examples"),
-                      output_dir=WORKSPACE / "downloads", store=store, runs_dir=WORKSPACE / "runs")
+                      default_models=catalog.default_models(), store=store,
+                      examples=example_gallery(settings.workspace / "examples"))
 
 
 def build_app(ctx: AppContext) -> gr.Blocks:
+    """The whole app. Admin tabs exist only where an admin is possible (see `backend.auth.policy`)."""
     with gr.Blocks(title="Compositionality Lab") as demo:
-        gr.Markdown("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: "
-                    "which hard negatives does a model wrongly prefer, which meaning-preserving "
-                    "rewrites does it wrongly reject?")
+        gr.Markdown(HEADER)
+        visitor = session.build(ctx)
         with gr.Tab("Probe"):
-            probe.build(ctx)
-        if ctx.store is not None:
-            with gr.Tab("Train"):
-                train.build(ctx)
+            probe.build(ctx, visitor)
+        admin_tabs = []
+        if auth.policy(ctx.settings).admin_possible:
+            with gr.Tab("Train", visible=auth.default_actor(ctx.settings).is_admin) as train_tab:
+                train.build(ctx, visitor)
+            admin_tabs.append(train_tab)
+        visitor.wire(demo, admin_tabs)
     return demo
+
+
+def launch_options(ctx: AppContext) -> dict:
+    """What `launch` needs besides the app: address, port, theme and the folders files may be served from."""
+    return {"server_name": ctx.settings.server_name, "server_port": ctx.settings.server_port,
+            "theme": gr.themes.Soft(),
+            "allowed_paths": [str(ctx.settings.downloads_dir), str(ctx.settings.workspace / "examples")]}
 
 
 def main() -> None:
     from backend.perturb import warm_up
     threading.Thread(target=warm_up, daemon=True).start()  # spaCy + WordNet load while the page opens
     ctx = default_context()
-    build_app(ctx).queue(default_concurrency_limit=2).launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
-        theme=gr.themes.Soft(), allowed_paths=[str(ctx.output_dir), str(WORKSPACE / "examples")])
+    build_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx))
 
 
 if __name__ == "__main__":

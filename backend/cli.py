@@ -7,7 +7,9 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from backend.jobs_cli import add_jobs_parser
+from backend.auth import PermissionDenied
+from backend.jobs.cli import add_jobs_parser
+from backend.settings import add_settings_parser
 from backend.train import commands as train_commands
 
 Command = Callable[[argparse.Namespace], int]
@@ -150,7 +152,8 @@ def _add_patch(subparsers) -> None:
     parser.set_defaults(handler=_patch)
 
 
-PARSER_BUILDERS = [_add_probe, _add_evaluate, _add_patch, train_commands.add_parsers, add_jobs_parser]
+PARSER_BUILDERS = [_add_probe, _add_evaluate, _add_patch, train_commands.add_parsers, add_jobs_parser,
+                   add_settings_parser]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,6 +169,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except ValueError as error:  # input errors (ProbeInputError is one) are the user's to fix
+    except (ValueError, PermissionDenied) as error:  # input errors (ProbeInputError is one) are the user's to fix
         print(f"error: {error}", file=sys.stderr)
         return 2

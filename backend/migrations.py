@@ -23,8 +23,13 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             job_id INTEGER REFERENCES jobs(id), step INTEGER, split TEXT, name TEXT, value REAL, time REAL)""",
         "CREATE INDEX IF NOT EXISTS idx_metrics_job_id_split_step ON metrics (job_id, split, step)",
     )),
-    ("who launched a job, its latest progress line, and when it last changed", (
+    ("who launched a job, its target's options apart from its name, its latest progress line, its last change", (
         "ALTER TABLE jobs ADD COLUMN actor TEXT",
+        "ALTER TABLE jobs ADD COLUMN target_options TEXT",
+        """UPDATE jobs SET target_options = json_object('nproc', CAST(substr(target, 10) AS INTEGER)),
+            target = 'torchrun' WHERE target LIKE 'torchrun:%'""",
+        "UPDATE jobs SET target_options = json_object('flavor', substr(target, 4)), target = 'hf' WHERE target LIKE 'hf:%'",
+        "UPDATE jobs SET target_options = '{}' WHERE target_options IS NULL",
         "ALTER TABLE jobs ADD COLUMN message TEXT",
         "ALTER TABLE jobs ADD COLUMN updated_at REAL",
         "UPDATE jobs SET actor = 'unknown (before accounts)', updated_at = COALESCE(ended_at, started_at, created_at)",

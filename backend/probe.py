@@ -20,7 +20,8 @@ from PIL import Image, UnidentifiedImageError
 
 from backend.encoder import EmbeddingCache, Encoder
 from backend.metrics import caption_probe_metrics
-from backend.models import ModelLoadError, ModelRegistry
+from backend.auth import Actor
+from backend.models import ModelLoadError, ModelRegistry, local_path, parse_spec
 from backend.perturb import MAX_CAPTION_CHARS, perturb
 
 MAX_EXTRA_CAPTIONS = 50
@@ -130,10 +131,23 @@ def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=N
     return texts + parse_extras(extra)
 
 
+def check_model_access(spec: str, actor: Actor | None, offered: Sequence[str]) -> None:
+    """Anyone may probe the offered models, hub ids and pretrained tags; naming another server path needs an admin.
+
+    `actor` None means a trusted caller (the command line).
+    """
+    if actor is None or actor.is_admin or spec in offered:
+        return
+    if local_path(parse_spec(spec)) is not None:
+        raise ModelLoadError(f"'{spec}' names a file on the server: without an admin sign-in, pick a model "
+                             "from the list (or a hub id such as hf-hub:org/name)")
+
+
 def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRegistry,
               cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
-              extra=None, progress: Progress | None = None) -> ProbeResult:
-    """Score every variant with every model that loads; models that fail are reported, not fatal."""
+              extra=None, progress: Progress | None = None, actor: Actor | None = None,
+              offered: Sequence[str] = ()) -> ProbeResult:
+    """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal."""
     if image is None:
         raise ProbeInputError("No image: upload one, paste one, or pick an example.")
     if not model_specs:
@@ -145,6 +159,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         if progress:
             progress(index / len(model_specs), f"Loading and scoring {spec}")
         try:
+            check_model_access(spec, actor, offered)
             loaded = registry.get(spec)
         except ModelLoadError as error:
             result.errors.append(str(error))

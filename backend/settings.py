@@ -195,3 +195,19 @@ def settings_table() -> str:
         default = s.default.replace(str(ROOT), ".") or "(empty)"
         rows.append(f"| `{s.name}` | `{s.env}` | `{default}` | {s.help} |")
     return "\n".join(rows)
+
+
+def add_settings_parser(subparsers) -> None:
+    """`python -m backend settings`: every setting as this process sees it (secrets masked), or the README table."""
+    parser = subparsers.add_parser("settings", help="show the settings the app, CLI and jobs use",
+                                   description="Environment variables over the TOML file over defaults.")
+    parser.add_argument("--table", action="store_true", help="print the Markdown table of every setting")
+
+    def show(args) -> int:
+        if args.table:
+            print(settings_table())
+            return 0
+        for name, value in Settings.load().public().items():
+            print(f"{name}\t{value}")
+        return 0
+    parser.set_defaults(handler=show)

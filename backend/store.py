@@ -18,7 +18,7 @@ import sqlite_utils
 from backend import migrations
 
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
-_JSON_FIELDS = ("args", "result")
+_JSON_FIELDS = ("args", "result", "target_options")
 
 
 class Store:
@@ -40,9 +40,11 @@ class Store:
         return migrations.version(self.db.conn)
 
     # jobs
-    def create_job(self, kind: str, args: dict, name: str = "", target: str = "local", actor: str = "") -> int:
+    def create_job(self, kind: str, args: dict, name: str = "", target: str = "local", actor: str = "",
+                   target_options: dict | None = None) -> int:
         now = time.time()
         row = {"kind": kind, "name": name or kind, "args": json.dumps(args), "target": target, "actor": actor,
+               "target_options": json.dumps(target_options or {}),
                "status": "queued", "progress": 0.0, "created_at": now, "updated_at": now}
         return self.db["jobs"].insert(row).last_pk
 

@@ -1,4 +1,4 @@
-"""What the tabs share: one model registry, one embedding cache, the model list, examples, the store."""
+"""What the tabs share: the settings, one model registry, one embedding cache, the model list, the store."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,21 +7,33 @@ from pathlib import Path
 from backend import jobs
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
+from backend.settings import Settings
 from backend.store import Store
 
 
 @dataclass
 class AppContext:
+    settings: Settings
     registry: ModelRegistry
     cache: EmbeddingCache
     model_choices: list[str]
     default_models: list[str]
+    store: Store
     examples: list[list] = field(default_factory=list)  # [image path, caption]
-    output_dir: Path = Path("workspace/downloads")
-    store: Store | None = None  # jobs and metrics; the Train tab needs it
-    runs_dir: Path = Path("workspace/runs")  # where the Train tab puts runs (inside the registry's allowed roots)
 
-    def current_model_choices(self) -> list[str]:
-        """The model list as of now: finished training runs' checkpoints appear without restarting the app."""
-        finished = jobs.finished_checkpoints(self.store) if self.store is not None else []
-        return list(dict.fromkeys([*self.model_choices, *finished]))
+    @property
+    def output_dir(self) -> Path:
+        """Where downloads (probe CSV/JSON) are written."""
+        return self.settings.downloads_dir
+
+    def current_model_choices(self) -> list[tuple[str, str]]:
+        """(label, spec) pairs as of now: finished training runs' checkpoints join without restarting the app,
+        labelled by their run's name."""
+        labels = {spec: spec for spec in self.model_choices}
+        for label, spec in jobs.finished_checkpoints(self.store):
+            labels.setdefault(spec, label)
+        return [(label, spec) for spec, label in labels.items()]
+
+    def offered_specs(self) -> list[str]:
+        """Every spec the model list offers: what anyone may probe without naming a server path."""
+        return [spec for _, spec in self.current_model_choices()]

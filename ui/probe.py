@@ -12,6 +12,7 @@ import pandas as pd
 from backend.perturb import FAMILIES
 from backend.probe import ProbeInputError, ProbeResult, diff_segments, percent, run_probe
 from ui.context import AppContext
+from ui.session import Session, actor_of
 
 VERDICT_HELP = ("A **negative** that scores at or above the original is a failure (ties count as wrong). "
                 "A **positive** that scores below a negative is brittle. Scores are cosine similarities; "
@@ -19,12 +20,14 @@ VERDICT_HELP = ("A **negative** that scores at or above the original is a failur
 EMPTY_TABLE = pd.DataFrame(columns=["text", "kind", "family", "subtype"])
 
 
-def model_labels(specs: list[str]) -> dict[str, str]:
-    """Short column labels: a local path becomes its file or folder name; duplicates get a prime."""
+def model_labels(specs: list[str], known: dict[str, str] | None = None) -> dict[str, str]:
+    """Short column labels: the model list's label (a run's name) if it has one, else a local path's file or
+    folder name; duplicates get a prime."""
     labels: dict[str, str] = {}
     for spec in specs:
         path = spec if spec.startswith("/") else spec.split(":", 1)[-1]
-        label = spec if spec.startswith("hf-hub:") or "/" not in path else PurePath(path.rstrip("/")).name
+        label = (known or {}).get(spec) or (spec if spec.startswith("hf-hub:") or "/" not in path
+                                            else PurePath(path.rstrip("/")).name)
         while label in labels.values():
             label += "'"
         labels[spec] = label
@@ -84,24 +87,25 @@ def write_downloads(result: ProbeResult, ctx: AppContext) -> tuple[str, str]:
 
 
 def make_handler(ctx: AppContext):
-    def probe(image, caption, models, families, seed, extra, progress=gr.Progress()):
+    def probe(image, caption, models, families, seed, extra, session=None, progress=gr.Progress()):
         """Run a probe and return (summary, table, plot, csv, json)."""
         try:
             result = run_probe(image, caption, models or [], ctx.registry, ctx.cache,
                                families=families or None, seed=int(seed or 0), extra=extra,
-                               progress=lambda fraction, desc: progress(fraction, desc=desc))
+                               progress=lambda fraction, desc: progress(fraction, desc=desc),
+                               actor=actor_of(ctx, session), offered=ctx.offered_specs())
         except (ProbeInputError, ValueError) as error:
             raise gr.Error(str(error), print_exception=False) from error
         for error in result.errors:
             gr.Warning(error)
-        labels = model_labels(list(result.scores))
+        labels = model_labels(list(result.scores), {spec: label for label, spec in ctx.current_model_choices()})
         csv_path, json_path = write_downloads(result, ctx)
         return (summary_markdown(result, labels), table_frame(result, labels), plot_frame(result, labels),
                 csv_path, json_path)
     return probe
 
 
-def build(ctx: AppContext) -> None:
+def build(ctx: AppContext, visitor: Session) -> None:
     """Lay out the Probe tab inside the current Blocks context."""
     with gr.Row():
         with gr.Column(scale=1, min_width=320):
@@ -129,7 +133,7 @@ def build(ctx: AppContext) -> None:
             with gr.Row():
                 csv_file = gr.DownloadButton("Download CSV", size="sm")
                 json_file = gr.DownloadButton("Download JSON", size="sm")
-    inputs = [image, caption, models, families, seed, extra]
+    inputs = [image, caption, models, families, seed, extra, visitor.state]
     outputs = [summary, table, plot, csv_file, json_file]
     handler = make_handler(ctx)
     run.click(handler, inputs, outputs, api_name="probe")

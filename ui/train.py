@@ -1,8 +1,9 @@
-"""Train tab: configure and launch a finetuning job, watch its curves and log, compare past runs.
+"""Train tab: pick a recipe or fill the form, launch a finetuning job, watch its curves and log, compare runs.
 
-Views only: validation is `TrainConfig`'s, launching and cancelling are
-`backend.jobs`'s, numbers come from the store. Every action is also a named API
-endpoint (launch, cancel, list_runs, run_status), mirroring `python -m backend jobs`.
+Views only: validation is `TrainConfig`'s, launching and cancelling go through
+`backend.jobs.submit`/`cancel` (which check that the visitor is an admin), numbers
+come from the store. Every action is also a named API endpoint (launch, cancel,
+list_runs, run_status), mirroring `python -m backend jobs`.
 """
 from __future__ import annotations
 
@@ -11,19 +12,30 @@ import time
 import gradio as gr
 import pandas as pd
 
-from backend import hf_jobs, jobs
+from backend import jobs
+from backend.auth import PermissionDenied, require_admin
+from backend.jobs.hf import gpu_flavors
 from backend.perturb import FAMILIES
 from backend.store import Store
 from backend.train.config import DATA_SOURCES, LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig
+from backend.train.recipes import RECIPES, loss_label
 from ui.context import AppContext
+from ui.session import Session, actor_of
 
 BASE_MODELS = ["toyworld", "toyworld:random"]
-SCHEDULE_CURVES = ("lr", "logit_scale", "seconds_per_step")
 CURVE_COLUMNS = ["step", "value", "name"]
-RUN_COLUMNS = ["id", "name", "status", "progress", "loss", "base model", "target", "created"]
+# Plots of the run view besides the loss: title -> the metric names drawn there.
+SIDE_CURVES = {"CE-CLIP thresholds": None, "Logit scale": ("logit_scale",), "Learning rate": ("lr",),
+               "Samples / s": ("samples_per_second",)}
+RUN_COLUMNS = ["id", "name", "status", "progress", "latest", "loss", "base model", "target", "created"]
 REFRESH_S = 2.0
 DEFAULTS = TrainConfig()
 CE_CLIP_WEIGHTS, HP_HN_WEIGHTS = PAPER_DEFAULT_WEIGHTS["ce_clip"], PAPER_DEFAULT_WEIGHTS["hp_hn"]
+# The form's fields in `form_config`'s order, each with the TrainConfig key (or loss weight) it shows.
+FORM_KEYS = ["name", "base_model", "data", "manifest", "loss", "alpha", "beta", "imc", "aux_types", "w_hn", "w_hp",
+             "families", "hard_negative_images", "steps", "batch_size", "lr", "warmup_steps", "grad_accum", "seed",
+             "eval_every"]
+WEIGHT_KEYS = {"alpha", "beta", "imc", "aux_types", "w_hn", "w_hp"}
 
 
 def loss_weights(loss: str, alpha: float, beta: float, imc: str, aux_types: list[str], w_hn: float,
@@ -36,9 +48,8 @@ def loss_weights(loss: str, alpha: float, beta: float, imc: str, aux_types: list
     return {}
 
 
-def form_config(ctx: AppContext, name, base_model, data, manifest, loss, alpha, beta, imc, aux_types, w_hn, w_hp,
-                families, hard_negative_images, steps, batch_size, lr, warmup_steps, grad_accum, seed,
-                eval_every) -> dict:
+def form_config(name, base_model, data, manifest, loss, alpha, beta, imc, aux_types, w_hn, w_hp, families,
+                hard_negative_images, steps, batch_size, lr, warmup_steps, grad_accum, seed, eval_every) -> dict:
     """The form as TrainConfig keys; a blank name becomes a unique one, so runs never resume by accident."""
     def number(value, kind, label):
         if value is None or value == "":
@@ -53,8 +64,16 @@ def form_config(ctx: AppContext, name, base_model, data, manifest, loss, alpha, 
         "steps": number(steps, int, "steps"), "batch_size": number(batch_size, int, "batch size"),
         "lr": number(lr, float, "learning rate"), "warmup_steps": number(warmup_steps, int, "warmup steps"),
         "grad_accum": number(grad_accum, int, "gradient accumulation"), "seed": number(seed, int, "seed"),
-        "eval_every": number(eval_every, int, "eval every"), "output_dir": str(ctx.runs_dir),
+        "eval_every": number(eval_every, int, "eval every"),
     }
+
+
+def recipe_values(recipe: str) -> list:
+    """The form's values for a named recipe (TrainConfig defaults where the recipe is silent), in FORM_KEYS order."""
+    values = {**TrainConfig().to_dict(), **RECIPES[recipe]}
+    weights = {**PAPER_DEFAULT_WEIGHTS["ce_clip"], **PAPER_DEFAULT_WEIGHTS["hp_hn"], **values.get("loss_weights", {})}
+    values["name"] = ""
+    return [weights[key] if key in WEIGHT_KEYS else values[key] for key in FORM_KEYS]
 
 
 def run_choices(store: Store) -> list[tuple[str, int]]:
@@ -62,49 +81,64 @@ def run_choices(store: Store) -> list[tuple[str, int]]:
 
 
 def runs_frame(store: Store) -> pd.DataFrame:
-    """One row per train job; final metrics (the trainer's result, else the last eval) as extra columns."""
+    """One row per train job; final metrics (the trainer's result, else the last eval) in percent as extra columns."""
     rows = []
     for job in store.list_jobs("train"):
         args = job.get("args") or {}
         result = job.get("result") if isinstance(job.get("result"), dict) else {}
         final = result.get("final_metrics") or store.latest_metrics(job["id"], "eval")
         rows.append({"id": job["id"], "name": job["name"], "status": job["status"],
-                     "progress": f"{100 * (job['progress'] or 0):.0f}%", "loss": args.get("loss", ""),
-                     "base model": args.get("base_model", ""), "target": job["target"],
+                     "progress": f"{100 * (job['progress'] or 0):.0f}%", "latest": job.get("message") or "",
+                     "loss": args.get("loss", ""), "base model": args.get("base_model", ""),
+                     "target": jobs.label(job),
                      "created": time.strftime("%Y-%m-%d %H:%M", time.localtime(job["created_at"])),
-                     **{metric: round(value, 4) for metric, value in final.items()}})
+                     **{f"{metric} (%)": round(100 * value, 1) for metric, value in final.items()}})
     return pd.DataFrame(rows, columns=None if rows else RUN_COLUMNS)
 
 
-def curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Split train metrics into loss parts, CE-CLIP thresholds and schedule values (different scales).
+def curve_frames(rows: list[dict]) -> list[pd.DataFrame]:
+    """The loss and its parts, then one frame per SIDE_CURVES plot (they have different scales).
 
     Columns are typed even when empty: an untyped (object) column makes the plot treat
     `value` as a category, and the axis then stays categorical when data arrives.
     """
     frame = pd.DataFrame(rows, columns=CURVE_COLUMNS).astype({"step": int, "value": float, "name": str})
     is_threshold = frame["name"].str.contains("threshold|^th_|/th_", regex=True)
-    is_schedule = frame["name"].isin(SCHEDULE_CURVES)
+    schedule = {name for names in SIDE_CURVES.values() if names for name in names}
+
     def part(mask):
         return frame.loc[mask, CURVE_COLUMNS].reset_index(drop=True)
-    return part(~is_threshold & ~is_schedule), part(is_threshold), part(frame["name"] == "logit_scale")
+    sides = [part(is_threshold) if names is None else part(frame["name"].isin(names)) for names in SIDE_CURVES.values()]
+    return [part(~is_threshold & ~frame["name"].isin(schedule)), *sides]
+
+
+def plot_update(frame: pd.DataFrame):
+    """A plot's new value, or no update while there is nothing to draw.
+
+    A LinePlot that is sent an empty frame and later real data draws its paths without a stroke
+    (no visible line): never send it an empty frame.
+    """
+    return frame if len(frame) else gr.skip()
 
 
 def eval_frame(store: Store, job_id: int) -> pd.DataFrame:
+    """The last value of every evaluation metric, in percent (as the CLI prints them)."""
     last: dict[str, dict] = {}
     for row in store.metrics(job_id, "eval"):
-        last[row["name"]] = {"metric": row["name"], "value": round(row["value"], 4), "step": row["step"]}
-    return pd.DataFrame(list(last.values()), columns=["metric", "value", "step"])
+        last[row["name"]] = {"metric": row["name"], "value (%)": round(100 * row["value"], 1), "step": row["step"]}
+    return pd.DataFrame(list(last.values()), columns=["metric", "value (%)", "step"])
 
 
 def status_markdown(job: dict) -> str:
-    text = (f"**#{job['id']} {job['name']}** on `{job['target']}`: **{job['status']}**, "
+    text = (f"**#{job['id']} {job['name']}** on `{jobs.label(job)}`: **{job['status']}**, "
             f"{100 * (job['progress'] or 0):.0f}% of the steps")
+    if job.get("message") and job["status"] == "running":
+        text += f"  \n{job['message']}"
     if job.get("run_dir"):
         text += f"  \nrun directory: `{job['run_dir']}`"
     result = job.get("result") if isinstance(job.get("result"), dict) else {}
     if result.get("best"):
-        text += f"  \nbest checkpoint: `local-dir:{result['best']}` (now in the Probe tab's model list)"
+        text += f"  \nbest checkpoint: `local-dir:{result['best']}` (in the Probe tab's model list as {job['name']})"
     if result.get("url"):
         text += f"  \nHugging Face job: {result['url']}"
     if job.get("error") and job["status"] != "running":
@@ -112,67 +146,102 @@ def status_markdown(job: dict) -> str:
     return text
 
 
-def _job_id(store: Store, value) -> int:
-    if value in (None, ""):
-        raise gr.Error("Pick a run first", print_exception=False)
-    try:
-        return jobs.get(store, int(value))["id"]
-    except (TypeError, ValueError) as error:
-        raise gr.Error(str(error) if isinstance(error, jobs.JobError) else f"No run {value!r}",
-                       print_exception=False) from error
+def _message(error: Exception) -> gr.Error:
+    return gr.Error(str(error), print_exception=False)
 
 
 def make_handlers(ctx: AppContext):
-    """The tab's callbacks over one store; returned as a dict so `build` and tests share them."""
+    """The tab's callbacks over one store; returned as a dict so `build` and tests share them.
+
+    Every handler takes the visitor's session last and lets the backend decide (admins only).
+    """
     store = ctx.store
+
+    def admin(session, action: str):
+        try:
+            actor = actor_of(ctx, session)
+            require_admin(actor, action)
+        except PermissionDenied as error:
+            raise _message(error) from error
+        return actor
+
+    def job_id(value) -> int:
+        if value in (None, ""):
+            raise gr.Error("Pick a run first", print_exception=False)
+        try:
+            return jobs.get(store, value)["id"]
+        except jobs.JobError as error:
+            raise _message(error) from error
 
     def launch(*values):
         """Validate the form and start the run; a bad value is a message and nothing is launched."""
-        *form, target, nproc, flavor, image = values
+        *form, target, nproc, flavor, session = values
+        actor = admin(session, "launching a training run")
+        options = {"nproc": int(nproc or 1)} if target == "torchrun" else {"flavor": flavor} if target == "hf" else {}
         try:
-            config = form_config(ctx, *form)
-            job_id = jobs.launch(store, "train", config, target=target, nproc=int(nproc or 1), name=config["name"],
-                                 flavor=flavor, image=(image or "").strip() or None)
-        except (ValueError, TypeError) as error:
-            raise gr.Error(str(error), print_exception=False) from error
-        return (f"Launched run #{job_id} `{config['name']}`.",
-                gr.Dropdown(choices=run_choices(store), value=job_id), runs_frame(store))
+            config = form_config(*form)
+            launched = jobs.submit(actor, "train", config, target, options, store=store, settings=ctx.settings)
+        except (ValueError, TypeError, PermissionDenied) as error:
+            raise _message(error) from error
+        return (f"Launched run #{launched} `{config['name']}`.", gr.Dropdown(choices=run_choices(store), value=launched),
+                runs_frame(store))
 
-    def run_status(value):
+    def run_status(value, session=None):
         """Status, curves, log tail and eval table of one run (what the timer refreshes)."""
+        admin(session, "viewing training runs")
         if value in (None, ""):
-            return "No run selected.", *curve_frames([]), "", eval_frame(store, -1)
-        job = store.get_job(_job_id(store, value))
-        losses, thresholds, scale = curve_frames(store.metrics(job["id"], "train"))
-        return (status_markdown(job), losses, thresholds, scale, jobs.log_tail(job.get("log_path"), 40),
-                eval_frame(store, job["id"]))
+            return "No run selected.", *[gr.skip()] * len(SIDE_CURVES), gr.skip(), "", gr.skip()
+        job = store.get_job(job_id(value))
+        curves = curve_frames(store.metrics(job["id"], "train"))
+        return (status_markdown(job), *[plot_update(frame) for frame in curves],
+                jobs.log_tail(job.get("log_path"), 40), eval_frame(store, job["id"]))
 
-    def cancel(value):
+    def cancel(value, session=None):
         """Stop the selected run (SIGTERM, then SIGKILL; remote runs are cancelled on Hugging Face)."""
+        actor = admin(session, "cancelling a run")
         try:
-            job = jobs.cancel(store, _job_id(store, value))
-        except jobs.JobError as error:
-            raise gr.Error(str(error), print_exception=False) from error
+            job = jobs.cancel(actor, job_id(value), store=store, settings=ctx.settings)
+        except (jobs.JobError, PermissionDenied) as error:
+            raise _message(error) from error
         return status_markdown(job), runs_frame(store)
 
-    def list_runs():
+    def list_runs(session=None):
         """Past and current train runs, after settling any whose process vanished."""
-        jobs.reconcile(store)
+        admin(session, "viewing training runs")
+        jobs.reconcile(store, ctx.settings)
         return gr.Dropdown(choices=run_choices(store)), runs_frame(store)
 
-    return {"launch": launch, "run_status": run_status, "cancel": cancel, "list_runs": list_runs}
+    def tick(value, session=None):
+        """`run_status` for the timer: silent (no update, no message) for a visitor who is not an admin."""
+        if not actor_of(ctx, session).is_admin:
+            return [gr.skip()] * (len(SIDE_CURVES) + 4)
+        return run_status(value, session)
+
+    def refresh_if_changed(seen, session=None):
+        """The run list and table, only when a train job changed since `seen` (what the timer calls)."""
+        if not actor_of(ctx, session).is_admin:
+            return seen, gr.skip(), gr.skip()
+        jobs.reconcile(store, ctx.settings)
+        now = list(store.last_change("train"))
+        if now == seen:
+            return seen, gr.skip(), gr.skip()
+        return now, gr.Dropdown(choices=run_choices(store)), runs_frame(store)
+
+    return {"launch": launch, "run_status": run_status, "cancel": cancel, "list_runs": list_runs, "tick": tick,
+            "refresh_if_changed": refresh_if_changed}
 
 
 def _form(ctx: AppContext) -> list:
-    """Lay out the config form; returns its components in `form_config`'s argument order."""
+    """Lay out the config form; returns its components in FORM_KEYS order."""
     name = gr.Textbox(label="Run name", placeholder="blank: loss-seed-time (an existing name resumes that run)")
-    base = gr.Dropdown(list(dict.fromkeys(BASE_MODELS + ctx.current_model_choices())), value=DEFAULTS.base_model,
+    base = gr.Dropdown(list(dict.fromkeys(BASE_MODELS + ctx.offered_specs())), value=DEFAULTS.base_model,
                        allow_custom_value=True, label="Base model",
                        info="'toyworld' is the built-in tiny CLIP; 'toyworld:random' starts from scratch")
     with gr.Row():
         data = gr.Dropdown(list(DATA_SOURCES), value=DEFAULTS.data, label="Data")
-        manifest = gr.Textbox(label="Manifest (CSV/JSONL, for data = manifest)")
-    loss = gr.Radio(list(LOSSES), value=DEFAULTS.loss, label="Loss")
+        manifest = gr.Textbox(label="Manifest (CSV/JSONL, for data = manifest)",
+                              info=f"a path inside {ctx.settings.data_dir} or another allowed folder")
+    loss = gr.Radio([(loss_label(name), name) for name in LOSSES], value=DEFAULTS.loss, label="Loss")
     with gr.Row(visible=False) as ce_row:
         alpha = gr.Number(CE_CLIP_WEIGHTS["alpha"], label="alpha (IMC)", minimum=0)
         beta = gr.Number(CE_CLIP_WEIGHTS["beta"], label="beta (CMR)", minimum=0)
@@ -184,8 +253,7 @@ def _form(ctx: AppContext) -> list:
         w_hp = gr.Number(HP_HN_WEIGHTS["w_hp"], label="w_hp (hard positives)", minimum=0)
     loss.change(lambda value: (gr.Row(visible=value == "ce_clip"), gr.Row(visible=value == "hp_hn")),
                 loss, [ce_row, hp_row], api_visibility="private", queue=False)
-    families = gr.Dropdown(list(FAMILIES), value=DEFAULTS.families, multiselect=True,
-                           label="Negative families")
+    families = gr.Dropdown(list(FAMILIES), value=DEFAULTS.families, multiselect=True, label="Negative families")
     hard_images = gr.Checkbox(DEFAULTS.hard_negative_images, label="Hard negative images (NegCLIP K=3)")
     with gr.Accordion("Hyperparameters", open=True):
         with gr.Row():
@@ -197,46 +265,62 @@ def _form(ctx: AppContext) -> list:
             accum = gr.Number(DEFAULTS.grad_accum, precision=0, label="Grad accumulation", minimum=1)
             seed = gr.Number(DEFAULTS.seed, precision=0, label="Seed", minimum=0)
             eval_every = gr.Number(DEFAULTS.eval_every, precision=0, label="Eval every (steps)", minimum=1)
-    return [name, base, data, manifest, loss, alpha, beta, imc, aux_types, w_hn, w_hp, families, hard_images, steps, batch,
-            lr, warmup, accum, seed, eval_every]
+    return [name, base, data, manifest, loss, alpha, beta, imc, aux_types, w_hn, w_hp, families, hard_images, steps,
+            batch, lr, warmup, accum, seed, eval_every]
 
 
-def build(ctx: AppContext) -> None:
+def _run_view() -> list:
+    """The selected run's status, curves, log and evaluation table, in `run_status`'s output order."""
+    status = gr.Markdown("No run selected.")
+    losses = gr.LinePlot(x="step", y="value", color="name", label="Loss and its parts", height=300,
+                         elem_id="train-loss-plot")
+    sides = []
+    for titles in (list(SIDE_CURVES)[:2], list(SIDE_CURVES)[2:]):
+        with gr.Row():
+            sides += [gr.LinePlot(x="step", y="value", color="name", label=title, height=220) for title in titles]
+    log = gr.Textbox(label="Log (tail)", lines=10, max_lines=10, autoscroll=True, interactive=False,
+                     elem_id="train-log")
+    evals = gr.Dataframe(pd.DataFrame(columns=["metric", "value (%)", "step"]), label="Evaluation (last value)",
+                         interactive=False, max_height=300)
+    return [status, losses, *sides, log, evals]
+
+
+def build(ctx: AppContext, visitor: Session) -> None:
     """Lay out the Train tab inside the current Blocks context."""
     handlers = make_handlers(ctx)
     with gr.Row():
         with gr.Column(scale=1, min_width=360):
+            recipe = gr.Dropdown(list(RECIPES), value=None, label="Recipe",
+                                 info="fills the form with a measured built-in-world run or a paper's settings")
             form = _form(ctx)
             with gr.Accordion("Where to run", open=True):
                 target = gr.Radio([("this machine", "local"), ("torchrun (N processes)", "torchrun"),
                                    ("Hugging Face Jobs", "hf")], value="local", label="Target")
                 with gr.Row():
                     nproc = gr.Number(2, precision=0, minimum=1, label="Processes (torchrun)")
-                    flavor = gr.Dropdown(hf_jobs.gpu_flavors(), value=hf_jobs.DEFAULT_FLAVOR, label="GPU (HF)")
-                image = gr.Textbox(label="Docker image (HF)", placeholder=f"default: ${hf_jobs.IMAGE_ENV}")
+                    flavor = gr.Dropdown(gpu_flavors(), value=ctx.settings.hf_flavor, label="GPU (HF)",
+                                         info="the image is the server's hf_image setting")
             launch = gr.Button("Launch", variant="primary")
             launched = gr.Markdown()
         with gr.Column(scale=2):
             with gr.Row():
                 run = gr.Dropdown(run_choices(ctx.store), value=None, allow_custom_value=True, label="Run", scale=4)
                 cancel = gr.Button("Cancel run", variant="stop", scale=1)
-            status = gr.Markdown("No run selected.")
-            losses = gr.LinePlot(x="step", y="value", color="name", label="Loss and its parts", height=320)
-            with gr.Row():
-                thresholds = gr.LinePlot(x="step", y="value", color="name", label="CE-CLIP thresholds", height=260)
-                scale = gr.LinePlot(x="step", y="value", color="name", label="Logit scale", height=260)
-            log = gr.Textbox(label="Log (tail)", lines=10, max_lines=10, autoscroll=True, interactive=False)
-            evals = gr.Dataframe(pd.DataFrame(columns=["metric", "value", "step"]), label="Evaluation (last value)",
-                                 interactive=False, max_height=300)
+            shown = _run_view()
     with gr.Row():
         gr.Markdown("### Runs")
         refresh = gr.Button("↻ Refresh", size="sm", scale=0)
-    runs = gr.Dataframe(runs_frame(ctx.store), label="Train runs and their final metrics", interactive=False,
-                        max_height=400)
-    shown = [status, losses, thresholds, scale, log, evals]
-    launch.click(handlers["launch"], [*form, target, nproc, flavor, image], [launched, run, runs],
+    runs = gr.Dataframe(pd.DataFrame(columns=RUN_COLUMNS), label="Train runs and their final metrics",
+                        interactive=False, max_height=400, elem_id="train-runs")
+    seen = gr.State([0, 0.0])
+    recipe.change(recipe_values, recipe, form, api_visibility="private", queue=False)
+    launch.click(handlers["launch"], [*form, target, nproc, flavor, visitor.state], [launched, run, runs],
                  api_name="launch")
-    run.change(handlers["run_status"], run, shown, api_name="run_status")
-    gr.Timer(REFRESH_S).tick(handlers["run_status"], run, shown, api_visibility="private", show_progress="hidden")
-    cancel.click(handlers["cancel"], run, [status, runs], api_name="cancel")
-    refresh.click(handlers["list_runs"], None, [run, runs], api_name="list_runs")
+    run.change(handlers["run_status"], [run, visitor.state], shown, api_name="run_status")
+    timer = gr.Timer(REFRESH_S)
+    timer.tick(handlers["tick"], [run, visitor.state], shown, api_visibility="private",
+               show_progress="hidden")
+    timer.tick(handlers["refresh_if_changed"], [seen, visitor.state], [seen, run, runs], api_visibility="private",
+               show_progress="hidden")
+    cancel.click(handlers["cancel"], [run, visitor.state], [shown[0], runs], api_name="cancel")
+    refresh.click(handlers["list_runs"], visitor.state, [run, runs], api_name="list_runs")

@@ -1,7 +1,7 @@
-"""`python -m backend jobs ...`: list, inspect, cancel and launch jobs, like the Train tab does.
+"""`python -m backend jobs ...`: kinds, list, show, cancel, launch, and run (what every target starts).
 
-Kept apart from `backend.cli` so that file stays a short index of subcommands;
-nothing here imports torch, so these commands answer instantly.
+Nothing here imports torch, so these commands answer instantly. The command
+line acts as the machine's own admin (`backend.auth.cli_actor`).
 """
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from pathlib import Path
 import yaml
 
 from backend import jobs
+from backend.auth import cli_actor
+from backend.jobs import runner
 from backend.store import Store
 
 METRIC_LINES = 20
@@ -27,6 +29,16 @@ def _when(timestamp: float | None) -> str:
     return dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S") if timestamp else "-"
 
 
+def _kinds(args: argparse.Namespace) -> int:
+    print("kind\twhat it does")
+    for kind in jobs.KINDS.values():
+        print(f"{kind.name}\t{kind.summary}")
+    print("\ntarget\twhere it runs")
+    for name in jobs.TARGET_NAMES:
+        print(f"{name}\t{jobs.get_target(name).summary}")
+    return 0
+
+
 def _list(args: argparse.Namespace) -> int:
     store = _store(args)
     jobs.reconcile(store)
@@ -35,10 +47,10 @@ def _list(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=2, default=str)
         print()
         return 0
-    print("id\tkind\tname\ttarget\tstatus\tprogress\tcreated")
+    print("id\tkind\tname\ttarget\tstatus\tprogress\tcreated\tby")
     for job in rows:
-        print(f"{job['id']}\t{job['kind']}\t{job['name']}\t{job['target']}\t{job['status']}\t"
-              f"{100 * (job['progress'] or 0):.0f}%\t{_when(job['created_at'])}")
+        print(f"{job['id']}\t{job['kind']}\t{job['name']}\t{jobs.label(job)}\t{job['status']}\t"
+              f"{100 * (job['progress'] or 0):.0f}%\t{_when(job['created_at'])}\t{job.get('actor') or '-'}")
     return 0
 
 
@@ -52,8 +64,10 @@ def _show(args: argparse.Namespace) -> int:
                   sys.stdout, indent=2, default=str)
         print()
         return 0
-    print(f"job {job['id']} ({job['kind']}, {job['name']}) on {job['target']}: {job['status']}, "
-          f"{100 * (job['progress'] or 0):.0f}% done")
+    print(f"job {job['id']} ({job['kind']}, {job['name']}) on {jobs.label(job)}: {job['status']}, "
+          f"{100 * (job['progress'] or 0):.0f}% done, launched by {job.get('actor') or '-'}")
+    if job.get("message"):
+        print(f"latest: {job['message']}")
     print(f"started {_when(job['started_at'])}, ended {_when(job['ended_at'])}, pid {job['pid'] or '-'}")
     for key in ("run_dir", "log_path"):
         if job.get(key):
@@ -73,13 +87,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _cancel(args: argparse.Namespace) -> int:
-    job = jobs.cancel(_store(args), args.job_id, grace=args.grace)
+    job = jobs.cancel(cli_actor(), args.job_id, store=_store(args), grace=args.grace)
     print(f"job {job['id']}: {job['status']}")
     return 0
 
 
-def _launch(args: argparse.Namespace) -> int:
-    path = Path(args.config)
+def _read_config(path: Path) -> dict:
     if not path.is_file():
         raise jobs.JobError(f"Config file {path} does not exist")
     try:
@@ -88,9 +101,14 @@ def _launch(args: argparse.Namespace) -> int:
         raise jobs.JobError(f"{path} is not valid YAML: {error}") from None
     if not isinstance(config, dict):
         raise jobs.JobError(f"{path} must hold a mapping of config keys to values")
+    return config
+
+
+def _launch(args: argparse.Namespace) -> int:
     store = _store(args)
-    job_id = jobs.launch(store, args.kind, config, target=args.target, nproc=args.nproc, name=args.name,
-                         flavor=args.flavor, image=args.image)
+    options = {"nproc": args.nproc} if args.target == "torchrun" else {"flavor": args.flavor} if args.flavor else {}
+    job_id = jobs.submit(cli_actor(), args.kind, _read_config(Path(args.config)), args.target, options,
+                         store=store, name=args.name)
     print(job_id, flush=True)
     if not args.follow:
         return 0
@@ -99,12 +117,18 @@ def _launch(args: argparse.Namespace) -> int:
     return 0 if status == "done" else 1
 
 
+def _run(args: argparse.Namespace) -> int:
+    return runner.run(_store(args), args.job_id)
+
+
 def add_jobs_parser(subparsers) -> None:
-    """Register `jobs list|show|cancel|launch` (a `PARSER_BUILDERS` entry of `backend.cli`)."""
+    """Register `jobs kinds|list|show|cancel|launch|run` (a `PARSER_BUILDERS` entry of `backend.cli`)."""
     parser = subparsers.add_parser("jobs", help="list, inspect, cancel and launch background jobs",
-                                   description="Background jobs (training runs) recorded in the SQLite store.")
+                                   description="Background jobs (training runs, ...) recorded in the SQLite store.")
     actions = parser.add_subparsers(dest="action", required=True)
-    db_help = "SQLite store (default: $COMPLAB_DB or workspace/lab.db)"
+
+    kinds = actions.add_parser("kinds", help="the kinds of job and the targets they run on")
+    kinds.set_defaults(handler=_kinds)
 
     listing = actions.add_parser("list", help="jobs, newest first")
     listing.add_argument("--kind", default=None, help="only this kind, e.g. train")
@@ -123,16 +147,20 @@ def add_jobs_parser(subparsers) -> None:
     stop.set_defaults(handler=_cancel)
 
     start = actions.add_parser("launch", help="start a job; prints its id")
-    start.add_argument("kind", choices=list(jobs.CONFIG_KINDS))
-    start.add_argument("--config", required=True, help="YAML file of config keys (see backend/train/config.py)")
-    start.add_argument("--target", choices=jobs.TARGETS, default="local")
+    start.add_argument("kind", choices=list(jobs.KINDS))
+    start.add_argument("--config", required=True, help="YAML file of config keys (e.g. backend/train/config.py)")
+    start.add_argument("--target", choices=jobs.TARGET_NAMES, default="local")
     start.add_argument("--nproc", type=int, default=1, help="processes for --target torchrun")
-    start.add_argument("--flavor", default=None, help="GPU flavor for --target hf (default a10g-small)")
-    start.add_argument("--image", default=None, help="docker image for --target hf (default $COMPLAB_HF_IMAGE)")
+    start.add_argument("--flavor", default=None, help="GPU flavor for --target hf (default: the hf_flavor setting; "
+                                                      "the image is the hf_image setting)")
     start.add_argument("--name", default="", help="job name (default: the config's name)")
     start.add_argument("--follow", action="store_true",
                        help="print the job's log until it ends; exit 0 only if it is done")
     start.set_defaults(handler=_launch)
 
-    for sub in (listing, show, stop, start):
-        sub.add_argument("--db", default=None, help=db_help)
+    run = actions.add_parser("run", help="run an existing job in this process (what every target starts)")
+    run.add_argument("job_id", type=int)
+    run.set_defaults(handler=_run)
+
+    for sub in (listing, show, stop, start, run):
+        sub.add_argument("--db", default=None, help="SQLite store (default: the db setting, $COMPLAB_DB)")

@@ -1,0 +1,74 @@
+"""Job kinds: what a job is (its config class and run function), registered by name.
+
+A kind is named by strings ("module:attribute") so that listing kinds or
+validating a launch imports only the light config class; the run function (and
+torch) are imported only in the job's own process. `train` is registered here;
+`evaluate`, `sweep` and `generate` register the same way.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from backend.jobs.records import JobError
+
+# How `submit` treats a config value that names something on disk.
+PATH_ROLES = {
+    "file": "an existing file (a manifest, a campaign file)",
+    "dir": "a folder the job writes (created if missing)",
+    "model": "a model spec; when it names a local file or folder, that must exist",
+}
+
+
+def resolve(target: str) -> Any:
+    """The object named by "package.module:attribute"."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """A kind of long work. `config` has `from_dict(values)` (validates) and `to_dict()`; `run(config, reporter)`
+    returns the job's result."""
+
+    name: str
+    summary: str
+    config: str
+    run: str
+    paths: dict[str, str] = field(default_factory=dict)  # config key -> role in PATH_ROLES
+    work_dir: str | None = None  # config attribute naming the folder the job owns (one active job per folder)
+
+    def load_config(self, values: dict) -> Any:
+        """The validated config object; a `ValueError` names every problem."""
+        return resolve(self.config).from_dict(dict(values))
+
+    def runner(self) -> Callable[[Any, Any], dict]:
+        return resolve(self.run)
+
+    def folder(self, config: Any) -> Path | None:
+        return Path(getattr(config, self.work_dir)) if self.work_dir else None
+
+
+KINDS: dict[str, JobKind] = {}
+
+
+def register(kind: JobKind) -> JobKind:
+    unknown = set(kind.paths.values()) - set(PATH_ROLES)
+    if unknown:
+        raise ValueError(f"job kind {kind.name!r}: unknown path roles {sorted(unknown)}")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def get_kind(name: str) -> JobKind:
+    if name not in KINDS:
+        raise JobError(f"Unknown job kind {name!r}; one of {', '.join(KINDS)}")
+    return KINDS[name]
+
+
+register(JobKind(
+    "train", "finetune a CLIP-like model (CLIP, NegCLIP, CE-CLIP, HP+HN, TROHN-Img)",
+    config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
+    paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, work_dir="run_dir"))

@@ -1,0 +1,107 @@
+"""The job system's choke point: every launch and cancel, from the UI or the CLI, comes through here.
+
+`submit(actor, kind, config)` checks permission, confines every path the config
+names, validates the config with its kind, checks the target's options, and
+only then creates the row and starts the job. Bad input raises before anything
+is created.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from backend import paths
+from backend.auth import Actor, require_admin
+from backend.jobs.kinds import JobKind, get_kind
+from backend.jobs.records import ACTIVE, JobError, get
+from backend.jobs.targets import get_target
+from backend.settings import Settings, get_settings
+from backend.store import Store
+
+
+def submit(actor: Actor, kind: str, config: dict, target: str = "local", options: dict | None = None, *,
+           store: Store, settings: Settings | None = None, name: str = "", api: Any = None,
+           env: dict[str, str] | None = None) -> int:
+    """Validate and start a job; return its id. Raises `PermissionDenied`, `PathError` or `JobError`/`ValueError`."""
+    require_admin(actor, f"launching a {kind} job")
+    settings = settings or get_settings()
+    job_kind = get_kind(kind)
+    runner = get_target(target)
+    target_options = runner.options(dict(options or {}), settings)
+    loaded = job_kind.load_config(confine_config(job_kind, dict(config), actor, settings))
+    args = loaded.to_dict()
+    folder = job_kind.folder(loaded)
+    if folder is not None:
+        folder = folder.resolve()
+        busy = [job["id"] for job in store.list_jobs(kind, limit=10_000)
+                if job["status"] in ACTIVE and job.get("run_dir") == str(folder)]
+        if busy:
+            raise JobError(f"Job {busy[0]} is still writing to {folder}; cancel it or pick another run name")
+    job_id = store.create_job(kind, args, name=name or args.get("name") or kind, target=target, actor=actor.name,
+                              target_options=target_options)
+    if folder is not None:
+        store.update_job(job_id, run_dir=str(folder))
+    runner.start(store, store.get_job(job_id), settings, api=api, env=env)
+    return job_id
+
+
+def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings) -> dict:
+    """The config with its paths resolved (relative ones from the workspace) and checked against the allowed roots.
+
+    The command line's own user may name any path (relative ones then mean the current folder);
+    everyone else stays inside the settings' allowed roots. Blank paths keep their defaults.
+    """
+    base = Path.cwd() if actor.trusted_paths else settings.workspace
+    for key, role in kind.paths.items():
+        value = str(config.get(key) or "").strip()
+        if not value:
+            continue
+        if role == "model":
+            _check_model(value, actor, settings)
+            continue
+        resolved = (base / value).resolve() if actor.trusted_paths else \
+            paths.confine(value, settings.allowed_roots, what=key.replace("_", " "), base=base)
+        if role == "file" and not resolved.is_file():
+            raise paths.PathError(f"{key.replace('_', ' ')} '{value}' does not exist (looked for {resolved})")
+        config[key] = str(resolved)
+    return config
+
+
+def _check_model(spec: str, actor: Actor, settings: Settings) -> None:
+    """A base model spec: a local path in it must exist and, for non-CLI users, lie inside the allowed roots."""
+    from backend.models import ModelLoadError, local_path, parse_spec  # torch-free callers stay light until here
+
+    try:
+        location = local_path(parse_spec(spec))
+    except ModelLoadError as error:
+        raise JobError(str(error)) from None
+    if location is None:
+        return
+    resolved = Path(location).resolve() if actor.trusted_paths else \
+        paths.confine(location, settings.allowed_roots, what="base model path")
+    if not resolved.exists():
+        raise paths.PathError(f"base model path '{location}' does not exist")
+
+
+def cancel(actor: Actor, job_id: int, *, store: Store, settings: Settings | None = None, grace: float = 10.0,
+           api: Any = None) -> dict:
+    """Stop a queued or running job (SIGTERM, then SIGKILL after `grace` s; remote jobs remotely); status `cancelled`."""
+    require_admin(actor, "cancelling a job")
+    job = get(store, job_id)
+    if job["status"] not in ACTIVE:
+        raise JobError(f"Job {job_id} is already {job['status']}; nothing to cancel")
+    get_target(job["target"]).cancel(store, job, settings or get_settings(), grace=grace, api=api)
+    return store.get_job(job["id"])
+
+
+def reconcile(store: Store, settings: Settings | None = None) -> list[int]:
+    """Bring every active job's row up to date (a process that died unseen is settled); return the settled ids.
+
+    Safe to call from any process at any time: the app calls it at start and on refresh, the CLI before listing.
+    """
+    settings = settings or get_settings()
+    settled = []
+    for job in store.list_jobs(limit=10_000):
+        if job["status"] in ACTIVE and get_target(job["target"]).reconcile(store, job, settings):
+            settled.append(job["id"])
+    return settled

@@ -1,0 +1,93 @@
+"""Sign-in row and the per-visitor session: who is asking, for every handler that needs to know.
+
+The signed-in actor lives in a `gr.State`, which Gradio keeps on the server per
+browser session (or per `gradio_client.Client`); a caller cannot send one of
+their own. Handlers read it through `actor_of`; the backend decides what that
+actor may do (`backend.auth`). Admin tabs are shown to admins, but hiding them
+is a courtesy: their endpoints refuse anyone else.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gradio as gr
+
+from backend import auth
+from backend.auth import Actor, PermissionDenied
+from ui.context import AppContext
+
+
+def actor_of(ctx: AppContext, session: Actor | None) -> Actor:
+    """The session's actor, else who a visitor is before signing in (admin only on a loopback-only app)."""
+    return session if isinstance(session, Actor) else auth.default_actor(ctx.settings)
+
+
+def status_text(ctx: AppContext, actor: Actor) -> str:
+    policy = auth.policy(ctx.settings)
+    if actor.is_admin and actor.via != "open-local":
+        return f"Signed in as **{actor.name}** (admin)."
+    who = f"Signed in as **{actor.name}** (not an admin). " if actor.via == "hf-oauth" else ""
+    return who + policy.reason
+
+
+@dataclass
+class Session:
+    """The sign-in components; `wire` connects them to the tabs that only admins see."""
+
+    ctx: AppContext
+    state: gr.State
+    status: gr.Markdown
+    login_inputs: list = field(default_factory=list)  # user, password (password policy only)
+    buttons: tuple = ()  # sign in, sign out (password policy only)
+    admin_tabs: list = field(default_factory=list)
+
+    def tab_updates(self, actor: Actor) -> list:
+        return [gr.Tab(visible=actor.is_admin) for _ in self.admin_tabs]
+
+    def wire(self, demo: gr.Blocks, admin_tabs: list) -> None:
+        """Connect sign-in/out (password policy) or the Hugging Face sign-in (OAuth policy) to the state and tabs."""
+        self.admin_tabs = admin_tabs
+        outputs = [self.state, self.status, *self.admin_tabs]
+        if self.buttons:
+            sign_in, sign_out = self.buttons
+            sign_in.click(self._login, self.login_inputs, [*outputs, self.login_inputs[1]], api_name="login")
+            sign_out.click(self._logout, None, outputs, api_name="logout")
+        if auth.policy(self.ctx.settings).mode == "hf-oauth":
+            demo.load(self._oauth, None, outputs, api_visibility="private")
+
+    def _login(self, user: str, password: str):
+        """Sign in with the admin credentials of the settings; a wrong pair is a message, nothing else changes."""
+        try:
+            actor = auth.password_login(self.ctx.settings, user, password)
+        except PermissionDenied as error:
+            raise gr.Error(str(error), print_exception=False) from error
+        return actor, status_text(self.ctx, actor), *self.tab_updates(actor), ""
+
+    def _logout(self):
+        actor = auth.default_actor(self.ctx.settings)
+        return None, status_text(self.ctx, actor), *self.tab_updates(actor)
+
+    def _oauth(self, profile: gr.OAuthProfile | None, token: gr.OAuthToken | None):
+        """After "Sign in with Hugging Face": admin if the user or one of their organisations is listed."""
+        username = profile.get("preferred_username") if profile else None
+        actor = auth.oauth_actor(self.ctx.settings, username,
+                                 lambda: auth.hub_organisations(token.token) if token else [])
+        return actor, status_text(self.ctx, actor), *self.tab_updates(actor)
+
+
+def build(ctx: AppContext) -> Session:
+    """Lay out the sign-in row; `Session.wire` connects it once the admin tabs exist."""
+    policy = auth.policy(ctx.settings)
+    state = gr.State(None)
+    with gr.Row(elem_id="session-row", equal_height=True):
+        status = gr.Markdown(status_text(ctx, auth.default_actor(ctx.settings)), elem_id="session-status")
+        inputs, buttons = [], ()
+        if policy.mode == "password":
+            user = gr.Textbox(label="Admin user", scale=0, min_width=160)
+            password = gr.Textbox(label="Password", type="password", scale=0, min_width=160)
+            sign_in = gr.Button("Sign in", scale=0, min_width=90, elem_id="sign-in")
+            sign_out = gr.Button("Sign out", scale=0, min_width=90, size="sm")
+            inputs, buttons = [user, password], (sign_in, sign_out)
+        elif policy.mode == "hf-oauth":
+            gr.LoginButton(scale=0)
+    return Session(ctx, state, status, inputs, buttons)
