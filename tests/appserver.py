@@ -8,6 +8,7 @@ from pathlib import Path
 from app import build_app
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
+from backend.settings import Settings
 from backend.store import Store
 from ui.context import AppContext
 
@@ -18,13 +19,26 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def workspace_settings(workspace: Path, db_path: Path | None = None, extra_roots=(), **env: str) -> Settings:
+    """Settings for a workspace of the test's own; `env` adds COMPLAB_* variables (admin credentials, ...)."""
+    values = {"COMPLAB_WORKSPACE": str(workspace), "COMPLAB_DB": str(db_path or workspace / "lab.db"),
+              "COMPLAB_DOWNLOADS_DIR": str(workspace), "COMPLAB_RUNS_DIR": str(workspace / "runs"),
+              "COMPLAB_ALLOWED_ROOTS": ":".join(str(root) for root in extra_roots), **env}
+    return Settings.load(env=values)
+
+
 @contextmanager
-def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=None, db_path: Path | None = None):
-    """`db_path` (default: a lab.db in `output_dir`) is the store behind the Train tab."""
-    ctx = AppContext(registry=ModelRegistry(device="cpu", allowed_roots=[model_dir]),
+def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=None, db_path: Path | None = None,
+                **env: str):
+    """The app over a workspace at `output_dir` (its store at `db_path`, default `output_dir/lab.db`).
+
+    Local models may come from `model_dir`; `env` sets further settings, e.g.
+    ``COMPLAB_ADMIN_USER="admin", COMPLAB_ADMIN_PASSWORD="pw"`` for the password policy.
+    """
+    settings = workspace_settings(output_dir, db_path, extra_roots=[model_dir], **env)
+    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu", allowed_roots=list(settings.allowed_roots)),
                      cache=EmbeddingCache(), model_choices=choices, default_models=choices[:1],
-                     examples=examples or [], output_dir=output_dir,
-                     store=Store(db_path or output_dir / "lab.db"), runs_dir=output_dir / "runs")
+                     store=Store(settings.db), examples=examples or [])
     demo = build_app(ctx).queue()
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,

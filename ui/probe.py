@@ -98,7 +98,8 @@ def make_handler(ctx: AppContext):
             raise gr.Error(str(error), print_exception=False) from error
         for error in result.errors:
             gr.Warning(error)
-        labels = model_labels(list(result.scores), {spec: label for label, spec in ctx.current_model_choices()})
+        labels = model_labels(list(result.scores), {spec: label for label, spec in ctx.current_model_choices()
+                                                    if label != spec})
         csv_path, json_path = write_downloads(result, ctx)
         return (summary_markdown(result, labels), table_frame(result, labels), plot_frame(result, labels),
                 csv_path, json_path)

@@ -38,6 +38,7 @@ class JobKind:
     config: str
     run: str
     paths: dict[str, str] = field(default_factory=dict)  # config key -> role in PATH_ROLES
+    defaults: dict[str, str] = field(default_factory=dict)  # blank config key -> the Settings folder it means
     work_dir: str | None = None  # config attribute naming the folder the job owns (one active job per folder)
 
     def load_config(self, values: dict) -> Any:
@@ -71,4 +72,5 @@ def get_kind(name: str) -> JobKind:
 register(JobKind(
     "train", "finetune a CLIP-like model (CLIP, NegCLIP, CE-CLIP, HP+HN, TROHN-Img)",
     config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
-    paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, work_dir="run_dir"))
+    paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, defaults={"output_dir": "runs_dir"},
+    work_dir="run_dir"))

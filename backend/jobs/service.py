@@ -49,9 +49,13 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
     """The config with its paths resolved (relative ones from the workspace) and checked against the allowed roots.
 
     The command line's own user may name any path (relative ones then mean the current folder);
-    everyone else stays inside the settings' allowed roots. Blank paths keep their defaults.
+    everyone else stays inside the settings' allowed roots. Blank folders become the kind's defaults
+    from the settings (a run's output goes to `runs_dir`), so the job records where it writes.
     """
     base = Path.cwd() if actor.trusted_paths else settings.workspace
+    for key, folder in kind.defaults.items():
+        if not str(config.get(key) or "").strip():
+            config[key] = str(getattr(settings, folder))
     for key, role in kind.paths.items():
         value = str(config.get(key) or "").strip()
         if not value:
