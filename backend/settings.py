@@ -13,7 +13,6 @@ list`` read another database than the app did.
 from __future__ import annotations
 
 import os
-import secrets
 import tomllib
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -55,9 +54,6 @@ SETTINGS = (
     Setting("admins", "COMPLAB_ADMINS", "",
             "Hugging Face user or organisation names (comma-separated) who are admin after signing in "
             "with Hugging Face on a Space."),
-    Setting("secret_key", "COMPLAB_SECRET_KEY", "",
-            "Key that signs login sessions (default: a random key kept in `<workspace>/.secret_key`).",
-            secret=True),
     Setting("hf_token", "HF_TOKEN", "", "Hugging Face token: gated models, Jobs, dataset backups.", secret=True),
     Setting("hf_image", "COMPLAB_HF_IMAGE", "",
             "Docker image that Hugging Face Jobs run (default on a Space: that Space's own image, "
@@ -90,7 +86,6 @@ class Settings:
     admin_user: str
     admin_password: str
     admins: tuple[str, ...]
-    secret_key: str
     hf_token: str
     hf_image: str
     hf_flavor: str
@@ -123,7 +118,7 @@ class Settings:
         return cls(workspace=workspace, **dirs, allowed_roots=roots, admin_user=raw["admin_user"].strip(),
                    admin_password=raw["admin_password"],
                    admins=tuple(a.strip() for a in raw["admins"].split(",") if a.strip()),
-                   secret_key=raw["secret_key"], hf_token=raw["hf_token"].strip(), hf_image=raw["hf_image"].strip(),
+                   hf_token=raw["hf_token"].strip(), hf_image=raw["hf_image"].strip(),
                    hf_flavor=raw["hf_flavor"].strip(), server_name=raw["server_name"].strip(), server_port=port,
                    space_id=raw["space_id"].strip(), source=str(path) if from_file else "defaults")
 
@@ -139,18 +134,6 @@ class Settings:
     def default_hf_image(self) -> str:
         """The image Hugging Face Jobs run: the setting, else this Space's own image, else none."""
         return self.hf_image or (f"hf.co/spaces/{self.space_id}" if self.space_id else "")
-
-    def session_key(self) -> bytes:
-        """The key that signs login sessions: the setting, else one generated once and kept in the workspace."""
-        if self.secret_key:
-            return self.secret_key.encode()
-        path = self.workspace / ".secret_key"
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "w") as handle:
-                handle.write(secrets.token_hex(32))
-        return path.read_text().strip().encode()
 
     def public(self) -> dict[str, str]:
         """Every setting as text, secrets masked: what `python -m backend settings` prints."""

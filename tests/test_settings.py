@@ -37,14 +37,12 @@ def test_a_bad_settings_file_is_a_clear_error(tmp_path, text, message):
         Settings.load(env={"COMPLAB_CONFIG": str(tmp_path / "missing.toml")})
 
 
-def test_secrets_are_masked_and_the_session_key_is_generated_once(tmp_path):
+def test_secrets_are_masked(tmp_path):
     settings = Settings.load(env={"COMPLAB_WORKSPACE": str(tmp_path), "COMPLAB_ADMIN_PASSWORD": "hunter2",
                                   "HF_TOKEN": "hf_x"})
     shown = settings.public()
     assert shown["admin_password"] == "(set)" and shown["hf_token"] == "(set)" and "hunter2" not in str(shown)
-    key = settings.session_key()
-    assert len(key) == 64 and settings.session_key() == key
-    assert (tmp_path / ".secret_key").stat().st_mode & 0o777 == 0o600
+    assert Settings.load(env={"COMPLAB_WORKSPACE": str(tmp_path)}).public()["hf_token"] == "(not set)"
 
 
 def test_the_cli_reads_the_same_settings_as_the_app(tmp_path, monkeypatch, capsys):
