@@ -79,14 +79,17 @@ def build(ctx: AppContext) -> Session:
     """Lay out the sign-in row; `Session.wire` connects it once the admin tabs exist."""
     policy = auth.policy(ctx.settings)
     state = gr.State(None)
-    with gr.Row(elem_id="session-row", equal_height=True):
+    with gr.Row(elem_id="session-row"):
         status = gr.Markdown(status_text(ctx, auth.default_actor(ctx.settings)), elem_id="session-status")
         inputs, buttons = [], ()
         if policy.mode == "password":
-            user = gr.Textbox(label="Admin user", scale=0, min_width=160)
-            password = gr.Textbox(label="Password", type="password", scale=0, min_width=160)
-            sign_in = gr.Button("Sign in", scale=0, min_width=90, elem_id="sign-in")
-            sign_out = gr.Button("Sign out", scale=0, min_width=90, size="sm")
+            with gr.Column(scale=0, min_width=420), gr.Accordion("Admin sign-in", open=False):
+                with gr.Row():
+                    user = gr.Textbox(label="Admin user", min_width=150)
+                    password = gr.Textbox(label="Password", type="password", min_width=150)
+                with gr.Row():
+                    sign_in = gr.Button("Sign in", variant="primary", size="sm", elem_id="sign-in")
+                    sign_out = gr.Button("Sign out", size="sm")
             inputs, buttons = [user, password], (sign_in, sign_out)
         elif policy.mode == "hf-oauth":
             gr.LoginButton(scale=0)
