@@ -13,7 +13,10 @@ Conventions shared by every loss, in the style of open_clip's ``loss.py``:
   rank then computes the same global loss (open_clip's ``local_loss=False``).
 
 Hard-negative captions ``N`` are either (B, D), one per caption, or
-(B, K, D), K per caption; row i always belongs to caption i.
+(B, K, D), K per caption; row i always belongs to caption i. A validity mask
+of shape ``N.shape[:-1]`` says which exist (a caption may have no negative):
+an invalid slot is never a column, a term or a gradient path, whatever the
+caller put in it (``None``: all valid).
 """
 
 from __future__ import annotations
@@ -54,6 +57,26 @@ def _per_caption_negatives(negatives: Tensor) -> Tensor:
     return negatives[:, None] if negatives.dim() == 2 else negatives
 
 
+def _mask_for(negatives: Tensor, valid: Tensor | None) -> Tensor:
+    """The bool mask of ``negatives``' slots (shape ``negatives.shape[:-1]``); ``None`` means all valid."""
+    if valid is None:
+        return torch.ones(negatives.shape[:-1], dtype=torch.bool, device=negatives.device)
+    if valid.shape != negatives.shape[:-1]:
+        raise ValueError(f"mask {tuple(valid.shape)} does not match negatives {tuple(negatives.shape)}")
+    return valid.bool()
+
+
+def _valid_columns(negatives: Tensor, valid: Tensor | None) -> Tensor:
+    """(M, D) the valid negatives, caption-major, as extra columns.
+
+    Dropping an invalid negative's row removes its column for every image,
+    the same as masking its logit to -inf, and gives its embedding exactly
+    zero gradient.
+    """
+    flat = _flat_negatives(negatives)
+    return flat if valid is None else flat[_mask_for(negatives, valid).reshape(-1)]
+
+
 def _contrastive_terms(images: Tensor, texts: Tensor, extra_texts: Tensor, s: Scale) -> tuple[Tensor, Tensor]:
     """NegCLIP's two directions: extra caption columns on the image->text side only.
 
@@ -82,6 +105,8 @@ def negclip_loss(
     I_nn: Tensor | None = None,
     T_nn: Tensor | None = None,
     N_nn: Tensor | None = None,
+    valid: Tensor | None = None,
+    valid_nn: Tensor | None = None,
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """NegCLIP: hard-negative captions are extra columns for image->text only.
 
@@ -90,15 +115,22 @@ def negclip_loss(
     their captions ``T_nn`` and negatives ``N_nn``, all or none), the batch is
     ``[I; I_nn]`` against ``[T; T_nn; N; N_nn]`` (2B x 4B for K=1) and the
     text side is ``[T; T_nn]`` against ``[I; I_nn]`` (2B x 2B).
+
+    ``valid`` / ``valid_nn`` (shape ``N.shape[:-1]`` / ``N_nn.shape[:-1]``,
+    default all valid) mark which negatives exist. A caption without one has
+    no column at all: encoding a placeholder (e.g. the empty string) would add
+    a fake "negative" every image is trained away from. With no valid negative
+    in the batch the loss is plain CLIP.
     """
     extras = (I_nn, T_nn, N_nn)
     if any(x is None for x in extras) != all(x is None for x in extras):
         raise ValueError("I_nn, T_nn and N_nn go together")
+    if valid_nn is not None and N_nn is None:
+        raise ValueError("valid_nn needs N_nn")
+    negatives = _valid_columns(N, valid)
     if I_nn is not None:
         I, T = torch.cat([I, I_nn]), torch.cat([T, T_nn])
-        negatives = torch.cat([_flat_negatives(N), _flat_negatives(N_nn)])
-    else:
-        negatives = _flat_negatives(N)
+        negatives = torch.cat([negatives, _valid_columns(N_nn, valid_nn)])
     return _total_of(*_contrastive_terms(I, T, negatives, s))
 
 
@@ -215,19 +247,45 @@ def ce_clip_loss(
     return itc + alpha * imc_loss + beta * cmr, parts
 
 
+def _hard_negative_ce(S_pos: Tensor, S_neg: Tensor, valid: Tensor) -> Tensor:
+    """Mean over the items with a valid negative of ``CE([S_pos, S_neg valid...], 0)``; 0 if none.
+
+    Invalid columns are -inf (softmax weight 0). An item with no valid
+    negative would score CE([S_pos], 0) = 0 and only dilute the mean, so it
+    is left out of the denominator; a batch with none gives 0, not NaN.
+    """
+    logits = torch.cat([S_pos[:, None], S_neg.masked_fill(~valid, float("-inf"))], dim=1)
+    per_item = F.cross_entropy(logits, torch.zeros_like(S_pos, dtype=torch.long), reduction="none")
+    has_negative = valid.any(dim=1)
+    return torch.where(has_negative, per_item, 0.0).sum() / has_negative.sum().clamp(min=1)
+
+
 def hp_hn_loss(
-    I: Tensor, T: Tensor, N: Tensor, P: Tensor, s: Scale, w_hn: float = 1.0, w_hp: float = 1.0
+    I: Tensor,
+    T: Tensor,
+    N: Tensor,
+    P: Tensor,
+    s: Scale,
+    w_hn: float = 1.0,
+    w_hp: float = 1.0,
+    valid: Tensor | None = None,
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """Kamath et al. (following SVLC): ``L_clip + w_hn L_hn + w_hp L_hp``.
 
     ``L_hn``: per image, CE over [its caption, its own negative(s)] with
-    target the caption (no in-batch columns). ``L_hp`` (SVLC's analogy loss):
+    target the caption (no in-batch columns), averaged over the images whose
+    caption has a valid negative (``valid``, shape ``N.shape[:-1]``, default
+    all): a missing negative is no evidence either way, so it neither counts
+    as an easy win nor enters the gradient. ``L_hp`` (SVLC's analogy loss):
     ``(CE(s I P^T, ar) + CE(s T P^T, ar)) / 2`` with P (B, D) the hard
     positives. The paper's ablation sweeps w_hn in 0..1 with w_hp fixed.
     """
+    negatives = _per_caption_negatives(N)
+    mask = _mask_for(N, valid).reshape(negatives.shape[:-1])
+    # zeroed, so that whatever sits in an invalid slot (even NaN) reaches neither loss nor gradients
+    negatives = negatives.masked_fill(~mask[..., None], 0.0)
     clip, _ = clip_loss(I, T, s)
-    S_pos, S_neg = pair_scores(I, T, _per_caption_negatives(N), s)
-    hn = _first_column_ce(S_pos, S_neg)
+    hn = _hard_negative_ce(*pair_scores(I, T, negatives, s), mask)
     hp = (_ce(s * I @ P.T) + _ce(s * T @ P.T)) / 2
     return clip + w_hn * hn + w_hp * hp, {"clip": clip, "hn": hn, "hp": hp}
 

@@ -96,8 +96,10 @@ def build_side(side: str, batch: int, n_batches: int, threads: int):
         objective = Objective(TrainConfig(loss="clip"), timed_tokenizer, "cpu")
         autocast = autocast_for("cpu", "fp32")
         max_log_scale = math.log(100.0)
-        empty_valid = torch.zeros(batch, 4, dtype=torch.bool)
-        data = [Batch(images=im, captions=tx, negatives=[], positives=[], typed_negatives=[], typed_valid=empty_valid)
+        # plain CLIP reads only images and captions: every hard negative is marked missing
+        data = [Batch(images=im, captions=tx, negatives=[""] * batch, positives=list(tx),
+                      typed_negatives=[[""] * 4] * batch, typed_valid=torch.zeros(batch, 4, dtype=torch.bool),
+                      negatives_valid=torch.zeros(batch, dtype=torch.bool))
                 for im, tx in zip(images, texts)]
 
         def run(batches):

@@ -272,6 +272,108 @@ def test_thresholds_lag_one_step_in_a_training_loop():
     assert used[1] == pytest.approx(want)
 
 
+# ---------- captions without a hard negative ----------
+
+MISSING = torch.tensor([True, False, True, False])  # captions 1 and 3 have no negative
+MISSING_NN = torch.tensor([False, True, True, False])
+
+
+def ref_hp_hn(I, T, N, P, valid, s, w_hn, w_hp):
+    """L_clip + w_hn * (L_hn over the items with a negative, 0 if none) + w_hp * L_hp, with math only."""
+    Il, Tl, Nl, Pl, vl = I.tolist(), T.tolist(), N.tolist(), P.tolist(), valid.tolist()
+    hn_terms = [ce_row([s * dot(Il[i], Tl[i]), s * dot(Il[i], Nl[i])], 0) for i in range(len(Il)) if vl[i]]
+    hn = sum(hn_terms) / len(hn_terms) if hn_terms else 0.0
+    hp = sum(ce_row([s * dot(x[i], p) for p in Pl], i) for x in (Il, Tl) for i in range(len(Il))) / (2 * len(Il))
+    return ref_clip(I, T, s) + w_hn * hn + w_hp * hp, hn
+
+
+def kept(N, valid):
+    return [row for row, keep in zip(N.tolist(), valid.tolist()) if keep]
+
+
+def masked_case(name, valid, valid_nn):
+    """(loss of the leaf negatives, reference value with the invalid negatives absent, [(leaf, mask)])."""
+    I, T, N, P, I_nn, T_nn, N_nn = (unit(4, 5, seed=k) for k in range(7))
+    N, N_nn = N.requires_grad_(), N_nn.requires_grad_()
+    if name == "negclip":
+        i2t, t2i = ref_directions(I.tolist(), T.tolist(), kept(N, valid), S)
+        return negclip_loss(I, T, N, S, valid=valid)[0], (i2t + t2i) / 2, [(N, valid)]
+    if name == "negclip_nn":
+        i2t, t2i = ref_directions(I.tolist() + I_nn.tolist(), T.tolist() + T_nn.tolist(),
+                                  kept(N, valid) + kept(N_nn, valid_nn), S)
+        total, _ = negclip_loss(I, T, N, S, I_nn=I_nn, T_nn=T_nn, N_nn=N_nn, valid=valid, valid_nn=valid_nn)
+        return total, (i2t + t2i) / 2, [(N, valid), (N_nn, valid_nn)]
+    if name == "hp_hn":
+        want, _ = ref_hp_hn(I, T, N, P, valid, S, 0.5, 2.0)
+        return hp_hn_loss(I, T, N, P, S, w_hn=0.5, w_hp=2.0, valid=valid)[0], want, [(N, valid)]
+    typed = unit(4, 4, 5, seed=7).requires_grad_()
+    typed_valid = valid[:, None] & torch.tensor([True, False, True, True])  # row-wise: no negative at all
+    want, *_ = ref_ce_clip(I, T, typed, typed_valid, S, torch.ones(4), 0.2, 0.4, "contrastive")
+    return ce_clip_loss(I, T, typed, typed_valid, S, torch.ones(4))[0], want, [(typed, typed_valid)]
+
+
+@pytest.mark.parametrize("name", ["negclip", "negclip_nn", "hp_hn", "ce_clip"])
+def test_missing_negatives_are_absent_from_loss_and_gradient(name):
+    """A caption without a negative counts as if its negative did not exist, and its
+    placeholder embedding gets exactly zero gradient (valid ones do get one)."""
+    total, want, leaves = masked_case(name, MISSING, MISSING_NN)
+    assert total.item() == pytest.approx(want, rel=1e-9)
+    total.backward()
+    for leaf, valid in leaves:
+        assert (leaf.grad[~valid] == 0).all()
+        assert (leaf.grad[valid].abs().sum(-1) > 0).all()
+
+
+@pytest.mark.parametrize("name", ["negclip", "negclip_nn", "hp_hn", "ce_clip"])
+def test_no_valid_negative_in_the_batch_is_finite(name):
+    none = torch.zeros(4, dtype=torch.bool)
+    total, want, leaves = masked_case(name, none, none)
+    assert torch.isfinite(total) and total.item() == pytest.approx(want, rel=1e-9)
+    total.backward()
+    assert all((leaf.grad == 0).all() for leaf, _ in leaves)
+
+
+def test_negclip_with_no_valid_negative_is_clip():
+    I, T, N = unit(3, 4, seed=0), unit(3, 4, seed=1), unit(3, 4, seed=2)
+    total, _ = negclip_loss(I, T, N, S, valid=torch.zeros(3, dtype=torch.bool))
+    assert total.item() == pytest.approx(ref_clip(I, T, S), rel=1e-9)
+
+
+def test_hp_hn_without_negatives_has_zero_hn_term():
+    I, T, N, P = (unit(3, 4, seed=k) for k in range(4))
+    _, parts = hp_hn_loss(I, T, N, P, S, valid=torch.zeros(3, dtype=torch.bool))
+    assert parts["hn"].item() == 0.0
+    _, want_hn = ref_hp_hn(I, T, N, P, MISSING[:3], S, 1.0, 1.0)
+    _, parts = hp_hn_loss(I, T, N, P, S, valid=MISSING[:3])
+    assert parts["hn"].item() == pytest.approx(want_hn, rel=1e-9)  # mean over the 2 items that have one
+
+
+@pytest.mark.parametrize("name", ["negclip", "hp_hn"])
+def test_invalid_negative_slots_are_never_read(name):
+    """NaN in an invalid slot changes nothing: it is dropped or zeroed before use."""
+    I, T, N, P = (unit(3, 4, seed=k).requires_grad_() for k in range(4))
+    poisoned = N.detach().clone()
+    poisoned[~MISSING[:3]] = float("nan")
+    call = {"negclip": lambda n: negclip_loss(I, T, n, S, valid=MISSING[:3]),
+            "hp_hn": lambda n: hp_hn_loss(I, T, n, P, S, valid=MISSING[:3])}[name]
+    clean, _ = call(N)
+    dirty, _ = call(poisoned)
+    assert dirty.item() == pytest.approx(clean.item(), rel=1e-12)
+    dirty.backward()
+    assert torch.isfinite(I.grad).all() and torch.isfinite(T.grad).all()
+
+
+def test_masks_must_match_their_negatives():
+    I, T, N = unit(3, 4, seed=0), unit(3, 4, seed=1), unit(3, 2, 4, seed=2)
+    with pytest.raises(ValueError, match="mask"):
+        negclip_loss(I, T, N, S, valid=torch.ones(3, dtype=torch.bool))
+    with pytest.raises(ValueError, match="valid_nn"):
+        negclip_loss(I, T, N[:, 0], S, valid_nn=torch.ones(3, dtype=torch.bool))
+    per_slot = torch.tensor([[True, False], [False, False], [True, True]])
+    i2t, t2i = ref_directions(I.tolist(), T.tolist(), [N[0, 0].tolist(), N[2, 0].tolist(), N[2, 1].tolist()], S)
+    assert negclip_loss(I, T, N, S, valid=per_slot)[0].item() == pytest.approx((i2t + t2i) / 2, rel=1e-9)
+
+
 # ---------- gradients ----------
 
 LOSSES = {

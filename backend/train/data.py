@@ -89,17 +89,28 @@ class TrainData:
 
 @dataclass
 class Batch:
+    """One (micro-)batch. A caption may lack a hard negative: its text is "" and its mask entry False,
+    and the losses leave it out (it is never encoded), rather than training against the empty string."""
+
     images: torch.Tensor
     captions: list[str]
-    negatives: list[str]
+    negatives: list[str]  # (B,) texts, "" where invalid
     positives: list[str]
     typed_negatives: list[list[str]]  # (B, 4) texts, "" where invalid
     typed_valid: torch.Tensor  # (B, 4) bool
+    negatives_valid: torch.Tensor  # (B,) bool
     neighbour_images: torch.Tensor | None = None
     neighbour_captions: list[str] = field(default_factory=list)
-    neighbour_negatives: list[str] = field(default_factory=list)
+    neighbour_negatives: list[str] = field(default_factory=list)  # (B,) texts, "" where invalid
+    neighbour_negatives_valid: torch.Tensor | None = None  # (B,) bool, with neighbour_images
     negative_images: torch.Tensor | None = None
     negative_image_captions: list[str] = field(default_factory=list)
+
+
+def _present(texts: list) -> torch.Tensor:
+    """Bool mask of the non-empty texts (a list, or a list of rows): "" is the missing-negative marker."""
+    return torch.tensor([[bool(t) for t in row] if isinstance(row, list) else bool(row) for row in texts],
+                        dtype=torch.bool)
 
 
 def _epoch_generator(seed: int, epoch: int) -> torch.Generator:
@@ -138,13 +149,14 @@ def _assemble(data: TrainData, indices: list[int], draws: torch.Tensor) -> Batch
     typed = [[_pick(data.typed_negatives[i].get(t, []), float(draws[i, 3]), "") if data.typed_negatives else ""
               for t in CE_CLIP_TYPES] for i in indices]
     batch = Batch(images=data.images.tensors(indices), captions=captions, negatives=negatives,
-                  positives=positives, typed_negatives=typed,
-                  typed_valid=torch.tensor([[bool(text) for text in row] for row in typed], dtype=torch.bool))
+                  positives=positives, typed_negatives=typed, typed_valid=_present(typed),
+                  negatives_valid=_present(negatives))
     if data.neighbours is not None:
         nn = [int(data.neighbours[i, int(draws[i, 3] * data.neighbours.shape[1])]) for i in indices]
         batch.neighbour_images = data.images.tensors(nn)
         batch.neighbour_captions = [data.captions[j] for j in nn]
         batch.neighbour_negatives = [_pick(data.negatives[j], float(draws[j, 0]), "") for j in nn]
+        batch.neighbour_negatives_valid = _present(batch.neighbour_negatives)
     if data.negative_images is not None:
         batch.negative_images = data.negative_images.tensors(indices)
         batch.negative_image_captions = [data.negative_image_captions[i] for i in indices]

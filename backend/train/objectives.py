@@ -43,11 +43,14 @@ class Objective:
         synchronise gradients, logit_scale included; one call per tower is also faster.
         """
         flat = [text for group in texts for text in group]
-        image_features, text_features, s = model(torch.cat(images).to(self.device),
-                                                 self.tokenizer(flat).to(self.device))[:3]
+        image_features, text_features, s = model_outputs(model(torch.cat(images).to(self.device),
+                                                               self.tokenizer(flat).to(self.device)))
         image_parts = image_features.split([len(x) for x in images])
         text_parts = text_features.split([len(group) for group in texts])
         return image_parts, text_parts, s
+
+    def _mask(self, valid: torch.Tensor) -> torch.Tensor:
+        return valid.to(self.device, torch.bool)
 
     def __call__(self, model, batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         kind, captions = self.config.loss, batch.captions
@@ -59,32 +62,69 @@ class Objective:
                                                      [captions, batch.negative_image_captions])
             return losses.trohn_img_loss(*self._gather(I, T, I_neg, T_neg), s)
         if kind == "hp_hn":
-            (I,), (T, N, P), s = self._encode(model, [batch.images], [captions, batch.negatives, batch.positives])
-            return losses.hp_hn_loss(*self._gather(I, T, N, P), s, w_hn=self.weights["w_hn"],
-                                     w_hp=self.weights["w_hp"])
+            valid = self._mask(batch.negatives_valid)
+            (I,), (T, N, P), s = self._encode(model, [batch.images],
+                                              [captions, only_valid(batch.negatives, valid), batch.positives])
+            I, T, N, P, valid = self._gather(I, T, scatter_valid(N, valid), P, valid)
+            return losses.hp_hn_loss(I, T, N, P, s, w_hn=self.weights["w_hn"], w_hp=self.weights["w_hp"],
+                                     valid=valid)
         if kind == "negclip":
             return self._negclip(model, batch, captions)
         return self._ce_clip(model, batch, captions)
 
     def _negclip(self, model, batch, captions):
+        valid = self._mask(batch.negatives_valid)
         if batch.neighbour_images is None:
-            (I,), (T, N), s = self._encode(model, [batch.images], [captions, batch.negatives])
-            return losses.negclip_loss(*self._gather(I, T, N), s)
+            (I,), (T, N), s = self._encode(model, [batch.images], [captions, only_valid(batch.negatives, valid)])
+            I, T, N, valid = self._gather(I, T, scatter_valid(N, valid), valid)
+            return losses.negclip_loss(I, T, N, s, valid=valid)
+        valid_nn = self._mask(batch.neighbour_negatives_valid)
         (I, I_nn), (T, N, T_nn, N_nn), s = self._encode(
             model, [batch.images, batch.neighbour_images],
-            [captions, batch.negatives, batch.neighbour_captions, batch.neighbour_negatives])
-        I, T, N, I_nn, T_nn, N_nn = self._gather(I, T, N, I_nn, T_nn, N_nn)
-        return losses.negclip_loss(I, T, N, s, I_nn=I_nn, T_nn=T_nn, N_nn=N_nn)
+            [captions, only_valid(batch.negatives, valid), batch.neighbour_captions,
+             only_valid(batch.neighbour_negatives, valid_nn)])
+        I, T, N, I_nn, T_nn, N_nn, valid, valid_nn = self._gather(
+            I, T, scatter_valid(N, valid), I_nn, T_nn, scatter_valid(N_nn, valid_nn), valid, valid_nn)
+        return losses.negclip_loss(I, T, N, s, I_nn=I_nn, T_nn=T_nn, N_nn=N_nn, valid=valid, valid_nn=valid_nn)
 
     def _ce_clip(self, model, batch, captions):
-        flat = [text or caption for row, caption in zip(batch.typed_negatives, captions) for text in row]
-        (I,), (T, N), s = self._encode(model, [batch.images], [captions, flat])
-        N = N.view(len(captions), len(losses.CE_CLIP_TYPES), -1)
-        valid = batch.typed_valid.to(self.device)
-        I, T, N, valid = self._gather(I, T, N, valid)
+        valid = self._mask(batch.typed_valid)
+        (I,), (T, N), s = self._encode(model, [batch.images], [captions, only_valid(batch.typed_negatives, valid)])
+        I, T, N, valid = self._gather(I, T, scatter_valid(N, valid), valid)
         w = self.weights
         total, parts = losses.ce_clip_loss(I, T, N, valid, s, self.thresholds.value, alpha=w["alpha"],
                                            beta=w["beta"], imc=w["imc"], u=w["u"],
                                            aux_types=w["aux_types"])
         self.thresholds.update(*losses.pair_scores(I.detach(), T.detach(), N.detach(), s.detach()), valid)
         return total, parts
+
+
+def model_outputs(output) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(image_features, text_features, logit_scale) from an open_clip forward.
+
+    open_clip models return a tuple ``(image, text, logit_scale, ...)`` by
+    default and a dict with those keys when built with ``output_dict=True``.
+    """
+    if isinstance(output, dict):
+        return output["image_features"], output["text_features"], output["logit_scale"]
+    return tuple(output[:3])
+
+
+def only_valid(texts: list, valid: torch.Tensor) -> list[str]:
+    """The texts (a list, or a list of rows) whose mask entry is set, row-major.
+
+    Only these are tokenized and encoded: a missing negative is never sent
+    through the text tower as a placeholder, which also saves its encoding.
+    """
+    flat = [t for row in texts for t in row] if valid.dim() == 2 else list(texts)
+    return [text for text, keep in zip(flat, valid.reshape(-1).tolist(), strict=True) if keep]
+
+
+def scatter_valid(features: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """(V, D) features of the valid slots -> ``valid.shape + (D,)``, zeros in the invalid slots.
+
+    The loss needs one row per slot (and every rank the same shape to gather);
+    the zeros are placeholders the losses mask out, not negatives.
+    """
+    out = features.new_zeros(*valid.shape, features.shape[-1])
+    return out.index_put((valid,), features)
