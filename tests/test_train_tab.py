@@ -5,7 +5,8 @@ import time
 import pytest
 from gradio_client import Client
 
-from backend import jobs
+from backend.jobs import process
+from backend.settings import ROOT
 from backend.store import Store
 from tests.appserver import running_app
 
@@ -26,7 +27,7 @@ def form(**overrides):
                   alpha=0.2, beta=0.4, imc="contrastive", aux_types=["relation", "attribute", "action", "object"],
                   w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
                   hard_negative_images=False, steps=5, batch_size=8, lr=1e-4, warmup_steps=1, grad_accum=1,
-                  seed=0, eval_every=5, target="local", nproc=1, flavor="a10g-small", image="")
+                  seed=0, eval_every=5, target="local", nproc=1, flavor="a10g-small")
     values.update(overrides)
     return list(values.values())
 
@@ -34,7 +35,11 @@ def form(**overrides):
 @pytest.mark.parametrize("overrides, message", [
     ({"lr": -1}, "lr must be positive"),
     ({"data": "manifest"}, "data 'manifest' needs a manifest path"),
-    ({"target": "hf"}, "HF_TOKEN is not set|needs a docker image"),
+    ({"data": "manifest", "manifest": "data/coco.csv"}, "manifest 'data/coco.csv' does not exist"),
+    ({"data": "manifest", "manifest": "/etc/passwd"}, "manifest '/etc/passwd' is outside the allowed folders"),
+    ({"name": "../../escape"}, "run name '../../escape' is not allowed"),
+    ({"base_model": "local-dir:/etc"}, "base model path '/etc' is outside"),
+    ({"target": "hf"}, "HF_TOKEN is not set"),
 ])
 def test_invalid_launch_is_a_message_and_creates_no_job(app, monkeypatch, overrides, message):
     client, store, _ = app
@@ -52,29 +57,31 @@ def test_runs_table_status_curves_and_cancel(app, tmp_path):
     store.update_job(done, status="done", progress=1.0,
                      result={"best": str(output / "best"), "final_metrics": {"toy-sugarcrepe/swap_att": 0.8125}})
     store.log_metrics(done, 5, {"loss": 1.25, "itc": 1.0, "cmr": 0.25, "threshold/relation": 0.5, "lr": 1e-4,
-                                "logit_scale": 14.0})
+                                "logit_scale": 14.0, "samples_per_second": 512.0})
     store.log_metrics(done, 5, {"toy-sugarcrepe/swap_att": 0.75}, split="eval")
-    store.log_metrics(done, 10, {"toy-sugarcrepe/swap_att": 0.8125}, split="eval")
+    store.log_metrics(done, 10, {"toy-sugarcrepe/swap_att": 0.875}, split="eval")
     running = store.create_job("train", {"loss": "clip"}, name="live-run")
-    jobs.run_local(store, running, [sys.executable, "-c", SLEEPER], tmp_path / "live.log")
+    process.start(store, running, [sys.executable, "-c", SLEEPER], tmp_path / "live.log", cwd=ROOT)
 
     _choices, table = client.predict(api_name="/list_runs")
     rows = {row[0]: dict(zip(table["headers"], row)) for row in table["data"]}
     assert rows[done]["name"] == "finished-run" and rows[done]["status"] == "done"
-    assert rows[done]["toy-sugarcrepe/swap_att"] == 0.8125 and rows[done]["loss"] == "negclip"
+    assert rows[done]["toy-sugarcrepe/swap_att (%)"] == 81.2 and rows[done]["loss"] == "negclip"
     assert rows[running]["status"] == "running"
 
-    status, losses, thresholds, scale, _log, evals = client.predict(done, api_name="/run_status")
+    status, losses, thresholds, scale, lr, speed, _log, evals = client.predict(done, api_name="/run_status")
     assert "**done**" in status and f"local-dir:{output / 'best'}" in status
     assert losses["columns"] == ["step", "value", "name"]
     assert sorted(losses["data"]) == [[5, 0.25, "cmr"], [5, 1.0, "itc"], [5, 1.25, "loss"]]
     assert thresholds["data"] == [[5, 0.5, "threshold/relation"]]
     assert scale["data"] == [[5, 14.0, "logit_scale"]]
-    assert evals["data"] == [["toy-sugarcrepe/swap_att", 0.8125, 10]]
-    assert client.predict(api_name="/model_choices")["choices"][-1][0] == f"local-dir:{output / 'best'}"
+    assert lr["data"] == [[5, 1e-4, "lr"]] and speed["data"] == [[5, 512.0, "samples_per_second"]]
+    assert evals["data"] == [["toy-sugarcrepe/swap_att", 87.5, 10]]  # percent, as the CLI prints
+    assert client.predict(api_name="/model_choices")["choices"][-1] == ["finished-run (best)",
+                                                                         f"local-dir:{output / 'best'}"]
 
     deadline = time.monotonic() + 30
-    while "step 1 of 3" not in client.predict(running, api_name="/run_status")[4]:
+    while "step 1 of 3" not in client.predict(running, api_name="/run_status")[6]:
         assert time.monotonic() < deadline, "the live run's log never showed up"
         time.sleep(0.2)
     status, _table = client.predict(running, api_name="/cancel")
@@ -97,3 +104,28 @@ def test_launch_records_the_form_as_the_job_config(app):
                                                "aux_types": ["relation"]}
     finally:
         client.predict(job["id"], api_name="/cancel")
+
+
+def test_every_recipe_is_a_valid_config_and_fills_the_form():
+    from backend.train.config import TrainConfig
+    from backend.train.recipes import RECIPES
+    from ui.train import FORM_KEYS, recipe_values
+
+    for name, values in RECIPES.items():
+        TrainConfig.from_dict(values)  # raises on a bad recipe
+        form = dict(zip(FORM_KEYS, recipe_values(name)))
+        assert form["loss"] == values["loss"] and form["steps"] == values["steps"] and form["name"] == ""
+    negclip = dict(zip(FORM_KEYS, recipe_values("built-in world: negclip")))
+    assert (negclip["lr"], negclip["batch_size"], negclip["families"]) == (2e-3, 128, ["negclip_swap"])
+    hn_only = dict(zip(FORM_KEYS, recipe_values("built-in world: hn_only")))
+    assert (hn_only["w_hn"], hn_only["w_hp"]) == (1.0, 0.0)
+    coco = dict(zip(FORM_KEYS, recipe_values("COCO: NegCLIP (ARO; lr swept in the paper, 1e-6 here)")))
+    assert coco["base_model"] == "ViT-B-32-quickgelu:openai" and coco["hard_negative_images"] and coco["lr"] == 1e-6
+
+
+def test_losses_are_named_with_their_paper():
+    from backend.train.config import LOSSES
+    from backend.train.recipes import loss_label
+
+    assert loss_label("negclip").startswith("NegCLIP (Yuksekgonul et al. 2023, ARO): hard-negative captions")
+    assert all("et al." in loss_label(loss) for loss in LOSSES)
