@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -11,6 +12,17 @@ from backend.models import ModelRegistry
 from backend.settings import Settings
 from backend.store import Store
 from ui.context import AppContext
+
+
+def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):
+    """Poll `predicate` until it returns something truthy (returned), or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 def free_port() -> int:

@@ -18,7 +18,7 @@ from backend.jobs import hf, process
 from backend.paths import PathError
 from backend.settings import ROOT
 from backend.store import Store
-from tests.appserver import workspace_settings
+from tests.appserver import wait_for, workspace_settings
 
 SLEEPER = "import time; print('working', flush=True); time.sleep(120)"
 ADMIN = Actor("alice", "admin", "password")
@@ -32,16 +32,6 @@ def settings(tmp_path):
 @pytest.fixture
 def store(settings):
     return Store(settings.db)
-
-
-def wait_for(predicate, timeout=60.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def settled(store, job_id, timeout=60.0):

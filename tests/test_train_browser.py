@@ -5,14 +5,13 @@ no line, a run list that went stale when a run ended and was empty after a reloa
 an empty log. Each is asserted here on the rendered page.
 """
 import re
-import time
 
 import pytest
 
 from backend import jobs
 from backend.auth import Actor
 from backend.store import Store
-from tests.appserver import running_app, workspace_settings
+from tests.appserver import running_app, wait_for, workspace_settings
 from tests.browser import VIEWPORT, chromium, read_table
 
 pytestmark = pytest.mark.browser
@@ -33,16 +32,6 @@ def stroked_lines(page, elem_id: str) -> list[str]:
     return drawn
 
 
-def wait_until(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.25)
-    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-
-
 def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_current(tmp_path):
     with running_app(tmp_path, ["toyworld"], tmp_path) as url, chromium() as browser:
         settings = workspace_settings(tmp_path)
@@ -54,22 +43,22 @@ def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_cur
 
         page.get_by_label("Run", exact=True).click()
         page.get_by_role("option", name=re.compile(f"#{job_id} browser-run")).click()
-        wait_until(lambda: store.get_job(job_id)["status"] == "running" and store.metrics(job_id, "train"),
+        wait_for(lambda: store.get_job(job_id)["status"] == "running" and store.metrics(job_id, "train"),
                    120, "the run to log its first metrics")
-        lines = wait_until(lambda: stroked_lines(page, "train-loss-plot"), 30, "a stroked loss line")
+        lines = wait_for(lambda: stroked_lines(page, "train-loss-plot"), 30, "a stroked loss line")
         assert store.get_job(job_id)["status"] == "running"  # seen during the run, not after it
         assert len(lines) >= 2, "the loss and at least one named part are drawn"
-        log = wait_until(lambda: re.search(r"step \d+/400 loss [\d.]+ lr \S+ [\d.]+ samples/s, ETA \S+",
+        log = wait_for(lambda: re.search(r"step \d+/400 loss [\d.]+ lr \S+ [\d.]+ samples/s, ETA \S+",
                                            page.locator("#train-log textarea").input_value()), 30,
                          "a progress line in the log")
         page.screenshot(path=str(tmp_path / "train-running.png"), full_page=True)
 
         page.reload()
         page.get_by_role("tab", name="Train").click()
-        rows = wait_until(lambda: read_table(page, "train-runs")[0], 15, "the run list after a reload")
+        rows = wait_for(lambda: read_table(page, "train-runs")[0], 15, "the run list after a reload")
         assert rows[0]["name"]["text"] == "browser-run" and rows[0]["status"]["text"] == "running"
 
         jobs.cancel(ADMIN, job_id, store=store, settings=settings, grace=5)
-        wait_until(lambda: read_table(page, "train-runs")[0][0]["status"]["text"] == "cancelled", 15,
+        wait_for(lambda: read_table(page, "train-runs")[0][0]["status"]["text"] == "cancelled", 15,
                    "the run list to show the run ended, without a click")
         assert log.group(0)

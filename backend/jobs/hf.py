@@ -61,9 +61,7 @@ class HfTarget(Target):
     name, summary = "hf", "a container on a Hugging Face Jobs GPU"
 
     def options(self, raw, settings):
-        unknown = sorted(set(raw) - {"flavor"})
-        if unknown:
-            raise JobError(f"target 'hf' takes only flavor (the image comes from the hf_image setting), got {unknown}")
+        self.check_keys(raw, {"flavor"}, " (the image comes from the hf_image setting)")
         if not settings.hf_token:
             raise JobError("HF_TOKEN is not set: the 'hf' target needs a Hugging Face token with Jobs access "
                            "(https://huggingface.co/settings/tokens) in the server's settings")

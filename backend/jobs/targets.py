@@ -29,9 +29,14 @@ class Target(ABC):
 
     def options(self, raw: dict, settings: Settings) -> dict:
         """Validated options for this target (before any row exists); a `JobError` says what is wrong."""
-        if raw:
-            raise JobError(f"target {self.name!r} takes no options, got {sorted(raw)}")
+        self.check_keys(raw, set())
         return {}
+
+    def check_keys(self, raw: dict, allowed: set[str], note: str = "") -> None:
+        unknown = sorted(set(raw) - allowed)
+        if unknown:
+            takes = f"takes only {', '.join(sorted(allowed))}{note}" if allowed else "takes no options"
+            raise JobError(f"target {self.name!r} {takes}, got {unknown}")
 
     def label(self, options: dict) -> str:
         return self.name
@@ -84,9 +89,7 @@ class TorchrunTarget(LocalTarget):
     name, summary = "torchrun", "N processes on this machine (torch.distributed.run)"
 
     def options(self, raw, settings):
-        unknown = sorted(set(raw) - {"nproc"})
-        if unknown:
-            raise JobError(f"target 'torchrun' takes only nproc, got {unknown}")
+        self.check_keys(raw, {"nproc"})
         try:
             nproc = int(raw.get("nproc", 1))
         except (TypeError, ValueError):
