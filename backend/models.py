@@ -29,12 +29,13 @@ import torch
 from open_clip.transformer import QuickGELU
 
 from backend import paths
+from backend.settings import SHIPPED_MODELS
 
 CHECKPOINT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
 CONFIG_NAME = "open_clip_config.json"
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+
 # Models shipped in the repo, usable with no network: spec alias -> checkpoint directory.
-BUILTIN_MODELS = {"toyworld": MODELS_DIR / "toyclip-v1"}
+BUILTIN_MODELS = {"toyworld": SHIPPED_MODELS / "toyclip-v1"}
 
 TokenizerFactory = Callable[..., Callable]  # called with context_length=...
 # Word-level tokenizers of non-BPE models, as "module:attribute" so importing them stays lazy.
