@@ -103,7 +103,7 @@ def test_malformed_specs_explain_the_accepted_forms(spec, fragment):
 
 def test_registry_confines_local_paths(tiny_checkpoints, tmp_path):
     registry = ModelRegistry(allowed_roots=[tmp_path])
-    with pytest.raises(ModelLoadError, match="outside the allowed model folders"):
+    with pytest.raises(ModelLoadError, match="outside the allowed folders"):
         registry.get(tiny_checkpoints.dir_spec)
 
 
