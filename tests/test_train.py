@@ -1,4 +1,5 @@
 """The training engine on the built-in world: real open_clip model, real data, real checkpoints."""
+import io
 import json
 
 import pytest
@@ -6,11 +7,14 @@ import torch
 from PIL import Image
 from safetensors.torch import load_file
 
+from backend.jobs.reporter import Reporter
 from backend.losses import CE_CLIP_TYPES
 from backend.models import load_model
+from backend.store import Store
+from backend.train import checkpoint
 from backend.train import data as train_data
 from backend.train.config import LOSSES, TrainConfig
-from backend.train.loop import cosine_lr, parameter_groups, train
+from backend.train.loop import build_model, cosine_lr, parameter_groups, run_job, train
 
 TINY = dict(base_model="toyworld:random", data="toyworld-finetune", steps=6, batch_size=8, dataset_size=24,
             eval_every=3, eval_benchmarks=[], warmup_steps=2, lr=1e-3)
@@ -23,6 +27,26 @@ def _config(tmp_path, **overrides) -> TrainConfig:
 def _metrics(config, split="train"):
     lines = (config.run_dir / "metrics.jsonl").read_text().splitlines()
     return [row for row in map(json.loads, lines) if row["split"] == split]
+
+
+def _last_weights(config) -> dict:
+    return load_file(config.run_dir / "checkpoints" / "last" / "open_clip_model.safetensors")
+
+
+RESUMED = dict(loss="negclip")  # 6 steps, checkpoints at 3 and 6
+
+
+@pytest.fixture(scope="module")
+def straight_weights(tmp_path_factory):
+    """The final weights of an uninterrupted RESUMED run: what every interrupted run must end with."""
+    config = _config(tmp_path_factory.mktemp("straight"), **RESUMED)
+    train(config)
+    return _last_weights(config)
+
+
+def _assert_same_weights(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_no_weight_decay_on_gains_biases_and_logit_scale():
@@ -54,24 +78,112 @@ def test_every_loss_trains_and_logs_its_named_parts(tmp_path, loss, part):
     assert result["best"].endswith("best")
 
 
-def test_resumed_run_ends_with_the_same_weights_as_an_uninterrupted_one(tmp_path):
-    straight = _config(tmp_path / "a", loss="negclip")
-    train(straight)
-    interrupted = _config(tmp_path / "b", loss="negclip")
+def test_resumed_run_ends_with_the_same_weights_as_an_uninterrupted_one(tmp_path, straight_weights):
+    """Augmentation is on (the default): its crops must replay exactly too."""
+    interrupted = _config(tmp_path, **RESUMED)
+    assert interrupted.augment == "open_clip"
     assert train(interrupted, stop_after=5) == {"stopped_at": 5}  # last checkpoint is at step 3
     train(interrupted)
-    a = load_file(straight.run_dir / "checkpoints" / "last" / "open_clip_model.safetensors")
-    b = load_file(interrupted.run_dir / "checkpoints" / "last" / "open_clip_model.safetensors")
-    assert a.keys() == b.keys()
-    assert all(torch.equal(a[k], b[k]) for k in a)
+    _assert_same_weights(straight_weights, _last_weights(interrupted))
+
+
+def test_a_crash_while_saving_keeps_the_previous_checkpoint_and_resume_continues_from_it(
+        tmp_path, monkeypatch, straight_weights):
+    interrupted = _config(tmp_path, **RESUMED)
+    switch = checkpoint._switch
+
+    def crash_at_step_6(link, version):
+        if link.name == "last" and "step6" in version.name:
+            raise OSError("killed while saving")
+        switch(link, version)
+
+    monkeypatch.setattr(checkpoint, "_switch", crash_at_step_6)
+    with pytest.raises(OSError, match="killed while saving"):
+        train(interrupted)
+    last = interrupted.run_dir / "checkpoints" / "last"
+    assert checkpoint.load_trainer_state(last)["step"] == 3
+    monkeypatch.setattr(checkpoint, "_switch", switch)
+    train(interrupted)
+    _assert_same_weights(straight_weights, _last_weights(interrupted))
+    assert checkpoint.load_trainer_state(last)["step"] == 6
+    versions = sorted(p.name for p in last.parent.iterdir() if p.name.startswith("last-"))
+    assert len(versions) == 1 and "step6" in versions[0]  # the interrupted save's folder is gone
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda last: (last / "open_clip_model.safetensors").write_bytes(
+        (last / "open_clip_model.safetensors").read_bytes()[:1000]), "open_clip_model.safetensors is unreadable"),
+    (lambda last: (last / "trainer_state.pt").unlink(), "trainer_state.pt is missing"),
+    (lambda last: torch.save({"step": 1}, last / "trainer_state.pt"),
+     "its trainer state lacks optimizer, thresholds, torch_rng"),
+])
+def test_resume_refuses_a_damaged_checkpoint_loudly(tmp_path, damage, problem):
+    config = _config(tmp_path, steps=2, eval_every=1)
+    train(config, stop_after=1)
+    last = config.run_dir / "checkpoints" / "last"
+    damage(last)
+    with pytest.raises(checkpoint.CheckpointError) as error:
+        train(config)
+    message = str(error.value)
+    assert problem in message and str(last) in message
+    assert f"delete {config.run_dir}" in message and "another run name" in message
+
+
+def test_fp16_trains_with_a_loss_scaler_saved_for_an_exact_resume(tmp_path):
+    """CPU autocast runs fp16 too, so the scaler path (scale, unscale, step, update, state) is tested here."""
+    straight = _config(tmp_path / "a", precision="fp16", steps=4, eval_every=2)
+    train(straight)
+    state = checkpoint.load_trainer_state(straight.run_dir / "checkpoints" / "last")
+    assert state["scaler"]["scale"] > 0 and state["scaler"]["_growth_tracker"] == 4
+    interrupted = _config(tmp_path / "b", precision="fp16", steps=4, eval_every=2)
+    train(interrupted, stop_after=3)
+    train(interrupted)
+    _assert_same_weights(_last_weights(straight), _last_weights(interrupted))
+
+
+def test_gradient_clipping_bounds_a_huge_learning_rate_step(tmp_path):
+    """Adam's first step moves a weight by lr * g / (|g| + eps); with every |g| <= clip that is <= lr * clip / eps."""
+    common = dict(steps=1, eval_every=1, warmup_steps=1, lr=10.0, weight_decay=0.0, augment="none")
+    start = {k: v.detach().clone() for k, v in build_model(_config(tmp_path), "cpu").model.state_dict().items()}
+    moved = {}
+    for name, clip in (("clipped", 1e-9), ("free", None)):
+        config = _config(tmp_path, name=name, grad_clip_norm=clip, **common)
+        train(config)
+        weights = _last_weights(config)
+        moved[name] = max(float((weights[k] - start[k]).abs().max()) for k in start if k != "logit_scale")
+    assert moved["clipped"] <= 10.0 * 1e-9 / 1e-6 + 1e-6
+    assert moved["free"] > 1.0
+
+
+def test_training_reports_progress_metrics_and_result_through_its_reporter(tmp_path):
+    store = Store(tmp_path / "lab.db")
+    job_id = store.create_job("train", {})
+    log = io.StringIO()
+    config = _config(tmp_path, steps=2, eval_every=2, eval_benchmarks=["toy-retrieval"])
+    result = run_job(config, Reporter(store, job_id, out=log))
+    job = store.get_job(job_id)
+    assert job["result"] == result and job["progress"] == 1.0 and job["run_dir"] == str(config.run_dir)
+    assert job["message"].startswith("step 2/2 loss ") and job["message"].endswith(" samples/s")
+    train_metrics = store.latest_metrics(job_id, "train")
+    assert {"loss", "i2t", "lr", "logit_scale", "samples_per_second"} <= set(train_metrics)
+    assert "seconds_per_step" not in train_metrics
+    assert store.latest_metrics(job_id, "eval") == result["final_metrics"] != {}
+    assert [row["step"] for row in store.metrics(job_id, "train") if row["name"] == "loss"] == [1, 2]
+    lines = log.getvalue().splitlines()
+    assert any("step 1/2 loss" in line and "samples/s, ETA" not in line for line in lines)
+    assert any(line.endswith("eval at step 2: " + ", ".join(f"{k} {v:.4g}" for k, v in result["final_metrics"].items()))
+               for line in lines)
+    assert _metrics(config)[-1]["samples_per_second"] > 0  # the run folder keeps its own copy
 
 
 def test_checkpoint_loads_through_the_registry_with_its_tokenizer_and_activation(tmp_path):
     config = _config(tmp_path, steps=3)
     result = train(config)
-    loaded = load_model(f"local-dir:{result['last']}", device="cpu")
-    assert loaded.activation == "gelu"
-    assert type(loaded.tokenizer).__name__ == "ToyTokenizer"
+    for name in ("last", "best"):
+        assert result[name].endswith(f"checkpoints/{name}")
+        loaded = load_model(f"local-dir:{result[name]}", device="cpu")
+        assert loaded.activation == "gelu"
+        assert type(loaded.tokenizer).__name__ == "ToyTokenizer"
     saved = json.loads((config.run_dir / "checkpoints" / "last" / "open_clip_config.json").read_text())
     assert saved["trained_from"] == "toyworld:random" and saved["step"] == 3
 

@@ -1,4 +1,7 @@
-"""`torchrun` with 2 CPU processes (gloo) trains exactly like 1 process on the concatenated batch."""
+"""`torchrun` with 2 CPU processes (gloo) trains exactly like 1 process on the concatenated batch.
+
+Each micro-batch of 4 = 2 ranks x 2; two micro-batches per step (grad_accum=2).
+"""
 import json
 import os
 import subprocess
@@ -13,7 +16,7 @@ from backend.train.loop import train
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMON = dict(base_model="toyworld:random", data="toyworld-finetune", loss="negclip", steps=2, dataset_size=32,
-              eval_every=2, eval_benchmarks=[], warmup_steps=1, lr=1e-3)
+              eval_every=2, eval_benchmarks=[], warmup_steps=1, lr=1e-3, grad_accum=2)
 
 
 def _weights(run_dir: Path) -> dict:
@@ -26,9 +29,11 @@ def _losses(run_dir: Path) -> list[float]:
 
 
 def test_two_ranks_match_one_rank_on_the_global_batch(tmp_path):
-    single = TrainConfig.from_dict({**COMMON, "batch_size": 8, "name": "single", "output_dir": str(tmp_path)})
+    """With accumulation, so both DDP paths run: the first micro-batch's backward skips the all-reduce
+    (no_sync), the last one's reduces the accumulated sum, which must equal the single process's gradient."""
+    single = TrainConfig.from_dict({**COMMON, "batch_size": 4, "name": "single", "output_dir": str(tmp_path)})
     train(single)
-    overrides = [f"{k}={v}" for k, v in {**COMMON, "batch_size": 4, "name": "ddp",
+    overrides = [f"{k}={v}" for k, v in {**COMMON, "batch_size": 2, "name": "ddp",
                                          "output_dir": str(tmp_path)}.items()]
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
                "-m", "backend", "train", "--set", *overrides]

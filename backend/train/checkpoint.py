@@ -3,12 +3,30 @@
 A checkpoint is a directory: ``open_clip_config.json`` (architecture, activation,
 tokenizer, preprocessing, training config) + ``open_clip_model.safetensors``,
 i.e. exactly what ``local-dir:`` loads. The ``last`` checkpoint also holds
-``trainer_state.pt`` (optimizer, step, RNG), read back with ``weights_only=True``.
+``trainer_state.pt`` (optimizer, step, RNG, loss scaler), read back with
+``weights_only=True``.
+
+Atomic switch: ``checkpoints/last`` (and ``best``) is a symbolic link to a
+versioned sibling, ``last-step600-x1y2z3``. A save writes and fsyncs a new
+version completely, then points the link at it with ``os.replace`` — a single
+rename(2), which POSIX makes atomic — and only then deletes older versions. So a
+crash at any moment leaves ``last`` pointing at a complete checkpoint (the old
+or the new one), and a version no link points to is an interrupted save,
+removed by the next one. A symlink was chosen over renaming directories aside
+because no window exists in which ``last`` is missing: renaming needs two
+steps (old out, new in) and recovery code for the crash between them, while
+the link is replaced in one. Paths through the link (``local-dir:.../last``)
+load like any directory.
+
+Reading refuses loudly: a missing file, unreadable safetensors or unreadable
+trainer state raises `CheckpointError`, never a silent start from step 0.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import torch
@@ -17,29 +35,141 @@ from safetensors.torch import load_file, save_file
 WEIGHTS = "open_clip_model.safetensors"
 CONFIG = "open_clip_config.json"
 STATE = "trainer_state.pt"
+LEGACY = "-legacy"  # suffix of a pre-symlink checkpoint directory moved aside on its first new save
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that exists but cannot be used; the message names it, what is wrong and what to do."""
+
+    def __init__(self, path: Path, problem: str):
+        path = Path(path)
+        run = path.parent.parent if path.parent.name == "checkpoints" else path
+        super().__init__(f"Checkpoint {path} is unusable: {problem}. Training will not silently start over: "
+                         f"delete {run} to start this run from scratch, or choose another run name.")
+        self.path = path
 
 
 def save_checkpoint(directory: Path, model: torch.nn.Module, model_config: dict, extra: dict,
                     trainer_state: dict | None = None) -> Path:
-    """Write to a temporary sibling, then swap it in: a crash never leaves half a checkpoint."""
-    directory = Path(directory)
-    staging = directory.with_name(directory.name + ".tmp")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    """Write a complete new version of `directory` (a link such as ``checkpoints/last``), then switch the link to it.
+
+    The version's name carries ``extra["step"]`` when given, for whoever lists the folder.
+    """
+    link = Path(directory)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    step = f"step{extra['step']}-" if "step" in extra else ""
+    version = Path(tempfile.mkdtemp(prefix=f"{link.name}-{step}", dir=link.parent))
+    version.chmod(0o755)
     state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
-    save_file(state, staging / WEIGHTS)
-    (staging / CONFIG).write_text(json.dumps({**model_config, **extra}, indent=2))
+    save_file(state, version / WEIGHTS)
+    (version / CONFIG).write_text(json.dumps({**model_config, **extra}, indent=2))
     if trainer_state is not None:
-        torch.save(trainer_state, staging / STATE)
-    shutil.rmtree(directory, ignore_errors=True)
-    staging.rename(directory)
-    return directory
+        torch.save(trainer_state, version / STATE)
+    for path in [*version.iterdir(), version]:
+        _fsync(path)
+    _set_aside_legacy(link)
+    _switch(link, version)
+    _fsync(link.parent)
+    _remove_old_versions(link, keep=version)
+    return link
+
+
+def _switch(link: Path, version: Path) -> None:
+    """Point `link` at `version` in one atomic step: a fresh link under a temporary name renamed over it."""
+    temporary = link.with_name(f".{link.name}.switch")
+    temporary.unlink(missing_ok=True)
+    os.symlink(version.name, temporary)  # relative: the run folder may be moved or copied whole
+    os.replace(temporary, link)
+
+
+def _set_aside_legacy(link: Path) -> None:
+    """A checkpoint written before links existed is a real directory; rename it aside so a link can replace it.
+
+    Between this rename and the switch there is no ``last``; `committed` then finds the legacy copy.
+    """
+    if link.is_dir() and not link.is_symlink():
+        legacy = link.with_name(link.name + LEGACY)
+        shutil.rmtree(legacy, ignore_errors=True)
+        link.rename(legacy)
+
+
+def _remove_old_versions(link: Path, keep: Path) -> None:
+    for path in link.parent.iterdir():
+        if path != keep and path.name.startswith(f"{link.name}-") and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+    shutil.rmtree(link.with_name(link.name + ".tmp"), ignore_errors=True)  # the old scheme's staging folder
+
+
+def _fsync(path: Path) -> None:
+    """Flush a file or directory to disk, so the switch can never land before the data it points to."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def committed(directory: Path) -> Path | None:
+    """The checkpoint `directory` names, or None when no save ever completed there.
+
+    A link whose version is gone is an error, not "no checkpoint": something
+    deleted the data a resume needs.
+    """
+    link = Path(directory)
+    if link.is_symlink() and not link.exists():
+        raise CheckpointError(link, f"it links to {os.readlink(link)}, which does not exist")
+    if link.is_dir():
+        return link
+    legacy = link.with_name(link.name + LEGACY)
+    return legacy if legacy.is_dir() else None
 
 
 def load_weights(directory: Path, model: torch.nn.Module) -> None:
-    model.load_state_dict(load_file(Path(directory) / WEIGHTS))
+    """Load the checkpoint's weights into `model`, or raise `CheckpointError` saying why they cannot be."""
+    path = Path(directory) / WEIGHTS
+    if not path.is_file():
+        raise CheckpointError(directory, f"{WEIGHTS} is missing")
+    try:
+        weights = load_file(path)
+    except Exception as error:  # safetensors raises its own error types for truncated or garbled files
+        raise CheckpointError(directory, f"{WEIGHTS} is unreadable ({_reason(error)})") from error
+    try:
+        model.load_state_dict(weights)
+    except RuntimeError as error:
+        raise CheckpointError(directory, f"its weights do not fit this run's model ({_reason(error)})") from error
 
 
 def load_trainer_state(directory: Path) -> dict | None:
+    """The trainer state saved with the checkpoint (None when it has none), read with ``weights_only=True``."""
     path = Path(directory) / STATE
-    return torch.load(path, weights_only=True) if path.is_file() else None
+    if not path.is_file():
+        return None
+    try:
+        return torch.load(path, weights_only=True)
+    except Exception as error:  # pickle, zip and EOF errors all mean the same: the file is damaged
+        raise CheckpointError(directory, f"{STATE} is unreadable ({_reason(error)})") from error
+
+
+def load_for_resume(directory: Path, model: torch.nn.Module) -> dict | None:
+    """Load the committed checkpoint at `directory` into `model` and return its trainer state.
+
+    None when nothing was ever committed there (a fresh run). Every file is
+    checked before anything is loaded, so a refused checkpoint leaves `model` as it was.
+    """
+    path = committed(directory)
+    if path is None:
+        return None
+    for name in (CONFIG, WEIGHTS, STATE):
+        if not (path / name).is_file():
+            raise CheckpointError(path, f"{name} is missing (an incomplete or hand-copied checkpoint)")
+    try:
+        json.loads((path / CONFIG).read_text())
+    except ValueError as error:
+        raise CheckpointError(path, f"{CONFIG} is not valid JSON ({_reason(error)})") from error
+    state = load_trainer_state(path)
+    load_weights(path, model)
+    return state
+
+
+def _reason(error: Exception) -> str:
+    return (str(error).splitlines() or [type(error).__name__])[0][:200]

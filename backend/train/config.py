@@ -17,6 +17,10 @@ from backend.paths import PathError, check_slug
 
 LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
 DATA_SOURCES = ("toyworld-finetune", "toyworld-pretrain", "manifest")
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+# Training-image augmentation (backend.train.transforms): open_clip's default training transform
+# (RandomResizedCrop, scale 0.9-1.0, bicubic), or none (training sees the eval preprocess).
+AUGMENTATIONS = ("open_clip", "none")
 # The papers' weights: CE-CLIP's optimum alpha=0.2, beta=0.4 (its authors' script used 0.3/0.2),
 # IMC variant and threshold cap u; Kamath et al.'s hard-negative / hard-positive weights.
 PAPER_DEFAULT_WEIGHTS = {
@@ -47,7 +51,11 @@ class TrainConfig:
     warmup_steps: int = 50
     max_logit_scale: float = 100.0
     grad_checkpointing: bool = False
-    precision: str = "auto"  # auto | fp32 | bf16 | fp16 (autocast on GPU only)
+    grad_clip_norm: float | None = None  # clip the global gradient norm to this (open_clip's default: no clipping)
+    # auto: bf16 where the GPU runs it natively, else fp16 with a loss scaler; fp32 off CUDA
+    precision: str = "auto"  # one of PRECISIONS
+    augment: str = "open_clip"  # one of AUGMENTATIONS; evaluation always uses the eval preprocess
+    workers: int = 2  # DataLoader processes decoding manifest images (0: decode in the training process)
     seed: int = 0
     dataset_size: int = 4000  # items generated for toyworld sources
     eval_every: int = 100
@@ -85,6 +93,13 @@ class TrainConfig:
                 problems.append(f"{name} must be at least 1")
         if self.lr <= 0:
             problems.append("lr must be positive")
+        if self.grad_clip_norm is not None and not self.grad_clip_norm > 0:
+            problems.append("grad_clip_norm must be positive (or null for no clipping)")
+        if self.workers < 0:
+            problems.append("workers must be 0 or more")
+        for name, allowed_values in (("precision", PRECISIONS), ("augment", AUGMENTATIONS)):
+            if getattr(self, name) not in allowed_values:
+                problems.append(f"{name} must be one of {', '.join(allowed_values)}, not {getattr(self, name)!r}")
         allowed = PAPER_DEFAULT_WEIGHTS.get(self.loss, {})
         unknown = sorted(set(self.loss_weights) - set(allowed))
         if unknown:

@@ -7,12 +7,16 @@ Two sources, one shape (`TrainData`):
     engine, cached per caption.
 Every batch is a pure function of (seed, step): the epoch's permutation and each
 item's sampled negative/positive come from a generator seeded by (seed, epoch), as in
-NegCLIP (one negative sampled per epoch). A resumed run therefore sees exactly the
-batches an uninterrupted run would, without saving any data-loader state.
+NegCLIP (one negative sampled per epoch), and each training image's augmentation
+crop from a generator seeded by (seed, step, index) (`backend.train.transforms`).
+A resumed run therefore sees exactly the batches an uninterrupted run would,
+without saving any data-loader state.
 """
 from __future__ import annotations
 
+import copy
 import csv
+import dataclasses
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,6 +28,7 @@ import torch
 from PIL import Image
 
 from backend.losses import CE_CLIP_TYPES
+from backend.train.transforms import TrainTransform, crop_rng
 
 TOY_RESOLUTION = 64  # the built-in world's images are rendered at the toy model's input size
 # Built-in world: which ground-truth negative kinds each perturbation family stands for.
@@ -47,26 +52,59 @@ class ImageBank:
     Rendered arrays stay uint8 in memory (a 50k-image pretraining set is 600 MB,
     not 2.4 GB of floats) and are normalised per batch with the model's mean/std,
     which at the model's own resolution is exactly what its preprocess does.
-    Paths are opened and preprocessed per batch.
+    Paths are opened and preprocessed per batch (in DataLoader workers, see
+    `backend.train.loader`).
+
+    `tensors` always applies the EVAL preprocess (evaluation, neighbour mining);
+    `at_step(seed, step)` gives the view a training batch reads, whose images go
+    through the training `augment` transform with crops drawn per (seed, step, index).
     """
 
     def __init__(self, preprocess: Callable, arrays: np.ndarray | None = None, paths: Sequence[str] = (),
-                 mean_std: tuple[Sequence[float], Sequence[float]] | None = None):
+                 mean_std: tuple[Sequence[float], Sequence[float]] | None = None,
+                 augment: TrainTransform | None = None):
         self.preprocess = preprocess
         self.paths = list(paths)
         self.arrays = torch.from_numpy(arrays).permute(0, 3, 1, 2).contiguous() if arrays is not None else None
         self.mean, self.std = (torch.tensor(v).view(1, 3, 1, 1) for v in mean_std) if mean_std else (None, None)
+        self.augment = augment
+        self.crop_seed: tuple[int, int] | None = None  # (seed, step) of a training view
 
     def __len__(self) -> int:
         return len(self.arrays) if self.arrays is not None else len(self.paths)
 
+    @property
+    def decodes(self) -> bool:
+        """Whether reading an image means decoding a file (worth a DataLoader worker)."""
+        return self.arrays is None
+
+    def at_step(self, seed: int, step: int) -> "ImageBank":
+        """The view training reads at `step`: augmented images (this bank itself when there is no augmentation)."""
+        if self.augment is None:
+            return self
+        view = copy.copy(self)
+        view.crop_seed = (seed, step)
+        return view
+
     def tensors(self, indices: Sequence[int]) -> torch.Tensor:
+        if self.crop_seed is not None:
+            seed, step = self.crop_seed
+            return torch.stack([self.augment(self._raw(i), crop_rng(seed, step, i)) for i in indices])
         if self.arrays is None:
-            return torch.stack([self.preprocess(Image.open(self.paths[i]).convert("RGB")) for i in indices])
+            return torch.stack([self.preprocess(_open_rgb(self.paths[i])) for i in indices])
         pixels = self.arrays[torch.as_tensor(list(indices), dtype=torch.long)]
         if self.mean is not None:
             return (pixels.float() / 255 - self.mean) / self.std
         return torch.stack([self.preprocess(Image.fromarray(p.permute(1, 2, 0).numpy())) for p in pixels])
+
+    def _raw(self, index: int) -> Image.Image | torch.Tensor:
+        """One image before any transform: a decoded RGB file, or a uint8 CHW render."""
+        return _open_rgb(self.paths[index]) if self.arrays is None else self.arrays[index]
+
+
+def _open_rgb(path: str) -> Image.Image:
+    with Image.open(path) as image:  # closes the file: a long run opens millions
+        return image.convert("RGB")
 
 
 @dataclass
@@ -164,14 +202,17 @@ def _assemble(data: TrainData, indices: list[int], draws: torch.Tensor) -> Batch
 
 
 def toyworld_data(kind: str, size: int, seed: int, preprocess: Callable, families: Sequence[str],
-                  mean_std: tuple | None = None) -> TrainData:
-    """The built-in world: sparse pretraining pairs, or the dense finetuning set with ground truth."""
+                  mean_std: tuple | None = None, augment: TrainTransform | None = None) -> TrainData:
+    """The built-in world: sparse pretraining pairs, or the dense finetuning set with ground truth.
+
+    `augment` is the training transform (None: training reads the eval preprocess).
+    """
     from backend import toyworld
 
     if kind == "toyworld-pretrain":
         pairs = toyworld.pretraining_pairs(size, seed, resolution=TOY_RESOLUTION)
-        return TrainData(ImageBank(preprocess, pairs.images, mean_std=mean_std), list(pairs.captions),
-                         [[] for _ in pairs.captions])
+        return TrainData(ImageBank(preprocess, pairs.images, mean_std=mean_std, augment=augment),
+                         list(pairs.captions), [[] for _ in pairs.captions])
     ft = toyworld.finetuning_set(size, seed, resolution=TOY_RESOLUTION)
     kinds = {k for family in families for k in TOY_FAMILY_KINDS.get(family, ())}
     rng = np.random.default_rng(seed + 1)
@@ -183,7 +224,7 @@ def toyworld_data(kind: str, size: int, seed: int, preprocess: Callable, familie
             built[text] = [c for c in candidates if c]
         positive_negatives.append(built)
     return TrainData(
-        images=ImageBank(preprocess, ft.images, mean_std=mean_std), captions=list(ft.captions),
+        images=ImageBank(preprocess, ft.images, mean_std=mean_std, augment=augment), captions=list(ft.captions),
         # an item none of the chosen families applies to (e.g. one object: nothing to swap)
         # falls back to its other ground-truth negatives rather than an empty text
         negatives=[[text for k, text in sorted(n.items()) if k in kinds] or [text for _, text in sorted(n.items())]
@@ -191,7 +232,7 @@ def toyworld_data(kind: str, size: int, seed: int, preprocess: Callable, familie
         positives=[list(p.values()) for p in ft.positives], positive_negatives=positive_negatives,
         typed_negatives=[{t: [n[k] for k in TOY_CE_CLIP_KINDS[t] if k in n] for t in CE_CLIP_TYPES}
                          for n in ft.negatives],
-        negative_images=ImageBank(preprocess, ft.negative_images, mean_std=mean_std),
+        negative_images=ImageBank(preprocess, ft.negative_images, mean_std=mean_std, augment=augment),
         negative_image_captions=list(ft.negative_image_captions))
 
 
@@ -238,8 +279,12 @@ def _text_list(value) -> list[str]:
     return []
 
 
-def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str], seed: int) -> TrainData:
-    """A manifest, with negatives/positives from the perturbation engine where the row has none."""
+def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str], seed: int,
+                  augment: TrainTransform | None = None) -> TrainData:
+    """A manifest, with negatives/positives from the perturbation engine where the row has none.
+
+    `augment` is the training transform (None: training reads the eval preprocess).
+    """
     from backend.perturb import perturb
 
     rows, skipped = read_manifest(path)
@@ -265,18 +310,42 @@ def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str
     negative_paths = [row.get("negative_image") for row in rows]
     has_negative_images = all(negative_paths)
     return TrainData(
-        images=ImageBank(preprocess, paths=[row["image"] for row in rows]),
+        images=ImageBank(preprocess, paths=[row["image"] for row in rows], augment=augment),
         captions=[row["caption"] for row in rows], negatives=negatives, positives=positives,
         positive_negatives=from_positive, typed_negatives=typed,
-        negative_images=ImageBank(preprocess, paths=[str(Path(path).parent / p) for p in negative_paths])
+        negative_images=ImageBank(preprocess, paths=[str(Path(path).parent / p) for p in negative_paths],
+                                  augment=augment)
         if has_negative_images else None,
         negative_image_captions=[str(row.get("negative_caption") or "") for row in rows] if has_negative_images else [],
         skipped=skipped)
 
 
+# Similarity rows computed at once when mining neighbours: 2**26 floats = 256 MiB, whatever N is
+# (COCO's full N x N matrix would be 118k^2 floats = 56 GB).
+NEIGHBOUR_BLOCK = 2 ** 26
+
+
 @torch.inference_mode()
-def nearest_neighbours(embeddings: torch.Tensor, k: int = 3) -> torch.Tensor:
-    """Each image's k most similar OTHER images (NegCLIP's hard-negative images)."""
-    similarity = embeddings @ embeddings.T
-    similarity.fill_diagonal_(-float("inf"))
-    return similarity.topk(min(k, len(embeddings) - 1), dim=1).indices
+def nearest_neighbours(embeddings: torch.Tensor, k: int = 3, chunk: int | None = None) -> torch.Tensor:
+    """Each image's k most similar OTHER images (NegCLIP's hard-negative images), as an (N, k) index tensor.
+
+    Rows are scored `chunk` at a time against all N embeddings and only their
+    top k kept, so memory is chunk x N, never N x N; by default the chunk is as
+    many rows as fit NEIGHBOUR_BLOCK.
+    """
+    count = len(embeddings)
+    k = min(k, count - 1)
+    chunk = chunk or max(1, NEIGHBOUR_BLOCK // max(count, 1))
+    parts = []
+    for start in range(0, count, chunk):
+        similarity = embeddings[start:start + chunk] @ embeddings.T
+        rows = torch.arange(len(similarity))
+        similarity[rows, rows + start] = -float("inf")  # never one's own neighbour
+        parts.append(similarity.topk(k, dim=1).indices)
+    return torch.cat(parts)
+
+
+def training_view(data: TrainData, seed: int, step: int) -> TrainData:
+    """`data` as the batch of `step` reads it: image banks through the training transform (crops per step)."""
+    negative_images = data.negative_images.at_step(seed, step) if data.negative_images is not None else None
+    return dataclasses.replace(data, images=data.images.at_step(seed, step), negative_images=negative_images)

@@ -2,18 +2,24 @@
 
 AdamW without weight decay on gains, biases and logit_scale (open_clip's rule),
 cosine schedule with linear warmup, gradient accumulation, optional gradient
-checkpointing, bf16 autocast on GPU, logit scale clamped after every step,
-periodic evaluation streamed to the store, best/last checkpoints, and an exact
-resume: data is a pure function of (seed, step) and the optimizer, schedule
+checkpointing and gradient clipping, bf16 autocast on GPUs that run it natively
+(else fp16 with a loss scaler), logit scale clamped after every step, periodic
+evaluation, best/last checkpoints, and an exact resume: data (augmentation crops
+included) is a pure function of (seed, step) and the optimizer, scaler, schedule
 position and RNG state are saved, so on CPU a resumed run ends with the same
 weights as an uninterrupted one.
 
+Everything the run tells the world goes through one `backend.jobs.reporter.Reporter`
+(log lines, progress with ETA, metrics, result), as every job kind does; the run
+folder keeps its own ``metrics.jsonl``.
+
 Under ``torchrun`` each rank trains on its shard of the global batch; features
 are gathered before the loss (``backend.train.objectives``); rank 0 evaluates,
-logs and saves.
+reports and saves.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -25,36 +31,16 @@ from typing import Callable
 import torch
 import torch.distributed as dist
 
+from backend.jobs.reporter import Reporter
 from backend.models import LoadedModel, autocast_for, load_model, pick_device, pick_precision
-from backend.store import Store
 from backend.train import data as train_data
-from backend.train.checkpoint import load_trainer_state, load_weights, save_checkpoint
+from backend.train.checkpoint import CheckpointError, load_for_resume, save_checkpoint
 from backend.train.config import TrainConfig
+from backend.train.loader import StepBatches, image_chunks, step_loader
 from backend.train.objectives import Objective
+from backend.train.transforms import train_transform
 
 LOG_EVERY = 10
-
-
-@dataclass
-class Run:
-    """Where a run reports: its directory, and optionally a job in the store."""
-
-    config: TrainConfig
-    store: Store | None = None
-    job_id: int | None = None
-    rank: int = 0
-
-    def log(self, step: int, values: dict[str, float], split: str) -> None:
-        if self.rank != 0:
-            return
-        with (self.config.run_dir / "metrics.jsonl").open("a") as handle:
-            handle.write(json.dumps({"step": step, "split": split, **values}) + "\n")
-        if self.store is not None and self.job_id is not None:
-            self.store.log_metrics(self.job_id, step, values, split)
-
-    def progress(self, fraction: float) -> None:
-        if self.rank == 0 and self.store is not None and self.job_id is not None:
-            self.store.update_job(self.job_id, progress=round(fraction, 4), run_dir=str(self.config.run_dir))
 
 
 def build_model(config: TrainConfig, device: str) -> LoadedModel:
@@ -82,20 +68,40 @@ def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
 
 
 def cosine_lr(step: int, config: TrainConfig) -> float:
+    """Linear warmup to `config.lr`, then cosine decay to zero at `config.steps`."""
     if step < config.warmup_steps:
         return config.lr * (step + 1) / config.warmup_steps
     progress = (step - config.warmup_steps) / max(config.steps - config.warmup_steps, 1)
     return 0.5 * config.lr * (1 + math.cos(math.pi * min(progress, 1.0)))
 
 
+def training_precision(device: str, requested: str) -> str:
+    """"auto" trains in mixed precision on CUDA only (bf16 where native, else fp16); fp32 elsewhere.
+
+    Off CUDA autocast is slow (CPU) or would need a loss scaler nobody tested (MPS).
+    """
+    if requested != "auto":
+        return requested
+    return pick_precision(device) if device.startswith("cuda") else "fp32"
+
+
+def grad_scaler(device: str, precision: str) -> torch.amp.GradScaler | None:
+    """fp16 gradients underflow without loss scaling, so fp16 always trains with a scaler (bf16 and fp32 never)."""
+    return torch.amp.GradScaler(device.split(":")[0]) if precision == "fp16" else None
+
+
 def load_data(config: TrainConfig, loaded: LoadedModel) -> train_data.TrainData:
+    """The run's data, training images through `config.augment`, plus NegCLIP's neighbours when asked for."""
+    augment = train_transform(loaded.model, config.augment)
     if config.data == "manifest":
-        data = train_data.manifest_data(config.manifest, loaded.preprocess, config.families, config.seed)
+        data = train_data.manifest_data(config.manifest, loaded.preprocess, config.families, config.seed,
+                                        augment=augment)
     else:
         data = train_data.toyworld_data(config.data, config.dataset_size, config.seed, loaded.preprocess,
-                                        config.families, mean_std=_exact_normalisation(loaded))
+                                        config.families, mean_std=_exact_normalisation(loaded), augment=augment)
     if config.hard_negative_images:
-        data.neighbours = train_data.nearest_neighbours(_image_embeddings(loaded, data.images), k=3)
+        embeddings = _image_embeddings(loaded, data.images, config.workers)
+        data.neighbours = train_data.nearest_neighbours(embeddings, k=3)
     return data
 
 
@@ -109,11 +115,11 @@ def _exact_normalisation(loaded: LoadedModel) -> tuple | None:
 
 
 @torch.inference_mode()
-def _image_embeddings(loaded: LoadedModel, images: train_data.ImageBank, chunk: int = 256) -> torch.Tensor:
+def _image_embeddings(loaded: LoadedModel, images: train_data.ImageBank, workers: int,
+                      chunk: int = 256) -> torch.Tensor:
     """The STARTING model's image embeddings (NegCLIP computes neighbours once, before training)."""
     loaded.model.eval()
-    rows = [loaded.model.encode_image(images.tensors(range(i, min(i + chunk, len(images)))).to(loaded.device))
-            for i in range(0, len(images), chunk)]
+    rows = [loaded.model.encode_image(pixels.to(loaded.device)) for pixels in image_chunks(images, chunk, workers)]
     loaded.model.train()
     return torch.nn.functional.normalize(torch.cat(rows).float(), dim=-1).cpu()
 
@@ -132,102 +138,166 @@ def evaluate(config: TrainConfig, loaded: LoadedModel) -> dict[str, float]:
 
 
 def train_step(model, objective: Objective, optimizer: torch.optim.Optimizer, batches: list[train_data.Batch],
-               autocast, max_log_scale: float) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """One optimizer step over `batches` (the gradient-accumulation micro-batches).
+               autocast, max_log_scale: float, scaler: torch.amp.GradScaler | None = None,
+               clip_norm: float | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """One optimizer step over `batches` (the gradient-accumulation micro-batches); the mean loss and parts.
 
     Each micro-batch is its own contrastive batch (its in-batch negatives are its
     own rows), unlike open_clip's feature-caching accumulation; with
-    grad_accum=1 the two are identical.
+    grad_accum=1 the two are identical. Under DDP the micro-batches before the
+    last skip the gradient all-reduce (``no_sync``): gradients accumulate
+    locally and the last backward reduces their sum once.
     """
-    for batch in batches:
-        with autocast:
-            loss, parts = objective(model, batch)
-        (loss / len(batches)).backward()
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
+    losses, parts_sum = [], {}
+    for index, batch in enumerate(batches):
+        with _gradient_sync(model, final=index == len(batches) - 1):
+            with autocast:
+                loss, parts = objective(model, batch)
+            scaled = loss / len(batches)
+            (scaler.scale(scaled) if scaler is not None else scaled).backward()
+        losses.append(loss.detach())
+        for name, value in parts.items():
+            parts_sum[name] = parts_sum.get(name, 0) + value.detach()
+    _optimizer_step(model, optimizer, scaler, clip_norm)
     core = model.module if hasattr(model, "module") else model
     with torch.no_grad():
         core.logit_scale.clamp_(0, max_log_scale)
-    return loss, parts
+    return torch.stack(losses).mean(), {name: value / len(batches) for name, value in parts_sum.items()}
 
 
-def train(config: TrainConfig, store: Store | None = None, job_id: int | None = None,
-          stop_after: int | None = None, on_step: Callable[[int], None] | None = None) -> dict:
-    """Train to `config.steps` (resuming from the last checkpoint if there is one); return the result.
+def _gradient_sync(model, final: bool):
+    """DDP's ``no_sync`` for a micro-batch before the last; nothing to skip otherwise."""
+    return model.no_sync() if not final and hasattr(model, "no_sync") else contextlib.nullcontext()
 
-    `stop_after` ends the run early after that many total steps without a final
-    evaluation, as a crash or cancel would (tests use it to check exact resume).
+
+def _optimizer_step(model, optimizer: torch.optim.Optimizer, scaler: torch.amp.GradScaler | None,
+                    clip_norm: float | None) -> None:
+    """Unscale (fp16), clip, step, zero: clipping must see the true gradients, not the loss-scaled ones.
+
+    The scaler skips the step when the scaled gradients overflowed and lowers its scale.
     """
-    rank, world_size = _distributed()
-    device = pick_device(None if not torch.cuda.is_available() else f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
-    precision = pick_precision(device, None if config.precision == "auto" else config.precision)
-    torch.manual_seed(config.seed)
-    run = Run(config, store, job_id, rank)
-    config.run_dir.mkdir(parents=True, exist_ok=True)
-    (config.run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
-
-    loaded = build_model(config, device)
-    model = loaded.model.train()
-    if config.grad_checkpointing:
-        model.set_grad_checkpointing(True)
-    data = load_data(config, loaded)
-    if data.skipped and rank == 0:
-        print(f"skipped rows: {dict(data.skipped)}", flush=True)
-    optimizer = torch.optim.AdamW(parameter_groups(model, config.weight_decay), lr=config.lr,
-                                  betas=tuple(config.betas), eps=config.eps)
-    objective = Objective(config, loaded.tokenizer, device, rank, world_size)
-    start, best_score = _resume(config, model, optimizer, objective)
-    trained = torch.nn.parallel.DistributedDataParallel(model) if world_size > 1 else model
-    autocast = autocast_for(device, precision)
-    max_log_scale = math.log(config.max_logit_scale)
-    end = min(config.steps, stop_after) if stop_after else config.steps
-
-    for step in range(start, end):
-        for group in optimizer.param_groups:
-            group["lr"] = cosine_lr(step, config)
-        started = time.perf_counter()
-        batches = [train_data.make_batch(data, step, config.batch_size, config.seed, rank, world_size,
-                                         micro, config.grad_accum) for micro in range(config.grad_accum)]
-        loss, parts = train_step(trained, objective, optimizer, batches, autocast, max_log_scale)
-        if on_step:
-            on_step(step)
-        if step % LOG_EVERY == 0 or step == end - 1:
-            values = {"loss": loss.item(), **{k: float(v.detach()) for k, v in parts.items()},
-                      "lr": optimizer.param_groups[0]["lr"], "logit_scale": model.logit_scale.exp().item(),
-                      "seconds_per_step": time.perf_counter() - started}
-            run.log(step + 1, values, "train")
-            run.progress((step + 1) / config.steps)
-        if (step + 1) % config.eval_every == 0 or step + 1 == config.steps:
-            best_score = _evaluate_and_save(config, run, loaded, model, optimizer, objective, step + 1,
-                                            best_score)
-    if world_size > 1:
-        dist.barrier()  # rank 0 has written the checkpoints every rank's result points to
-    if end < config.steps:
-        return {"stopped_at": end}
-    result = _result(config, data)
-    if rank == 0 and store is not None and job_id is not None:
-        store.update_job(job_id, result=result, progress=1.0)
-    return result
+    if scaler is not None:
+        scaler.unscale_(optimizer)
+    if clip_norm is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    if scaler is not None:
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
 
 
-def _evaluate_and_save(config, run, loaded, model, optimizer, objective, step, best_score):
-    if run.rank != 0:
-        return best_score
-    metrics = evaluate(config, loaded)
-    model.train()
-    if metrics:
-        run.log(step, metrics, "eval")
-    extra = {"trained_from": config.base_model, "step": step, "train_config": config.to_dict(),
-             "eval": metrics}
-    state = {"optimizer": optimizer.state_dict(), "step": step, "torch_rng": torch.get_rng_state(),
-             "best_score": best_score, "thresholds": objective.thresholds.value.cpu()}
-    checkpoints = config.run_dir / "checkpoints"
-    save_checkpoint(checkpoints / "last", model, loaded.architecture, extra, state)
-    score = metrics.get(config_select_metric(config))
-    if score is None or best_score is None or score > best_score:  # no selection metric: best = last
-        save_checkpoint(checkpoints / "best", model, loaded.architecture, extra)
-        best_score = score
-    return best_score
+class _Throughput:
+    """Samples per second since the last report (evaluations excluded: `restart` after them)."""
+
+    def __init__(self, samples_per_step: int, step: int):
+        self.samples_per_step = samples_per_step
+        self.restart(step)
+
+    def restart(self, step: int) -> None:
+        self.since, self.step = time.perf_counter(), step
+
+    def rate(self, step: int) -> float:
+        now = time.perf_counter()
+        rate = (step - self.step) * self.samples_per_step / max(now - self.since, 1e-9)
+        self.since, self.step = now, step
+        return rate
+
+
+@dataclass
+class Session:
+    """One run in progress: what its steps, reports, evaluations and checkpoints share."""
+
+    config: TrainConfig
+    reporter: Reporter
+    loaded: LoadedModel
+    data: train_data.TrainData
+    optimizer: torch.optim.Optimizer
+    objective: Objective
+    scaler: torch.amp.GradScaler | None
+    rank: int = 0
+    best_score: float | None = None
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.config.run_dir / "checkpoints"
+
+    def record(self, step: int, values: dict[str, float], split: str) -> None:
+        """Metrics to the run folder's metrics.jsonl and to the reporter (rank 0 only)."""
+        if self.rank != 0 or not values:
+            return
+        with (self.config.run_dir / "metrics.jsonl").open("a") as handle:
+            handle.write(json.dumps({"step": step, "split": split, **values}) + "\n")
+        self.reporter.metrics(step, values, split)
+
+    def report_step(self, step: int, loss: torch.Tensor, parts: dict[str, torch.Tensor],
+                    samples_per_second: float) -> None:
+        """The train curve point and progress line after `step` steps."""
+        values = {"loss": loss.item(), **{k: float(v) for k, v in parts.items()},
+                  "lr": self.optimizer.param_groups[0]["lr"], "logit_scale": self.loaded.model.logit_scale.exp().item(),
+                  "samples_per_second": samples_per_second}
+        self.record(step, values, "train")
+        self.reporter.progress(step / self.config.steps,
+                               f"step {step}/{self.config.steps} loss {values['loss']:.4f} lr {values['lr']:.2e} "
+                               f"{samples_per_second:.0f} samples/s")
+
+    def evaluate_and_save(self, step: int) -> None:
+        """Rank 0: evaluate, save `last` (with the trainer state) and `best` when the selection metric improved."""
+        if self.rank != 0:
+            return
+        metrics = evaluate(self.config, self.loaded)
+        self.loaded.model.train()
+        if metrics:
+            self.record(step, metrics, "eval")
+            self.reporter.log(f"eval at step {step}: " + ", ".join(f"{k} {v:.4g}" for k, v in _headline(metrics)))
+        extra = {"trained_from": self.config.base_model, "step": step, "train_config": self.config.to_dict(),
+                 "eval": metrics}
+        model, architecture = self.loaded.model, self.loaded.architecture
+        save_checkpoint(self.checkpoints / "last", model, architecture, extra, self.trainer_state(step))
+        score = metrics.get(config_select_metric(self.config))
+        if score is None or self.best_score is None or score > self.best_score:  # no selection metric: best = last
+            save_checkpoint(self.checkpoints / "best", model, architecture, extra)
+            self.best_score = score
+        self.reporter.log(f"saved checkpoint at step {step} in {self.checkpoints}")
+
+    def trainer_state(self, step: int) -> dict:
+        """What an exact resume needs besides the weights (plain tensors and numbers: loads with weights_only)."""
+        return {"optimizer": self.optimizer.state_dict(), "step": step, "torch_rng": torch.get_rng_state(),
+                "best_score": self.best_score, "thresholds": self.objective.thresholds.value.cpu(),
+                "scaler": self.scaler.state_dict() if self.scaler is not None else {}}
+
+    def resume(self) -> int:
+        """Restore weights, optimizer, scaler, RNG and CE-CLIP's lagged thresholds from `last`; the step to start at.
+
+        A damaged checkpoint raises `CheckpointError` (see `backend.train.checkpoint`).
+        """
+        state = load_for_resume(self.checkpoints / "last", self.loaded.model)
+        if state is None:
+            self.reporter.log(f"no checkpoint in {self.checkpoints}: starting at step 0")
+            return 0
+        missing = sorted({"optimizer", "step", "torch_rng", "thresholds"} - set(state))
+        if missing:
+            raise CheckpointError(self.checkpoints / "last", f"its trainer state lacks {', '.join(missing)}")
+        self.optimizer.load_state_dict(state["optimizer"])
+        torch.set_rng_state(state["torch_rng"])
+        self.objective.thresholds.value = state["thresholds"]
+        if self.scaler is not None and state.get("scaler"):
+            self.scaler.load_state_dict(state["scaler"])
+        self.best_score = state.get("best_score")
+        self.reporter.log(f"resuming from step {state['step']} ({self.checkpoints / 'last'})")
+        return int(state["step"])
+
+    def result(self) -> dict:
+        last_config = json.loads((self.checkpoints / "last" / "open_clip_config.json").read_text())
+        return {"best": str(self.checkpoints / "best"), "last": str(self.checkpoints / "last"),
+                "final_metrics": last_config.get("eval", {}), "skipped_rows": dict(self.data.skipped)}
+
+
+def _headline(metrics: dict[str, float]) -> list[tuple[str, float]]:
+    """The numbers an evaluation log line shows: each benchmark's overall score (all metrics if none is)."""
+    overall = [(k, v) for k, v in metrics.items() if k.endswith("/overall")]
+    return overall or list(metrics.items())
 
 
 def config_select_metric(config: TrainConfig) -> str:
@@ -235,21 +305,82 @@ def config_select_metric(config: TrainConfig) -> str:
     return f"{config.eval_benchmarks[0]}/overall" if config.eval_benchmarks else ""
 
 
-def _resume(config: TrainConfig, model, optimizer, objective: Objective) -> tuple[int, float | None]:
-    """Restore weights, optimizer, RNG and CE-CLIP's lagged thresholds from the last checkpoint, if any."""
-    last = config.run_dir / "checkpoints" / "last"
-    state = load_trainer_state(last) if last.is_dir() else None
-    if state is None:
-        return 0, None
-    load_weights(last, model)
-    optimizer.load_state_dict(state["optimizer"])
-    torch.set_rng_state(state["torch_rng"])
-    objective.thresholds.value = state["thresholds"]
-    return int(state["step"]), state.get("best_score")
+def _rank_reporter(reporter: Reporter | None, rank: int) -> Reporter:
+    """The reporter this process speaks through: only rank 0 reports, whatever the caller passed."""
+    if reporter is None or (rank != 0 and reporter.active):
+        return Reporter(rank=rank)
+    return reporter
 
 
-def _result(config: TrainConfig, data) -> dict:
-    checkpoints = config.run_dir / "checkpoints"
-    last_config = json.loads((checkpoints / "last" / "open_clip_config.json").read_text())
-    return {"best": str(checkpoints / "best"), "last": str(checkpoints / "last"),
-            "final_metrics": last_config.get("eval", {}), "skipped_rows": dict(data.skipped)}
+def _open_session(config: TrainConfig, reporter: Reporter, device: str, precision: str, rank: int,
+                  world_size: int) -> Session:
+    """Model, data, optimizer, objective and scaler, with the run folder created and announced."""
+    config.run_dir.mkdir(parents=True, exist_ok=True)
+    if rank == 0:
+        (config.run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+    reporter.update(run_dir=str(config.run_dir))
+    reporter.log(f"training {config.loss} from {config.base_model} on {config.data}: {config.steps} steps, "
+                 f"{world_size} x {config.batch_size} x {config.grad_accum} per step, {precision} on {device}")
+    loaded = build_model(config, device)
+    if config.grad_checkpointing:
+        loaded.model.set_grad_checkpointing(True)
+    loaded.model.train()
+    data = load_data(config, loaded)
+    if data.skipped:
+        reporter.log(f"skipped rows: {dict(data.skipped)}")
+    optimizer = torch.optim.AdamW(parameter_groups(loaded.model, config.weight_decay), lr=config.lr,
+                                  betas=tuple(config.betas), eps=config.eps)
+    objective = Objective(config, loaded.tokenizer, device, rank, world_size)
+    return Session(config, reporter, loaded, data, optimizer, objective, grad_scaler(device, precision), rank)
+
+
+def train(config: TrainConfig, reporter: Reporter | None = None, stop_after: int | None = None,
+          on_step: Callable[[int], None] | None = None) -> dict:
+    """Train to `config.steps` (resuming from the last checkpoint if there is one); return the result.
+
+    `reporter` receives log lines, progress, metrics and the result (None: a
+    `Reporter()` that only prints). `stop_after` ends the run early after that
+    many total steps without a final evaluation, as a crash or cancel would
+    (tests use it to check exact resume). `on_step(step)` runs after every step.
+    """
+    rank, world_size = _distributed()
+    reporter = _rank_reporter(reporter, rank)
+    device = pick_device(None if not torch.cuda.is_available() else f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
+    precision = training_precision(device, config.precision)
+    torch.manual_seed(config.seed)
+    session = _open_session(config, reporter, device, precision, rank, world_size)
+    start = session.resume()
+    end = min(config.steps, stop_after) if stop_after else config.steps
+    model = session.loaded.model
+    trained = torch.nn.parallel.DistributedDataParallel(model) if world_size > 1 else model
+    autocast = autocast_for(device, precision)
+    max_log_scale = math.log(config.max_logit_scale)
+    steps = StepBatches(session.data, range(start, end), config.batch_size, config.seed, config.grad_accum,
+                        rank, world_size)
+    throughput = _Throughput(config.batch_size * world_size * config.grad_accum, start)
+    for item in step_loader(steps, config.workers, pin_memory=device.startswith("cuda")):
+        step = item.step
+        for group in session.optimizer.param_groups:
+            group["lr"] = cosine_lr(step, config)
+        loss, parts = train_step(trained, session.objective, session.optimizer, item.batches, autocast,
+                                 max_log_scale, session.scaler, config.grad_clip_norm)
+        if on_step:
+            on_step(step)
+        if step % LOG_EVERY == 0 or step == end - 1:
+            session.report_step(step + 1, loss, parts, throughput.rate(step + 1))
+        if (step + 1) % config.eval_every == 0 or step + 1 == config.steps:
+            session.evaluate_and_save(step + 1)
+            throughput.restart(step + 1)
+    if world_size > 1:
+        dist.barrier()  # rank 0 has written the checkpoints every rank's result points to
+    if end < config.steps:
+        return {"stopped_at": end}
+    result = session.result()
+    if rank == 0:
+        reporter.result(result)
+    return result
+
+
+def run_job(config: TrainConfig, reporter: Reporter) -> dict:
+    """The `train` job kind's entry point for the job runner (``python -m backend jobs run ID``)."""
+    return train(config, reporter)
