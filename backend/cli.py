@@ -21,8 +21,20 @@ def _probe(args: argparse.Namespace) -> int:
     from backend.models import ModelRegistry
     from backend.probe import run_probe
 
-    registry = ModelRegistry(max_models=len(args.model), device=args.device, precision=args.precision)
-    result = run_probe(args.image, args.caption, args.model, registry, EmbeddingCache(),
+    specs = args.model
+    if not specs:  # the model the app opens with, so `probe` works offline out of the box
+        from backend.catalog import PRETRAINED_CHOICES, default_models
+        specs = default_models()
+        if not specs:
+            print("error: no --model given and no default model is available (no well-known pretrained "
+                  "model in the local Hugging Face cache, and the built-in toyworld model is missing); "
+                  "pass --model SPEC", file=sys.stderr)
+            return 2
+        why = ("its weights are in the local Hugging Face cache" if specs[0] in PRETRAINED_CHOICES else
+               "built in; no well-known pretrained model is in the local Hugging Face cache")
+        print(f"note: no --model given; using the default model {specs[0]} ({why})", file=sys.stderr)
+    registry = ModelRegistry(max_models=len(specs), device=args.device, precision=args.precision)
+    result = run_probe(args.image, args.caption, specs, registry, EmbeddingCache(),
                        families=args.families, seed=args.seed, extra=args.extra)
     for error in result.errors:
         print(f"warning: {error}", file=sys.stderr)
@@ -61,8 +73,11 @@ def _add_probe(subparsers) -> None:
                                    description="Perturb a caption and score every variant with each model.")
     parser.add_argument("--image", required=True, help="image file")
     parser.add_argument("--caption", required=True)
-    parser.add_argument("--model", nargs="+", required=True, metavar="SPEC",
-                        help="e.g. ViT-B-32-quickgelu:openai, hf-hub:org/name, local-dir:PATH")
+    parser.add_argument("--model", nargs="+", default=None, metavar="SPEC",
+                        help="e.g. ViT-B-32-quickgelu:openai, hf-hub:org/name, local-dir:PATH (default: "
+                             "the app's default model: the first well-known pretrained model whose weights "
+                             "are already in the local Hugging Face cache, else the built-in 'toyworld' "
+                             "model; the choice is printed to stderr)")
     parser.add_argument("--families", nargs="+", default=None,
                         help="perturbation families (default: all): aro_order negclip_swap replace "
                              "binding_swap ce_clip hard_positive")

@@ -5,9 +5,6 @@ matrix; the slow path here scores every item on its own with
 ``Encoder.score`` and applies REFERENCE.md's rules by hand. They must agree.
 """
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +19,6 @@ from backend.encoder import Encoder
 from backend.models import LoadedModel
 from backend.toyworld.model import model_config
 
-ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 4  # items per type/subset: enough for several distinct accuracies, fast on two cores
 
 
@@ -202,25 +198,19 @@ def _save_toy_checkpoint(directory: Path, seed: int = 3) -> LoadedModel:
     return loaded
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "backend", "evaluate", *args], cwd=ROOT, env=dict(os.environ),
-                          capture_output=True, text=True, timeout=120)
-
-
-def test_cli_evaluate_json_equals_in_process(tmp_path):
+def test_cli_evaluate_json_equals_in_process(tmp_path, capsys):
+    # `python -m backend evaluate` runs main(); tests/test_cli.py checks that the module entry point starts
     in_process = _save_toy_checkpoint(tmp_path / "ckpt")
     spec = f"local-dir:{tmp_path / 'ckpt'}"
     names = ["toy-sugarcrepe", "toy-hard-positives"]
-    result = _cli("--model", spec, "--benchmarks", *names, "--limit", "3", "--json")
-    assert result.returncode == 0, result.stderr
-    (model,) = json.loads(result.stdout)["models"]
+    assert main(["evaluate", "--model", spec, "--benchmarks", *names, "--limit", "3", "--json"]) == 0
+    (model,) = json.loads(capsys.readouterr().out)["models"]
     assert (model["model"], model["activation"], model["precision"]) == (spec, "gelu", "fp32")
     assert model["benchmark_versions"] == {n: tw.BENCHMARK_VERSION for n in names}
     assert model["metrics"] == pytest.approx(evaluate_many(names, in_process, limit=3))
 
 
 def test_cli_evaluate_table_has_a_column_per_model(tmp_path, capsys):
-    # in-process (the subprocess path is covered above): the same main() the console runs
     _save_toy_checkpoint(tmp_path / "ckpt")
     specs = [f"local-dir:{tmp_path / 'ckpt'}", str(tmp_path / "ckpt")]
     assert main(["evaluate", "--model", *specs, "--benchmarks", "toy-aro-order", "--limit", "3"]) == 0

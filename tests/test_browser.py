@@ -50,8 +50,11 @@ def image_path(tmp_path_factory):
     return path
 
 
-def _probe(page, caption):
+def _probe(page, caption, extra=None):
     page.get_by_label("Caption", exact=True).fill(caption)
+    if extra is not None:
+        page.get_by_text("Perturbations and extra captions").click()  # open the accordion
+        page.get_by_label("Extra captions", exact=False).fill(extra)
     page.get_by_role("button", name="Probe", exact=True).click()
 
 
@@ -67,6 +70,12 @@ def _wait_for_results(page):
     return rows
 
 
+def _expected_verdict(score: str, original: str) -> str:
+    """The strict rule on the scores the page shows: a negative must score below the original."""
+    assert score != original, f"scores tie at display precision ({score}): pick another image or caption"
+    return "ok" if float(score) < float(original) else "FAIL: not below original"
+
+
 def _check_results(rows, label):
     assert rows[0]["kind"]["text"] == "original"
     assert rows[0]["text"]["text"] == CAPTION
@@ -74,16 +83,25 @@ def _check_results(rows, label):
     assert swapped, f"no row reads {SWAPPED!r}: {[row['text']['text'] for row in rows]}"
     assert "<mark>" in swapped[0]["text"]["html"]
     assert swapped[0]["kind"]["text"] == "negative"
-    verdicts = [row[f"{label} verdict"]["text"] for row in rows]
-    swapped_verdict = swapped[0][f"{label} verdict"]["text"]
-    assert swapped_verdict == "ok" or swapped_verdict.startswith("FAIL"), verdicts
+    original = rows[0][f"{label} score"]["text"]
+    swapped_score = swapped[0][f"{label} score"]["text"]
+    assert swapped[0][f"{label} verdict"]["text"] == _expected_verdict(swapped_score, original)
+    generated = [row for row in rows if row["kind"]["text"] == "negative" and row["family"]["text"] != "user"]
+    assert len(generated) > 1
+    for row in generated:
+        verdict, score = row[f"{label} verdict"]["text"], row[f"{label} score"]["text"]
+        assert verdict == _expected_verdict(score, original), (row["text"]["text"], score, original)
 
 
 def test_probe_fills_the_table_with_highlighted_variants(page, image_path, tiny_checkpoints):
     upload_image(page, image_path)
-    _probe(page, CAPTION)
+    _probe(page, CAPTION, extra=f"-{CAPTION}")  # a user negative identical to the original
     rows = _wait_for_results(page)
     _check_results(rows, "tiny-dir")
+    (identical,) = [row for row in rows if row["family"]["text"] == "user"]
+    assert (identical["kind"]["text"], identical["text"]["text"]) == ("negative", CAPTION)
+    assert identical["tiny-dir score"]["text"] == rows[0]["tiny-dir score"]["text"]
+    assert identical["tiny-dir verdict"]["text"] == "FAIL: not below original"  # a tie counts as wrong
     if os.environ.get("SAVE_SCREENSHOT") == "1":
         page.locator("[aria-roledescription=point]").first.wait_for()  # the scatter plot is drawn
         SCREENSHOT.parent.mkdir(exist_ok=True)

@@ -1,9 +1,17 @@
 """Weight interpolation (REFERENCE.md, "Model patching") on hand-made and real open_clip state dicts."""
+import json
+from pathlib import Path
+
 import pytest
 import torch
+from safetensors.torch import load_file, save_file
 
-from backend.models import load_model
+from backend.cli import main
+from backend.models import BUILTIN_MODELS, load_model
 from backend.patching import PatchingError, interpolate, patched_model
+from backend.toyworld.model import create_toy_model
+
+TOY_DIR = Path(BUILTIN_MODELS["toyworld"])
 
 
 def test_float_tensors_are_interpolated_and_integers_copied():
@@ -44,14 +52,43 @@ def test_patched_real_model_sits_between_its_endpoints(tiny_checkpoints):
     assert torch.equal(start.model.state_dict()[key], load_model(tiny_checkpoints.dir_spec).model.state_dict()[key])
 
 
-def test_patch_command_prints_one_row_per_alpha(tiny_checkpoints, capsys):
-    import json
+def _save_toy_weights(directory: Path, state: dict[str, torch.Tensor]) -> str:
+    """A local-dir checkpoint of the built-in toy architecture with the given weights."""
+    directory.mkdir()
+    save_file({k: v.contiguous() for k, v in state.items()}, directory / "open_clip_model.safetensors")
+    (directory / "open_clip_config.json").write_bytes((TOY_DIR / "open_clip_config.json").read_bytes())
+    return f"local-dir:{directory}"
 
-    from backend.cli import main
 
-    spec = tiny_checkpoints.dir_spec
-    assert main(["patch", "--pretrained", spec, "--finetuned", spec, "--alphas", "0", "0.5", "1",
-                 "--benchmarks", "toy-zeroshot-shape", "--json"]) == 0
+def _perturbed_toy_weights(noise: float) -> dict[str, torch.Tensor]:
+    """The built-in model's weights plus seeded Gaussian noise (`noise` x each tensor's std)."""
+    model = create_toy_model(seed=0)[0]
+    model.load_state_dict(load_file(TOY_DIR / "open_clip_model.safetensors"))
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.numel() > 1:  # logit_scale stays
+                parameter.add_(noise * parameter.std() * torch.randn(parameter.shape, generator=generator))
+    return model.state_dict()
+
+
+def test_patch_command_interpolates_from_pretrained_to_finetuned(tmp_path, capsys):
+    """Alpha 0 is the pretrained model, 1 the finetuned one, 0.5 the midpoint of their weights:
+    each row has the numbers `evaluate` gives for that model, and the three differ."""
+    finetuned = "toyworld"
+    perturbed = _perturbed_toy_weights(noise=0.5)  # the metric moves smoothly from ~50% to 100% along the path
+    trained = load_file(TOY_DIR / "open_clip_model.safetensors")
+    midpoint = {k: torch.lerp(v, trained[k], 0.5) if v.is_floating_point() else v for k, v in perturbed.items()}
+    pretrained = _save_toy_weights(tmp_path / "pretrained", perturbed)
+    halfway = _save_toy_weights(tmp_path / "halfway", midpoint)
+    benchmark = "toy-zeroshot-shape"
+
+    assert main(["evaluate", "--model", pretrained, halfway, finetuned, "--benchmarks", benchmark, "--json"]) == 0
+    expected = [model["metrics"] for model in json.loads(capsys.readouterr().out)["models"]]
+    assert len({json.dumps(metrics) for metrics in expected}) == 3, f"the three models tie: {expected}"
+
+    assert main(["patch", "--pretrained", pretrained, "--finetuned", finetuned, "--alphas", "0", "0.5", "1",
+                 "--benchmarks", benchmark, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    assert [row["alpha"] for row in rows] == [0.0, 0.5, 1.0]
-    assert rows[0]["toy-zeroshot-shape/top1"] == rows[2]["toy-zeroshot-shape/top1"]  # same model at both ends
+    assert [row.pop("alpha") for row in rows] == [0.0, 0.5, 1.0]
+    assert rows == expected

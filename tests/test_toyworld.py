@@ -300,7 +300,14 @@ def test_tokenizer_round_trip_and_eot_is_max(benches):
     assert 30 <= tok.vocab_size <= 40
 
 
-def test_tokenizer_unknown_words_and_truncation():
+@pytest.fixture
+def fresh_unknown_word_warnings(monkeypatch):
+    """The tokenizer's once-per-process record, emptied as in a fresh process (and restored after)."""
+    from backend.toyworld import tokenizer
+    monkeypatch.setattr(tokenizer, "_WARNED_WORDS", set())
+
+
+def test_tokenizer_unknown_words_and_truncation(fresh_unknown_word_warnings):
     tok = tw.ToyTokenizer(context_length=6)
     with pytest.warns(UserWarning, match="zebra"):
         ids = tok("a zebra")
@@ -308,6 +315,23 @@ def test_tokenizer_unknown_words_and_truncation():
     assert tok.unknown_words["zebra"] == 1
     long = tok(["a big red circle to the left of a small blue square"])
     assert long.shape == (1, 6) and long[0, -1] == tok.eot_id
+
+
+def test_tokenizer_warns_once_per_unknown_word_per_process(fresh_unknown_word_warnings):
+    first, second = tw.ToyTokenizer(), tw.ToyTokenizer()  # e.g. two toy models loaded side by side
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # record every warning issued, not only those Python would display
+        first(["a red zebra", "a zebra"])
+        first("a zebra")  # same word, second call
+        second("a blue zebra")  # same word, another tokenizer
+        second("a zebra and a giraffe")  # a new word
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 2, messages
+    assert "'zebra'" in messages[0] and "'giraffe'" in messages[1]
+    assert all("mapped to <unk>" in m and "grammar" in m for m in messages)  # says what happened and why
+    assert {w.filename for w in caught} == {__file__}  # points at the caller, not the tokenizer
+    assert first.unknown_words == {"zebra": 3}  # counts stay per tokenizer: the probe's notes read them
+    assert second.unknown_words == {"zebra": 2, "giraffe": 1}
 
 
 def test_toy_model_forward_pass():

@@ -7,6 +7,7 @@ so ``EOT_ID == vocab_size - 1`` is the maximum of every row.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from collections import Counter
 from typing import Iterable
@@ -19,6 +20,28 @@ from .scene import COLOURS
 PAD, UNK, SOT, EOT = "<pad>", "<unk>", "<start_of_text>", "<end_of_text>"
 PROMPT_WORDS: tuple[str, ...] = ("photo", "of")
 """Words of the zero-shot prompt template "a photo of a {class}"."""
+
+
+_WARNED_WORDS: set[str] = set()
+"""Unknown words already warned about in this process, by any ``ToyTokenizer``.
+
+Module-level on purpose: every load of a toy model builds its own tokenizer,
+so a per-instance record warned again for each model of a probe, and Python's
+own once-per-location filter does not help because ``load_model`` changes the
+warning filters (which resets that record) on every load.
+"""
+_WARNED_LOCK = threading.Lock()
+
+
+def _warn_unknown_once(word: str) -> None:
+    with _WARNED_LOCK:
+        if word in _WARNED_WORDS:
+            return
+        _WARNED_WORDS.add(word)
+    warnings.warn(f"ToyTokenizer: unknown word {word!r} mapped to <unk>: the toy model knows only its "
+                  "grammar's words (shapes, colours, sizes, relations; see grammar_words()). "
+                  "Each unknown word is warned about once per process.",
+                  stacklevel=4)  # the caller of ToyTokenizer.__call__
 
 
 def grammar_words() -> list[str]:
@@ -36,9 +59,10 @@ def grammar_words() -> list[str]:
 class ToyTokenizer:
     """Callable like ``open_clip.tokenize``: text(s) -> LongTensor (N, context_length).
 
-    Unknown words map to ``UNK_ID``; they are counted in ``unknown_words`` and
-    each new one triggers a warning, so out-of-grammar prompts do not pass
-    unnoticed. Rows longer than the context are truncated, keeping EOT last.
+    Unknown words map to ``UNK_ID``; they are counted in ``unknown_words``
+    and the first sighting of each in the process triggers a warning, so
+    out-of-grammar prompts do not pass unnoticed. Rows longer than the
+    context are truncated, keeping EOT last.
     """
 
     def __init__(self, context_length: int = 16):
@@ -58,8 +82,7 @@ class ToyTokenizer:
         ids = []
         for word in tokenize_words(text.replace(",", " ")):
             if word not in self.word_to_id:
-                if word not in self.unknown_words:
-                    warnings.warn(f"ToyTokenizer: unknown word {word!r} mapped to <unk>", stacklevel=3)
+                _warn_unknown_once(word)
                 self.unknown_words[word] += 1
             ids.append(self.word_to_id.get(word, self.unk_id))
         return ids
