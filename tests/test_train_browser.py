@@ -48,6 +48,11 @@ def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_cur
         lines = wait_for(lambda: stroked_lines(page, "train-loss-plot"), 30, "a stroked loss line")
         assert store.get_job(job_id)["status"] == "running"  # seen during the run, not after it
         assert len(lines) >= 2, "the loss and at least one named part are drawn"
+        plot_box = page.locator("#train-loss-plot").bounding_box()
+        legend = page.locator("#train-loss-plot .role-legend-label text", has_text="loss").first
+        legend_box = legend.bounding_box()
+        assert legend_box and legend_box["y"] + legend_box["height"] <= plot_box["y"] + plot_box["height"], \
+            "the legend naming the lines is inside the plot, not cut off"
         log = wait_for(lambda: re.search(r"step \d+/400 loss [\d.]+ lr \S+ [\d.]+ samples/s, ETA \S+",
                                            page.locator("#train-log textarea").input_value()), 30,
                          "a progress line in the log")

@@ -272,12 +272,12 @@ def _form(ctx: AppContext) -> list:
 def _run_view() -> list:
     """The selected run's status, curves, log and evaluation table, in `run_status`'s output order."""
     status = gr.Markdown("No run selected.")
-    losses = gr.LinePlot(x="step", y="value", color="name", label="Loss and its parts", height=300,
-                         elem_id="train-loss-plot")
+    # No fixed height: with one, the legend below the plot is cut off and the lines cannot be told apart.
+    losses = gr.LinePlot(x="step", y="value", color="name", label="Loss and its parts", elem_id="train-loss-plot")
     sides = []
     for titles in (list(SIDE_CURVES)[:2], list(SIDE_CURVES)[2:]):
         with gr.Row():
-            sides += [gr.LinePlot(x="step", y="value", color="name", label=title, height=220) for title in titles]
+            sides += [gr.LinePlot(x="step", y="value", color="name", label=title) for title in titles]
     log = gr.Textbox(label="Log (tail)", lines=10, max_lines=10, autoscroll=True, interactive=False,
                      elem_id="train-log")
     evals = gr.Dataframe(pd.DataFrame(columns=["metric", "value (%)", "step"]), label="Evaluation (last value)",
