@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from backend.jobs.records import ACTIVE, FINAL, JobError, log_tail
-from backend.jobs.targets import Target, job_dir
+from backend.jobs.base import Target, job_dir
 from backend.settings import Settings
 from backend.store import Store
 

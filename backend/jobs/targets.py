@@ -9,55 +9,14 @@ from __future__ import annotations
 
 import sys
 import time
-from abc import ABC, abstractmethod
-from pathlib import Path
-from typing import Any
 
 import yaml
 
 from backend.jobs import process
+from backend.jobs.base import Target, job_dir
+from backend.jobs.hf import HfTarget
 from backend.jobs.records import JobError
-from backend.settings import ROOT, Settings
-from backend.store import Store
-
-
-class Target(ABC):
-    """The interface; subclasses implement each step for one place where jobs run."""
-
-    name = ""
-    summary = ""
-
-    def options(self, raw: dict, settings: Settings) -> dict:
-        """Validated options for this target (before any row exists); a `JobError` says what is wrong."""
-        self.check_keys(raw, set())
-        return {}
-
-    def check_keys(self, raw: dict, allowed: set[str], note: str = "") -> None:
-        unknown = sorted(set(raw) - allowed)
-        if unknown:
-            takes = f"takes only {', '.join(sorted(allowed))}{note}" if allowed else "takes no options"
-            raise JobError(f"target {self.name!r} {takes}, got {unknown}")
-
-    def label(self, options: dict) -> str:
-        return self.name
-
-    @abstractmethod
-    def start(self, store: Store, job: dict, settings: Settings, *, api: Any = None,
-              env: dict[str, str] | None = None) -> None:
-        """Start the job whose row exists (status queued); the row says `running` once it runs."""
-
-    @abstractmethod
-    def cancel(self, store: Store, job: dict, settings: Settings, *, grace: float, api: Any = None) -> None:
-        """Stop an active job and mark it cancelled."""
-
-    @abstractmethod
-    def reconcile(self, store: Store, job: dict, settings: Settings) -> bool:
-        """Bring an active job's row up to date with reality; True if it was settled."""
-
-
-def job_dir(job: dict, settings: Settings) -> Path:
-    """The folder with a job's log and job.yaml: the folder it owns (a run directory), else one of its own."""
-    return Path(job["run_dir"]) if job.get("run_dir") else settings.workspace / "jobs" / str(job["id"])
+from backend.settings import ROOT
 
 
 class LocalTarget(Target):
@@ -105,19 +64,14 @@ class TorchrunTarget(LocalTarget):
         return ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(options.get("nproc", 1))]
 
 
-def _targets() -> dict[str, Target]:
-    from backend.jobs.hf import HfTarget  # huggingface_hub is imported only when the hf target is used
-    return {target.name: target for target in (LocalTarget(), TorchrunTarget(), HfTarget())}
-
-
-TARGET_NAMES = ("local", "torchrun", "hf")
+TARGETS: dict[str, Target] = {target.name: target for target in (LocalTarget(), TorchrunTarget(), HfTarget())}
+TARGET_NAMES = tuple(TARGETS)
 
 
 def get_target(name: str) -> Target:
-    targets = _targets()
-    if name not in targets:
-        raise JobError(f"Unknown target {name!r}; one of {', '.join(targets)}")
-    return targets[name]
+    if name not in TARGETS:
+        raise JobError(f"Unknown target {name!r}; one of {', '.join(TARGETS)}")
+    return TARGETS[name]
 
 
 def label(job: dict) -> str:
