@@ -6,6 +6,8 @@ Spec strings (what users type, what results record):
   ``hf-hub:org/name``                   Hugging Face hub repo in open_clip format
   ``local-dir:/path/run/checkpoint``    directory with ``open_clip_config.json`` + weights
   ``/path/run/checkpoint``              same as ``local-dir:`` when the path is a directory
+  ``catalog:negclip``                   a paper's released checkpoint from `backend/model_catalog.json`:
+                                        downloaded from its own URL or hub repo, SHA-256 checked, cached
 
 The activation (GELU vs QuickGELU) is part of a model's identity: loading OpenAI
 weights into a GELU tower silently changes every score (sugar-crepe issue 7, ARO
@@ -28,7 +30,7 @@ import open_clip
 import torch
 from open_clip.transformer import QuickGELU
 
-from backend import paths
+from backend import model_catalog, paths
 from backend.settings import SHIPPED_MODELS
 
 CHECKPOINT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
@@ -60,7 +62,7 @@ class ModelSpec:
     """A parsed spec: where the config comes from and where the weights come from."""
 
     raw: str
-    source: str  # "tag", "file", "hf-hub", "local-dir"
+    source: str  # "tag", "file", "hf-hub", "local-dir", "catalog"
     architecture: str | None = None
     pretrained: str | None = None  # tag or file path
     location: str | None = None  # hub id or directory
@@ -83,6 +85,13 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(spec, "hf-hub", location=spec[len("hf-hub:"):])
     if spec.startswith("local-dir:"):
         return ModelSpec(spec, "local-dir", location=spec[len("local-dir:"):])
+    if spec.startswith(model_catalog.CATALOG_PREFIX):
+        name = spec[len(model_catalog.CATALOG_PREFIX):]
+        try:
+            model_catalog.get_entry(name)  # only the catalog's own entries: never a URL a user typed
+        except model_catalog.CatalogError as error:
+            raise ModelLoadError(str(error)) from None
+        return ModelSpec(spec, "catalog", location=name)
     if spec in BUILTIN_MODELS:
         return ModelSpec(spec, "local-dir", location=str(BUILTIN_MODELS[spec]))
     if Path(spec).is_dir():
@@ -99,7 +108,8 @@ def parse_spec(spec: str) -> ModelSpec:
 
 
 _SPEC_HELP = ("Accepted forms: 'ViT-B-32-quickgelu:openai' (architecture:tag), "
-              "'ViT-B-32:/path/model.safetensors', 'hf-hub:org/name', 'local-dir:/path/to/dir'.")
+              "'ViT-B-32:/path/model.safetensors', 'hf-hub:org/name', 'local-dir:/path/to/dir', "
+              "'catalog:NAME' (a paper's released checkpoint).")
 
 
 def local_path(spec: ModelSpec) -> str | None:
@@ -248,10 +258,32 @@ def _failure_message(spec: ModelSpec, error: Exception) -> str:
     return f"Could not load '{spec.raw}': tried {what}.{mode} Reason: {reason}. To fix: {hints}."
 
 
+def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
+                  models_dir: Path | None) -> LoadedModel:
+    """A catalog entry: fetched, checked and converted by `model_catalog`, then loaded like any local folder.
+
+    The folder is the lab's own conversion under the models folder, so it is not confined again; the result
+    keeps the catalog spec as its identity, with the entry's provenance in its notes.
+    """
+    try:
+        prepared = model_catalog.prepare(spec.location, models_dir)
+    except model_catalog.CatalogError as error:
+        raise ModelLoadError(f"Could not load '{spec.raw}': {error}") from None
+    loaded = load_model(prepared.spec, device, precision)
+    loaded.spec = spec.raw
+    loaded.notes = [*prepared.notes, *loaded.notes]
+    return loaded
+
+
 def load_model(spec_str: str, device: str | None = None, precision: str | None = None,
-               allowed_roots: list[Path] | None = None) -> LoadedModel:
-    """Load a model from a spec string, or raise ``ModelLoadError`` with a readable message."""
+               allowed_roots: list[Path] | None = None, models_dir: Path | None = None) -> LoadedModel:
+    """Load a model from a spec string, or raise ``ModelLoadError`` with a readable message.
+
+    `models_dir` is where catalog models are cached (default: the settings' models folder).
+    """
     spec = parse_spec(spec_str)
+    if spec.source == "catalog":
+        return _load_catalog(spec, device, precision, models_dir)
     confine(spec, allowed_roots)
     device = pick_device(device)
     precision = pick_precision(device, precision)
@@ -289,11 +321,12 @@ class ModelRegistry:
     """Loaded models, bounded LRU by count: several models side by side, but never all of them."""
 
     def __init__(self, max_models: int = 3, device: str | None = None, precision: str | None = None,
-                 allowed_roots: list[Path] | None = None):
+                 allowed_roots: list[Path] | None = None, models_dir: Path | None = None):
         self.max_models = max_models
         self.device = device
         self.precision = precision
         self.allowed_roots = allowed_roots
+        self.models_dir = models_dir  # catalog models' cache; None: the settings' models folder
         self._models: OrderedDict[str, LoadedModel] = OrderedDict()
 
     def get(self, spec: str) -> LoadedModel:
@@ -301,7 +334,7 @@ class ModelRegistry:
         if key in self._models:
             self._models.move_to_end(key)
             return self._models[key]
-        loaded = load_model(key, self.device, self.precision, self.allowed_roots)
+        loaded = load_model(key, self.device, self.precision, self.allowed_roots, self.models_dir)
         self._models[key] = loaded
         while len(self._models) > self.max_models:
             self._models.popitem(last=False)

@@ -141,3 +141,19 @@ def test_trimmed_text_encoding_equals_full_encoding(tiny_checkpoints):
             full = loaded.model.encode_text(tokens)
             trimmed = encode_text_trimmed(loaded.model, tokens)
         assert torch.allclose(full, trimmed, atol=1e-5)
+
+
+def test_catalog_specs_name_catalog_entries_only():
+    assert parse_spec("catalog:negclip").source == "catalog"
+    with pytest.raises(ModelLoadError, match="not in the model catalog; known: .*bivlc-trohn-text"):
+        parse_spec("catalog:not-a-model")
+
+
+def test_catalog_model_offline_says_what_was_tried_and_how_to_get_it(tmp_path):
+    with pytest.raises(ModelLoadError) as error:
+        load_model("catalog:bivlc-trohn-text", device="cpu", models_dir=tmp_path)
+    message = str(error.value)
+    for fragment in ("Could not load 'catalog:bivlc-trohn-text'", "Hugging Face cache", "HF_HUB_OFFLINE=1",
+                     "imirandam/CLIP_TROHN-Text", "best_CLIP_TROHN-Text_9.pt", str(tmp_path), "To get it"):
+        assert fragment in message
+    assert not (tmp_path / "catalog" / "bivlc-trohn-text").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backend import jobs
+from backend import catalog, jobs
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
 from backend.settings import Settings
@@ -27,9 +27,9 @@ class AppContext:
         return self.settings.downloads_dir
 
     def current_model_choices(self) -> list[tuple[str, str]]:
-        """(label, spec) pairs as of now: finished training runs' checkpoints join without restarting the app,
-        labelled by their run's name."""
-        labels = {spec: spec for spec in self.model_choices}
+        """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished
+        training runs' checkpoints, which join without restarting the app, labelled by their run's name."""
+        labels = {spec: label for label, spec in catalog.labelled_choices(self.model_choices, self.settings.models_dir)}
         for label, spec in jobs.finished_checkpoints(self.store):
             labels.setdefault(spec, label)
         return [(label, spec) for spec, label in labels.items()]

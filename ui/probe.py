@@ -115,7 +115,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
             with gr.Row():
                 models = gr.Dropdown(ctx.current_model_choices(), value=ctx.default_models, multiselect=True,
                                      allow_custom_value=True, label="Models", scale=5,
-                                     info="Pick or type a spec: ARCH:tag, ARCH:/path.safetensors, hf-hub:org/name")
+                                     info="Pick or type a spec: ARCH:tag, ARCH:/path.safetensors, hf-hub:org/name, "
+                                          "catalog:NAME. 'not downloaded' models download on first use")
                 refresh_models = gr.Button("↻", size="sm", scale=0, min_width=40)
             run = gr.Button("Probe", variant="primary")
             with gr.Accordion("Perturbations and extra captions", open=False):
