@@ -24,7 +24,8 @@ def default_context(settings: Settings | None = None) -> AppContext:
     settings = settings or get_settings()
     store = Store(settings.db)
     jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
-    return AppContext(settings=settings, registry=ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots)),
+    registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir)
+    return AppContext(settings=settings, registry=registry,
                       cache=EmbeddingCache(), model_choices=catalog.model_choices(),
                       default_models=catalog.default_models(), store=store,
                       examples=example_gallery(settings.workspace / "examples"))

@@ -11,10 +11,6 @@ fetched, from where, and what its checksum must be). What it guarantees:
 - what is written for open_clip (``open_clip_config.json`` with the activation,
   ``open_clip_model.safetensors``) has been loaded strictly into the
   architecture first, so a written folder always loads.
-
-`backend.models` imports this layer (through the catalog), so it cannot import
-`backend.patching`, which imports models: `interpolate` restates the WiSE-FT
-formula, and a test holds the two equal.
 """
 from __future__ import annotations
 
@@ -163,16 +159,6 @@ def _unwrap(payload, path: Path) -> dict[str, torch.Tensor]:
                            "loadable here yet (open_clip's hf-hub: route needs an open_clip export with "
                            "open_clip_config.json), and loading it into an open_clip tower would be wrong")
     return state
-
-
-def interpolate(base: dict[str, torch.Tensor], finetuned: dict[str, torch.Tensor],
-                alpha: float) -> dict[str, torch.Tensor]:
-    """WiSE-FT as `backend.patching.interpolate` defines it: (1 - alpha) * base + alpha * finetuned, floats only."""
-    if base.keys() != finetuned.keys() or any(base[k].shape != finetuned[k].shape for k in base):
-        odd = sorted(base.keys() ^ finetuned.keys()) or [k for k in base if base[k].shape != finetuned[k].shape]
-        raise CatalogError(f"the fine-tune does not match its base model ({', '.join(odd[:5])})")
-    return {key: torch.lerp(value.float(), finetuned[key].float(), alpha).to(value.dtype)
-            if value.is_floating_point() else value.clone() for key, value in base.items()}
 
 
 def build_model(architecture: str, pretrained: str | None, quick_gelu: bool) -> torch.nn.Module:

@@ -26,8 +26,9 @@ from huggingface_hub import try_to_load_from_cache
 
 from backend import paths
 from backend.checkpoint_files import (CatalogError, ChecksumBook, build_model, check_sha256, download_hub,
-                                      download_url, interpolate, is_intact, offline, read_state_dict,
+                                      download_url, is_intact, offline, read_state_dict,
                                       sha256_of, write_open_clip_dir)
+from backend.interpolation import PatchingError, interpolate
 from backend.settings import get_settings
 
 CATALOG_PREFIX = "catalog:"
@@ -216,7 +217,10 @@ def _patched(entry: CatalogEntry, state: dict[str, torch.Tensor]) -> tuple[dict[
     key = "positional_embedding"  # a longer text context is cut to the base's, as CLoVe's own loader does
     if key in state and key in base and state[key].shape[0] > base[key].shape[0]:
         state[key] = state[key][:base[key].shape[0]]
-    return interpolate(base, state, alpha), f"patched into {base_spec} at alpha {alpha:g} (WiSE-FT)"
+    try:
+        return interpolate(base, state, alpha), f"patched into {base_spec} at alpha {alpha:g} (WiSE-FT)"
+    except PatchingError as error:
+        raise CatalogError(f"the fine-tune does not match its base model: {error}") from None
 
 
 def how_to_get(entry: CatalogEntry, models_dir: Path) -> str:

@@ -13,26 +13,10 @@ from collections.abc import Sequence
 
 import torch
 
+from backend.interpolation import PatchingError, interpolate
 from backend.models import LoadedModel
 
-
-class PatchingError(ValueError):
-    """The two models cannot be interpolated; the message says why."""
-
-
-def interpolate(pretrained: dict[str, torch.Tensor], finetuned: dict[str, torch.Tensor],
-                alpha: float) -> dict[str, torch.Tensor]:
-    if not 0.0 <= alpha <= 1.0:
-        raise PatchingError(f"alpha must be in [0, 1], got {alpha}")
-    if pretrained.keys() != finetuned.keys():
-        missing = sorted(pretrained.keys() ^ finetuned.keys())[:5]
-        raise PatchingError(f"the models have different parameters (e.g. {', '.join(missing)})")
-    mismatched = [k for k in pretrained if pretrained[k].shape != finetuned[k].shape]
-    if mismatched:
-        raise PatchingError(f"shapes differ for {', '.join(mismatched[:5])}")
-    return {key: torch.lerp(value.float(), finetuned[key].float(), alpha).to(value.dtype)
-            if value.is_floating_point() else value.clone()
-            for key, value in pretrained.items()}
+__all__ = ["PatchingError", "interpolate", "patched_model", "sweep"]
 
 
 def patched_model(pretrained: LoadedModel, finetuned: LoadedModel, alpha: float) -> LoadedModel:

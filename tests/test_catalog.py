@@ -21,7 +21,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from backend import catalog, checkpoint_files, model_catalog, patching
+from backend import catalog, model_catalog, patching
 from backend.encoder import EmbeddingCache, Encoder
 from backend.models import ModelLoadError, ModelRegistry, load_model, parse_spec, tag_needs_quick_gelu
 from backend.probe import run_probe
@@ -343,14 +343,6 @@ def test_patched_entry_is_backend_patching_of_base_and_finetune(server, online, 
     expected = patching.interpolate(load_file(base_spec.split(":", 1)[1]), finetuned, 0.6)
     assert written.keys() == expected.keys()
     assert all(torch.equal(written[key], expected[key]) for key in expected)
-
-
-def test_restated_interpolation_equals_backend_patching():
-    base, finetuned = tiny_state(2), tiny_state(3)
-    for alpha in (0.0, 0.35, 1.0):
-        ours = checkpoint_files.interpolate(base, finetuned, alpha)
-        theirs = patching.interpolate(base, finetuned, alpha)
-        assert all(torch.equal(ours[key], theirs[key]) for key in theirs)
 
 
 def test_hub_entry_is_read_from_the_hugging_face_cache_offline(add_entry, models_dir, hub_cache, tiny_checkpoints):
