@@ -13,6 +13,8 @@ from backend.settings import add_settings_parser
 from backend.train import commands as train_commands
 
 Command = Callable[[argparse.Namespace], int]
+# backend.perturb.grammar.DEFAULT_GRAMMAR_MODEL (a test checks): importing it would load spaCy for --help.
+DEFAULT_GRAMMAR_MODEL = "textattack/roberta-base-CoLA"
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -34,8 +36,14 @@ def _probe(args: argparse.Namespace) -> int:
                "built in; no well-known pretrained model is in the local Hugging Face cache")
         print(f"note: no --model given; using the default model {specs[0]} ({why})", file=sys.stderr)
     registry = ModelRegistry(max_models=len(specs), device=args.device, precision=args.precision)
+    grammar = None
+    if args.grammar_model:  # a failed load raises GrammarModelError (a ValueError): main reports it
+        from backend.perturb.grammar import GrammarFilter
+        grammar = GrammarFilter.from_pretrained(args.grammar_model, threshold=args.grammar_threshold,
+                                                device=args.device)
     result = run_probe(args.image, args.caption, specs, registry, EmbeddingCache(),
-                       families=args.families, seed=args.seed, extra=args.extra)
+                       families=args.families, seed=args.seed, extra=args.extra,
+                       plausible_only=args.plausible_only, grammar_filter=grammar)
     for error in result.errors:
         print(f"warning: {error}", file=sys.stderr)
     if args.json:
@@ -44,6 +52,8 @@ def _probe(args: argparse.Namespace) -> int:
         return 0
     for model in result.models:
         print(_summary_line(model))
+        if model["plausible_only"]:
+            print(f"  note: metrics over plausible negatives only; {model['n_implausible']} implausible left out")
         for note in model["notes"]:
             print(f"  note: {note}")
     rows = result.rows()
@@ -84,6 +94,15 @@ def _add_probe(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--extra", nargs="*", default=[],
                         help="extra captions to score; prefix '-' for a negative, '+' for a positive")
+    parser.add_argument("--plausible-only", action="store_true",
+                        help="metrics over plausible negatives only, leaving out those absurd on their face "
+                             "(\"a bench sitting on a man\"); the table still lists every variant")
+    parser.add_argument("--grammar-model", nargs="?", const=DEFAULT_GRAMMAR_MODEL, default=None, metavar="ID",
+                        help="also mark generated negatives that a CoLA classifier (hub id or local folder) "
+                             f"finds ungrammatical as implausible; alone: {DEFAULT_GRAMMAR_MODEL}, as in BiVLC")
+    parser.add_argument("--grammar-threshold", type=float, default=0.5, metavar="P",
+                        help="with --grammar-model: a negative whose probability of being acceptable is "
+                             "below P is implausible (default 0.5)")
     _add_runtime_options(parser)
     parser.set_defaults(handler=_probe)
 

@@ -23,6 +23,7 @@ from backend.metrics import caption_probe_metrics
 from backend.auth import Actor
 from backend.models import ModelLoadError, ModelRegistry, local_path, parse_spec
 from backend.perturb import MAX_CAPTION_CHARS, perturb
+from backend.perturb.grammar import GrammarFilter
 
 MAX_EXTRA_CAPTIONS = 50
 
@@ -40,6 +41,7 @@ class ProbeText:
     family: str = ""
     subtype: str = ""
     edit: str = ""
+    plausible: bool = True  # False: a negative absurd on its face (backend/perturb/plausibility.py)
 
 
 @dataclass
@@ -54,7 +56,7 @@ class ProbeResult:
         rows = []
         for index, item in enumerate(self.texts):
             row = {"text": item.text, "kind": item.kind, "family": item.family,
-                   "subtype": item.subtype, "edit": item.edit}
+                   "subtype": item.subtype, "edit": item.edit, "plausible": item.plausible}
             for spec, scores in self.scores.items():
                 row[f"{spec} score"] = round(scores[index], 4)
                 row[f"{spec} margin"] = round(scores[index] - scores[0], 4)
@@ -127,7 +129,7 @@ def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=N
     texts = [ProbeText(caption, "original")]
     for variant in perturb(caption, families=families, seed=seed):
         texts.append(ProbeText(variant.text, variant.kind, variant.family, variant.subtype,
-                               variant.description))
+                               variant.description, variant.plausible))
     return texts + parse_extras(extra)
 
 
@@ -146,14 +148,21 @@ def check_model_access(spec: str, actor: Actor | None, offered: Sequence[str]) -
 def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRegistry,
               cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
               extra=None, progress: Progress | None = None, actor: Actor | None = None,
-              offered: Sequence[str] = ()) -> ProbeResult:
-    """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal."""
+              offered: Sequence[str] = (), plausible_only: bool = False,
+              grammar_filter: GrammarFilter | None = None) -> ProbeResult:
+    """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal.
+
+    plausible_only: each model's metrics count plausible negatives only (the rows still list every text).
+    grammar_filter: also marks generated negatives its CoLA classifier finds unacceptable as not plausible.
+    """
     if image is None:
         raise ProbeInputError("No image: upload one, paste one, or pick an example.")
     if not model_specs:
         raise ProbeInputError("Pick at least one model.")
     picture = load_image(image)
     texts = build_texts(caption, families, seed, extra)
+    if grammar_filter is not None:
+        texts = _grammar_checked(texts, grammar_filter)
     result = ProbeResult(texts, models=[], scores={})
     for index, spec in enumerate(model_specs):
         if progress:
@@ -167,7 +176,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         scores = Encoder(loaded, cache).score([picture], [t.text for t in texts]).cosine[0].tolist()
         result.scores[spec] = scores
         notes = loaded.notes + _vocabulary_notes(loaded.tokenizer, texts)
-        result.models.append({**loaded.identity, **_metrics(scores, texts), "notes": notes})
+        result.models.append({**loaded.identity, **_metrics(scores, texts, plausible_only), "notes": notes})
     if not result.scores:
         raise ProbeInputError("No model could be loaded:\n" + "\n".join(result.errors))
     return result
@@ -182,10 +191,23 @@ def _vocabulary_notes(tokenizer, texts: list[ProbeText]) -> list[str]:
     return [f"read as <unk>, outside this model's vocabulary: {', '.join(words)}"] if words else []
 
 
-def _metrics(scores: list[float], texts: list[ProbeText]) -> dict:
-    negatives = [s for s, t in zip(scores, texts) if t.kind == "negative"]
+def _grammar_checked(texts: list[ProbeText], grammar_filter: GrammarFilter) -> list[ProbeText]:
+    """Generated negatives go through the grammar filter; a user's own captions are taken as written."""
+    generated = [i for i, t in enumerate(texts) if t.kind == "negative" and t.family != "user"]
+    checked = list(texts)
+    for index, item in zip(generated, grammar_filter.filter_variants([texts[i] for i in generated])):
+        checked[index] = item
+    return checked
+
+
+def _metrics(scores: list[float], texts: list[ProbeText], plausible_only: bool = False) -> dict:
+    """Metrics over every negative, or over plausible ones only: an absurd
+    negative ("a bench sitting on a man") can be rejected from the text alone."""
+    negatives = [s for s, t in zip(scores, texts) if t.kind == "negative" and (t.plausible or not plausible_only)]
     positives = [s for s, t in zip(scores, texts) if t.kind == "positive"]
-    return caption_probe_metrics(scores[0], negatives, positives)
+    implausible = sum(1 for t in texts if t.kind == "negative" and not t.plausible)
+    return {**caption_probe_metrics(scores[0], negatives, positives),
+            "plausible_only": plausible_only, "n_implausible": implausible}
 
 
 def diff_segments(original: str, variant: str) -> list[tuple[str, str | None]]:

@@ -20,6 +20,7 @@ from backend.perturb.core import Edit, FillMask, Request, Variant, normalized
 from backend.perturb.lexicon import wordnet
 from backend.perturb.nlp import load_spacy, parse
 from backend.perturb.order import aro_order
+from backend.perturb.plausibility import mark_plausibility
 from backend.perturb.positives import hard_positive
 from backend.perturb.replace import MASK, ce_clip, replace
 from backend.perturb.swap import binding_swap, negclip_swap
@@ -139,7 +140,7 @@ def perturb(
         if key not in seen:  # two subtypes of one family can meet (e.g. two ARO shuffles)
             seen.add(key)
             variants.append(variant)
-    return variants
+    return mark_plausibility(caption, variants)
 
 
 def warm_up() -> None:

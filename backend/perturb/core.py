@@ -34,13 +34,18 @@ class Edit:
 
 @dataclass(frozen=True)
 class Variant:
-    """One perturbed caption and how it was made."""
+    """One perturbed caption and how it was made.
+
+    `plausible` is False for a negative that is absurd on its face (see
+    plausibility.py): a text-only model can reject it without the image.
+    """
 
     text: str
     kind: Kind
     family: str
     subtype: str
     edits: tuple[Edit, ...]
+    plausible: bool = True
 
     @property
     def description(self) -> str:

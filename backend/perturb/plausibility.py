@@ -1,0 +1,414 @@
+"""Is a negative caption plausible, or absurd on its face?
+
+A negative such as "a bench sitting on a man" is false of the photo, but a
+text-only model rejects it without the image, so it inflates a
+vision-language model's score; SugarCrepe removed such negatives, and the
+rubric (PERTURBATION-RUBRIC.md, label "impl") reports them apart. Two rules
+read the spaCy parse:
+
+  inanimate_agent    an inanimate thing does what only people and animals
+                     do ("a plate grasping a sandwich", "a grassy field
+                     grazing"). Posture and motion verbs (sit, stand, lie,
+                     run, fly, drive, hold, carry) are not on the list: COCO
+                     says "a laptop sitting on a desk", "a bus driving".
+  on_top_of_living   a heavy or fixed thing or a large animal is on top of
+                     a person or an animal, or a thing rides one ("a bench
+                     sitting on a man", "a horse riding a man").
+
+A violation marks a variant only if the perturbation made it: one of its
+tokens lies in an edited span, and the original caption breaks no rule with
+the same predicate (if it says "a door swinging open", "swing" takes things
+as subjects here, and "a gate swinging open" stays plausible; parser quirks
+of the original are excused the same way). Animacy comes from curated word
+lists, then from WordNet lexicon files (noun.person, noun.animal) when the
+NLTK corpus is installed; a noun neither knows is "unknown" and fires no
+rule. The result is deterministic and errs towards "plausible".
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.core import Variant
+from backend.perturb.lexicon import wordnet
+from backend.perturb.nlp import load_spacy, parse
+
+LIVING, FIGURE, INANIMATE, UNKNOWN = "living", "figure", "inanimate", "unknown"
+
+# Verbs (base forms) whose agent must be a person or an animal, or a figure
+# that is drawn as one ("a teddy bear wearing a hat"). Left out because
+# captions give them things as subjects: ride ("a bus riding down the
+# street"; rule 2 covers riding someone), read ("a sign that reads"),
+# paint and write (mostly passive: "a truck painted green"), run, fly, drive.
+AGENT_VERBS = frozenset("""
+    eat graze drink chew bite lick sniff feed smile laugh grin talk chat speak look watch stare gaze pose wave walk
+    jog hike stroll wander roam ski snowboard surf skateboard swim play throw toss catch kick swing pet hug kiss
+    cuddle grab grasp clutch type text cook bake sleep nap wear use brush shave comb herd dance sing yell shout cry
+    frown photograph kneel squat repair prepare buy shop
+""".split())
+# spaCy lemmatises some participles oddly ("riding" -> "rid").
+_VERB_FORMS = {"riding": "ride", "rides": "ride", "rode": "ride", "ridden": "ride", "rid": "ride"}
+
+LIVING_NOUNS = frozenset("""
+    man woman boy girl person people child kid baby toddler infant adult teenager teen lady gentleman guy player
+    skier surfer skateboarder snowboarder rider biker cyclist batter catcher pitcher umpire chef cook officer
+    policeman soldier tourist student worker farmer vendor driver passenger customer fan spectator mother father mom
+    dad son daughter brother sister grandmother grandfather friend bride groom dog puppy cat kitten horse pony foal
+    cow calf bull ox cattle sheep lamb goat pig bird duck goose swan pigeon seagull gull parrot owl chicken elephant
+    giraffe zebra bear lion tiger monkey deer rabbit squirrel rat fish dolphin whale camel donkey mule llama buffalo
+    bison moose elk rhino hippo animal
+""".split())
+# Drawn or built as people and animals: they "wear" and "hold" in captions.
+FIGURE_NOUNS = frozenset(["teddy bear", "stuffed animal", "toy", "doll", "statue", "sculpture", "figurine",
+                          "snowman", "mannequin", "scarecrow", "robot", "puppet", "bear toy", "action figure"])
+INANIMATE_NOUNS = frozenset("""
+    bench table desk couch sofa bed chair stool dresser cabinet shelf counter car truck bus train boat ship airplane
+    plane jet helicopter motorcycle bicycle bike scooter tractor van building house tower bridge church barn fence
+    wall door window roof floor field grass tree bush flower plant park street road sidewalk beach ocean sea lake
+    river mountain hill forest desert city sky snow water sand rock ground plate bowl cup mug tray fork knife spoon
+    pizza sandwich cake donut salad hamburger soup pie cookie apple banana orange lemon carrot broccoli tomato
+    potato onion shirt jacket dress coat sweater skirt scarf vest hat helmet tie shoe boot sandal sneaker laptop
+    computer phone television tv keyboard camera remote monitor refrigerator fridge oven microwave toaster stove
+    toilet sink bathtub shower ball frisbee kite skateboard surfboard snowboard racket umbrella box bag backpack
+    basket suitcase bucket kitchen bathroom bedroom office clock vase book bottle glass sign pole stroller wagon
+    cart saddle
+""".split()) | frozenset(["hot dog", "fire hydrant", "stop sign", "tennis racket", "baseball bat",
+                          "cell phone", "traffic light", "living room", "parking meter"])
+# Nouns that stand for their "of" phrase: "a group of sheep" acts as sheep,
+# and in "a photo of a dog eating" the dog eats.
+COLLECTIVE_NOUNS = frozenset("""
+    group bunch herd flock couple pair lot lots number crowd team pack line row few dozen set troop gaggle litter
+    school swarm family bevy rest part half majority
+""".split()) | frozenset("picture photo photograph image view painting drawing shot closeup".split())
+LIVING_COLLECTIVES = frozenset("crowd team family herd flock couple troop gaggle litter audience".split())
+PERSON_PRONOUNS = frozenset("he she him her someone somebody everyone everybody anyone anybody".split())
+
+# Things too heavy, large or fixed to lie on a person or an animal.
+HEAVY_NOUNS = frozenset("""
+    bench table desk couch sofa bed chair dresser cabinet refrigerator fridge oven stove dishwasher piano toilet
+    bathtub car truck bus train boat ship airplane plane jet helicopter motorcycle tractor van building house tower
+    bridge church barn fence wall field hill mountain beach street road sidewalk park lake river ocean sea forest
+    city tree kitchen
+""".split())
+_HEAVY_SYNSETS = frozenset(["furniture.n.01", "motor_vehicle.n.01", "craft.n.02", "public_transport.n.01",
+                            "building.n.01", "bridge.n.01", "tower.n.01", "stadium.n.01", "area.n.05",
+                            "geological_formation.n.01", "body_of_water.n.01", "home_appliance.n.01",
+                            "way.n.06"])
+# Animals larger than a person: one on top of (or riding) someone is absurd.
+LARGE_ANIMALS = frozenset("""
+    horse pony cow bull ox cattle elephant giraffe zebra bear camel donkey mule buffalo bison moose elk rhino hippo
+    llama
+""".split())
+SUPPORT_PREPOSITIONS = frozenset(["on", "onto", "atop", "upon"])
+_THING_LEXNAMES = frozenset(["noun.artifact", "noun.food", "noun.object", "noun.plant"])
+_CURATED = LIVING_NOUNS | FIGURE_NOUNS | INANIMATE_NOUNS | COLLECTIVE_NOUNS
+
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A rule broken by one predicate: `words` name the nouns (and verb)
+    for people, `spans` are the character spans of those tokens."""
+
+    rule: str
+    predicate: str
+    words: tuple[str, ...] = ()
+    spans: tuple[Span, ...] = ()
+
+    def touches(self, changed: Sequence[Span]) -> bool:
+        """Does one of its tokens overlap a changed span? A deletion (an
+        empty span) touches the characters on either side."""
+        for c_start, c_end in changed:
+            if c_start == c_end:
+                c_start, c_end = c_start - 1, c_end + 1
+            if any(start < c_end and c_start < end for start, end in self.spans):
+                return True
+        return False
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {' / '.join(self.words)} ({self.predicate})"
+
+
+def _synsets(key: str) -> list:
+    """Noun senses, most frequent first; none when the WordNet corpus is not installed."""
+    reader = wordnet()
+    return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
+
+
+@functools.lru_cache(maxsize=4096)
+def _wordnet_class(key: str) -> str:
+    """LIVING, INANIMATE or UNKNOWN from WordNet lexicon files (UNKNOWN without WordNet).
+
+    Living when the most frequent sense is a person or an animal and no
+    sense is a thing ("trailer" is first a dawdler, "monitor" first a
+    person). Inanimate only when no sense is a person or an animal and the
+    most frequent one is no group, top-level word ("people", "person") or
+    body part ("hands holding a phone"): nouns like "fan" or "star" with a
+    person sense stay unknown.
+    """
+    synsets = _synsets(key)
+    if not synsets:
+        return UNKNOWN
+    lexnames = [synset.lexname() for synset in synsets]
+    if lexnames[0] in ("noun.person", "noun.animal"):
+        return UNKNOWN if _THING_LEXNAMES.intersection(lexnames) else LIVING
+    if lexnames[0] in ("noun.group", "noun.Tops", "noun.body") or {"noun.person", "noun.animal"} & set(lexnames):
+        return UNKNOWN
+    return INANIMATE
+
+
+@functools.lru_cache(maxsize=4096)
+def _wordnet_heavy(key: str) -> bool:
+    """The most frequent sense is furniture, a vehicle, a building, a landform
+    or water. Not any place: WordNet files "top" and "edge" as locations."""
+    synsets = _synsets(key)
+    ancestors = {s.name() for s in synsets[0].closure(lambda synset: synset.hypernyms())} if synsets else set()
+    return bool(ancestors & _HEAVY_SYNSETS)
+
+
+def noun_key(token: Token) -> str:
+    """Lower-case lemma, or "modifier lemma" when the two name one thing
+    ("teddy bear", "hot dog"), so the modifier is not read past. WordNet
+    is asked about noun compounds only: it knows "white horse" as a wave."""
+    lemma = token.lemma_.lower()
+    left = token.doc[token.i - 1] if token.i > 0 else None
+    if left is not None and left.head == token and left.dep_ in ("compound", "amod"):
+        compound = f"{left.lower_} {lemma}"
+        if compound in _CURATED or (left.dep_ == "compound" and _wordnet_class(compound) != UNKNOWN):
+            return compound
+    return lemma
+
+
+def referent(token: Token) -> Token:
+    """The noun a collective stands for: "sheep" in "a group of sheep"."""
+    if token.pos_ in ("NOUN", "PROPN") and noun_key(token) in COLLECTIVE_NOUNS:
+        for prep in token.children:
+            if prep.dep_ == "prep" and prep.lower_ == "of":
+                objects = [child for child in prep.children if child.dep_ == "pobj"]
+                if objects:
+                    return referent(objects[0])
+    return token
+
+
+def _is_name(token: Token) -> bool:
+    """A capitalised proper noun inside the sentence ("Max"), not "Frisbee" opening it."""
+    return token.pos_ == "PROPN" and token.text[:1].isupper() and not token.is_sent_start
+
+
+def animacy(token: Token) -> str:
+    """LIVING, FIGURE, INANIMATE or UNKNOWN for a noun or pronoun token."""
+    token = referent(token)
+    if token.pos_ == "PRON":
+        return LIVING if token.lower_ in PERSON_PRONOUNS else UNKNOWN
+    if token.pos_ not in ("NOUN", "PROPN") or _is_name(token):
+        return UNKNOWN
+    key = noun_key(token)
+    if key in FIGURE_NOUNS:
+        return FIGURE
+    if key in LIVING_NOUNS or key in LIVING_COLLECTIVES:
+        return LIVING
+    if key in INANIMATE_NOUNS:
+        return INANIMATE
+    if key in COLLECTIVE_NOUNS:  # "a group" alone: of what, the caption does not say
+        return UNKNOWN
+    return _wordnet_class(key)
+
+
+def is_heavy(token: Token) -> bool:
+    """A large animal, or a thing too heavy or fixed to lie on a living being."""
+    token = referent(token)
+    if token.pos_ not in ("NOUN", "PROPN") or _is_name(token):
+        return False
+    key = noun_key(token)
+    if key in LARGE_ANIMALS or key in HEAVY_NOUNS:
+        return True
+    return animacy(token) == INANIMATE and _wordnet_heavy(key)
+
+
+def verb_lemma(token: Token) -> str:
+    """The base form, mended where spaCy's lemmatiser slips ("riding" -> "rid")."""
+    return _VERB_FORMS.get(token.lower_, token.lemma_.lower())
+
+
+def _is_passive(verb: Token) -> bool:
+    """"a pizza being eaten", "a pizza eaten by": the subject is the patient."""
+    if any(child.dep_ in ("nsubjpass", "auxpass") for child in verb.children):
+        return True
+    return verb.tag_ == "VBN" and verb.dep_ in ("acl", "relcl")
+
+
+def _is_linking(verb: Token) -> bool:
+    """"looks incredible", "looks like a dog", "used to have": no action is done."""
+    return any(child.dep_ in ("acomp", "attr", "oprd") or (child.dep_ == "prep" and child.lower_ == "like")
+               or (child.dep_ == "xcomp" and any(grand.lower_ == "to" for grand in child.children))
+               for child in verb.children)
+
+
+def _enclosing(noun: Token) -> tuple[Token, ...]:
+    """`noun` and the nouns it sits inside, for a participle the parser hung
+    on it: in "a man in black shorts playing tennis" spaCy attaches
+    "playing" to "shorts", but it may as well describe the man."""
+    found, node = [noun], noun
+    while node.dep_ in ("pobj", "dobj", "conj", "appos"):
+        parent = node.head
+        while parent.pos_ in ("ADP", "ADV") and parent.head != parent:  # "next to", "in front of"
+            parent = parent.head
+        if parent.pos_ in ("VERB", "AUX"):
+            return tuple(found) + tuple(token for option in agent_options(parent) for token in option)
+        if parent.pos_ not in ("NOUN", "PROPN", "PRON") or parent == node:
+            break
+        found.append(parent)
+        node = parent
+    return tuple(found)
+
+
+def agent_options(verb: Token) -> list[tuple[Token, ...]]:
+    """Who does `verb`, one tuple per agent holding every noun it may be.
+
+    The active subject, or the "by" phrase of a passive, is certain (one
+    noun). The noun a participle or relative clause hangs on is a guess, so
+    the nouns enclosing it come too (see `_enclosing`). "sitting and
+    eating", "trying to eat": the agent of the verb it hangs off.
+    """
+    if verb.dep_ != "xcomp" and any(child.dep_ == "aux" and child.lower_ == "to" for child in verb.children):
+        return []  # "a sandwich to eat": the noun is eaten
+    if _is_passive(verb):
+        return [(obj,) for agent in verb.children if agent.dep_ == "agent"
+                for obj in agent.children if obj.dep_ == "pobj"]
+    for child in verb.children:
+        if child.dep_ == "nsubj":
+            relative = child.tag_ in ("WP", "WDT") and verb.dep_ == "relcl"
+            return [_enclosing(verb.head)] if relative else [(child,)]
+    if verb.dep_ in ("acl", "relcl") and verb.head.pos_ in ("NOUN", "PROPN"):
+        return [_enclosing(verb.head)]
+    if verb.dep_ in ("conj", "xcomp") and verb.head.pos_ in ("VERB", "AUX") and verb.head != verb:
+        return agent_options(verb.head)
+    return []
+
+
+def _violation(rule: str, predicate: str, nouns: Sequence[Token], verb: Token | None) -> Violation:
+    """A Violation naming `nouns` (and the verb) for people, with their spans."""
+    tokens = [*nouns, verb] if verb is not None else list(nouns)
+    words = tuple(noun_key(referent(noun)) for noun in nouns) + ((verb.lower_,) if verb is not None else ())
+    return Violation(rule, predicate, words, tuple((token.idx, token.idx + len(token)) for token in tokens))
+
+
+def _inanimate_agents(doc: Doc) -> list[Violation]:
+    """Rule 1: an inanimate thing does what only people and animals do."""
+    found = []
+    for verb in doc:
+        lemma = verb_lemma(verb)
+        if verb.pos_ != "VERB" or lemma not in AGENT_VERBS or _is_linking(verb):
+            continue
+        for option in agent_options(verb):
+            if all(animacy(agent) == INANIMATE for agent in option):
+                found.append(_violation("inanimate_agent", lemma, [option[0]], verb))
+    return found
+
+
+def _supported(prep: Token) -> Token | None:
+    """The object of "on" / "on top of": "sheep" in "on top of a sheep"."""
+    obj = next((child for child in prep.children if child.dep_ == "pobj"), None)
+    if obj is not None and obj.lower_ == "top":
+        inner = next((child for child in obj.children if child.dep_ == "prep" and child.lower_ == "of"), None)
+        obj = next((child for child in inner.children if child.dep_ == "pobj"), None) if inner else None
+    return obj
+
+
+def _support_pairs(doc: Doc) -> list[tuple[tuple[Token, ...], Token, str]]:
+    """(what may be on top, what is under it, predicate) for "X on Y",
+    "X sitting on top of Y" and "X riding Y". What "on" places is the noun
+    it hangs on, or the agent of its verb or copula."""
+    pairs = []
+    for token in doc:
+        if token.dep_ == "prep" and token.lower_ in SUPPORT_PREPOSITIONS and _supported(token) is not None:
+            head = token.head
+            located = ([(head,)] if head.pos_ in ("NOUN", "PROPN")
+                       else agent_options(head) if head.pos_ in ("VERB", "AUX") else [])
+            pairs += [(above, _supported(token), token.lower_) for above in located]
+        elif token.pos_ == "VERB" and verb_lemma(token) == "ride" and not _is_passive(token):
+            objects = [child for child in token.children if child.dep_ == "dobj"]
+            pairs += [(above, below, "ride") for above in agent_options(token) for below in objects]
+    return pairs
+
+
+def _crushes(above: Token, predicate: str) -> bool:
+    """Heavy things and large animals cannot lie on someone; no thing rides anyone."""
+    return is_heavy(above) or (predicate == "ride" and animacy(above) == INANIMATE)
+
+
+def _on_top_of_living(doc: Doc) -> list[Violation]:
+    """Rule 2: something heavy on top of a person or an animal, or a thing riding one."""
+    found = []
+    for option, below, predicate in _support_pairs(doc):
+        if animacy(below) == LIVING and all(_crushes(above, predicate) for above in option):
+            found.append(_violation("on_top_of_living", predicate, [option[0], below], None))
+    return found
+
+
+def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
+    """Both rules over one parse."""
+    return tuple(_inanimate_agents(doc) + _on_top_of_living(doc))
+
+
+@functools.lru_cache(maxsize=1024)
+def violations(text: str) -> tuple[Violation, ...]:
+    """Every rule `text` breaks, wherever in the text."""
+    return _doc_violations(parse(text.lower() if text.isupper() else text))
+
+
+def _violations_of_all(texts: Sequence[str]) -> dict[str, tuple[Violation, ...]]:
+    """`violations` of many texts, parsed in batches: spaCy's `pipe` is about
+    five times faster than one call per text, and a caption has dozens of
+    negatives."""
+    unique = list(dict.fromkeys(texts))
+    docs = load_spacy().pipe([text.lower() if text.isupper() else text for text in unique], batch_size=64)
+    return {text: _doc_violations(doc) for text, doc in zip(unique, docs)}
+
+
+def implausibilities(text: str, original: str | None = None, changed: Sequence[Span] | None = None,
+                     found: Sequence[Violation] | None = None) -> list[Violation]:
+    """Violations of `text` that the perturbation made (see the module
+    docstring): none on a predicate the `original` breaks too, and, when
+    `changed` spans of `text` are given, none without a changed token.
+    `found`: the text's violations, if already known."""
+    excused = {(v.rule, v.predicate) for v in violations(original)} if original is not None else set()
+    found = violations(text) if found is None else found
+    return [violation for violation in found if (violation.rule, violation.predicate) not in excused
+            and (changed is None or violation.touches(changed))]
+
+
+def is_plausible(text: str, original: str | None = None, changed: Sequence[Span] | None = None) -> bool:
+    """False when `text` is absurd on its face in a way `original` is not."""
+    return not implausibilities(text, original, changed)
+
+
+def changed_spans(variant: Variant) -> list[Span]:
+    """Character spans of `variant.text` that its edits wrote (edits hold
+    offsets into the original caption, so later ones shift)."""
+    spans, shift = [], 0
+    for edit in sorted(variant.edits, key=lambda edit: edit.start):
+        start = edit.start + shift
+        spans.append((start, start + len(edit.after)))
+        shift += len(edit.after) - (edit.end - edit.start)
+    return spans
+
+
+def mark_plausibility(caption: str, variants: Sequence[Variant]) -> list[Variant]:
+    """`variants` with `plausible` set on every negative; positives are left as they are.
+
+    Called once by `perturb`, after generation: families stay free to
+    produce absurd negatives (benchmarks such as ARO have them), and the
+    probe decides whether to count them. A variant without edits is
+    judged as a whole.
+    """
+    found = _violations_of_all([variant.text for variant in variants if variant.kind == "negative"])
+    return [dataclasses.replace(variant, plausible=not implausibilities(
+                variant.text, caption, changed_spans(variant) or None, found[variant.text]))
+            if variant.kind == "negative" else variant for variant in variants]
