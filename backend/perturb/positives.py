@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Span
 
 from backend.perturb.core import Request, Variant, build, replacement, spread, take_distinct
-from backend.perturb.grammar import (
+from backend.perturb.parse_reading import (
     direct_object,
     has_particle,
     head_noun,

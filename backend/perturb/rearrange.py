@@ -2,7 +2,7 @@
 
 Moving a noun phrase keeps a caption true only if everything that
 describes each object moves with it. So both rules act only on simple
-noun phrases (determiner, adjectives, noun: see grammar.simple_np) in
+noun phrases (determiner, adjectives, noun: see parse_reading.simple_np) in
 captions whose shape leaves nothing attached elsewhere: in "a giraffe
 behind a fence eating grass", "eating grass" belongs to the giraffe, and
 "a fence eating grass ... in front of a giraffe" is false. Kamath et al.'s
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.core import Request, Variant, build, moved, replacement, swapped, take_distinct
-from backend.perturb.grammar import COLLECTIVE_NOUNS, PORTION_NOUNS, SIMPLE_NP_DEPS, object_of, simple_np
+from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, SIMPLE_NP_DEPS, object_of, simple_np
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases, token_span
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Token
 
 from backend.perturb.core import Request, Variant, build, replacement, spread, swapped, take_distinct
-from backend.perturb.grammar import (
+from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
     PORTION_NOUNS,

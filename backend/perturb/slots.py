@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
-from backend.perturb.grammar import (
+from backend.perturb.parse_reading import (
     NOUN_TAGS,
     caption_lemmas,
     content_noun,
