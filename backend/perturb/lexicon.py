@@ -1,16 +1,21 @@
-"""Word relations for perturbations: the curated lexicon first, WordNet second.
+"""Word relations for perturbations, from the curated `lexicon.json` only.
 
-The curated `lexicon.json` decides for every word it knows, so results do not
-depend on whether WordNet happens to be installed. WordNet (read through
-NLTK, never downloaded) only adds co-hyponyms and antonyms for words the
-lexicon lacks, and vetoes replacements that share a synset with the
-original word: a synonym would make a "negative" that is still true.
+Every replacement word a negative receives comes from a hand-written group
+of co-hyponyms ("dog, cat, horse") or a curated opposite ("empty/full"),
+never from WordNet: even gated by corpus frequency and with hypernyms and
+hyponyms removed, WordNet's sisters of common caption words were mostly
+wrong ("computer -> motor", "fence -> rail", "hydrant -> shower",
+"typing -> apostrophizing"), and NLTK returns them from unordered sets.
+WordNet (read through NLTK, never downloaded) now only answers yes/no
+questions: whether an unknown noun names a person or an animal, and
+whether two words share a sense. A rule that depends on the noun it
+applies to names a class of nouns (`head_classes`), so "old -> young" only
+touches people and animals and "in -> outside" only bounded places.
 """
 from __future__ import annotations
 
 import functools
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,17 +26,8 @@ LEXICON_PATH = Path(__file__).with_name("lexicon.json")
 # relation phrase such as "on top of".
 NOUN, ADJ, VERB, SPATIAL = "NOUN", "ADJ", "VERB", "SPATIAL"
 _WORDNET_POS = {NOUN: "n", ADJ: "a", VERB: "v"}
-_PLAIN_LEMMA = re.compile(r"[a-z]+(?:[_-][a-z]+)*")
-_SINGLE_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
-# WordNet noun classes of things a picture can show; others ("scene",
-# "glide") have sisters that no image could tell apart.
-_VISIBLE_NOUN_CLASSES = frozenset({
-    "noun.animal", "noun.artifact", "noun.body", "noun.food", "noun.object", "noun.person", "noun.plant",
-    "noun.substance",
-})
-# A parent with more children than this is too broad for its children to be
-# look-alikes ("structure" spans fountains, bridges and storeys).
-_MAX_SISTERS = 40
+# Noun classes computed rather than listed.
+ANIMATE, INANIMATE, PERSON, GROWN, WORN = "animate", "inanimate", "person", "grown", "worn"
 
 
 @dataclass(frozen=True)
@@ -47,56 +43,100 @@ class SynonymRule:
     source: str = ""
 
 
+@dataclass(frozen=True)
+class ActionGroup:
+    """Verbs a photo tells apart, and the sentence frame they need: who may
+    do them ("animate", "person", "any") and whether they take a direct
+    object ("required", "none", "any"). "Red flowers kneeling" or "holding
+    onto" -> "wearing onto" come from ignoring the frame."""
+
+    verbs: tuple[str, ...]
+    subject: str
+    object: str
+    object_class: str | None = None  # a head class the object must be in ("worn": no "wearing a pizza")
+
+
+@dataclass(frozen=True)
+class Opposite:
+    """A curated opposite; `head_class` (or None) names the nouns it may describe."""
+
+    word: str
+    head_class: str | None
+
+
 def _unique(words: list[str]) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def _pair_index(pairs: list[list[str]]) -> dict[str, list[str]]:
-    """Symmetric lookup from a list of word pairs: each word -> its partners."""
-    index: dict[str, list[str]] = {}
-    for a, b in pairs:
-        index.setdefault(a, []).append(b)
-        index.setdefault(b, []).append(a)
+def _opposite_index(rows: list[list[str]]) -> dict[str, list[Opposite]]:
+    """Symmetric lookup from [a, b] or [a, b, head_class] rows."""
+    index: dict[str, list[Opposite]] = {}
+    for row in rows:
+        a, b, head_class = row[0], row[1], (row[2] if len(row) > 2 else None)
+        index.setdefault(a, []).append(Opposite(b, head_class))
+        index.setdefault(b, []).append(Opposite(a, head_class))
     return index
+
+
+def _pair_sets(groups: list[list[str]]) -> dict[str, frozenset[str]]:
+    """Each word -> every word sharing a list with it."""
+    index: dict[str, set[str]] = {}
+    for words in groups:
+        for a in words:
+            index.setdefault(a, set()).update(b for b in words if b != a)
+    return {word: frozenset(partners) for word, partners in index.items()}
+
+
+def _synonym_rule(rule: dict[str, Any]) -> SynonymRule:
+    return SynonymRule(
+        word=rule["word"], synonym=rule["synonym"], match=rule["match"], pos=tuple(rule.get("pos", ())),
+        deps=tuple(rule.get("deps", ())), when=tuple(rule.get("when", ())), source=rule.get("source", ""),
+    )
 
 
 class Lexicon:
     """Indexed view of `lexicon.json`."""
 
     def __init__(self, data: dict[str, Any]):
+        objects = data["objects"]
+        self._attribute_classes: dict[str, set[str]] = {}
+        for name, words in data["attributes"].items():
+            for word in words:
+                self._attribute_classes.setdefault(word, set()).add(name)
         self.groups: dict[str, list[list[str]]] = {
-            NOUN: list(data["objects"].values()),
+            NOUN: list(objects.values()),
             ADJ: list(data["attributes"].values()),
-            VERB: list(data["actions"].values()),
+            VERB: [group["verbs"] for group in data["actions"].values()],
         }
+        self.action_groups = tuple(
+            ActionGroup(tuple(group["verbs"]), group["subject"], group["object"], group.get("object_class"))
+            for group in data["actions"].values()
+        )
         self.opposites = {
-            ADJ: _pair_index(data["attribute_opposites"]),
-            VERB: _pair_index(data["action_opposites"]),
-            SPATIAL: _pair_index(data["spatial_opposites"]),
+            ADJ: _opposite_index(data["attribute_opposites"]),
+            SPATIAL: _opposite_index(data["spatial_opposites"]),
         }
-        self.spatial_converses: dict[str, str] = {
-            word: partners[0] for word, partners in _pair_index(data["spatial_converses"]).items()
-        }
+        self.spatial_converses: dict[str, str] = {}
+        for a, b in data["spatial_converses"]:
+            self.spatial_converses.setdefault(a, b)
+            self.spatial_converses.setdefault(b, a)
+        self.spatial_converses.update({phrase: phrase for phrase in data["symmetric_converses"]})
         self.symmetric_relations = frozenset(data["symmetric_relations"])
-        self.synonym_rules = tuple(
-            SynonymRule(
-                word=rule["word"], synonym=rule["synonym"], match=rule["match"],
-                pos=tuple(rule.get("pos", ())), deps=tuple(rule.get("deps", ())),
-                when=tuple(rule.get("when", ())), source=rule.get("source", ""),
-            )
-            for rule in data["hard_positive_synonyms"]["rules"]
+        self.synonym_rules = tuple(_synonym_rule(rule) for rule in data["hard_positive_synonyms"]["rules"])
+        pairs = [[rule.word, rule.synonym] for rule in self.synonym_rules]
+        self._synonyms = _pair_sets(pairs + data["synonym_sets"])
+        self._overlaps = _pair_sets(data["overlaps"])
+        self.fixed_phrases = frozenset(data["fixed_phrases"])
+        self.mass_nouns = frozenset(data["mass_nouns"])
+        self.head_classes = {name: frozenset(words) for name, words in data["head_classes"].items()}
+        self._worn = frozenset(
+            [word for category in data["worn_categories"] for word in objects[category]] + data["other_worn_nouns"]
         )
-        self._synonyms: dict[str, set[str]] = {}
-        pairs = [(rule.word, rule.synonym) for rule in self.synonym_rules]
-        pairs += [(a, b) for words in data["synonym_sets"] for a in words for b in words if a != b]
-        for a, b in pairs:
-            self._synonyms.setdefault(a, set()).add(b)
-            self._synonyms.setdefault(b, set()).add(a)
-        self._worn = frozenset(word for category in data["worn_categories"] for word in data["objects"][category])
-        self._animate = frozenset(
-            [word for category in data["animate_categories"] for word in data["objects"][category]]
-            + data["other_animate_nouns"]
+        self._people = frozenset(
+            [word for category in data["person_categories"] for word in objects[category]] + data["other_person_nouns"]
         )
+        animals = [word for category in data["animate_categories"] for word in objects[category]]
+        self._animate = self._people | frozenset(animals + data["other_animate_nouns"])
 
     @property
     def spatial_phrases(self) -> list[str]:
@@ -105,48 +145,77 @@ class Lexicon:
 
     @property
     def multiword_nouns(self) -> list[str]:
-        return [word for group in self.groups[NOUN] for word in group if " " in word]
+        return sorted(word for group in self.groups[NOUN] for word in group if " " in word)
 
     def is_worn(self, noun: str) -> bool:
         """Clothing: "in" before it means wearing, not containment."""
         return noun in self._worn
 
+    def is_person(self, noun: str) -> bool:
+        return noun in self._people or _first_sense_class(noun) == "noun.person"
+
     def is_animate(self, noun: str) -> bool:
-        """People and animals: only they can be "seated"."""
-        if noun in self._animate or self._animate & self._synonyms.get(noun, set()):
-            return True
-        senses = _synsets(noun, NOUN)
-        return bool(senses) and senses[0].lexname() in ("noun.person", "noun.animal")
+        """People and animals: only they can be "seated" or "grasp" a thing."""
+        return noun in self._animate or _first_sense_class(noun) in ("noun.person", "noun.animal")
+
+    def in_class(self, noun: str, head_class: str) -> bool:
+        """Whether `noun` belongs to a named class of `head_classes`, or to
+        the computed classes animate, inanimate, person, grown (animate but
+        not "boy" or "puppy": "an old boy" contradicts itself) and worn."""
+        if head_class == ANIMATE:
+            return self.is_animate(noun)
+        if head_class == GROWN:
+            return self.is_animate(noun) and noun not in self.head_classes["juvenile"]
+        if head_class == WORN:
+            return self.is_worn(noun)
+        if head_class == INANIMATE:
+            return not self.is_animate(noun)
+        if head_class == PERSON:
+            return self.is_person(noun)
+        return noun in self.head_classes[head_class]
 
     def is_attribute_word(self, word: str) -> bool:
-        return any(word in group for group in self.groups[ADJ]) or word in self.opposites[ADJ]
+        """Known attribute, directly or through a synonym ("wood" for "wooden")."""
+        keys = {word} | self._synonyms.get(word, frozenset())
+        return any(keys & set(group) for group in self.groups[ADJ]) or word in self.opposites[ADJ]
+
+    def attribute_classes(self, word: str) -> frozenset[str]:
+        """Names of the attribute groups holding `word` ("color", "material")."""
+        return frozenset(self._attribute_classes.get(word, ()))
+
+    def may_replace(self, a: str, b: str) -> bool:
+        """False when a photo of `a` could also be described by `b`: the
+        same word, a curated synonym or a listed overlap (kind of, part of,
+        look-alike)."""
+        a, b = a.lower(), b.lower()
+        return a != b and b not in self._synonyms.get(a, ()) and b not in self._overlaps.get(a, ())
 
     def are_synonyms(self, a: str, b: str, pos: str) -> bool:
-        """True when replacing `a` by `b` could leave the caption true."""
+        """True for the same word, curated synonyms, or words sharing a
+        WordNet sense: replacing one by the other leaves a caption true."""
         a, b = a.lower(), b.lower()
-        if a == b or b in self._synonyms.get(a, ()):
-            return True
-        return _wordnet_share_synset(a, b, pos)
+        return a == b or b in self._synonyms.get(a, ()) or _wordnet_share_synset(a, b, pos)
 
     def co_hyponyms(self, word: str, pos: str) -> list[str]:
-        """Sister terms of `word`: curated groups, else WordNet siblings."""
-        keys = {word} | self._synonyms.get(word, set())
-        curated = [other for group in self.groups.get(pos, []) if keys & set(group) for other in group]
-        if curated:
-            return [w for w in _unique(curated) if not self.are_synonyms(word, w, pos)]
-        return [w for w in _wordnet_co_hyponyms(word, pos) if not self.are_synonyms(word, w, pos)]
+        """Sister terms of `word` in the curated groups (found through its
+        synonyms too: "bike" is in the vehicles), minus its overlaps."""
+        keys = {word} | self._synonyms.get(word, frozenset())
+        sisters = [other for group in self.groups.get(pos, []) if keys & set(group) for other in group]
+        return [w for w in _unique(sisters) if w not in keys and self.may_replace(word, w)]
 
-    def antonyms(self, word: str, pos: str) -> list[str]:
-        curated = self.opposites.get(pos, {}).get(word)
-        if curated:
-            return list(curated)
-        return [w for w in _wordnet_antonyms(word, pos) if not self.are_synonyms(word, w, pos)]
+    def opposites_of(self, word: str, pos: str) -> list[Opposite]:
+        return list(self.opposites.get(pos, {}).get(word, ()))
+
+    def actions_for(self, verb: str) -> list[ActionGroup]:
+        keys = {verb} | self._synonyms.get(verb, frozenset())
+        return [group for group in self.action_groups if keys & set(group.verbs)]
 
     def contrasts(self, word: str, pos: str, *, with_antonyms: bool = True) -> list[str]:
-        """Replacements that make a caption false: co-hyponyms, optionally antonyms."""
+        """Replacements that make a caption false regardless of context:
+        co-hyponyms and, optionally, the opposites that need no head class."""
         found = self.co_hyponyms(word, pos) if pos != SPATIAL else []
         if with_antonyms or pos == SPATIAL:
-            found += self.antonyms(word, pos)
+            found += [o.word for o in self.opposites_of(word, pos) if o.head_class is None]
         return _unique(found)
 
 
@@ -179,45 +248,15 @@ def _synsets(word: str, pos: str) -> list:
     return reader.synsets(word.replace(" ", "_"), _WORDNET_POS[pos])
 
 
+@functools.lru_cache(maxsize=4096)
+def _first_sense_class(noun: str) -> str | None:
+    """WordNet's lexicographer file of the noun's most frequent sense
+    ("noun.person"), or None. Senses come in a fixed order, so this is
+    the same in every process."""
+    senses = _synsets(noun, NOUN)
+    return senses[0].lexname() if senses else None
+
+
 def _wordnet_share_synset(a: str, b: str, pos: str) -> bool:
-    return bool(set(_synsets(a, pos)) & set(_synsets(b, pos)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _wordnet_co_hyponyms(word: str, pos: str) -> tuple[str, ...]:
-    """Single-word lemmas of sister synsets of the word's most frequent sense.
-
-    A sister lemma is kept only in its base form and when that synset is
-    its own most frequent sense, which drops rare readings ("head" as a
-    sister of "dog") and plural lemma names ("balusters").
-    """
-    senses = _synsets(word, pos)
-    if not senses or (pos == NOUN and senses[0].lexname() not in _VISIBLE_NOUN_CLASSES):
-        return ()
-    sense, found = senses[0], []
-    parents = [p for p in sense.hypernyms() + sense.instance_hypernyms() if len(p.hyponyms()) <= _MAX_SISTERS]
-    for parent in parents:
-        for sister in parent.hyponyms():
-            for name in (lemma.name() for lemma in sister.lemmas()):
-                if (
-                    sister != sense
-                    and _SINGLE_WORD.fullmatch(name)
-                    and wordnet().morphy(name, _WORDNET_POS[pos]) == name
-                    and _synsets(name, pos)[:1] == [sister]
-                ):
-                    found.append(name)
-    return tuple(_unique(found))
-
-
-@functools.lru_cache(maxsize=4096)
-def _wordnet_antonyms(word: str, pos: str) -> tuple[str, ...]:
-    """Direct antonyms of the word in its three most frequent senses."""
-    found = [
-        antonym.name().replace("_", " ")
-        for sense in _synsets(word, pos)[:3]
-        for lemma in sense.lemmas()
-        if lemma.name() == word
-        for antonym in lemma.antonyms()
-        if _PLAIN_LEMMA.fullmatch(antonym.name())
-    ]
-    return tuple(_unique(found))
+    names_a = {synset.name() for synset in _synsets(a, pos)}
+    return any(synset.name() in names_a for synset in _synsets(b, pos))

@@ -1,10 +1,11 @@
 """Hard positives (Kamath et al., 2024): rewrites that keep the caption true.
 
 `synonym` replaces a word by a hand-checked synonym (the paper's Tables 4-6
-plus careful additions, see lexicon.json). `conjunct_reorder` swaps the
-noun phrases around "and"; `spatial_converse` turns "X left of Y" into
-"Y right of X". Both move whole, self-contained noun phrases, so every
-attribute stays on its object; anything less certain is skipped.
+plus careful additions, see lexicon.json), but only where the synonym
+keeps the sense: "in -> within" for a bounded place ("within the kitchen",
+never "within the sand"), "holding -> grasping" for a person or animal
+holding ("a plate grasping a sandwich" is false). `conjunct_reorder` and
+`spatial_converse` live in rearrange.py. Anything less certain is skipped.
 """
 from __future__ import annotations
 
@@ -12,47 +13,132 @@ from collections.abc import Callable, Iterator
 
 from spacy.tokens import Span
 
-from backend.perturb.core import Request, Variant, build, moved, replacement, spread, swapped, take_distinct
-from backend.perturb.lexicon import SynonymRule, lexicon
-from backend.perturb.nlp import (
-    NOUNISH,
-    Relation,
-    chunk_of,
-    find_phrases,
-    is_plural,
-    is_self_contained,
-    prepositional_objects,
-    spatial_relations,
+from backend.perturb.core import Request, Variant, build, replacement, spread, take_distinct
+from backend.perturb.parse_reading import (
+    direct_object,
+    has_particle,
+    head_noun,
+    in_fixed_phrase,
+    new_adjacent_repeat,
+    noun_lemma,
+    object_of,
     subject_of,
-    token_span,
+    verb_lemma,
 )
-from backend.perturb.replace import Slot, inflected, introduces_clothing
+from backend.perturb.lexicon import SynonymRule, lexicon
+from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.rearrange import conjunct_reorders, spatial_converses
+from backend.perturb.slots import PERSON_PRONOUNS, Slot, head_lemma, inflected, introduces_clothing
 
 FAMILY = "hard_positive"
-# Roles in which a noun phrase can trade places with another without
-# changing what some other word says about it.
-FREE_SUBJECT_DEPS = ("ROOT", "nsubj", "nsubjpass", "attr")
+# Verbs of motion or looking: "in" after them is a direction ("puts her
+# hand in a dish", "looking inside the fridge"), which "within" is not.
+DIRECTION_VERBS = frozenset({
+    "look", "peek", "peer", "stare", "gaze", "reach", "go", "walk", "run", "jump", "climb", "put", "place", "pour",
+    "drop", "throw", "get", "come", "fly", "drive", "ride", "lean", "crawl", "dive", "fall", "stick", "poke", "enter",
+    "step", "head", "move", "toss", "dip", "insert", "stuff", "load",
+})
+# Words after "looking" that make it a gaze ("looking at"), not a search
+# ("looking for") or an appearance ("looking happy").
+GAZE_WORDS = frozenset({"at", "out", "into", "through", "toward", "towards", "over", "up", "down", "across", "outside"})
+
+
+def _has_object(span: Span) -> bool:
+    return object_of(span) is not None
 
 
 def _object_not_worn(span: Span) -> bool:
     return not introduces_clothing(span)
 
 
-def _object_has_determiner(span: Span) -> bool:
-    objects = prepositional_objects(span)
-    return bool(objects) and all(any(c.dep_ in ("det", "poss") for c in obj.children) for obj in objects)
+def _object_is_bounded(span: Span) -> bool:
+    """"in the kitchen", "in a vase": where something is, inside a place
+    with an inside; not a surface or a stretch ("in the sand", "in the
+    background"), nor a direction ("puts her hand in a dish")."""
+    lemma = head_lemma(object_of(span))
+    head = span[0].head
+    if head.pos_ == "VERB" and verb_lemma(head) in DIRECTION_VERBS:
+        return False
+    return lemma is not None and not introduces_clothing(span) and lexicon().in_class(lemma, "bounded")
+
+
+def _not_a_set_phrase(span: Span) -> bool:
+    """"seen behind glass" is about a display case, not a position."""
+    return not in_fixed_phrase(span[-1], lexicon().fixed_phrases)
+
+
+def _is_animate_noun(token, *, person: bool) -> bool:
+    lemma = head_lemma(token)
+    if lemma is None:
+        return False
+    if token.pos_ == "PRON":
+        return lemma in PERSON_PRONOUNS
+    return lexicon().is_person(lemma) if person else lexicon().is_animate(lemma)
 
 
 def _subject_is_animate(span: Span) -> bool:
-    subject = subject_of(span[0])
-    return subject is not None and lexicon().is_animate(subject.lemma_.lower())
+    return _is_animate_noun(subject_of(span[0]), person=False)
+
+
+def _subject_is_person(span: Span) -> bool:
+    return _is_animate_noun(subject_of(span[0]), person=True)
+
+
+def _head_is_animate(span: Span) -> bool:
+    return _is_animate_noun(head_noun(span[0]), person=False)
+
+
+def _head_is_person(span: Span) -> bool:
+    return _is_animate_noun(head_noun(span[0]), person=True)
+
+
+def _next_word(span: Span) -> str:
+    doc = span.doc
+    return doc[span.end].lower_ if span.end < len(doc) else ""
+
+
+def _plain_adjective(span: Span) -> bool:
+    """An adjective on the head of its noun phrase ("an old car"), not
+    inside a set phrase ("old time car", "3 year old") or a noun modifier."""
+    token = span[0]
+    head = head_noun(token)
+    return (
+        head is not None
+        and head.dep_ != "compound"
+        and all(child.dep_ in ("advmod", "cc", "conj") for child in token.children)
+        and not in_fixed_phrase(token, lexicon().fixed_phrases)
+    )
+
+
+def _colour_of_a_thing(span: Span) -> bool:
+    """A colour of an object: not a person's skin, not "black and white"
+    photography, not a set phrase ("red light", "white wine")."""
+    token = span[0]
+    head = head_noun(token)
+    if not _plain_adjective(span) or head is None or _is_animate_noun(head, person=True):
+        return False
+    partners = {child.lower_ for child in token.children if child.dep_ == "conj"} | {token.head.lower_}
+    return not ({token.lower_} | partners) >= {"black", "white"}
 
 
 # Conditions a synonym rule can require in lexicon.json ("when").
 CONDITIONS: dict[str, Callable[[Span], bool]] = {
+    "has_object": _has_object,
     "object_not_worn": _object_not_worn,
-    "object_has_determiner": _object_has_determiner,
+    "object_is_bounded": _object_is_bounded,
+    "not_a_set_phrase": _not_a_set_phrase,
     "subject_is_animate": _subject_is_animate,
+    "subject_is_person": _subject_is_person,
+    "head_is_animate": _head_is_animate,
+    "head_is_person": _head_is_person,
+    "has_direct_object": lambda span: direct_object(span[0]) is not None,
+    "no_direct_object": lambda span: direct_object(span[0]) is None,
+    "no_particle": lambda span: not has_particle(span[-1]),
+    "active_verb": lambda span: span[0].tag_ != "VBN",
+    "hangs_from_something": lambda span: _next_word(span) in ("from", "off"),
+    "gaze_follows": lambda span: _next_word(span) in GAZE_WORDS,
+    "plain_adjective": _plain_adjective,
+    "colour_of_a_thing": _colour_of_a_thing,
 }
 
 
@@ -63,6 +149,12 @@ def _rule_applies(rule: SynonymRule, span: Span) -> bool:
     if rule.deps and first.dep_ not in rule.deps:
         return False
     return all(CONDITIONS[condition](span) for condition in rule.when)
+
+
+def _token_lemma(token) -> str:
+    if token.pos_ == "VERB":
+        return verb_lemma(token)
+    return noun_lemma(token) if token.pos_ == "NOUN" else token.lemma_.lower()
 
 
 def _synonym_options(request: Request) -> list[list[tuple[Span, str]]]:
@@ -81,7 +173,7 @@ def _synonym_options(request: Request) -> list[list[tuple[Span, str]]]:
         options.append([
             (span, inflected(Slot(span, rule.word, rule.pos[0]), rule.synonym))
             for rule in lemma_rules
-            if rule.word == token.lemma_.lower() and _rule_applies(rule, span)
+            if rule.word == _token_lemma(token) and _rule_applies(rule, span)
         ])
     return options
 
@@ -91,68 +183,8 @@ def _synonyms(request: Request) -> Iterator[Variant]:
         build(request, [replacement(request, span, synonym)], FAMILY, "synonym", "positive")
         for span, synonym in spread(_synonym_options(request), request.rng)
     )
-    return take_distinct(request, variants)
-
-
-def _conjunct_reorders(request: Request) -> Iterator[Variant]:
-    """"the open door and the crouched cat" -> "the crouched cat and the open door"."""
-    variants = []
-    for cc in request.doc:
-        if cc.dep_ != "cc" or cc.lower_ != "and":
-            continue
-        first = cc.head
-        conjuncts = [child for child in first.children if child.dep_ == "conj"]
-        if len(conjuncts) != 1 or first.pos_ not in NOUNISH or conjuncts[0].pos_ not in NOUNISH:
-            continue
-        left, right = chunk_of(first), chunk_of(conjuncts[0])
-        others = [child for child in first.children if child not in (cc, conjuncts[0]) and not child.is_punct]
-        if (
-            left.end == cc.i
-            and right.start == cc.i + 1
-            and first.left_edge.i >= left.start
-            and all(left.start <= child.i < left.end for child in others)
-            and is_self_contained(right)
-            and left.text.lower() != right.text.lower()
-        ):
-            variants.append(build(request, swapped(request, left, right), FAMILY, "conjunct_reorder", "positive"))
-    request.rng.shuffle(variants)
-    return take_distinct(request, variants)
-
-
-def _converse_is_safe(relation: Relation) -> bool:
-    """Only "X <rel> Y" or "X is <rel> Y" with nothing else attached to X or Y."""
-    subject, predicate, obj = relation.subject, relation.predicate, relation.object
-    doc = subject.doc
-    gap = doc[subject.end : predicate.start]
-    if len(gap) > 1 or (len(gap) == 1 and gap[0].lemma_ != "be"):
-        return False
-    if len(gap) == 1 and is_plural(subject) != is_plural(obj):
-        return False  # "the cats are left of the dog" would need "is"
-    outside = [child for child in subject.root.children if not subject.start <= child.i < subject.end]
-    return (
-        subject.root.dep_ in FREE_SUBJECT_DEPS
-        and subject.root.left_edge.i >= subject.start
-        and all(child.i == predicate.start for child in outside)
-        and is_self_contained(obj)
-    )
-
-
-def _spatial_converses(request: Request) -> Iterator[Variant]:
-    """"a red circle to the left of a blue square" -> "a blue square to the right of a red circle"."""
-    lex = lexicon()
-    variants = []
-    for relation in spatial_relations(request.doc, lex.spatial_phrases):
-        converse = lex.spatial_converses.get(relation.predicate.text.lower())
-        if converse and _converse_is_safe(relation):
-            edits = [
-                moved(request, relation.object, relation.subject),
-                replacement(request, relation.predicate, converse),
-                moved(request, relation.subject, relation.object),
-            ]
-            variants.append(build(request, edits, FAMILY, "spatial_converse", "positive"))
-    request.rng.shuffle(variants)
-    return take_distinct(request, variants)
+    return take_distinct(request, (v for v in variants if not new_adjacent_repeat(request.caption, v.text)))
 
 
 def hard_positive(request: Request) -> list[Variant]:
-    return [*_synonyms(request), *_conjunct_reorders(request), *_spatial_converses(request)]
+    return [*_synonyms(request), *conjunct_reorders(request, FAMILY), *spatial_converses(request, FAMILY)]

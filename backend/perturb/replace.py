@@ -1,25 +1,45 @@
 """Single-word replacement negatives: REPLACE (Hsieh et al., 2023; CLOVe) and
-CE-CLIP's attribute/action/object negatives (Zhang et al., 2024).
+CE-CLIP's relation/attribute/action/object negatives (Zhang et al., 2024).
 
-A slot is a whole token (or a known multi-word noun or spatial phrase) in
-the parse, so replacing "man" can never touch "woman". Replacements are
-lexicon lemmas inflected like the slot ("dogs" -> "cats", "eating" ->
-"holding"), and never a synonym of the original word.
+Replacement words come from the curated lexicon only (see slots.py for
+where a word may go and which words fit there), inflected like the word
+they replace ("dogs" -> "cats", "eating" -> "holding"). A caller's masked
+language model may rank CE-CLIP's refills, but only among the lexicon's
+words for that slot: a model proposing any word it likes brings back the
+synonyms and rare words this family must not produce.
 """
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Token
 
-from backend.perturb.core import Request, Variant, build, replacement, spread, take_distinct
-from backend.perturb.inflect import pluralize, verb_form
-from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, lexicon
-from backend.perturb.nlp import chunk_of, find_phrases, load_spacy, prepositional_objects, token_span
-from backend.perturb.swap import NEGCLIP_SPANS, span_swaps
+from backend.perturb.core import Request, Variant, build, replacement, spread, swapped, take_distinct
+from backend.perturb.parse_reading import (
+    COLLECTIVE_NOUNS,
+    NOUN_TAGS,
+    PORTION_NOUNS,
+    is_counted_mass,
+    new_adjacent_repeat,
+    next_to_another_noun,
+)
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.slots import (
+    Slot,
+    action_slots,
+    attribute_slots,
+    inflected,
+    introduces_clothing,
+    object_slots,
+    relation_slots,
+    replacement_lemmas,
+)
+
+__all__ = ["MASK", "Slot", "ce_clip", "inflected", "introduces_clothing", "replace"]
 
 REPLACE_FAMILY = "replace"
 CE_CLIP_FAMILY = "ce_clip"
@@ -27,101 +47,18 @@ CE_CLIP_FAMILY = "ce_clip"
 # a caller wrapping a transformers fill-mask pipeline swaps in its
 # tokenizer's mask token (RoBERTa's, as CE-CLIP used, is the same string).
 MASK = "<mask>"
-_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
-MODIFIER_DEPS = ("amod", "compound", "acomp")
+_WORD = re.compile(r"[a-z]+(?:[ -][a-z]+)*")
+# Nouns that locate or frame rather than name a thing: swapping them with
+# an object gives word salad ("a slanted street of a woman").
+FRAME_NOUNS = frozenset({
+    "top", "front", "side", "middle", "back", "bottom", "edge", "corner", "background", "foreground", "view",
+    "picture", "photo", "photograph", "image", "close", "closeup", "area", "day", "night", "time", "way", "something",
+    "thing", "lot", "end", "center", "shot", "scene", "sort", "distance", "air", "body",
+})
 
 
-@dataclass(frozen=True)
-class Slot:
-    """A replaceable part of the caption and the lemma the lexicon knows it by."""
-
-    span: Span
-    lemma: str
-    pos: str
-
-
-def introduces_clothing(phrase: Span) -> bool:
-    """True for "in" in "a man in a red shirt": wearing, not a spatial relation.
-    The whole object chunk is checked, since a mis-parse can make the
-    garment a modifier ("a blue dress poses")."""
-    return any(
-        lexicon().is_worn(token.lemma_.lower()) for obj in prepositional_objects(phrase) for token in chunk_of(obj)
-    )
-
-
-def _occupied(doc: Doc) -> tuple[list[Span], set[int]]:
-    """Spatial phrases, and the token indices they cover (not objects/attributes:
-    "left" in "to the left of" is no object)."""
-    phrases = find_phrases(doc, lexicon().spatial_phrases)
-    return phrases, {i for phrase in phrases for i in range(phrase.start, phrase.end)}
-
-
-def object_slots(doc: Doc) -> list[Slot]:
-    """Head nouns, and the lexicon's multi-word nouns ("hot dog") as one slot."""
-    _, taken = _occupied(doc)
-    multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
-    slots = [Slot(span, span.lemma_.lower(), NOUN) for span in multiword]
-    taken |= {i for slot in slots for i in range(slot.span.start, slot.span.end)}
-    slots += [
-        Slot(token_span(token), token.lemma_.lower(), NOUN)
-        for token in doc
-        if token.tag_ in ("NN", "NNS") and token.dep_ != "compound" and token.is_alpha and token.i not in taken
-    ]
-    return sorted(slots, key=lambda slot: slot.span.start)
-
-
-def attribute_slots(doc: Doc) -> list[Slot]:
-    """Adjectives, plus lexicon attributes used as modifiers ("metal fence")."""
-    _, taken = _occupied(doc)
-    lex = lexicon()
-    return [
-        Slot(token_span(token), token.lower_, ADJ)
-        for token in doc
-        if token.i not in taken
-        and token.is_alpha
-        and (token.tag_ == "JJ" or (token.dep_ in MODIFIER_DEPS and lex.is_attribute_word(token.lower_)))
-    ]
-
-
-def action_slots(doc: Doc) -> list[Slot]:
-    return [Slot(token_span(t), t.lemma_.lower(), VERB) for t in doc if t.pos_ == "VERB" and t.is_alpha]
-
-
-def relation_slots(doc: Doc) -> list[Slot]:
-    """Spatial relation phrases and verbs."""
-    phrases, _ = _occupied(doc)
-    spatial = [Slot(span, span.text.lower(), SPATIAL) for span in phrases if not introduces_clothing(span)]
-    return sorted(spatial + action_slots(doc), key=lambda slot: slot.span.start)
-
-
-def inflected(slot: Slot, lemma: str) -> str:
-    """`lemma` in the form of the slot's word: plural noun, verb tense."""
-    if slot.pos == NOUN and slot.span[-1].tag_ == "NNS":
-        return pluralize(lemma)
-    if slot.pos == VERB:
-        return verb_form(lemma, slot.span[0].tag_)
-    return lemma
-
-
-def lexicon_replacements(slot: Slot, *, with_antonyms: bool) -> list[str]:
-    return [inflected(slot, word) for word in lexicon().contrasts(slot.lemma, slot.pos, with_antonyms=with_antonyms)]
-
-
-def model_replacements(request: Request, slot: Slot) -> list[str]:
-    """Words a masked language model proposes, minus the original word,
-    its synonyms and anything that is not a plain lower-case word."""
-    text = request.doc.text
-    masked = text[: slot.span.start_char] + MASK + text[slot.span.end_char :]
-    original = {slot.span.text.lower(), slot.lemma}
-    stop_words = load_spacy().Defaults.stop_words
-    keep = []
-    for candidate in request.fill_mask(masked):
-        word = candidate.strip().lower()
-        if not _WORD.fullmatch(word) or word in original or word in stop_words:
-            continue
-        if not any(lexicon().are_synonyms(known, word, slot.pos) for known in original):
-            keep.append(word)
-    return list(dict.fromkeys(keep))
+def _without_new_repeats(request: Request, variants: Iterator[Variant]) -> Iterator[Variant]:
+    return (variant for variant in variants if not new_adjacent_repeat(request.caption, variant.text))
 
 
 def _replacements(
@@ -129,10 +66,20 @@ def _replacements(
 ) -> Iterator[Variant]:
     options = [[(slot, word) for word in propose(slot)] for slot in slots]
     variants = (
-        build(request, [replacement(request, slot.span, word)], family, subtype)
+        build(request, [replacement(request, slot.span, inflected(slot, word))], family, subtype)
         for slot, word in spread(options, request.rng)
     )
-    return take_distinct(request, variants)
+    return take_distinct(request, _without_new_repeats(request, variants))
+
+
+def model_replacements(request: Request, slot: Slot) -> list[str]:
+    """The lexicon's words for this slot, in the order a masked language
+    model ranks them; words the model does not propose are left out."""
+    text = request.doc.text
+    masked = text[: slot.span.start_char] + MASK + text[slot.span.end_char :]
+    allowed = set(replacement_lemmas(slot, with_antonyms=False))
+    proposed = (candidate.strip().lower() for candidate in request.fill_mask(masked))
+    return list(dict.fromkeys(word for word in proposed if _WORD.fullmatch(word) and word in allowed))
 
 
 REPLACE_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
@@ -149,23 +96,86 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 
 def replace(request: Request) -> list[Variant]:
-    propose = functools.partial(lexicon_replacements, with_antonyms=True)
+    propose = functools.partial(replacement_lemmas, with_antonyms=True)
     variants = []
     for subtype, find_slots in REPLACE_SLOTS.items():
         variants += _replacements(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
     return variants
 
 
+# Roles of nouns that name a participant; others ("rubber" in "rubber
+# green turtle") are modifiers spaCy did not label as such.
+ARGUMENT_DEPS = ("ROOT", "nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "appos")
+
+
+def _swappable_noun(token: Token, covered: set[int]) -> bool:
+    """A head noun naming a thing, with no noun modifier to leave behind
+    ("a shopping bag" -> "a shopping man") and no collective around it."""
+    lemma = token.lemma_.lower()
+    return (
+        token.tag_ in NOUN_TAGS
+        and token.dep_ in ARGUMENT_DEPS
+        and token.is_alpha
+        and token.dep_ != "compound"
+        and token.i not in covered
+        and not any(child.dep_ == "compound" for child in token.children)
+        and lemma not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
+        and not is_counted_mass(token)
+        and not next_to_another_noun(token)
+    )
+
+
+def _determiner_kind(noun: Token) -> str:
+    """"a", "the", "his", a number or nothing: two nouns trade places only
+    with the same kind, so no "a water" or "the some" appears."""
+    for child in noun.children:
+        if child.dep_ == "poss":
+            return "possessive"
+        if child.dep_ == "nummod":
+            return "number"
+        if child.dep_ == "det":
+            return "indefinite" if child.lower_ in ("a", "an") else f"det:{child.lower_ in ('the', 'this', 'that')}"
+    return "none"
+
+
+def _symmetric_between(doc: Doc, first: Token, second: Token) -> bool:
+    """True when the words between two nouns hold "and", "or", "with",
+    "next to" ...: swapping them would say the same ("a dog next to a cat")."""
+    between = f" {' '.join(token.lower_ for token in doc[first.i + 1 : second.i])} "
+    return any(f" {phrase} " in between for phrase in lexicon().symmetric_relations) or " , " in between
+
+
+def _noun_swaps(request: Request) -> Iterator[Variant]:
+    """CE-CLIP's relation negative: two nouns of the same number trade places."""
+    doc = request.doc
+    lex = lexicon()
+    phrases = find_phrases(doc, lex.spatial_phrases) + find_phrases(doc, lex.multiword_nouns, by_lemma=True)
+    covered = {i for span in phrases for i in range(span.start, span.end)}
+    nouns = [token for token in doc if _swappable_noun(token, covered)]
+    pairs = [
+        (a, b)
+        for a, b in itertools.combinations(nouns, 2)
+        if a.tag_ == b.tag_
+        and lex.may_replace(a.lemma_, b.lemma_)
+        and _determiner_kind(a) == _determiner_kind(b)
+        and not _symmetric_between(doc, a, b)
+    ]
+    request.rng.shuffle(pairs)
+    variants = (
+        build(request, swapped(request, token_span(a), token_span(b)), CE_CLIP_FAMILY, "relation") for a, b in pairs
+    )
+    return take_distinct(request, variants)
+
+
 def ce_clip(request: Request) -> list[Variant]:
-    """Relation: swap two nouns. Attribute/action/object: refill one word,
-    by the caller's masked language model if given, else the lexicon's
-    co-hyponyms."""
-    nouns = NEGCLIP_SPANS["noun"](request.doc)
-    variants = list(span_swaps(request, nouns, CE_CLIP_FAMILY, "relation"))
+    """Relation: swap two nouns. Attribute/action/object: refill one word
+    with a lexicon co-hyponym, ranked by the caller's masked language
+    model when one is given."""
+    variants = list(_noun_swaps(request))
     if request.fill_mask is not None:
         propose = functools.partial(model_replacements, request)
     else:
-        propose = functools.partial(lexicon_replacements, with_antonyms=False)
+        propose = functools.partial(replacement_lemmas, with_antonyms=False)
     for subtype, find_slots in CE_CLIP_SLOTS.items():
         variants += _replacements(request, find_slots(request.doc), CE_CLIP_FAMILY, subtype, propose)
     return variants

@@ -1,0 +1,93 @@
+"""Perturbations are a function of (caption, families, seed) alone.
+
+Python randomises string hashing per process (PYTHONHASHSEED), so anything
+that iterates over a set or a dict of strings built from one, NLTK's
+WordNet hyponym sets included, can reorder outputs from one run to the
+next. Two child processes with different hash seeds must therefore agree
+on every variant of every caption below, edits included.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from backend.perturb import lexicon as lexicon_module
+from backend.perturb import perturb
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CAPTIONS = [
+    "A man that is standing in the sand.",
+    "A herd of sheep are blocking the road.",
+    "This is a plate holding a double decker sandwich.",
+    "a giraffe behind a fence eating grass from a feeder",
+    "A young male sitting on a park bench typing on a laptop.",
+    "The restored old time car is parked near a four engine airplane.",
+    "A woman and a small child watch a train as it passes.",
+    "Two brown horses pull a plow, steered by a man behind.",
+    "A cat and dog napping together on the couch.",
+    "A red car next to a gas station sign and parked blue and silver motorcycles.",
+    "A kitchen with a table and four chairs.",
+    "A black cat sitting inside a bathroom sink",
+    "A small house in front of a tall tree.",
+    "The cat is above the table.",
+    "A stop sign that has some papers on it.",
+    "Several slices of meat are on top of a pizza.",
+    "A boy running while holding onto a kite string.",
+    "A group of zebras walk along the sand.",
+    "A white car parked on a street in the rain.",
+    "Red flowers sitting in a vase with a red wall behind them.",
+    "An old woman sitting on a bench next to a fence.",
+    "A man wearing glasses eating a glazed donut out of doors.",
+    "A dog or bear in a controlled area doing something with balls.",
+    "Toilet with white splatter paint on a black seat in a restroom stall.",
+    "A glass vase is beside a white candle.",
+    "People using electronic devices all facing in the same direction.",
+    "A young boy with a spoon looking at a birthday cupcake.",
+    "a big plate with some potatoes and meat on it",
+    "A person is near a row of luggage carts as one man pushes a cart.",
+    "THERE IS A FIRE BURNING IN THE FIREPLACE IN A SITTING ROOM",
+]
+
+_CHILD = """
+import json, sys
+from backend.perturb import perturb
+captions = json.loads(sys.stdin.read())
+print(json.dumps([
+    [[v.text, v.kind, v.family, v.subtype, [[e.before, e.after, e.start, e.end] for e in v.edits]]
+     for v in perturb(caption, families=None, seed=0)]
+    for caption in captions
+]))
+"""
+
+
+def _outputs_in_child(hash_seed: str) -> list:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD], input=json.dumps(CAPTIONS), capture_output=True, text=True,
+        cwd=ROOT, env=env, timeout=600, check=True,
+    )
+    return json.loads(result.stdout)
+
+
+def test_every_variant_is_the_same_under_different_hash_seeds():
+    first, second = _outputs_in_child("1"), _outputs_in_child("4242")
+    assert len(first) == len(CAPTIONS) and sum(map(len, first)) > 300
+    for caption, a, b in zip(CAPTIONS, first, second):
+        assert a == b, caption
+
+
+def test_negatives_do_not_depend_on_wordnet_being_installed(monkeypatch):
+    """WordNet no longer proposes replacement words; it only tells whether
+    an unknown noun names a person or an animal. For captions whose nouns
+    the lexicon knows, the negatives are the same with WordNet switched off."""
+    captions = ["A cat sitting on a wooden bench.", "Two men holding umbrellas near a red bus.", "A dog on a couch."]
+    families = ["replace", "ce_clip"]
+    with_wordnet = [perturb(caption, families) for caption in captions]
+    lexicon_module._first_sense_class.cache_clear()
+    monkeypatch.setattr(lexicon_module, "wordnet", lambda: None)
+    try:
+        assert [perturb(caption, families) for caption in captions] == with_wordnet
+    finally:
+        lexicon_module._first_sense_class.cache_clear()
