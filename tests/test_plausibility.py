@@ -93,7 +93,9 @@ def test_changed_spans_point_at_the_edited_text():
 
 
 def test_perturb_flags_the_swapped_relation_and_keeps_the_rest():
-    variants = perturb("a man sitting on a bench", families=["binding_swap"])
+    # binding_swap no longer makes this role reversal (its animacy rule); NegCLIP's faithful swaps still do.
+    assert "a bench sitting on a man" not in {v.text for v in perturb("a man sitting on a bench", ["binding_swap"])}
+    variants = perturb("a man sitting on a bench", families=["negclip_swap", "ce_clip"])
     by_text = {variant.text: variant for variant in variants}
     assert by_text["a bench sitting on a man"].plausible is False
     assert all(variant.plausible for variant in perturb("a man sitting on a bench", families=["hard_positive"]))
@@ -144,7 +146,7 @@ def probe_image(tmp_path_factory):
 def _probe(checkpoints, image, **options):
     registry = ModelRegistry(max_models=1, device="cpu")
     return run_probe(str(image), CAPTION, [checkpoints.dir_spec], registry, EmbeddingCache(),
-                     families=["binding_swap", "replace", "hard_positive"], extra=["-a purple elephant"], **options)
+                     families=["negclip_swap", "replace", "hard_positive"], extra=["-a purple elephant"], **options)
 
 
 def test_probe_rows_carry_plausible_and_metrics_can_skip_the_absurd(tiny_checkpoints, probe_image):
@@ -172,7 +174,7 @@ def test_probe_rows_carry_plausible_and_metrics_can_skip_the_absurd(tiny_checkpo
 
 def test_cli_plausible_only(tiny_checkpoints, probe_image, capsys):
     args = ["probe", "--image", str(probe_image), "--caption", CAPTION, "--model", tiny_checkpoints.dir_spec,
-            "--families", "binding_swap"]
+            "--families", "negclip_swap"]
     assert main(args + ["--plausible-only", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     model = payload["models"][0]

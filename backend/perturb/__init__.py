@@ -23,20 +23,36 @@ from backend.perturb.order import aro_order
 from backend.perturb.plausibility import mark_plausibility
 from backend.perturb.positives import hard_positive
 from backend.perturb.replace import MASK, ce_clip, replace
-from backend.perturb.swap import binding_swap, negclip_swap
+from backend.perturb.swap import binding_swap, negclip_swap, still_true_texts
 
-__all__ = ["FAMILIES", "MASK", "MAX_CAPTION_CHARS", "Edit", "Variant", "perturb", "warm_up"]
+__all__ = [
+    "FAMILIES", "MASK", "MAX_CAPTION_CHARS", "PROBE_DEFAULT_FAMILIES", "Edit", "Variant", "perturb", "warm_up",
+]
 
 MAX_CAPTION_CHARS = 1000
 
 FAMILIES = MappingProxyType({
     "aro_order": "ARO order shuffles (negatives): nouns and adjectives, all other words, trigrams, within trigrams",
-    "negclip_swap": "NegCLIP swaps (negatives): two noun phrases, nouns, adjectives, adverbs or verb phrases",
+    "negclip_swap": (
+        "NegCLIP swaps (negatives), a faithful replication: two noun phrases, nouns, adjectives, adverbs or verb"
+        " phrases, whatever they mean; as noisy as NegCLIP's own (about half of its released negatives are)"
+    ),
     "replace": "REPLACE (negatives): one object, attribute or relation becomes a co-hyponym or antonym",
-    "binding_swap": "Binding swaps (negatives): objects trade attributes, or a relation's subject and object swap",
+    "binding_swap": (
+        "Binding swaps (negatives): objects trade a visual attribute of one class, a relation's subject and"
+        " object swap, two objects trade counts, or same-kind groups counted differently trade an attribute"
+    ),
     "ce_clip": "CE-CLIP (negatives): two nouns swap; an adjective, verb or noun is refilled",
     "hard_positive": "Hard positives (meaning kept): synonym, reordered conjuncts, spatial converse",
 })
+
+# Families the probe offers checked by default: every family whose outputs
+# are meant to be valid negatives or positives one by one. NegCLIP's swaps
+# are left out: they replicate a training recipe whose negatives are about
+# half noise (compounds aside, it swaps any two nouns or adjectives), so a
+# model "failing" on them says little. They remain available on request,
+# and `perturb(families=None)` (training) still runs every family.
+PROBE_DEFAULT_FAMILIES: tuple[str, ...] = tuple(name for name in FAMILIES if name != "negclip_swap")
 
 _GENERATORS: dict[str, Callable[[Request], list[Variant]]] = {
     "aro_order": aro_order,
@@ -104,7 +120,8 @@ def perturb(
     `families` (FAMILIES order when None), subtypes in a fixed order.
 
     families: names from FAMILIES (a single name may be passed as a string);
-        None means all.
+        None means all (training uses this); the probe's default is
+        PROBE_DEFAULT_FAMILIES, which leaves out NegCLIP's noisy swaps.
     max_per_subtype: at most this many variants per subtype (aro_order makes
         one per subtype, as ARO does).
     fill_mask: optional masked-language-model hook for ce_clip's
@@ -116,8 +133,11 @@ def perturb(
 
     No variant repeats another or the caption (ignoring case, spacing and
     punctuation); a text that a hard positive produces is never returned as
-    a negative, even when hard_positive is not requested. When two families
-    could make the same text, the more specific one (see _CLAIM_ORDER)
+    a negative, even when hard_positive is not requested, and neither is a
+    swap that keeps the caption true (conjuncts, the two sides of a
+    symmetric relation such as "by" or "next to", two modifiers of one
+    noun: see `units.still_true_swaps`), whichever family makes it. When
+    two families could make the same text, the more specific one (see _CLAIM_ORDER)
     keeps it and the other picks a different candidate. Raises ValueError
     for an empty caption, one over 1,000 characters, or an unknown family.
     """
@@ -129,9 +149,11 @@ def perturb(
         raise TypeError("fill_mask must be a callable taking a masked caption and returning words.")
     request = _request(caption, seed, max_per_subtype, fill_mask)
     taken, results = request.forbidden, {}
+    still_true = still_true_texts(request)
     for family in _CLAIM_ORDER:
         if family in names or family == "hard_positive":
-            results[family] = _run(request, family, seed, taken)
+            barred = taken if family == "hard_positive" else taken | still_true
+            results[family] = _run(request, family, seed, barred)
             taken |= {normalized(variant.text) for variant in results[family]}
     seen: set[str] = set()
     variants = []

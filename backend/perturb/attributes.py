@@ -1,0 +1,122 @@
+"""Attribute swaps: two objects trade visual attributes of one class.
+
+"a brown dog and a white cat" -> "a white dog and a brown cat". Only words
+in the curated table of `visual_classes` move, only within one class, and
+only when each object carries exactly one attribute of that class (with two,
+which one moves is a guess). A material noun in front of its head ("stone"
+in "a stone building") counts as an attribute: it says what the object is
+made of, unlike "stop" in "stop sign", which no swap touches.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.core import Request, Variant, build, swapped, take_distinct
+from backend.perturb.lexicon import NOUN, lexicon
+from backend.perturb.nlp import SUBJECT_DEPS, token_span
+from backend.perturb.nouns import animacy, is_describable
+from backend.perturb.units import is_hyphenated, is_whole_adjective
+from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
+
+FAMILY = "binding_swap"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A visual attribute word bound to a noun, with the values it expresses there."""
+
+    word: Token
+    noun: Token
+    values: tuple[tuple[str, str], ...]  # sorted (class, value) pairs
+
+    @property
+    def by_class(self) -> dict[str, str]:
+        return dict(self.values)
+
+
+def _material_modifier(token: Token) -> bool:
+    """"stone" in "a stone building": a bare material noun right before its head."""
+    return (
+        token.dep_ == "compound"
+        and token.lemma_.lower() in MATERIAL_NOUNS
+        and not list(token.children)
+        and token.head.i == token.i + 1
+        and not is_hyphenated(token)
+    )
+
+
+def _compound_head(noun: Token) -> Token:
+    """"paint" for "splatter" in "white splatter paint": spaCy often hangs an
+    adjective on the first noun of a compound, but it describes the whole."""
+    while noun.dep_ == "compound" and noun.head.i == noun.i + 1:
+        noun = noun.head
+    return noun
+
+
+def _bound_noun(word: Token) -> Token | None:
+    """The noun an attribute word describes: attributive, predicative or material."""
+    if word.dep_ == "amod" and word.head.pos_ == "NOUN" and is_whole_adjective(word):
+        return _compound_head(word.head)
+    if word.dep_ == "acomp" and is_whole_adjective(word):
+        subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
+        return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
+    if _material_modifier(word):
+        return word.head
+    return None
+
+
+def visual_attributes(doc: Doc) -> list[Attribute]:
+    """Attribute words with a visual class, each noun keeping only classes it
+    carries once ("a large brown dog": size and colour; "a black white dog": none)."""
+    found = []
+    for word in doc:
+        noun = _bound_noun(word)
+        if noun is None or noun.dep_ == "compound" or not is_describable(noun):
+            continue
+        values = visual_values(word.lower_, animacy(noun), noun.lemma_.lower())
+        if values:
+            found.append(Attribute(word, noun, tuple(sorted(values.items()))))
+    classes_per_noun: dict[int, list[str]] = {}
+    for attribute in found:
+        classes_per_noun.setdefault(attribute.noun.i, []).extend(attribute.by_class)
+    return [a for a in found if all(classes_per_noun[a.noun.i].count(cls) == 1 for cls in a.by_class)]
+
+
+def same_object(first: Token, second: Token) -> bool:
+    """One lemma, or synonyms ("couch", "sofa"): the same kind of object."""
+    a, b = first.lemma_.lower(), second.lemma_.lower()
+    return a == b or lexicon().are_synonyms(a, b, NOUN)
+
+
+def tradeable(first: Attribute, second: Attribute) -> bool:
+    """Different words of one visual class, on two different nouns, each word
+    fitting its new noun too ("green" may leave a shirt, not land on a cat
+    or in the sky)."""
+    visual_class = shared_class(first.by_class, second.by_class)
+    if first.noun.i == second.noun.i or visual_class is None:
+        return False
+    lands_first = visual_values(second.word.lower_, animacy(first.noun), first.noun.lemma_.lower())
+    lands_second = visual_values(first.word.lower_, animacy(second.noun), second.noun.lemma_.lower())
+    return visual_class in lands_first and visual_class in lands_second
+
+
+def _attribute_swaps(request: Request) -> Iterator[Variant]:
+    """Two different kinds of object trade attributes. The same kind ("a black
+    goat and a white goat") trades only when the counts differ (see counts)."""
+    attributes = visual_attributes(request.doc)
+    pairs = [
+        (a, b) for a, b in itertools.combinations(attributes, 2) if tradeable(a, b) and not same_object(a.noun, b.noun)
+    ]
+    request.rng.shuffle(pairs)
+    variants = (
+        build(request, swapped(request, token_span(a.word), token_span(b.word)), FAMILY, "attribute") for a, b in pairs
+    )
+    return take_distinct(request, variants)
+
+
+def attribute_swaps(request: Request) -> list[Variant]:
+    return list(_attribute_swaps(request))

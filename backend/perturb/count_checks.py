@@ -1,0 +1,145 @@
+"""Plausibility checks for count swaps: when a new number reads as absurd.
+
+A count swap is a hard negative only when its caption describes an
+ordinary scene. One thing cannot rest on two supports ("a device on two
+tables"), one seat does not hold a crowd ("some people sit in a chair"),
+"among" and "surrounded by" need many, and a pronoun must still agree with
+whatever it may refer to ("a man with his two dogs" -> "two men with his
+dog"). Each check says no when in doubt.
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nlp import NOUNISH, SUBJECT_DEPS, find_phrases
+from backend.perturb.nouns import animacy, is_place
+
+# Words whose meaning depends on the number they sit with.
+NUMBER_WORDS = frozenset({
+    "other", "another", "each", "every", "both", "single", "lone", "only", "pair", "couple", "few",
+    "various", "same", "double", "twin", "either", "neither", "together", "respectively", "first",
+    "second", "third", "last", "different", "assorted", "similar", "matching", "identical",
+})
+LOCATIVE_PREPOSITIONS = frozenset({
+    "on", "in", "at", "inside", "under", "atop", "across", "through", "along", "upon", "onto", "into",
+    "within", "beneath", "underneath", "over", "against", "down", "up", "on top of", "inside of", "atop of",
+    "out of",
+})
+FILLING_VERBS = frozenset({"fill", "load", "stack", "pile", "pack", "cover", "crowd", "line", "stock", "full"})
+# ("rid": spaCy's small model lemmatises "riding" so.)
+SEATED_VERBS = frozenset({"sit", "lie", "lay", "sleep", "ride", "rid", "stand", "perch"})
+# Pronoun -> (plural?, may refer to a person or animal?, may refer to a thing?)
+PRONOUNS = {
+    "he": (False, True, False), "him": (False, True, False), "his": (False, True, False),
+    "himself": (False, True, False), "she": (False, True, False), "her": (False, True, False),
+    "hers": (False, True, False), "herself": (False, True, False), "it": (False, True, True),
+    "its": (False, True, True), "itself": (False, True, True), "they": (True, True, True),
+    "them": (True, True, True), "their": (True, True, True), "theirs": (True, True, True),
+    "themselves": (True, True, True),
+}
+
+
+def preposition_of(noun: Token) -> str:
+    """The preposition a noun is the object of, whole: "on top of", "in"."""
+    for phrase in find_phrases(noun.doc, lexicon().spatial_phrases):
+        if phrase.end == noun.head.i + 1:
+            return phrase.text.lower()
+    return noun.head.lower_
+
+
+def _is_support(noun: Token) -> bool:
+    """The object of "on", "in", "on top of"... or of "ride": where something else is."""
+    if noun.dep_ == "dobj":
+        return noun.head.lemma_.lower() in SEATED_VERBS
+    return noun.dep_ == "pobj" and preposition_of(noun) in LOCATIVE_PREPOSITIONS
+
+
+def _shares_a_seat(noun: Token) -> bool:
+    """A person or animal sitting, lying or riding in or on one object: "a
+    person sits in a chair" (a plate of pineapples may "sit on a table")."""
+    if animacy(noun) is None:
+        return False
+    verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
+    verbs += [child for child in noun.children if child.dep_ == "acl"]
+    return any(
+        verb.lemma_.lower() in SEATED_VERBS
+        and prep.lower_ in ("in", "on")
+        and any(obj.dep_ == "pobj" and obj.tag_ == "NN" and not is_place(obj) for obj in prep.children)
+        for verb in verbs
+        for prep in verb.children
+        if prep.dep_ == "prep"
+    )
+
+
+def _wears_one(noun: Token) -> bool:
+    """Dressed in one garment: "a woman in a blue sweater" cannot become
+    "two women in a blue sweater"."""
+    return any(
+        prep.lower_ in ("in", "wearing") and obj.tag_ == "NN" and lexicon().is_worn(obj.lemma_.lower())
+        for prep in noun.children
+        for obj in prep.children
+        if obj.dep_ in ("pobj", "dobj")
+    )
+
+
+def _gathers(noun: Token) -> bool:
+    """Stands or sits "around" something: "stones sitting around a dime"."""
+    verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
+    verbs += [child for child in noun.children if child.dep_ == "acl"]
+    return any(prep.lower_ in ("around", "together") for verb in verbs for prep in verb.children)
+
+
+def _needs_many(noun: Token) -> bool:
+    """"among boards", "between posts", "surrounded by poles", "filled with
+    bananas", "stones around a dime": one will not do, unless the noun is
+    coordinated with another ("among a board and toys")."""
+    if noun.dep_ == "conj" or any(child.dep_ == "conj" for child in noun.children):
+        return False
+    if _gathers(noun):
+        return True
+    if noun.dep_ != "pobj":
+        return False
+    preposition, verb = noun.head, noun.head.head.lemma_.lower()
+    return (
+        preposition.lower_ in ("among", "amongst", "between")
+        or (preposition.lower_ == "by" and verb in ("surround", "flank", "encircle"))
+        or (preposition.lower_ in ("with", "of", "in") and verb in FILLING_VERBS)
+    )
+
+
+def may_take(target: Token, target_plural: bool, source_plural: bool) -> bool:
+    """A support does not multiply, nor does one seat or one garment hold a
+    crowd: "a device on two tables", "some people sit in a chair" and "two
+    women in a blue sweater" are absurd, while "two devices on a table" is
+    an ordinary scene; and "among" needs a plural."""
+    if target_plural and not source_plural:
+        return not _needs_many(target)
+    if not source_plural or target_plural:
+        return True
+    return not (_is_support(target) or _shares_a_seat(target) or _wears_one(target))
+
+
+def _possible_referents(pronoun: Token) -> list[Token]:
+    """Nouns before the pronoun, minus the one its phrase describes (in "a
+    desk with a laptop on it", "it" is not the laptop) and its conjuncts."""
+    described: set[int] = set()
+    if pronoun.dep_ == "pobj" and pronoun.head.head.pos_ in NOUNISH:
+        head = pronoun.head.head
+        described = {head.i} | {conjunct.i for conjunct in head.conjuncts}
+    return [
+        t for t in pronoun.doc[: pronoun.i] if t.pos_ in NOUNISH and t.dep_ != "compound" and t.i not in described
+    ]
+
+
+def pronouns_fit(doc: Doc, changed: set[int]) -> bool:
+    """False when a pronoun may refer to a noun whose number changes."""
+    for pronoun in doc:
+        if pronoun.lower_ not in PRONOUNS:
+            continue
+        plural, living, thing = PRONOUNS[pronoun.lower_]
+        for noun in _possible_referents(pronoun):
+            alive = animacy(noun) is not None
+            if noun.i in changed and (noun.tag_ == "NNS") == plural and (living if alive else thing):
+                return False
+    return True

@@ -1,0 +1,258 @@
+"""Count swaps and same-noun binding swaps (SugarCrepe's swap_att, 40% of it).
+
+* "count": two counted objects trade their numbers, with agreement:
+  "Two giraffes and a zebra are standing" -> "A giraffe and two zebras are
+  standing"; "A dog is chasing two cats" -> "Two dogs are chasing a cat".
+* "same_noun_attribute": two groups of the same kind of object, counted
+  differently, trade an attribute: "a black goat and two white goats" ->
+  "a white goat and two black goats". With equal counts the swap would say
+  the same thing ("a white goat and a black goat"), so it is never made.
+
+Only explicit counts take part ("a", "one", "two" ... "twelve", digits,
+"several", "many", "some"): "the dogs" or a bare "dogs" has no number to
+trade. When a number change would strand a pronoun ("a man with his two
+dogs") or a word that needs a number ("each", "both", "another"), nothing
+is made.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.attributes import FAMILY, same_object, tradeable, visual_attributes
+from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
+from backend.perturb.count_checks import NUMBER_WORDS, may_take, preposition_of, pronouns_fit
+from backend.perturb.inflect import indefinite_article, pluralize, verb_form
+from backend.perturb.nlp import SUBJECT_DEPS, token_span
+from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_place
+from backend.perturb.units import is_hyphenated
+
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+# Vague plurals; "some" pairs only with one ("some oranges" may be two).
+MANY = frozenset({"several", "many", "multiple", "numerous"})
+VAGUE = MANY | {"some"}
+# Lists of many counts ("two chocolate doughnuts, one strawberry, one
+# glaze...") are often elliptical: a count need not belong to the noun.
+MAX_COUNTED = 3
+# Where a counted noun may stand: a predicate noun ("one is a baby") or an
+# apposition has its number fixed by something else.
+COUNTABLE_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "conj", "ROOT"})
+_AGREEMENT = {"is": "are", "was": "were", "has": "have", "does": "do"}
+_AGREEMENT.update({plural: singular for singular, plural in list(_AGREEMENT.items())})
+_SINGULAR_FORMS = frozenset({"is", "was", "has", "does"})
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A noun with an explicit count word: "two" + "giraffes"."""
+
+    count: Token
+    noun: Token
+    value: int | str
+
+    @property
+    def plural(self) -> bool:
+        return self.value != 1
+
+
+def _count_value(word: Token) -> int | str | None:
+    text = word.lower_
+    if text in NUMBERS:
+        return NUMBERS[text]
+    if text.isdigit() and 1 <= int(text) <= 99:
+        return int(text)
+    return text if text in VAGUE else None
+
+
+def _rule_singular(plural: str) -> str:
+    """Singular by spelling alone: "boxes" -> "box", "vases" -> "vase"."""
+    if plural.endswith("ies"):
+        return plural[:-3] + "y"
+    if plural.endswith(("sses", "shes", "ches", "xes", "zzes", "uses")):
+        return plural[:-2]
+    return plural[:-1] if plural.endswith("s") else plural
+
+
+def singular_of(noun: Token) -> str | None:
+    """The noun's singular, or None when unsure. spaCy's lemma and the
+    spelling rule must agree wherever both fit ("vases": spaCy says "vas")."""
+    text, lemma = noun.lower_, noun.lemma_.lower()
+    if noun.tag_ == "NN":
+        return text if text == lemma else None
+    fits = [word for word in (lemma, _rule_singular(text)) if word.isalpha() and pluralize(word) == text]
+    return fits[0] if fits and len(set(fits)) == 1 else None
+
+
+def _forms_are_regular(noun: Token, value: int | str) -> bool:
+    """The noun can be re-inflected: a known singular, a regular plural, and
+    a tag matching the count ("two giraffe", a caption typo, passes too)."""
+    singular = singular_of(noun)
+    if singular is None or singular in PLURALIA_TANTUM or noun.lower_ in PLURALIA_TANTUM:
+        return False
+    if value == 1:
+        return noun.tag_ == "NN"
+    return value != "some" or noun.tag_ == "NNS"
+
+
+def _countable_position(noun: Token) -> bool:
+    """Subject, object or existential noun; not the object of "of" ("a box
+    of six pastries", "the side of a boat"), whose number the head governs;
+    and in plain lower case ("TV" would come back as "tvs")."""
+    if noun.dep_ == "pobj" and preposition_of(noun) == "of":  # not "in front of"
+        return False
+    if noun.text != noun.lower_ and not (noun.is_sent_start and noun.text == noun.lower_.capitalize()):
+        return False
+    existential = noun.dep_ == "attr" and any(child.dep_ == "expl" for child in noun.head.children)
+    return noun.dep_ in COUNTABLE_DEPS or existential
+
+
+def counted_nouns(doc: Doc) -> list[Counted]:
+    """Object nouns whose phrase starts with a count word."""
+    found = []
+    for noun in doc:
+        if noun.tag_ not in ("NN", "NNS") or not is_object_noun(noun) or is_place(noun):
+            continue
+        if not _countable_position(noun):
+            continue
+        first = doc[noun.left_edge.i]
+        value = _count_value(first)
+        deps = ("det", "nummod", "amod") if value in MANY else ("det", "nummod")
+        if value is None or first.head != noun or first.dep_ not in deps or is_hyphenated(noun):
+            continue
+        if any(child.lower_ in NUMBER_WORDS for child in noun.children) or not _forms_are_regular(noun, value):
+            continue
+        found.append(Counted(first, noun, value))
+    return found
+
+
+def counts_differ(first: Counted, second: Counted) -> bool:
+    """Would trading the counts change what the caption claims?"""
+    a, b = first.value, second.value
+    if a == b:
+        return False
+    if isinstance(a, int) and isinstance(b, int) or 1 in (a, b):
+        return True
+    return {a, b} & {2} != set() and {a, b} & MANY != set()
+
+
+def _noun_form(counted: Counted, plural: bool) -> str:
+    singular = singular_of(counted.noun) or counted.noun.lower_
+    return pluralize(singular) if plural else singular
+
+
+def _finite_words(verb: Token) -> list[Token]:
+    """The verb and its auxiliaries that carry number ("is" in "is eating")."""
+    return [verb] + [child for child in verb.children if child.dep_ in ("aux", "auxpass")]
+
+
+def _agreeing_verbs(noun: Token) -> list[Token]:
+    """Verbs whose number follows the noun: its clause (unless the subject is
+    coordinated, which stays plural), an existential "there is", and
+    relative clauses ("a dog that is running")."""
+    verbs = []
+    coordinated = noun.dep_ == "conj" or any(child.dep_ == "conj" for child in noun.children)
+    if noun.dep_ in SUBJECT_DEPS and not coordinated:
+        verbs.append(noun.head)
+        # "A woman has headphones on and is holding...": one subject, two verbs.
+        verbs += [v for v in noun.head.conjuncts if not any(c.dep_ in SUBJECT_DEPS for c in v.children)]
+    if noun.dep_ == "attr" and any(child.dep_ == "expl" for child in noun.head.children):
+        verbs.append(noun.head)
+    for clause in noun.children:
+        relative = any(c.dep_ in SUBJECT_DEPS and c.tag_ in ("WDT", "WP") for c in clause.children)
+        if clause.dep_ == "relcl" and relative:
+            verbs.append(clause)
+    return verbs
+
+
+def _agreement_edits(request: Request, noun: Token, plural: bool) -> list[Edit] | None:
+    """Edits making the noun's verbs agree; None when the subject's verb is
+    mis-tagged ("a pole sports signs", "sports" read as a noun)."""
+    if noun.dep_ in SUBJECT_DEPS and noun.head.pos_ not in ("VERB", "AUX"):
+        return None
+    edits = []
+    for verb in _agreeing_verbs(noun):
+        for word in _finite_words(verb):
+            text = word.lower_
+            if text in _AGREEMENT:
+                wanted = _AGREEMENT[text] if (text in _SINGULAR_FORMS) == plural else text
+            elif word.tag_ == "VBZ" and plural:
+                wanted = verb_form(word.lemma_.lower(), "VBP")
+            elif word.tag_ == "VBP" and not plural:
+                wanted = verb_form(word.lemma_.lower(), "VBZ")
+            else:
+                continue
+            if wanted != text:
+                edits.append(replacement(request, token_span(word), wanted))
+    return edits
+
+
+def _count_edits(request: Request, target: Counted, source: Counted) -> list[Edit] | None:
+    """`target` takes `source`'s count: the count word, the noun's number,
+    "a"/"an" by the next word, and verb agreement (None if that fails)."""
+    noun_text = _noun_form(target, source.plural)
+    edits = [replacement(request, token_span(target.noun), noun_text)] if noun_text != target.noun.lower_ else []
+    count_text = source.count.lower_
+    if source.value == 1 and count_text in ("a", "an"):
+        following = target.noun if target.count.i + 1 == target.noun.i else request.doc[target.count.i + 1]
+        count_text = indefinite_article(noun_text if following == target.noun else following.text)
+    edits.append(replacement(request, token_span(target.count), count_text))
+    agreement = _agreement_edits(request, target.noun, source.plural)
+    return None if agreement is None else edits + agreement
+
+
+def _count_swap(request: Request, first: Counted, second: Counted) -> Variant | None:
+    if any(word.lower_ in NUMBER_WORDS for word in request.doc):
+        return None
+    changed = {c.noun.i for c, other in ((first, second), (second, first)) if c.plural != other.plural}
+    if not pronouns_fit(request.doc, changed):
+        return None
+    first_edits, second_edits = _count_edits(request, first, second), _count_edits(request, second, first)
+    if first_edits is None or second_edits is None:
+        return None
+    return build(request, first_edits + second_edits, FAMILY, "count")
+
+
+def _count_swaps(request: Request) -> Iterator[Variant]:
+    counted = counted_nouns(request.doc)
+    if len(counted) > MAX_COUNTED:
+        return iter(())
+    pairs = [
+        (a, b)
+        for a, b in itertools.combinations(counted, 2)
+        if counts_differ(a, b)
+        and not same_object(a.noun, b.noun)
+        and may_take(a.noun, a.plural, b.plural)
+        and may_take(b.noun, b.plural, a.plural)
+    ]
+    request.rng.shuffle(pairs)
+    return take_distinct(request, (v for v in (_count_swap(request, a, b) for a, b in pairs) if v is not None))
+
+
+def _same_noun_swaps(request: Request) -> Iterator[Variant]:
+    counted = {c.noun.i: c for c in counted_nouns(request.doc)}
+    attributes = [a for a in visual_attributes(request.doc) if a.noun.i in counted]
+    pairs = [
+        (a, b)
+        for a, b in itertools.combinations(attributes, 2)
+        if same_object(a.noun, b.noun) and tradeable(a, b) and counts_differ(counted[a.noun.i], counted[b.noun.i])
+    ]
+    request.rng.shuffle(pairs)
+    variants = (
+        build(request, swapped(request, token_span(a.word), token_span(b.word)), FAMILY, "same_noun_attribute")
+        for a, b in pairs
+    )
+    return take_distinct(request, variants)
+
+
+def count_swaps(request: Request) -> list[Variant]:
+    return list(_count_swaps(request))
+
+
+def same_noun_swaps(request: Request) -> list[Variant]:
+    return list(_same_noun_swaps(request))

@@ -1,0 +1,152 @@
+"""Role reversals: a relation's subject and object trade places.
+
+"a dog chasing a cat" -> "a cat chasing a dog"; "a red circle behind a blue
+square" -> "a blue square behind a red circle". A reversal is made only
+when the result is a claim a photo can refute, not one that is absurd on
+its face or still true:
+
+* verbs: both arguments are people, or both are animals ("a man riding a
+  horse" -> "a horse riding a man" and "a picture taking a woman" are
+  absurd), and the verb is not symmetric ("hugging", "kissing");
+* spatial phrases: only horizontal projective ones ("behind", "to the left
+  of"), whose reversal is an ordinary scene; "on", "in" reverse into "a
+  field in a horse", "under" into "a tree underneath a picnic table". When
+  the phrase hangs on a verb, the verb keeps a fitting subject: people or
+  animals for actions ("a dog sitting behind a man" -> "a man sitting
+  behind a dog"), things only for verbs that merely place them ("a vase
+  sits in front of a map" -> "a map sits in front of a vase");
+* arguments are plain noun phrases of countable things: no clause, no
+  conjunct, no pronoun, no place or time ("the grass", "a sunny day").
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from spacy.tokens import Span, Token
+
+from backend.perturb.attributes import FAMILY, same_object
+from backend.perturb.core import Request, Variant, build, swapped, take_distinct
+from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
+from backend.perturb.nouns import animacy, is_object_noun, is_place
+from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
+
+# Horizontal placements only: reversing "above" or "under" between a tree
+# and a table ("a tree underneath a picnic table") is absurd on its face.
+PROJECTIVE_PHRASES = (
+    "in front of", "behind", "to the left of", "to the right of", "on the left of", "on the right of",
+    "left of", "right of",
+)
+# Verbs any person or animal can do, so "a dog sitting behind a man" may
+# become "a man sitting behind a dog"; other verbs ("talking") keep the kind.
+SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
+# Verbs that only place a thing ("a vase sits in front of a map"): two
+# things may trade places around them.
+PLACING_VERBS = frozenset({
+    "sit", "stand", "rest", "lie", "lay", "hang", "park", "place", "set", "locate", "position",
+})
+ARTICLES = ("a", "an", "the")
+# Positions of a phrase that is nobody's object: swapping it cannot drag the
+# other phrase into a second relation.
+FREE_DEPS = frozenset({"nsubj", "nsubjpass", "ROOT", "attr"})
+# Quantities and vague words: "a few stores", "different locations".
+VAGUE_WORDS = frozenset({
+    "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
+})
+
+
+def _plain_argument(span: Span) -> bool:
+    """A noun phrase with no clause, conjunct or pronoun, naming a countable
+    thing that is not a place ("ride on a forest")."""
+    root = span.root
+    if root.pos_ != "NOUN" or not is_object_noun(root) or is_place(root) or root.dep_ == "conj":
+        return False
+    if any(child.dep_ in ("conj", "cc", "appos") for child in root.children):
+        return False
+    if any(word.pos_ in ("VERB", "AUX", "PRON") and not (word.dep_ == "amod" and word.i < root.i) for word in span):
+        return False
+    if any(word.lower_ in VAGUE_WORDS for word in span):
+        return False
+    return not (is_hyphenated(span[0]) or is_hyphenated(span[-1]))
+
+
+def _anchor_verb(relation: Relation) -> Token | None:
+    """The verb (not "be") a spatial phrase hangs on, if any."""
+    anchor = relation.predicate[0].head
+    while relation.predicate.start <= anchor.i < relation.predicate.end and anchor.head != anchor:
+        anchor = anchor.head
+    if anchor.pos_ in ("VERB", "AUX") and anchor.lemma_.lower() != "be":
+        return anchor
+    return None
+
+
+def _reversible_action(relation: Relation) -> bool:
+    """Two people or two animals, and a verb that is not mutual."""
+    subject, obj = animacy(relation.subject.root), animacy(relation.object.root)
+    verb = relation.predicate.root.lemma_.lower()
+    return subject is not None and subject == obj and verb not in SYMMETRIC_VERBS
+
+
+def _free_subject(relation: Relation) -> bool:
+    """A subject, or a phrase hung on a noun ("a scene with a ball behind a
+    chair"); not the object of a verb, whose swap would drag the other
+    phrase into that verb too ("ride on an elephant in front of a forest")."""
+    root = relation.subject.root
+    return root.dep_ in FREE_DEPS or (root.dep_ == "pobj" and root.head.head.pos_ in ("NOUN", "PROPN"))
+
+
+def _only_places(verb: Token, relation: Relation) -> bool:
+    """A locative verb whose only complement is this relation: "a clock
+    sitting on a sidewalk in front of a building" would, reversed, seat the
+    building on the sidewalk."""
+    others = [c for c in verb.children if c.dep_ in ("prep", "dobj", "advcl") and c.i != relation.predicate.start]
+    return verb.lemma_.lower() in PLACING_VERBS and not others
+
+
+def _reversible_placement(relation: Relation) -> bool:
+    if not _free_subject(relation):
+        return False
+    verb = _anchor_verb(relation)
+    if verb is None:
+        return True
+    subject, obj = animacy(relation.subject.root), animacy(relation.object.root)
+    if subject is None and obj is None:
+        return _only_places(verb, relation)
+    if subject is None or obj is None:
+        return False
+    return subject == obj or verb.lemma_.lower() in SHARED_VERBS
+
+
+def _candidates(request: Request) -> list[Relation]:
+    doc = request.doc
+    actions = [r for r in verb_relations(doc) if _reversible_action(r)]
+    placements = [r for r in spatial_relations(doc, PROJECTIVE_PHRASES) if _reversible_placement(r)]
+    return [
+        r
+        for r in actions + placements
+        if _plain_argument(r.subject)
+        and _plain_argument(r.object)
+        and not (r.subject.start > 0 and doc[r.subject.start - 1].pos_ == "CCONJ")  # "And antique car": a typo
+        and is_plural(r.subject) == is_plural(r.object)
+        and not same_object(r.subject.root, r.object.root)
+    ]
+
+
+def _swap_spans(relation: Relation) -> tuple[Span, Span]:
+    """The two phrases to swap. When both start with an article, the
+    articles stay in place, so "there is a couch behind the table" becomes
+    "there is a table behind the couch", not "there is the table..."."""
+    spans = (relation.subject, relation.object)
+    if all(len(span) > 1 and span[0].lower_ in ARTICLES for span in spans):
+        return spans[0][1:], spans[1][1:]
+    return spans
+
+
+def _role_swaps(request: Request) -> Iterator[Variant]:
+    relations = _candidates(request)
+    request.rng.shuffle(relations)
+    variants = (build(request, swapped(request, *_swap_spans(r)), FAMILY, "relation_arguments") for r in relations)
+    return take_distinct(request, variants)
+
+
+def role_swaps(request: Request) -> list[Variant]:
+    return list(_role_swaps(request))
