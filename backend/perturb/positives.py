@@ -40,7 +40,8 @@ DIRECTION_VERBS = frozenset({
 })
 # Words after "looking" that make it a gaze ("looking at"), not a search
 # ("looking for") or an appearance ("looking happy").
-GAZE_WORDS = frozenset({"at", "out", "into", "through", "toward", "towards", "over", "up", "down", "across", "outside"})
+# ("looking through a book" is browsing it, so "through" is not among them.)
+GAZE_WORDS = frozenset({"at", "out", "into", "toward", "towards", "over", "up", "down", "across", "outside"})
 
 
 def _has_object(span: Span) -> bool:
@@ -142,8 +143,20 @@ CONDITIONS: dict[str, Callable[[Span], bool]] = {
 }
 
 
+def _stands_alone(span: Span) -> bool:
+    """Not part of a slash or hyphen compound ("over/under pass", "close-up") nor the object of another
+    preposition ("from behind a rail" cannot become "from to the rear of a rail")."""
+    doc = span.doc
+    before = doc[span.start - 1] if span.start > 0 else None
+    after = doc[span.end] if span.end < len(doc) else None
+    joined = any(token is not None and token.text in ("/", "-") for token in (before, after))
+    return not joined and not (before is not None and span[0].pos_ == "ADP" and before.pos_ == "ADP")
+
+
 def _rule_applies(rule: SynonymRule, span: Span) -> bool:
     first = span[0]
+    if not _stands_alone(span):
+        return False
     if rule.pos and first.pos_ not in rule.pos:
         return False
     if rule.deps and first.dep_ not in rule.deps:

@@ -119,10 +119,21 @@ def _conjunct_reorder(request: Request, cc: Token, family: str) -> Variant | Non
     words = {token.lower_ for token in (*left, *right)}
     if left.text.lower() == right.text.lower() or words & ORDER_WORDS or _counted_by_collective(first):
         return None
-    if not _follows_cleanly(request.doc, first, second, right):
+    if not _follows_cleanly(request.doc, first, second, right) or _attaches_higher(first, left, right):
         return None
     edits = _reorder_edits(request, first, second, left, right)
     return build(request, edits, family, "conjunct_reorder", "positive") if edits else None
+
+
+QUANTIFIERS = frozenset({"several", "many", "few", "some", "two", "three", "four", "five", "six", "a", "an", "the"})
+
+
+def _attaches_higher(first: Token, left: Span, right: Span) -> bool:
+    """A bare noun after a preposition joined to a counted phrase ("Two dishes of food and several blue
+    arrows"): the second phrase most likely pairs with the noun before the preposition, and spaCy's
+    parse cannot tell; reordering would move it under the preposition ("dishes of several blue arrows")."""
+    counted = lambda span: span[0].lower_ in QUANTIFIERS or span[0].tag_ == "CD"  # noqa: E731
+    return first.dep_ == "pobj" and counted(right) and not counted(left)
 
 
 def conjunct_reorders(request: Request, family: str) -> Iterator[Variant]:
