@@ -77,6 +77,9 @@ JUDGED_ERRORS = [
      "People look on from to the rear of a steel rail on the sidewalk.", "positive"),
     ("Train with lights on, multiple track area, near over/under pass.",
      "Train with lights on, multiple track area, near over/beneath pass.", "positive"),
+    # from the second (hard-positive) sample
+    ("a urinal hanging on a wall in between two stalls", "a urinal hanging on a wall within between two stalls",
+     "positive"),
 ]
 
 

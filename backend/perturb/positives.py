@@ -55,10 +55,11 @@ def _object_not_worn(span: Span) -> bool:
 def _object_is_bounded(span: Span) -> bool:
     """"in the kitchen", "in a vase": where something is, inside a place
     with an inside; not a surface or a stretch ("in the sand", "in the
-    background"), nor a direction ("puts her hand in a dish")."""
+    background"), nor a direction ("puts her hand in a dish"), nor the set
+    phrase "in between" ("within between two stalls")."""
     lemma = head_lemma(object_of(span))
     head = span[0].head
-    if head.pos_ == "VERB" and verb_lemma(head) in DIRECTION_VERBS:
+    if (head.pos_ == "VERB" and verb_lemma(head) in DIRECTION_VERBS) or _next_word(span) == "between":
         return False
     return lemma is not None and not introduces_clothing(span) and lexicon().in_class(lemma, "bounded")
 
