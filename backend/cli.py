@@ -21,6 +21,7 @@ def _probe(args: argparse.Namespace) -> int:
     # Imported here: torch and open_clip take seconds to import, `--help` should not.
     from backend.encoder import EmbeddingCache
     from backend.models import ModelRegistry
+    from backend.perturb import PROBE_DEFAULT_FAMILIES
     from backend.probe import run_probe
 
     specs = args.model
@@ -42,7 +43,7 @@ def _probe(args: argparse.Namespace) -> int:
         grammar = GrammarFilter.from_pretrained(args.grammar_model, threshold=args.grammar_threshold,
                                                 device=args.device)
     result = run_probe(args.image, args.caption, specs, registry, EmbeddingCache(),
-                       families=args.families, seed=args.seed, extra=args.extra,
+                       families=args.families or list(PROBE_DEFAULT_FAMILIES), seed=args.seed, extra=args.extra,
                        plausible_only=args.plausible_only, grammar_filter=grammar)
     for error in result.errors:
         print(f"warning: {error}", file=sys.stderr)
@@ -89,8 +90,8 @@ def _add_probe(subparsers) -> None:
                              "are already in the local Hugging Face cache, else the built-in 'toyworld' "
                              "model; the choice is printed to stderr)")
     parser.add_argument("--families", nargs="+", default=None,
-                        help="perturbation families (default: all): aro_order negclip_swap replace "
-                             "binding_swap ce_clip hard_positive")
+                        help="perturbation families (default: every family but negclip_swap, NegCLIP's own noisy "
+                             "swaps): aro_order negclip_swap replace binding_swap ce_clip hard_positive")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--extra", nargs="*", default=[],
                         help="extra captions to score; prefix '-' for a negative, '+' for a positive")

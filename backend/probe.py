@@ -1,13 +1,18 @@
 """Probe one image + caption: perturb the caption, score every variant with every model.
 
 Shared by the Probe tab and ``python -m backend probe``. A row per text
-(original, generated variants, user extras), per model a score, the margin
-against the original, and a verdict:
-  - a negative that scores at or above the original is a failure (ties are
+(original, the ARO reference when there is one, generated variants, user
+extras), per model a score, the margin against the text it is judged against,
+and a verdict:
+  - a negative that scores at or above that text is a failure (ties are
     wrong, as in every strict benchmark metric);
   - a positive that scores below some negative is brittle.
-Scores are cosine similarities; logit scaling multiplies all of them by one
-positive number, so verdicts and metrics are the same either way.
+ARO shuffles are lower-cased, stripped of punctuation and cut to 30 words
+(as ARO does), so they are judged against the caption normalised the same way
+(the "reference" row), not against the caption as typed: case and punctuation
+are not what the model is judged on. Every other text is judged against the
+original. Scores are cosine similarities; logit scaling multiplies all of
+them by one positive number, so verdicts and metrics are the same either way.
 """
 from __future__ import annotations
 
@@ -16,16 +21,22 @@ import io
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 from backend.encoder import EmbeddingCache, Encoder
 from backend.metrics import caption_probe_metrics
 from backend.auth import Actor
 from backend.models import ModelLoadError, ModelRegistry, local_path, parse_spec
 from backend.perturb import MAX_CAPTION_CHARS, perturb
+from backend.perturb import order as aro
 from backend.perturb.grammar import GrammarFilter
 
 MAX_EXTRA_CAPTIONS = 50
+JUDGED_KINDS = ("negative", "positive")
+# This many variants tying exactly with the text they are judged against means the model cannot tell
+# them apart; one tie can be chance at reduced precision, several are not.
+MIN_TIES_TO_WARN = 2
+MAX_WORDS_LISTED = 12
 
 Progress = Callable[[float, str], None]
 
@@ -37,11 +48,12 @@ class ProbeInputError(ValueError):
 @dataclass
 class ProbeText:
     text: str
-    kind: str  # original | negative | positive | custom
+    kind: str  # original | reference | negative | positive | custom
     family: str = ""
     subtype: str = ""
     edit: str = ""
     plausible: bool = True  # False: a negative absurd on its face (backend/perturb/plausibility.py)
+    anchor: int = 0  # index of the text it is judged against: the original, or the reference for ARO shuffles
 
 
 @dataclass
@@ -51,24 +63,40 @@ class ProbeResult:
     scores: dict[str, list[float]]  # model spec -> a score per text
     errors: list[str] = field(default_factory=list)
 
-    def rows(self) -> list[dict]:
-        """Flat table rows: one per text, score/margin/verdict columns per model."""
+    def margins(self, spec: str) -> list[float]:
+        """Each text's score minus that of the text it is judged against (the original or the ARO reference)."""
+        scores = self.scores[spec]
+        return [score - scores[item.anchor] for score, item in zip(scores, self.texts)]
+
+    def verdicts(self, spec: str) -> list[str]:
+        margins = self.margins(spec)
+        return [verdict(index, self.texts, margins) for index in range(len(self.texts))]
+
+    def rows(self, digits: int | None = 4) -> list[dict]:
+        """Flat rows: one per text, score/margin/verdict columns per model.
+
+        `digits` rounds for people reading a terminal; None keeps full precision, so a file keeps what the
+        verdicts were decided on (two scores that round alike may still differ)."""
+        def shown(value: float) -> float:
+            return value if digits is None else round(value, digits)
+        columns = {spec: (scores, self.margins(spec), self.verdicts(spec)) for spec, scores in self.scores.items()}
         rows = []
         for index, item in enumerate(self.texts):
             row = {"text": item.text, "kind": item.kind, "family": item.family,
                    "subtype": item.subtype, "edit": item.edit, "plausible": item.plausible}
-            for spec, scores in self.scores.items():
-                row[f"{spec} score"] = round(scores[index], 4)
-                row[f"{spec} margin"] = round(scores[index] - scores[0], 4)
-                row[f"{spec} verdict"] = self.verdict(spec, index)
+            for spec, (scores, margins, verdicts) in columns.items():
+                row[f"{spec} score"] = shown(scores[index])
+                row[f"{spec} margin"] = shown(margins[index])
+                row[f"{spec} verdict"] = verdicts[index]
             rows.append(row)
         return rows
 
     def verdict(self, spec: str, index: int) -> str:
-        return verdict(self.texts[index].kind, self.scores[spec][index], self.scores[spec], self.texts)
+        return verdict(index, self.texts, self.margins(spec))
 
     def as_dict(self) -> dict:
-        return {"rows": self.rows(), "models": self.models, "errors": self.errors}
+        """Everything at full precision (downloads and `--json`)."""
+        return {"rows": self.rows(digits=None), "models": self.models, "errors": self.errors}
 
 
 def percent(value: float | None) -> str:
@@ -76,26 +104,45 @@ def percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def verdict(kind: str, score: float, scores: Sequence[float], texts: Sequence[ProbeText]) -> str:
-    original = scores[0]
-    if kind == "negative":
-        return "FAIL: not below original" if score >= original else "ok"
-    if kind == "positive":
-        above = sum(1 for s, t in zip(scores, texts) if t.kind == "negative" and s > score)
+def verdict(index: int, texts: Sequence[ProbeText], margins: Sequence[float]) -> str:
+    """The rule for one text, on margins over the text each is judged against.
+
+    A text identical to the original can only tie with it: flagged as such, so a tie is not mistaken for
+    a finding about the model (a negative that repeats the caption is still a failure, as ties are)."""
+    item = texts[index]
+    if item.kind == "reference":
+        return ""  # judged against, not judged
+    if index and item.text == texts[0].text:
+        return "FAIL: same text as the original" if item.kind == "negative" else "same text as the original"
+    if item.kind == "negative":
+        against = texts[item.anchor].kind
+        return f"FAIL: not below {against}" if margins[index] >= 0 else "ok"
+    if item.kind == "positive":
+        above = sum(1 for m, t in zip(margins, texts) if t.kind == "negative" and m > margins[index])
         return f"BRITTLE: below {above} negative(s)" if above else "ok"
     return ""
 
 
-def load_image(source: Image.Image | str | bytes) -> Image.Image:
-    """Accept a PIL image, a path or raw bytes; a file that is not an image is the user's to fix."""
+def load_image(source: Image.Image | str | bytes, name: str | None = None) -> Image.Image:
+    """Accept a PIL image, a path or raw bytes, upright as its EXIF orientation says (as a viewer shows it);
+    a file that is not an image is the user's to fix. `name` is how the message calls the file (an upload's
+    own name rather than the server's copy of it)."""
     if isinstance(source, Image.Image):
         return source.convert("RGB")
     try:
         opened = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
         opened.load()
     except (UnidentifiedImageError, OSError) as error:
-        raise ProbeInputError(f"Could not read the image: {error}") from error
-    return opened.convert("RGB")
+        shown = name or ("(uploaded bytes)" if isinstance(source, bytes) else str(source))
+        raise _unreadable_image(shown, error) from error
+    return ImageOps.exif_transpose(opened).convert("RGB")
+
+
+def _unreadable_image(name: str, error: Exception) -> ProbeInputError:
+    """The one message for a file that is not an image, on the command line and on the page alike."""
+    why = ("it is not an image file this app can open (PNG, JPEG, WebP, GIF, BMP, TIFF)"
+           if isinstance(error, UnidentifiedImageError) else f"the file is damaged ({error})")
+    return ProbeInputError(f"Could not read the image {name!r}: {why}. Pick another file.")
 
 
 def validate_caption(caption: str | None) -> str:
@@ -124,13 +171,44 @@ def parse_extras(extra: str | Sequence[str] | None) -> list[ProbeText]:
     return texts
 
 
+def aro_reference(caption: str) -> str:
+    """The caption as ARO normalises it before shuffling: lower-cased words, punctuation dropped, at most 30.
+
+    Mirrors the first lines of `backend.perturb.order.aro_order` (same word pattern and cap), so a shuffle
+    and its reference differ only in word order; tests pin that."""
+    words = [match.group().lower() for match in aro._WORD.finditer(caption)][:aro.ARO_MAX_WORDS]
+    return " ".join(words)
+
+
 def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=None) -> list[ProbeText]:
+    """The original, the ARO reference (only when ARO shuffles are scored and normalising changes the
+    caption), the generated variants and the user's captions.
+
+    `families` None means every family; an empty list means none (only the user's captions), never all.
+    A caption left with nothing to compare it with is refused: a table of one row says nothing."""
     caption = validate_caption(caption)
+    variants = [] if families is not None and len(families) == 0 else perturb(caption, families=families, seed=seed)
     texts = [ProbeText(caption, "original")]
-    for variant in perturb(caption, families=families, seed=seed):
-        texts.append(ProbeText(variant.text, variant.kind, variant.family, variant.subtype,
-                               variant.description, variant.plausible))
-    return texts + parse_extras(extra)
+    reference = aro_reference(caption)
+    if reference != caption and any(variant.family == aro.FAMILY for variant in variants):
+        texts.append(ProbeText(reference, "reference", aro.FAMILY, "as ARO reads it",
+                               "lower-cased, punctuation removed, at most 30 words, as ARO does before shuffling"))
+    anchor = len(texts) - 1
+    for variant in variants:
+        texts.append(ProbeText(variant.text, variant.kind, variant.family, variant.subtype, variant.description,
+                               variant.plausible, anchor if variant.family == aro.FAMILY else 0))
+    texts += parse_extras(extra)
+    if len(texts) == 1:
+        raise ProbeInputError(_nothing_to_compare(families))
+    return texts
+
+
+def _nothing_to_compare(families: Sequence[str] | None) -> str:
+    if families is not None and len(families) == 0:
+        return ("No perturbation family is checked and there are no extra captions, so there is nothing to "
+                "compare the caption with: check a family, or add extra captions (one per line).")
+    return ("The checked families made no variant of this caption and there are no extra captions, so there is "
+            "nothing to compare it with: check other families, write a longer caption, or add extra captions.")
 
 
 def check_model_access(spec: str, actor: Actor | None, offered: Sequence[str]) -> None:
@@ -173,21 +251,46 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         except ModelLoadError as error:
             result.errors.append(str(error))
             continue
-        scores = Encoder(loaded, cache).score([picture], [t.text for t in texts]).cosine[0].tolist()
-        result.scores[spec] = scores
+        result.scores[spec] = score_texts(Encoder(loaded, cache), picture, texts)
+        margins = result.margins(spec)  # metrics on margins: ARO shuffles count against their reference
         notes = loaded.notes + _vocabulary_notes(loaded.tokenizer, texts)
-        result.models.append({**loaded.identity, **_metrics(scores, texts, plausible_only), "notes": notes})
+        result.models.append({**loaded.identity, **_metrics(margins, texts, plausible_only), "notes": notes,
+                              "warnings": unreliable_reasons(loaded.tokenizer, texts, margins)})
     if not result.scores:
         raise ProbeInputError("No model could be loaded:\n" + "\n".join(result.errors))
     return result
 
 
-def _vocabulary_notes(tokenizer, texts: list[ProbeText]) -> list[str]:
-    """A word-level tokenizer (the built-in world's) reads unknown words as <unk>: say which."""
-    unknown = getattr(tokenizer, "unknown_words", None)
-    if not unknown:
+def score_texts(encoder: Encoder, picture: Image.Image, texts: Sequence[ProbeText]) -> list[float]:
+    """A cosine score per text; texts the model reads as the same tokens are scored once and share it.
+
+    A matrix product may round one column differently from an identical other (its blocking depends on the
+    position), so a user negative that repeated the caption scored a hair below it and passed. The same
+    tokens (the same text, or one that differs only where the tokenizer does not look: case for CLIP,
+    words past the context length) are the same input, so they get the very same score: an exact tie."""
+    inputs = [tuple(row) for row in encoder.loaded.tokenizer([item.text for item in texts]).tolist()]
+    first_text: dict[tuple, str] = {}
+    for item, tokens in zip(texts, inputs):
+        first_text.setdefault(tokens, item.text)
+    distinct = list(first_text.values())
+    by_text = dict(zip(distinct, encoder.score([picture], distinct).cosine[0].tolist()))
+    return [by_text[first_text[tokens]] for tokens in inputs]
+
+
+def unknown_words(tokenizer, text: str) -> list[str]:
+    """Words of `text` that a word-level tokenizer (the built-in world's) reads as <unk>, once each, in order.
+
+    BPE tokenizers read every word, so they have none."""
+    unk_id, encode = getattr(tokenizer, "unk_id", None), getattr(tokenizer, "encode", None)
+    if unk_id is None or encode is None or not hasattr(tokenizer, "unknown_words"):
         return []
-    words = sorted({word for t in texts for word in t.text.lower().split() if word in unknown})
+    words = (word for word in text.replace(",", " ").split() if unk_id in encode(word))
+    return list(dict.fromkeys(word.lower().rstrip(".!") for word in words))
+
+
+def _vocabulary_notes(tokenizer, texts: list[ProbeText]) -> list[str]:
+    """Say which words of any text the model reads as <unk> (the caption's own also get a warning)."""
+    words = sorted({word for item in texts for word in unknown_words(tokenizer, item.text)})
     return [f"read as <unk>, outside this model's vocabulary: {', '.join(words)}"] if words else []
 
 
@@ -198,6 +301,39 @@ def _grammar_checked(texts: list[ProbeText], grammar_filter: GrammarFilter) -> l
     for index, item in zip(generated, grammar_filter.filter_variants([texts[i] for i in generated])):
         checked[index] = item
     return checked
+
+
+def unreliable_reasons(tokenizer, texts: Sequence[ProbeText], margins: Sequence[float]) -> list[str]:
+    """Why a model's numbers are not meaningful for this caption; [] when no reason is known.
+
+    A model that reads the caption's words as <unk>, or that scores several different variants exactly like
+    the text they are judged against, cannot tell them apart: every such tie counts as a failure, so its
+    accuracy measures its vocabulary (or context length, or precision), not composition."""
+    reasons = []
+    unknown = unknown_words(tokenizer, texts[0].text)
+    if unknown:
+        reasons.append(f"It reads {len(unknown)} of the caption's {len(texts[0].text.split())} words as <unk> "
+                       f"(outside its vocabulary): {_listed(unknown)}.")
+    judged = [(item, margin) for item, margin in zip(texts, margins) if item.kind in JUDGED_KINDS
+              and item.text != texts[0].text]
+    tied = [item for item, margin in judged if margin == 0]
+    if len(tied) >= MIN_TIES_TO_WARN:
+        reasons.append(f"{len(tied)} of the {len(judged)} variants score exactly the same as the text they are "
+                       f"judged against: it cannot tell them apart. They change: "
+                       f"{_listed(_changed_words(texts, tied))}.")
+    return reasons
+
+
+def _changed_words(texts: Sequence[ProbeText], variants: Sequence[ProbeText]) -> list[str]:
+    """The words the variants changed (their side of the diff), once each: what the model did not see."""
+    words = (word for item in variants for part, label in diff_segments(texts[item.anchor].text, item.text)
+             if label for word in part.lower().split())
+    return list(dict.fromkeys(words))
+
+
+def _listed(words: Sequence[str]) -> str:
+    shown = ", ".join(words[:MAX_WORDS_LISTED])
+    return shown + (f" and {len(words) - MAX_WORDS_LISTED} more" if len(words) > MAX_WORDS_LISTED else "")
 
 
 def _metrics(scores: list[float], texts: list[ProbeText], plausible_only: bool = False) -> dict:

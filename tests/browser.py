@@ -76,3 +76,22 @@ def upload_image(page, path: Path | str) -> None:
     page.locator("[data-testid=image] input[type=file]").set_input_files(str(path))
     # The upload is done when the component shows the preview instead of the drop zone.
     page.locator("[data-testid=image] img").first.wait_for(state="visible")
+
+
+def horizontal_overflow(page, elem_id: str) -> int:
+    """How many pixels a Gradio Dataframe's rows stick out sideways (what its horizontal scrollbar scrolls)."""
+    return page.locator(f"#{elem_id} .virtual-table-viewport").evaluate("v => v.scrollWidth - v.clientWidth")
+
+
+def pick_option(page, label: str, option: str) -> None:
+    """Add `option` to a multiselect gr.Dropdown and close its list."""
+    page.get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.keyboard.press("Escape")
+
+
+def inside(inner: dict | None, outer: dict | None) -> bool:
+    """Whether bounding box `inner` lies within `outer` (playwright boxes: x, y, width, height)."""
+    return bool(inner and outer) and (outer["x"] <= inner["x"] and outer["y"] <= inner["y"]
+                                      and inner["x"] + inner["width"] <= outer["x"] + outer["width"]
+                                      and inner["y"] + inner["height"] <= outer["y"] + outer["height"])

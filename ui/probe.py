@@ -9,71 +9,164 @@ from pathlib import PurePath
 import gradio as gr
 import pandas as pd
 
-from backend.perturb import FAMILIES
-from backend.probe import ProbeInputError, ProbeResult, diff_segments, percent, run_probe
+from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES
+from backend.probe import ProbeInputError, ProbeResult, diff_segments, load_image, percent, run_probe
 from ui.context import AppContext
 from ui.session import Session, actor_of
 
 VERDICT_HELP = ("A **negative** that scores at or above the original is a failure (ties count as wrong). "
-                "A **positive** that scores below a negative is brittle. Scores are cosine similarities; "
-                "the plot shows each variant's margin over the original (above 0 = preferred).")
-EMPTY_TABLE = pd.DataFrame(columns=["text", "kind", "family", "subtype"])
+                "A **positive** that scores below a negative is brittle. ARO order shuffles are lower-cased and "
+                "stripped of punctuation (as ARO does), so they are judged against the caption normalised the same "
+                "way, the **reference** row, not against the caption as typed. Each model's column shows its "
+                "score (cosine similarity) and verdict; the plot shows each variant's margin over the text it is "
+                "judged against (above 0 = preferred), at the row's **#**.")
+TABLE_COLUMNS = ["#", "text", "kind", "family", "subtype"]
+EMPTY_TABLE = pd.DataFrame(columns=TABLE_COLUMNS)
+SCROLL_TABLE_TO_TOP = ("() => { const v = document.querySelector('#probe-table .virtual-table-viewport'); "
+                       "if (v) v.scrollTop = 0; }")
+WARNING_STYLE = ("border: 2px solid #b45309; background: #fef3c7; color: #78350f; border-radius: 6px; "
+                 "padding: 8px 12px; margin-bottom: 8px")
+
+
+def uploaded_image(payload: dict | None):
+    """The image of a raw upload (the probe events skip Gradio's preprocessing), read by the backend.
+
+    Gradio's own preprocessing opens an upload before any handler runs, so a file that is not an image failed
+    there with no message at all; read here, it gets the command line's message, under the user's file name."""
+    if not payload:
+        return None
+    try:
+        return load_image(payload["path"], name=payload.get("orig_name"))
+    except ProbeInputError as error:
+        raise gr.Error(str(error), print_exception=False) from error
 
 
 def model_labels(specs: list[str], known: dict[str, str] | None = None) -> dict[str, str]:
     """Short column labels: the model list's label (a run's name) if it has one, else a local path's file or
-    folder name; duplicates get a prime."""
+    folder name; duplicates (and names of the table's own columns) get a prime."""
     labels: dict[str, str] = {}
     for spec in specs:
         path = spec if spec.startswith("/") else spec.split(":", 1)[-1]
         label = (known or {}).get(spec) or (spec if spec.startswith("hf-hub:") or "/" not in path
                                             else PurePath(path.rstrip("/")).name)
-        while label in labels.values():
+        while label in labels.values() or label in TABLE_COLUMNS:
             label += "'"
         labels[spec] = label
     return labels
 
 
+def text_markdown(text: str) -> str:
+    """Plain text inside Markdown: angle brackets shown, not read as HTML tags (`<unk>` vanished)."""
+    return html.escape(text, quote=False)
+
+
+def warning_html(label: str, reasons: list[str]) -> str:
+    """A boxed warning: numbers that measure a model's vocabulary must not read as a finding."""
+    return (f'<div class="probe-warning" style="{WARNING_STYLE}">⚠ <strong>{html.escape(label)}: its numbers '
+            f"are not meaningful for this caption.</strong> {html.escape(' '.join(reasons))}</div>")
+
+
 def summary_markdown(result: ProbeResult, labels: dict[str, str]) -> str:
+    """Warnings first (above everything a reader might quote), then the metrics, notes and the rules."""
+    warnings = [warning_html(labels[m["model"]], m["warnings"]) for m in result.models if m.get("warnings")]
     lines = ["| model | accuracy vs negatives | augmented acc. | brittleness | activation | precision |",
              "|---|---|---|---|---|---|"]
     for m in result.models:
-        lines.append(f"| **{labels[m['model']]}** | {percent(m['accuracy'])} of {m['n_negatives']} | "
+        flag = " ⚠" if m.get("warnings") else ""  # the warning above says why
+        lines.append(f"| **{labels[m['model']]}** | {percent(m['accuracy'])} of {m['n_negatives']}{flag} | "
                      f"{percent(m['augmented_acc'])} | {percent(m['brittleness'])} | {m['activation']} | "
                      f"{m['precision']} |")
     details = [f"- **{labels[m['model']]}** = `{m['model']}`" for m in result.models
                if labels[m["model"]] != m["model"]]
-    details += [f"- {labels[m['model']]}: {note}" for m in result.models for note in m["notes"]]
-    details += [f"- not loaded: {error}" for error in result.errors]
-    return "\n".join(lines) + ("\n\n" + "\n".join(details) if details else "") + "\n\n" + VERDICT_HELP
+    details += [f"- {labels[m['model']]}: {text_markdown(note)}" for m in result.models for note in m["notes"]]
+    details += [f"- not loaded: {text_markdown(error)}" for error in result.errors]
+    parts = ["\n\n".join(warnings), "\n".join(lines), "\n".join(details), VERDICT_HELP]
+    return "\n\n".join(part for part in parts if part)
 
 
-def highlighted(original: str, text: str, kind: str) -> str:
+def highlighted(against: str, text: str, kind: str) -> str:
+    """The text with the words that differ from the text it is judged against marked."""
     if kind in ("original", "custom"):
         return html.escape(text)
     return " ".join(f"<mark>{html.escape(part)}</mark>" if label else html.escape(part)
-                    for part, label in diff_segments(original, text))
+                    for part, label in diff_segments(against, text))
+
+
+def score_cell(score: float, verdict: str) -> str:
+    """Score and verdict in one cell, so each model takes one column and several fit without scrolling."""
+    shown = html.escape(verdict)
+    if verdict.startswith(("FAIL", "BRITTLE")):
+        head, _, rest = shown.partition(":")
+        shown = f"<strong>{head}</strong>:{rest}"
+    return f"{score:.4f}" + (f" · {shown}" if verdict else "")
+
+
+def breakable(name: str) -> str:
+    """A snake_case name that may wrap after its underscores (a narrow column instead of a wide table)."""
+    return html.escape(name).replace("_", "_<wbr>")
 
 
 def table_frame(result: ProbeResult, labels: dict[str, str]) -> pd.DataFrame:
-    """What matters first: the text, then each model's verdict and score; the taxonomy last."""
-    original = result.texts[0].text
+    """What matters first: the row number (the plot's x), the text, then per model its score and verdict;
+    the taxonomy last."""
+    verdicts = {spec: result.verdicts(spec) for spec in result.scores}
     rows = []
     for index, item in enumerate(result.texts):
-        row = {"text": highlighted(original, item.text, item.kind)}
-        for spec, label in labels.items():
-            if spec in result.scores:
-                row[f"{label} verdict"] = result.verdict(spec, index)
-                row[f"{label} score"] = round(result.scores[spec][index], 4)
-        row.update(kind=item.kind, family=item.family, subtype=item.subtype)
+        row = {"#": index, "text": highlighted(result.texts[item.anchor].text, item.text, item.kind)}
+        for spec, scores in result.scores.items():
+            row[labels[spec]] = score_cell(scores[index], verdicts[spec][index])
+        row.update(kind=item.kind, family=breakable(item.family), subtype=breakable(item.subtype))
         rows.append(row)
     return pd.DataFrame(rows)
 
 
+# % of the table's width; every kind ("reference") fits unbroken, snake_case names wrap at "_".
+FIXED_WIDTHS = {"#": 5, "kind": 12, "family": 11, "subtype": 12}
+
+
+def column_widths(n_models: int) -> list[str]:
+    """Shares of the table's width (#, text, a column per model, kind, family, subtype) that fill it without
+    a horizontal scrollbar: models share at most 34%, the text takes the rest, cells wrap."""
+    per_model = min(20.0, 34.0 / max(n_models, 1))
+    text = 100 - sum(FIXED_WIDTHS.values()) - per_model * n_models
+    shares = [FIXED_WIDTHS["#"], text, *[per_model] * n_models, *list(FIXED_WIDTHS.values())[1:]]
+    return [f"{share:.4g}%" for share in shares]
+
+
+# A hue per model, a shade per kind: the legend reads as "which model" first, then "which kind".
+MODEL_PALETTES = [
+    {"negative": "#1f77b4", "positive": "#6baed6", "reference": "#08306b", "custom": "#9ecae1"},
+    {"negative": "#e6550d", "positive": "#fd8d3c", "reference": "#7f2704", "custom": "#fdae6b"},
+    {"negative": "#31a354", "positive": "#74c476", "reference": "#00441b", "custom": "#a1d99b"},
+    {"negative": "#756bb1", "positive": "#9e9ac8", "reference": "#3f007d", "custom": "#bcbddc"},
+    {"negative": "#d6336c", "positive": "#e7649a", "reference": "#6b0f32", "custom": "#f7a1c4"},
+]
+
+
+def layout(result: ProbeResult, labels: dict[str, str]) -> dict:
+    """Settings that fit the view to this result (see `apply_layout`): the table's column widths; the plot's
+    colour per series, and x and y ranges with room around the points."""
+    kinds = list(dict.fromkeys(item.kind for item in result.texts[1:]))
+    colors = {f"{labels[spec]}: {kind}": MODEL_PALETTES[index % len(MODEL_PALETTES)].get(kind, "#888888")
+              for index, spec in enumerate(result.scores) for kind in kinds}
+    return {"column_widths": column_widths(len(result.scores)),
+            "plot": {"color_map": colors, "x_lim": [0, len(result.texts)], "y_lim": margin_range(result)}}
+
+
+def margin_range(result: ProbeResult) -> list[float]:
+    """The plot's y range: every margin and 0 (the original's line), with room so no point is cut in half."""
+    margins = [margin for spec in result.scores for margin in result.margins(spec)]
+    low, high = min(0.0, *margins), max(0.0, *margins)
+    pad = 0.08 * (high - low) or 0.01
+    return [low - pad, high + pad]
+
+
 def plot_frame(result: ProbeResult, labels: dict[str, str]) -> pd.DataFrame:
-    records = [{"variant": index, "margin": score - scores[0], "text": result.texts[index].text,
+    """A point per (model, variant) at its table row's #; the original is left out (its margin is 0 by
+    definition: the plot's zero line)."""
+    records = [{"#": index, "margin": margin, "text": result.texts[index].text,
                 "series": f"{labels[spec]}: {result.texts[index].kind}"}
-               for spec, scores in result.scores.items() for index, score in enumerate(scores)]
+               for spec in result.scores for index, margin in enumerate(result.margins(spec)) if index]
     return pd.DataFrame(records)
 
 
@@ -81,17 +174,34 @@ def write_downloads(result: ProbeResult, ctx: AppContext) -> tuple[str, str]:
     ctx.output_dir.mkdir(parents=True, exist_ok=True)
     stem = ctx.output_dir / f"probe-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6}"
     csv_path, json_path = stem.with_suffix(".csv"), stem.with_suffix(".json")
-    pd.DataFrame(result.rows()).to_csv(csv_path, index=False)
+    pd.DataFrame(result.rows(digits=None)).to_csv(csv_path, index=False)  # full precision, like the JSON
     json_path.write_text(json.dumps(result.as_dict(), indent=2))
     return str(csv_path), str(json_path)
 
 
+def check_upload(payload: dict | None) -> None:
+    """Read an upload as it arrives, so a file that is not an image is named now, not at the next Probe."""
+    uploaded_image(payload)
+
+
+def apply_layout(settings: dict):
+    """Fit the table and the plot to the result they now show; a step of its own, after the values.
+
+    Gradio's plot swaps in new points but keeps the legend and colour scale of the result it first drew, so
+    a model added later had no points and no legend entry: new settings, once the points are in place, make
+    it draw everything anew. The handler returns plain values, so API callers get the table, not an update."""
+    return gr.Dataframe(column_widths=settings["column_widths"]), gr.ScatterPlot(**settings["plot"])
+
+
 def make_handler(ctx: AppContext):
     def probe(image, caption, models, families, seed, extra, session=None, progress=gr.Progress()):
-        """Run a probe and return (summary, table, plot, csv, json)."""
+        """Run a probe and return (summary, table, plot, csv, json, the layout for `apply_layout`).
+
+        Inputs arrive as sent (no preprocessing, see `uploaded_image`): the image as an upload's file data."""
+        picture = uploaded_image(image)
         try:
-            result = run_probe(image, caption, models or [], ctx.registry, ctx.cache,
-                               families=families or None, seed=int(seed or 0), extra=extra,
+            result = run_probe(picture, caption, models or [], ctx.registry, ctx.cache,
+                               families=list(families or []), seed=int(seed or 0), extra=extra,
                                progress=lambda fraction, desc: progress(fraction, desc=desc),
                                actor=actor_of(ctx, session), offered=ctx.offered_specs())
         except (ProbeInputError, ValueError) as error:
@@ -102,7 +212,7 @@ def make_handler(ctx: AppContext):
                                                     if label != spec})
         csv_path, json_path = write_downloads(result, ctx)
         return (summary_markdown(result, labels), table_frame(result, labels), plot_frame(result, labels),
-                csv_path, json_path)
+                csv_path, json_path, layout(result, labels))
     return probe
 
 
@@ -121,7 +231,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
             run = gr.Button("Probe", variant="primary")
             with gr.Accordion("Perturbations and extra captions", open=False):
                 families = gr.CheckboxGroup([(desc, name) for name, desc in FAMILIES.items()],
-                                            value=list(FAMILIES), label="Families")
+                                            value=list(PROBE_DEFAULT_FAMILIES), label="Families", elem_id="probe-families")
                 seed = gr.Number(value=0, precision=0, label="Seed", minimum=0)
                 extra = gr.Textbox(label="Extra captions (one per line; '-' negative, '+' positive)", lines=3)
             if ctx.examples:
@@ -130,16 +240,24 @@ def build(ctx: AppContext, visitor: Session) -> None:
             summary = gr.Markdown()
             table = gr.Dataframe(EMPTY_TABLE, label="Variants", datatype="html", wrap=True,
                                  interactive=False, elem_id="probe-table", max_height=520)
-            plot = gr.ScatterPlot(x="variant", y="margin", color="series", label="Margin over the original",
-                                  tooltip=["text", "series", "margin"], height=240)
+            # No fixed height: with one, Gradio cuts the legend off below the plot.
+            plot = gr.ScatterPlot(x="#", y="margin", color="series", elem_id="probe-plot",
+                                  label="Margin over the original (ARO shuffles: over the reference)",
+                                  tooltip=["#", "text", "series", "margin"])
             with gr.Row():
                 csv_file = gr.DownloadButton("Download CSV", size="sm")
                 json_file = gr.DownloadButton("Download JSON", size="sm")
+    settings = gr.State({})
     inputs = [image, caption, models, families, seed, extra, visitor.state]
-    outputs = [summary, table, plot, csv_file, json_file]
+    outputs = [summary, table, plot, csv_file, json_file, settings]
     handler = make_handler(ctx)
-    run.click(handler, inputs, outputs, api_name="probe")
+    # preprocess=False: the handler reads the image itself (see `uploaded_image`).
+    for event in (run.click(handler, inputs, outputs, api_name="probe", preprocess=False),
+                  caption.submit(handler, inputs, outputs, api_visibility="private", preprocess=False)):
+        event.success(apply_layout, settings, [table, plot], api_visibility="private", show_progress="hidden")
+        # New results start at their first row, not where the last ones were scrolled to.
+        event.success(None, js=SCROLL_TABLE_TO_TOP)
     # Finished training runs' checkpoints join the list without restarting the app.
     refresh_models.click(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                          api_name="model_choices")
-    caption.submit(handler, inputs, outputs, api_visibility="private")
+    image.upload(check_upload, image, None, api_visibility="private", show_progress="hidden", preprocess=False)
