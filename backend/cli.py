@@ -57,6 +57,8 @@ def _probe(args: argparse.Namespace) -> int:
             print(f"  note: metrics over plausible negatives only; {model['n_implausible']} implausible left out")
         for note in model["notes"]:
             print(f"  note: {note}")
+        for warning in model["warnings"]:
+            print(f"  WARNING: its numbers are not meaningful for this caption: {warning}")
     rows = result.rows()
     writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]), dialect="excel-tab")
     writer.writeheader()

@@ -105,3 +105,10 @@ def test_two_toy_models_warn_once_per_unknown_word(image, capsys, monkeypatch):
     assert [m["model"] for m in models] == ["toyworld", TOY_COPY]
     for model in models:  # the per-model notes still name the word: only the warning is deduplicated
         assert "read as <unk>, outside this model's vocabulary: zebra" in model["notes"]
+
+
+def test_probe_table_warns_when_the_model_cannot_read_the_caption(image, capsys):
+    assert main(["probe", "--image", str(image), "--caption", "a spotted cheetah resting under an acacia tree",
+                 "--model", "toyworld", "--families", "replace"]) == 0
+    out = capsys.readouterr().out
+    assert "WARNING: its numbers are not meaningful for this caption: It reads" in out and "cheetah" in out
