@@ -95,10 +95,10 @@ def test_anyone_may_probe_listed_models_but_not_name_a_server_path(guarded, tiny
     solid_image((200, 30, 30)).save(image)
     client = Client(url, verbose=False)
     summary, table, *_ = client.predict(handle_file(str(image)), "a red square", [tiny_checkpoints.dir_spec],
-                                        ["binding_swap"], 0, "", api_name="/probe")
+                                        ["replace"], 0, "", api_name="/probe")
     assert "accuracy vs negatives" in summary and table["data"]
     with pytest.raises(Exception, match="names a file on the server"):
-        client.predict(handle_file(str(image)), "a red square", [tiny_checkpoints.file_spec], ["binding_swap"], 0,
+        client.predict(handle_file(str(image)), "a red square", [tiny_checkpoints.file_spec], ["replace"], 0,
                        "", api_name="/probe")
 
 

@@ -396,7 +396,7 @@ def test_the_papers_models_are_offered_and_labelled_offline(models_dir):
 def test_probing_an_unavailable_catalog_model_reports_it_and_scores_the_rest(tiny_checkpoints, models_dir):
     registry = ModelRegistry(device="cpu", models_dir=models_dir)
     result = run_probe(solid_image((10, 20, 30)), "a red square", [tiny_checkpoints.dir_spec, "catalog:negclip"],
-                       registry, EmbeddingCache(), families=["hard_positive"])
+                       registry, EmbeddingCache(), families=["replace"])
     assert list(result.scores) == [tiny_checkpoints.dir_spec]
     assert len(result.errors) == 1
     assert "NegCLIP (ARO) is not on this machine" in result.errors[0] and "To get it" in result.errors[0]

@@ -223,3 +223,18 @@ def test_a_photo_is_scored_upright_as_its_exif_orientation_says(client, tiny_che
     scores = [_saved(_probe(client, str(tmp_path / name), models=[spec])[-1])["rows"][0][f"{spec} score"]
               for name in ("upright.png", "phone.png")]
     assert scores[0] == scores[1]
+
+
+def test_implausible_negatives_are_marked_and_can_be_left_out_of_the_metrics(client, tiny_checkpoints, image_path):
+    def run(plausible_only):
+        return client.predict(handle_file(image_path), "a man sitting on a bench", [tiny_checkpoints.dir_spec],
+                              ["negclip_swap", "replace"], 0, "", plausible_only, api_name="/probe")
+    summary, table, *_ = run(False)
+    rows = _rows(table)
+    absurd = [row for row in rows if row["kind"] == "negative (implausible)"]
+    assert any("bench</mark> sitting on a <mark>man" in row["text"] for row in absurd)
+    negatives = [row for row in rows if row["kind"].startswith("negative")]
+    assert f"of {len(negatives)}" in summary and "implausible left out" not in summary
+    only, _table, *_ = run(True)
+    assert f"of {len(negatives) - len(absurd)}" in only
+    assert f"metrics over plausible negatives only; {len(absurd)} implausible left out" in only

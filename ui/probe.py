@@ -78,6 +78,8 @@ def summary_markdown(result: ProbeResult, labels: dict[str, str]) -> str:
                      f"{m['precision']} |")
     details = [f"- **{labels[m['model']]}** = `{m['model']}`" for m in result.models
                if labels[m["model"]] != m["model"]]
+    details += [f"- {labels[m['model']]}: metrics over plausible negatives only; {m['n_implausible']} implausible "
+                "left out" for m in result.models if m.get("plausible_only")]
     details += [f"- {labels[m['model']]}: {text_markdown(note)}" for m in result.models for note in m["notes"]]
     details += [f"- not loaded: {text_markdown(error)}" for error in result.errors]
     parts = ["\n\n".join(warnings), "\n".join(lines), "\n".join(details), VERDICT_HELP]
@@ -115,7 +117,8 @@ def table_frame(result: ProbeResult, labels: dict[str, str]) -> pd.DataFrame:
         row = {"#": index, "text": highlighted(result.texts[item.anchor].text, item.text, item.kind)}
         for spec, scores in result.scores.items():
             row[labels[spec]] = score_cell(scores[index], verdicts[spec][index])
-        row.update(kind=item.kind, family=breakable(item.family), subtype=breakable(item.subtype))
+        kind = item.kind if item.plausible else f"{item.kind} (implausible)"
+        row.update(kind=kind, family=breakable(item.family), subtype=breakable(item.subtype))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -194,7 +197,8 @@ def apply_layout(settings: dict):
 
 
 def make_handler(ctx: AppContext):
-    def probe(image, caption, models, families, seed, extra, session=None, progress=gr.Progress()):
+    def probe(image, caption, models, families, seed, extra, plausible_only=False, session=None,
+              progress=gr.Progress()):
         """Run a probe and return (summary, table, plot, csv, json, the layout for `apply_layout`).
 
         Inputs arrive as sent (no preprocessing, see `uploaded_image`): the image as an upload's file data."""
@@ -203,7 +207,8 @@ def make_handler(ctx: AppContext):
             result = run_probe(picture, caption, models or [], ctx.registry, ctx.cache,
                                families=list(families or []), seed=int(seed or 0), extra=extra,
                                progress=lambda fraction, desc: progress(fraction, desc=desc),
-                               actor=actor_of(ctx, session), offered=ctx.offered_specs())
+                               actor=actor_of(ctx, session), offered=ctx.offered_specs(),
+                               plausible_only=bool(plausible_only))
         except (ProbeInputError, ValueError) as error:
             raise gr.Error(str(error), print_exception=False) from error
         for error in result.errors:
@@ -234,6 +239,9 @@ def build(ctx: AppContext, visitor: Session) -> None:
                                             value=list(PROBE_DEFAULT_FAMILIES), label="Families", elem_id="probe-families")
                 seed = gr.Number(value=0, precision=0, label="Seed", minimum=0)
                 extra = gr.Textbox(label="Extra captions (one per line; '-' negative, '+' positive)", lines=3)
+                plausible_only = gr.Checkbox(False, label="Metrics over plausible negatives only",
+                                             info="leave out negatives absurd on their face, which a text-only "
+                                                  "model rejects too (marked 'implausible' in the table)")
             if ctx.examples:
                 gr.Examples(ctx.examples, inputs=[image, caption], label="Examples")
         with gr.Column(scale=2):
@@ -248,7 +256,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
                 csv_file = gr.DownloadButton("Download CSV", size="sm")
                 json_file = gr.DownloadButton("Download JSON", size="sm")
     settings = gr.State({})
-    inputs = [image, caption, models, families, seed, extra, visitor.state]
+    inputs = [image, caption, models, families, seed, extra, plausible_only, visitor.state]
     outputs = [summary, table, plot, csv_file, json_file, settings]
     handler = make_handler(ctx)
     # preprocess=False: the handler reads the image itself (see `uploaded_image`).
