@@ -62,17 +62,21 @@ print(json.dumps([
 """
 
 
-def _outputs_in_child(hash_seed: str) -> list:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    result = subprocess.run(
-        [sys.executable, "-c", _CHILD], input=json.dumps(CAPTIONS), capture_output=True, text=True,
-        cwd=ROOT, env=env, timeout=600, check=True,
-    )
-    return json.loads(result.stdout)
+def _outputs_in_children(*hash_seeds: str) -> list[list]:
+    """Each child's outputs; the children run at the same time (each loads spaCy: seconds)."""
+    children = [subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                 env={**os.environ, "PYTHONHASHSEED": seed}) for seed in hash_seeds]
+    outputs = []
+    for child in children:
+        out, err = child.communicate(json.dumps(CAPTIONS), timeout=600)
+        assert child.returncode == 0, err
+        outputs.append(json.loads(out))
+    return outputs
 
 
 def test_every_variant_is_the_same_under_different_hash_seeds():
-    first, second = _outputs_in_child("1"), _outputs_in_child("4242")
+    first, second = _outputs_in_children("1", "4242")
     assert len(first) == len(CAPTIONS) and sum(map(len, first)) > 300
     for caption, a, b in zip(CAPTIONS, first, second):
         assert a == b, caption
