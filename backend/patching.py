@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-import torch
 
 from backend.interpolation import PatchingError, interpolate
 from backend.models import LoadedModel

@@ -171,15 +171,6 @@ def parse_extras(extra: str | Sequence[str] | None) -> list[ProbeText]:
     return texts
 
 
-def aro_reference(caption: str) -> str:
-    """The caption as ARO normalises it before shuffling: lower-cased words, punctuation dropped, at most 30.
-
-    Mirrors the first lines of `backend.perturb.order.aro_order` (same word pattern and cap), so a shuffle
-    and its reference differ only in word order; tests pin that."""
-    words = [match.group().lower() for match in aro._WORD.finditer(caption)][:aro.ARO_MAX_WORDS]
-    return " ".join(words)
-
-
 def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=None) -> list[ProbeText]:
     """The original, the ARO reference (only when ARO shuffles are scored and normalising changes the
     caption), the generated variants and the user's captions.
@@ -189,7 +180,7 @@ def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=N
     caption = validate_caption(caption)
     variants = [] if families is not None and len(families) == 0 else perturb(caption, families=families, seed=seed)
     texts = [ProbeText(caption, "original")]
-    reference = aro_reference(caption)
+    reference = aro.normalised(caption)  # shuffles and reference then differ only in word order
     if reference != caption and any(variant.family == aro.FAMILY for variant in variants):
         texts.append(ProbeText(reference, "reference", aro.FAMILY, "as ARO reads it",
                                "lower-cased, punctuation removed, at most 30 words, as ARO does before shuffling"))

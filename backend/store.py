@@ -59,9 +59,17 @@ class Store:
     def get_job(self, job_id: int) -> dict:
         return _decode(self.db["jobs"].get(job_id))
 
-    def list_jobs(self, kind: str | None = None, limit: int = 100) -> list[dict]:
-        where, params = ("kind = ?", [kind]) if kind else (None, None)
-        rows = self.db["jobs"].rows_where(where, params, order_by="id desc", limit=limit)
+    def list_jobs(self, kind: str | None = None, limit: int = 100, statuses: tuple[str, ...] = ()) -> list[dict]:
+        """Jobs newest first, optionally of one kind and only in the given statuses."""
+        clauses, params = ([], [])
+        if kind:
+            clauses.append("kind = ?")
+            params.append(kind)
+        if statuses:
+            clauses.append(f"status in ({', '.join('?' * len(statuses))})")
+            params.extend(statuses)
+        rows = self.db["jobs"].rows_where(" and ".join(clauses) or None, params or None, order_by="id desc",
+                                          limit=limit)
         return [_decode(row) for row in rows]
 
     def last_change(self, kind: str | None = None) -> tuple[int, float]:

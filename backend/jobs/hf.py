@@ -26,7 +26,6 @@ import yaml
 
 from backend.jobs.records import ACTIVE, FINAL, JobError, log_tail
 from backend.jobs.base import Target, job_dir
-from backend.settings import Settings
 from backend.store import Store
 
 CONFIG_ENV = "COMPLAB_JOB_CONFIG"

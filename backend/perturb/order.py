@@ -80,8 +80,18 @@ def _variant(request: Request, matches: list[re.Match], words: list[str], shuffl
     return Variant(" ".join(shuffled), "negative", FAMILY, subtype, (edit,))
 
 
+def aro_matches(caption: str) -> list[re.Match]:
+    """The words ARO keeps (punctuation dropped, at most ARO_MAX_WORDS), with their offsets in the caption."""
+    return list(_WORD.finditer(caption))[:ARO_MAX_WORDS]
+
+
+def normalised(caption: str) -> str:
+    """The caption as ARO reads it before shuffling: its kept words, lower-cased, joined by spaces."""
+    return " ".join(match.group().lower() for match in aro_matches(caption))
+
+
 def aro_order(request: Request) -> list[Variant]:
-    matches = list(_WORD.finditer(request.caption))[:ARO_MAX_WORDS]
+    matches = aro_matches(request.caption)
     words = [match.group().lower() for match in matches]
     if len(words) < 2:
         return []
