@@ -1,6 +1,7 @@
 """Compositionality Lab: the composition root. Builds the Blocks app from `ui/` and launches it."""
 from __future__ import annotations
 
+import argparse
 import threading
 
 import gradio as gr
@@ -10,7 +11,7 @@ from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
 from backend.settings import Settings, get_settings
 from backend.store import Store
-from ui import probe, session, train
+from ui import annotate, probe, session, train
 from ui.context import AppContext
 
 HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: which hard negatives does a "
@@ -38,6 +39,8 @@ def build_app(ctx: AppContext) -> gr.Blocks:
         visitor = session.build(ctx)
         with gr.Tab("Probe"):
             probe.build(ctx, visitor)
+        with gr.Tab("Annotate"):
+            annotate.build(ctx).wire(demo)
         admin_tabs = []
         if auth.policy(ctx.settings).admin_possible:
             with gr.Tab("Train", visible=auth.default_actor(ctx.settings).is_admin) as train_tab:
@@ -47,17 +50,32 @@ def build_app(ctx: AppContext) -> gr.Blocks:
     return demo
 
 
+def build_annotate_app(ctx: AppContext) -> gr.Blocks:
+    """The annotation flow alone: what a study link points to. No other tab, and no admin endpoint at all."""
+    with gr.Blocks(title="Annotation") as demo:
+        annotate.build(ctx).wire(demo)
+    return demo
+
+
 def launch_options(ctx: AppContext) -> dict:
-    """What `launch` needs besides the app: address, port, theme and the folders files may be served from."""
+    """What `launch` needs besides the app: address, port, theme, the keyboard script and the folders files may
+    be served from."""
     return {"server_name": ctx.settings.server_name, "server_port": ctx.settings.server_port,
-            "theme": gr.themes.Soft(),
+            "theme": gr.themes.Soft(), "head": annotate.KEYBOARD_SCRIPT,
             "allowed_paths": [str(ctx.settings.downloads_dir), str(ctx.settings.workspace / "examples")]}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Compositionality Lab")
+    parser.add_argument("--mode", choices=["full", "annotate"], default="full",
+                        help="annotate: serve only the annotation flow (what a Prolific study link points to)")
+    args = parser.parse_args(argv)
+    ctx = default_context()
+    if args.mode == "annotate":
+        build_annotate_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx))
+        return
     from backend.perturb import warm_up
     threading.Thread(target=warm_up, daemon=True).start()  # spaCy + WordNet load while the page opens
-    ctx = default_context()
     build_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx))
 
 

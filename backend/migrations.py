@@ -35,6 +35,39 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "UPDATE jobs SET actor = 'unknown (before accounts)', updated_at = COALESCE(ended_at, started_at, created_at)",
         "CREATE INDEX IF NOT EXISTS idx_jobs_kind_id ON jobs (kind, id)",
     )),
+    ("annotation campaigns: items, candidate images with their seeds, annotators, assignments, answers", (
+        """CREATE TABLE campaigns (
+            id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, source TEXT, config TEXT,
+            created_by TEXT, created_at REAL, updated_at REAL)""",
+        """CREATE TABLE items (
+            id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns(id), position INTEGER,
+            caption TEXT, negative_caption TEXT, type TEXT, subtype TEXT, image TEXT,
+            gold INTEGER NOT NULL DEFAULT 0, truth TEXT, stage TEXT NOT NULL, extra_answers INTEGER NOT NULL DEFAULT 0,
+            outcome TEXT, updated_at REAL)""",
+        "CREATE INDEX idx_items_campaign_stage ON items (campaign_id, stage, gold)",
+        """CREATE TABLE candidates (
+            id INTEGER PRIMARY KEY, item_id INTEGER NOT NULL REFERENCES items(id), slot INTEGER NOT NULL,
+            sha256 TEXT, path TEXT, display_path TEXT, generator TEXT, model TEXT, unet TEXT, revision TEXT,
+            prompt TEXT, negative_prompt TEXT, seed INTEGER, steps INTEGER, guidance REAL, dtype TEXT,
+            width INTEGER, height INTEGER, defect TEXT, shows_caption INTEGER, clip_negative REAL,
+            clip_original REAL, clip_model TEXT, created_at REAL, UNIQUE (item_id, slot))""",
+        """CREATE TABLE annotators (
+            id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns(id), external_id TEXT NOT NULL,
+            source TEXT, study_id TEXT, session_id TEXT, started_at REAL, finished_at REAL,
+            UNIQUE (campaign_id, external_id))""",
+        """CREATE TABLE assignments (
+            id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, item_id INTEGER NOT NULL REFERENCES items(id),
+            stage TEXT NOT NULL, annotator_id INTEGER NOT NULL REFERENCES annotators(id), status TEXT NOT NULL,
+            layout TEXT, assigned_at REAL, answered_at REAL, UNIQUE (item_id, stage, annotator_id))""",
+        "CREATE INDEX idx_assignments_open ON assignments (campaign_id, stage, item_id, status)",
+        "CREATE INDEX idx_assignments_annotator ON assignments (annotator_id, status)",
+        """CREATE TABLE answers (
+            id INTEGER PRIMARY KEY, assignment_id INTEGER UNIQUE REFERENCES assignments(id),
+            campaign_id INTEGER NOT NULL, item_id INTEGER NOT NULL, stage TEXT NOT NULL, annotator_id INTEGER,
+            choice TEXT NOT NULL, correct INTEGER, time_ms INTEGER, source TEXT NOT NULL, actor TEXT,
+            created_at REAL)""",
+        "CREATE INDEX idx_answers_item_stage ON answers (item_id, stage)",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

@@ -128,7 +128,7 @@ def _scene_and_caption(rng: np.random.Generator, caption_kinds: tuple[str, ...])
     return scene, caption
 
 
-def _pair(type_: str, rng: np.random.Generator) -> tuple[Scene, Caption, Caption]:
+def pair_for_type(type_: str, rng: np.random.Generator) -> tuple[Scene, Caption, Caption]:
     """A scene, a true dense caption and a ``type_`` negative (redrawn until one exists)."""
     negative_kinds, caption_kinds = SUGARCREPE_TYPES[type_]
     while True:
@@ -144,7 +144,7 @@ def build_sugarcrepe(spec: BenchmarkSpec = BENCHMARK_SPECS["sugarcrepe"]) -> dic
     out = {}
     for index, type_ in enumerate(SUGARCREPE_TYPES):
         rng = _rng(spec, index)
-        triples = [_pair(type_, rng) for _ in range(spec.size)]
+        triples = [pair_for_type(type_, rng) for _ in range(spec.size)]
         images = render_batch([t[0] for t in triples], spec.resolution)
         out[type_] = [PairItem(im, realise(c), realise(n), type_, s)
                       for im, (s, c, n) in zip(images, triples)]
@@ -186,7 +186,7 @@ def build_bivlc(spec: BenchmarkSpec = BENCHMARK_SPECS["bivlc"]) -> dict[str, lis
         rng = _rng(spec, index)
         quads: list[tuple[Scene, Scene, Caption, Caption]] = []
         while len(quads) < spec.size:
-            scene0, caption0, caption1 = _pair(type_, rng)
+            scene0, caption0, caption1 = pair_for_type(type_, rng)
             scene1 = negative_scene(caption0, caption1, rng)
             if scene1 is not None:
                 quads.append((scene0, scene1, caption0, caption1))

@@ -1,0 +1,232 @@
+"""Campaigns: their settings, their items, and the candidate images generation adds to them.
+
+An item is one BiVLC instance: an original caption (and image, when there is
+one), a negative caption, and the candidate images generated for the negative.
+Its ``stage`` says how far it got, in the issue's words: ``pending`` (images
+missing) -> ``generated`` (awaiting step 3, "select") -> ``selected``
+(awaiting step 4, "ambiguity") -> ``unambiguous`` (awaiting the optional
+human baseline) -> ``done``; or ``dropped`` with the reason in ``outcome``.
+
+Gold items have known answers (they come from the built-in world, where the
+oracle decides what each image shows); they check annotators and are never
+exported or counted in agreement.
+"""
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from backend.annotate import db
+from backend.paths import check_slug
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTRUCTIONS_DIR = ROOT / "annotations" / "instructions"
+TASKS = ("select", "ambiguity", "i2t", "t2i")
+RESOLUTION_RULES = ("majority", "third")
+STAGES = ("pending", "generated", "selected", "unambiguous", "done", "dropped")
+
+
+def default_instructions() -> dict[str, str]:
+    """The BiVLC paper's wording (appendix H.1) for every task, from `annotations/instructions/`."""
+    return {task: (INSTRUCTIONS_DIR / f"{task}.md").read_text() for task in TASKS}
+
+
+@dataclass
+class CampaignConfig:
+    """How a campaign collects answers. Stored with the campaign as JSON; every field is validated."""
+
+    overlap: int = 2  # answers per item and task, from different annotators
+    resolution: str = "third"  # "majority" or "third": a tie calls one more annotator
+    tasks_per_session: int = 50
+    gold_rate: float = 0.1  # share of each annotator's tasks that are gold items
+    gold_items: int = 10
+    gold_threshold: float = 0.7  # gold accuracy below this flags an annotator...
+    min_gold: int = 3  # ...once they answered at least this many gold items
+    reclaim_after_s: float = 600.0  # a task held this long without an answer goes to someone else
+    human_baseline: bool = False  # also ask BiVLC's separate I2T and T2I questions
+    images_per_item: int = 4
+    generator: str = "bivlc"  # a backend.generate preset, or "toyworld"
+    completion_code: str = ""  # Prolific completion code; made up when blank
+    instructions: dict = field(default_factory=default_instructions)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "CampaignConfig":
+        unknown = sorted(set(values) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown campaign settings {unknown}; known: {', '.join(f.name for f in fields(cls))}")
+        config = cls(**values)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        problems = []
+        if not 1 <= self.overlap <= 10:
+            problems.append(f"overlap must be 1..10, not {self.overlap}")
+        if self.resolution not in RESOLUTION_RULES:
+            problems.append(f"resolution must be one of {RESOLUTION_RULES}, not {self.resolution!r}")
+        if not 0 <= self.gold_rate < 1:
+            problems.append(f"gold_rate must be in [0, 1), not {self.gold_rate}")
+        if not 0 <= self.gold_threshold <= 1:
+            problems.append(f"gold_threshold must be in [0, 1], not {self.gold_threshold}")
+        if self.tasks_per_session < 1 or self.images_per_item < 2 or self.reclaim_after_s <= 0:
+            problems.append("tasks_per_session >= 1, images_per_item >= 2 and reclaim_after_s > 0 are required")
+        if self.gold_items < 0 or self.min_gold < 1:
+            problems.append("gold_items >= 0 and min_gold >= 1 are required")
+        missing = set(TASKS) - set(self.instructions)
+        if missing:
+            problems.append(f"instructions missing for {sorted(missing)}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        if not self.completion_code:
+            self.completion_code = secrets.token_hex(4).upper()
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    """One instance before it is stored: what a source file, the built-in world or a probe gives."""
+
+    caption: str
+    negative_caption: str
+    type: str = ""
+    subtype: str = ""
+    image: str | None = None  # the original image: a path relative to the campaign folder, or absolute
+    truth: dict | None = None  # known answers: {"select": ["2"] or ["none"], "ambiguity": "original"}
+    gold: bool = False
+
+
+@dataclass(frozen=True)
+class ImageRequest:
+    """An item that still lacks candidate images (what the `generate` job asks for)."""
+
+    item_id: int
+    caption: str
+    negative_caption: str
+    missing_slots: list[int]
+    gold: bool
+
+
+def normalise_caption(text: str) -> str:
+    """BiVLC's normalisation: collapsed spaces, a capital first letter, a final period."""
+    text = " ".join(text.split())
+    if not text:
+        raise ValueError("empty caption")
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+def campaign_dir(data_dir: Path, campaign: str) -> Path:
+    """Where a campaign's images live: ``<data_dir>/campaigns/<name>``."""
+    return Path(data_dir) / "campaigns" / check_slug(campaign, "campaign name")
+
+
+def create(store_path: Path | str, name: str, items: list[ItemSpec], config: CampaignConfig, source: str,
+           actor: str = "") -> int:
+    """Store a new campaign and its items (gold items included); returns its id."""
+    check_slug(name, "campaign name")
+    if not items:
+        raise ValueError(f"campaign {name!r} has no items")
+    now = time.time()
+    with db.write(store_path) as conn:
+        if conn.execute("select 1 from campaigns where name = ?", (name,)).fetchone():
+            raise ValueError(f"a campaign named {name!r} exists already; choose another name")
+        campaign_id = conn.execute(
+            "insert into campaigns (name, source, config, created_by, created_at, updated_at) values (?,?,?,?,?,?)",
+            (name, source, json.dumps(config.to_dict()), actor, now, now)).lastrowid
+        conn.executemany(
+            "insert into items (campaign_id, position, caption, negative_caption, type, subtype, image, gold, truth,"
+            " stage, updated_at) values (?,?,?,?,?,?,?,?,?,'pending',?)",
+            [(campaign_id, position, normalise_caption(item.caption), normalise_caption(item.negative_caption),
+              item.type, item.subtype, item.image, int(item.gold), json.dumps(item.truth) if item.truth else None,
+              now) for position, item in enumerate(items)])
+    return campaign_id
+
+
+def get(store_path: Path | str, name: str) -> dict[str, Any]:
+    """A campaign row with its config decoded; a clear error names the campaigns that exist."""
+    found = db.rows(store_path, "select * from campaigns where name = ?", (name,))
+    if not found:
+        names = [row["name"] for row in db.rows(store_path, "select name from campaigns order by id")]
+        raise ValueError(f"no campaign named {name!r}; campaigns: {', '.join(names) or 'none yet'}")
+    row = found[0]
+    row["config"] = CampaignConfig.from_dict(json.loads(row["config"]))
+    return row
+
+
+def list_campaigns(store_path: Path | str) -> list[dict[str, Any]]:
+    return db.rows(store_path, "select id, name, source, created_by, created_at from campaigns order by id desc")
+
+
+def update_config(store_path: Path | str, name: str, **changes: Any) -> CampaignConfig:
+    """Change a campaign's settings (e.g. its instructions); the whole config is re-validated first."""
+    config = CampaignConfig.from_dict({**get(store_path, name)["config"].to_dict(), **changes})
+    with db.write(store_path) as conn:
+        conn.execute("update campaigns set config = ?, updated_at = ? where name = ?",
+                     (json.dumps(config.to_dict()), time.time(), name))
+    return config
+
+
+def image_requests(store_path: Path | str, campaign: str, images_per_item: int) -> list[ImageRequest]:
+    """Items (gold included) lacking some of their candidate slots, in item order: what generation still owes."""
+    campaign_id = get(store_path, campaign)["id"]
+    have: dict[int, set[int]] = {}
+    for row in db.rows(store_path, "select c.item_id, c.slot from candidates c join items i on i.id = c.item_id "
+                                   "where i.campaign_id = ?", (campaign_id,)):
+        have.setdefault(row["item_id"], set()).add(row["slot"])
+    requests = []
+    for item in db.rows(store_path, "select id, caption, negative_caption, gold from items where campaign_id = ? "
+                                    "order by gold desc, id", (campaign_id,)):
+        missing = [slot for slot in range(images_per_item) if slot not in have.get(item["id"], set())]
+        if missing:
+            requests.append(ImageRequest(item["id"], item["caption"], item["negative_caption"], missing,
+                                         bool(item["gold"])))
+    return requests
+
+
+CANDIDATE_FIELDS = ("sha256", "path", "display_path", "generator", "model", "unet", "revision", "prompt",
+                    "negative_prompt", "seed", "steps", "guidance", "dtype", "width", "height", "defect",
+                    "shows_caption")
+
+
+def add_candidate(store_path: Path | str, item_id: int, slot: int, record: dict) -> None:
+    """Record one stored candidate image (idempotent on item and slot); an item whose slots are all there
+    moves from ``pending`` to ``generated``, ready for step 3. Toy candidates know what they show, so a
+    toy item's right answer is derived here."""
+    values = {name: record.get(name) for name in CANDIDATE_FIELDS}
+    if values["shows_caption"] is not None:
+        values["shows_caption"] = int(bool(values["shows_caption"]))
+    with db.write(store_path) as conn:
+        conn.execute(f"insert or ignore into candidates (item_id, slot, {', '.join(values)}, created_at) "
+                     f"values (?, ?, {', '.join('?' * len(values))}, ?)",
+                     (item_id, slot, *values.values(), time.time()))
+        item = conn.execute("select i.stage, i.truth, c.config from items i join campaigns c on c.id = i.campaign_id "
+                            "where i.id = ?", (item_id,)).fetchone()
+        wanted = json.loads(item["config"])["images_per_item"]
+        slots = conn.execute("select slot, shows_caption from candidates where item_id = ? order by slot",
+                             (item_id,)).fetchall()
+        if item["stage"] != "pending" or len(slots) < wanted:
+            return
+        truth = db.loads(item["truth"], {})
+        if all(row["shows_caption"] is not None for row in slots) and "select" not in truth:
+            truth["select"] = [str(row["slot"] + 1) for row in slots if row["shows_caption"]] or ["none"]
+            truth.setdefault("ambiguity", "original")
+        conn.execute("update items set stage = 'generated', truth = ?, updated_at = ? where id = ?",
+                     (json.dumps(truth) if truth else None, time.time(), item_id))
+
+
+def candidates(store_path: Path | str, item_id: int) -> list[dict[str, Any]]:
+    return db.rows(store_path, "select * from candidates where item_id = ? order by slot", (item_id,))
+
+
+def gold_count(config: CampaignConfig) -> int:
+    """Gold items to add to a campaign: the configured number, at least enough for one
+    session's gold tasks so that no annotator sees a gold item twice."""
+    per_session = math.ceil(config.tasks_per_session * config.gold_rate)
+    return max(config.gold_items, per_session) if config.gold_rate > 0 else 0

@@ -1,0 +1,55 @@
+"""Transactions for annotation: one SQLite connection per thread, writes under ``BEGIN IMMEDIATE``.
+
+Assignment must be exact under concurrent submits (Argilla over-collects
+when two annotators submit at once). Gradio runs handlers on many threads and
+the CLI or a job may write from another process, so a read-decide-write step
+runs inside ``BEGIN IMMEDIATE``: SQLite then serialises the deciders, across
+threads and processes alike. Sharing one connection between threads would
+interleave their transactions, hence one connection per thread.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+_local = threading.local()
+
+
+def connection(path: Path | str) -> sqlite3.Connection:
+    """This thread's connection to the store at `path` (autocommit mode: transactions are explicit)."""
+    cache = getattr(_local, "connections", None)
+    if cache is None:
+        cache = _local.connections = {}
+    key = str(path)
+    if key not in cache:
+        conn = sqlite3.connect(key, timeout=30, isolation_level=None, check_same_thread=True)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 30000")
+        cache[key] = conn
+    return cache[key]
+
+
+@contextmanager
+def write(path: Path | str) -> Iterator[sqlite3.Connection]:
+    """A transaction that holds the write lock from its first statement: read, decide, write, commit."""
+    conn = connection(path)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def rows(path: Path | str, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
+    """Read-only query as a list of dicts (a snapshot: WAL readers never block writers)."""
+    return [dict(row) for row in connection(path).execute(sql, params).fetchall()]
+
+
+def loads(value: str | None, default: Any = None) -> Any:
+    return json.loads(value) if value else default

@@ -1,0 +1,52 @@
+"""Prolific: who the participant is (from the study link's URL parameters) and where they go when done.
+
+Prolific opens the study URL with ``PROLIFIC_PID``, ``STUDY_ID`` and
+``SESSION_ID`` appended; at the end the participant is sent to
+``https://app.prolific.com/submissions/complete?cc=CODE`` with the study's
+completion code. Without those parameters (a local session) the annotator
+types a name instead.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping
+from urllib.parse import urlencode
+
+COMPLETION_URL = "https://app.prolific.com/submissions/complete"
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Identity:
+    external_id: str
+    source: str  # "prolific" or "local"
+    study_id: str = ""
+    session_id: str = ""
+
+
+def identity_from_params(params: Mapping[str, str] | None) -> Identity | None:
+    """The Prolific participant named by the URL parameters, or None when there is none (a local session,
+    or an API call, whose `gr.Request` is None). Malformed ids are refused rather than stored."""
+    if not params or not params.get("PROLIFIC_PID"):
+        return None
+    values = {key: str(params.get(key, "")).strip() for key in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
+    bad = [key for key, value in values.items() if value and not _ID.match(value)]
+    if bad:
+        raise ValueError(f"malformed Prolific parameter(s) {', '.join(bad)} in the study link")
+    return Identity(values["PROLIFIC_PID"], "prolific", values["STUDY_ID"], values["SESSION_ID"])
+
+
+def local_identity(name: str) -> Identity:
+    """A named local annotator; names are trimmed and limited to what an id may hold."""
+    name = " ".join(str(name).split())[:64]
+    if not name:
+        raise ValueError("type your name (or the id you were given) to start")
+    return Identity(name, "local")
+
+
+def completion_url(code: str) -> str:
+    """Where Prolific expects the participant to land once every answer is stored."""
+    if not code or not _ID.match(code):
+        raise ValueError(f"not a Prolific completion code: {code!r}")
+    return f"{COMPLETION_URL}?{urlencode({'cc': code})}"

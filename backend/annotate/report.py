@@ -1,0 +1,88 @@
+"""A campaign's state for its admin: items per stage, annotators' progress and gold accuracy, agreement,
+the human baseline, why items were dropped.
+
+Gold items measure annotators and are left out of every other number here.
+Agreement follows BiVLC: Cohen's kappa per annotator pair on "picked an image
+vs none" (their definition, appendix H.3), also on the chosen image, and
+Krippendorff's alpha over all annotators.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from backend.annotate import campaigns, db
+from backend.annotate.agreement import (Answer, chosen_image, flagged, gold_accuracy, krippendorff_alpha,
+                                        pairwise_kappa, picked_or_none, wilson_interval)
+
+
+def status(store_path: Path | str, name: str) -> dict[str, Any]:
+    campaign = campaigns.get(store_path, name)
+    config, campaign_id = campaign["config"], campaign["id"]
+    items = db.rows(store_path, "select stage, gold, outcome from items where campaign_id = ?", (campaign_id,))
+    answers = db.rows(store_path, "select a.item_id, a.stage, a.choice, a.correct, a.time_ms, a.annotator_id, "
+                                  "n.external_id, i.gold from answers a join items i on i.id = a.item_id "
+                                  "left join annotators n on n.id = a.annotator_id where a.campaign_id = ? "
+                                  "and a.source = 'annotator' order by a.id", (campaign_id,))
+    return {"name": name, "config": config.to_dict(),
+            "stages": dict(Counter(row["stage"] for row in items if not row["gold"])),
+            "gold_items": sum(row["gold"] for row in items),
+            "dropped": dict(Counter(db.loads(row["outcome"], {}).get("stage_reason", "")
+                                    for row in items if row["stage"] == "dropped" and not row["gold"])),
+            "answers": dict(Counter(row["stage"] for row in answers if not row["gold"])),
+            "annotators": annotator_table(store_path, campaign_id, answers, config),
+            "agreement": agreement(answers),
+            "baseline": baseline(answers)}
+
+
+def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict],
+                    config: campaigns.CampaignConfig) -> list[dict]:
+    """Per annotator: answers, held tasks, gold accuracy with its interval, median time, flag, finished."""
+    quality = gold_accuracy([(row["external_id"], bool(row["correct"])) for row in answers
+                             if row["gold"] and row["correct"] is not None])
+    held = Counter(row["annotator_id"] for row in db.rows(
+        store_path, "select annotator_id from assignments where campaign_id = ? and status = 'held'", (campaign_id,)))
+    table = []
+    for person in db.rows(store_path, "select * from annotators where campaign_id = ? order by id", (campaign_id,)):
+        mine = [row for row in answers if row["annotator_id"] == person["id"]]
+        gold = quality.get(person["external_id"])
+        low, high = wilson_interval(gold.n_correct, gold.n_gold) if gold else (None, None)
+        table.append({"annotator": person["external_id"], "source": person["source"], "answered": len(mine),
+                      "held": held.get(person["id"], 0), "gold": gold.n_gold if gold else 0,
+                      "gold_accuracy": gold.accuracy if gold else None, "gold_interval": (low, high),
+                      "flagged": bool(gold) and flagged(gold, config.gold_threshold, config.min_gold),
+                      "median_ms": statistics.median(r["time_ms"] for r in mine) if mine else None,
+                      "finished": person["finished_at"] is not None})
+    return table
+
+
+def agreement(answers: list[dict]) -> dict[str, Any]:
+    """Kappa per pair and alpha over all, on the non-gold select and ambiguity answers."""
+    rows = [Answer(r["item_id"], r["external_id"], r["stage"], r["choice"]) for r in answers if not r["gold"]]
+    result: dict[str, Any] = {}
+    for label, stage, view in (("picked_or_none", "select", picked_or_none), ("chosen_image", "select", chosen_image),
+                               ("ambiguity", "ambiguity", chosen_image)):
+        units: dict[int, list[str]] = {}
+        for row in rows:
+            if row.stage == stage:
+                units.setdefault(row.item_id, []).append(view(row.choice))
+        pairs = pairwise_kappa(rows, stage, view)
+        kappas = [p.kappa for p in pairs if p.kappa is not None]
+        result[label] = {"pairs": [asdict(p) for p in pairs],
+                         "mean_kappa": statistics.fmean(kappas) if kappas else None,
+                         "alpha": krippendorff_alpha(units)}
+    return result
+
+
+def baseline(answers: list[dict]) -> dict[str, Any]:
+    """Human accuracy on BiVLC's separate I2T and T2I questions, with 95% Wilson intervals."""
+    out = {}
+    for task in ("i2t", "t2i"):
+        marks = [row["correct"] for row in answers if row["stage"] == task and not row["gold"]]
+        if marks:
+            out[task] = {"n": len(marks), "accuracy": sum(marks) / len(marks),
+                         "interval": wilson_interval(sum(marks), len(marks))}
+    return out

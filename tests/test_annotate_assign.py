@@ -1,0 +1,184 @@
+"""Assignment on a real SQLite store: exact overlap under concurrency, resume, reclaim, duplicates, gold, stages."""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+
+from backend.annotate import assign, campaigns, db, report, resolution
+from backend.annotate.campaigns import CampaignConfig, ItemSpec
+from backend.store import Store
+
+
+def make_campaign(tmp_path, n_items=6, n_gold=0, right=("2",), **config) -> tuple[str, int]:
+    """A campaign whose items all have 4 candidates; in each, the slots in `right` show the caption."""
+    path = tmp_path / "lab.db"
+    Store(path)  # migrations
+    items = [ItemSpec(f"a red circle number {k}", f"a blue circle number {k}", "replace", "att",
+                      image=f"originals/{k}.png") for k in range(n_items)]
+    items += [ItemSpec(f"gold {k}", f"gold negative {k}", "replace", "att", image=f"originals/g{k}.png", gold=True)
+              for k in range(n_gold)]
+    cfg = CampaignConfig.from_dict({"gold_rate": 0.0, **config})
+    campaigns.create(path, "c1", items, cfg, source="test")
+    for request in campaigns.image_requests(path, "c1", 4):
+        for slot in request.missing_slots:
+            campaigns.add_candidate(path, request.item_id, slot, {
+                "path": f"images/{request.item_id}-{slot}.png", "display_path": f"display/{request.item_id}-{slot}.webp",
+                "generator": "test", "seed": slot, "shows_caption": str(slot + 1) in right})
+    return str(path), campaigns.get(path, "c1")["id"]
+
+
+def truthful(task) -> str:
+    """Image 2 shows every negative caption; the original image is the one from `originals/`."""
+    if task.task == "select":
+        return "2"
+    return "left" if task.images[0].startswith("originals") else "right"
+
+
+def answer_all(path, annotator, choose, limit=1000):
+    done = 0
+    while done < limit:
+        task = assign.next_task(path, annotator)
+        if task is None:
+            return done
+        assign.submit(path, annotator, task.assignment_id, choose(task))
+        done += 1
+    return done
+
+
+def test_items_become_ready_when_all_candidates_exist_and_toy_truth_is_derived(tmp_path):
+    path, _ = make_campaign(tmp_path, n_items=2)
+    stages = db.rows(path, "select stage, truth from items")
+    assert [row["stage"] for row in stages] == ["generated", "generated"]
+    assert db.loads(stages[0]["truth"]) == {"select": ["2"], "ambiguity": "original"}
+    assert campaigns.image_requests(path, "c1", 4) == []
+
+
+def test_exact_overlap_under_concurrent_annotators(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=12, overlap=3, tasks_per_session=40, resolution="majority")
+    annotators = [assign.join(path, campaign_id, f"worker{k}") for k in range(10)]
+    errors = []
+
+    def work(annotator):
+        try:
+            answer_all(path, annotator, truthful)
+        except Exception as error:  # surfaced below: a thread's exception would otherwise vanish
+            errors.append(error)
+    threads = [threading.Thread(target=work, args=(a,)) for a in annotators]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    per_item = Counter((row["item_id"], row["stage"]) for row in db.rows(path, "select item_id, stage from answers"))
+    assert set(per_item.values()) == {3}, "every item and task got exactly its overlap"
+    assert len([key for key in per_item if key[1] == "select"]) == 12
+    pairs = db.rows(path, "select item_id, stage, annotator_id, count(*) n from answers group by 1, 2, 3")
+    assert max(row["n"] for row in pairs) == 1, "nobody answered the same item and task twice"
+    assert {row["stage"] for row in db.rows(path, "select stage from items")} == {"done"}
+
+
+def test_reload_resumes_the_held_task_and_a_double_submit_records_once(tmp_path):
+    path, campaign_id = make_campaign(tmp_path)
+    me = assign.join(path, campaign_id, "ann")
+    first = assign.next_task(path, me)
+    assert assign.next_task(path, me).assignment_id == first.assignment_id  # a reload
+    assert assign.submit(path, me, first.assignment_id, "2").recorded
+    assert not assign.submit(path, me, first.assignment_id, "3").recorded  # double click / retry
+    answers = db.rows(path, "select choice from answers")
+    assert [row["choice"] for row in answers] == ["2"]
+    assert assign.next_task(path, me).number == 2
+
+
+def test_an_annotator_cannot_answer_someone_elses_task_or_give_a_bad_answer(tmp_path):
+    path, campaign_id = make_campaign(tmp_path)
+    alice, mallory = (assign.join(path, campaign_id, name) for name in ("alice", "mallory"))
+    task = assign.next_task(path, alice)
+    with pytest.raises(assign.TaskError, match="not yours"):
+        assign.submit(path, mallory, task.assignment_id, "1")
+    with pytest.raises(assign.TaskError, match="not an answer"):
+        assign.submit(path, alice, task.assignment_id, "7")
+    assert db.rows(path, "select count(*) n from answers")[0]["n"] == 0
+
+
+def test_abandoned_task_is_reclaimed_and_a_late_answer_is_refused_when_full(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=1, overlap=1, reclaim_after_s=60)
+    gone, fresh = (assign.join(path, campaign_id, name) for name in ("gone", "fresh"))
+    held = assign.next_task(path, gone, now=1000.0)
+    assert assign.next_task(path, fresh, now=1030.0) is None  # still held: no room for a second answer
+    taken = assign.next_task(path, fresh, now=1061.0)
+    assert taken is not None and taken.item_id == held.item_id
+    assign.submit(path, fresh, taken.assignment_id, "2", now=1070.0)
+    late = assign.submit(path, gone, held.assignment_id, "2", now=1080.0)
+    assert not late.recorded and "someone else" in late.message
+    assert db.rows(path, "select count(*) n from answers")[0]["n"] == 1
+
+
+def test_a_returning_annotator_gets_their_released_task_back_when_still_open(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=2, overlap=2, reclaim_after_s=60)
+    me, other = (assign.join(path, campaign_id, name) for name in ("me", "other"))
+    held = assign.next_task(path, me, now=0.0)
+    assign.next_task(path, other, now=100.0)  # releases mine (away too long); my item still has room
+    again = assign.next_task(path, me, now=101.0)
+    assert again.assignment_id == held.assignment_id
+
+
+def test_tie_calls_a_third_annotator_then_majority_moves_the_item_on(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=1, overlap=2, resolution="third")
+    a, b, c = (assign.join(path, campaign_id, name) for name in "abc")
+    assign.submit(path, a, assign.next_task(path, a).assignment_id, "2")
+    assign.submit(path, b, assign.next_task(path, b).assignment_id, "none")
+    item = db.rows(path, "select stage, extra_answers from items")[0]
+    assert (item["stage"], item["extra_answers"]) == ("generated", 1)
+    assign.submit(path, c, assign.next_task(path, c).assignment_id, "2")
+    item = db.rows(path, "select stage, outcome from items")[0]
+    assert item["stage"] == "selected" and db.loads(item["outcome"])["select"]["decision"] == "2"
+
+
+def test_ambiguity_step_shows_original_and_chosen_image_and_drops_ambiguous_items(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=2, overlap=1, human_baseline=False)
+    me = assign.join(path, campaign_id, "me")
+    for _ in range(2):  # fresh eyes: both step-3 tasks before any step 4 of an item already seen
+        task = assign.next_task(path, me)
+        assert task.task == "select"
+        assign.submit(path, me, task.assignment_id, "3")
+    other = assign.join(path, campaign_id, "other")
+    first = assign.next_task(path, other)
+    assert first.task == "ambiguity" and first.text == "A red circle number 0."  # the original caption
+    assert sorted(first.images) == ["display/1-2.webp", "originals/0.png"]  # chosen image 3 of item 1
+    original_side = "left" if first.images[0].startswith("originals") else "right"
+    assign.submit(path, other, first.assignment_id, original_side)
+    second = assign.next_task(path, other)
+    assign.submit(path, other, second.assignment_id, "both")
+    stages = sorted(row["stage"] for row in db.rows(path, "select stage from items"))
+    assert stages == ["done", "dropped"]
+
+
+def test_gold_items_are_served_at_the_rate_and_flag_a_careless_annotator(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=20, n_gold=6, overlap=1, gold_rate=0.25,
+                                      tasks_per_session=16, min_gold=2, gold_threshold=0.7)
+    careful, careless = (assign.join(path, campaign_id, name) for name in ("careful", "careless"))
+    answer_all(path, careful, truthful)
+    answer_all(path, careless, lambda task: "none" if task.task == "select" else "both")
+    table = {row["annotator"]: row for row in report.status(path, "c1")["annotators"]}
+    assert table["careful"]["gold"] == 4 and table["careful"]["gold_accuracy"] == 1.0
+    assert table["careless"]["flagged"] and not table["careful"]["flagged"]
+    assert table["careful"]["answered"] == 16 and table["careful"]["finished"]
+    gold_answers = db.rows(path, "select count(*) n from answers a join items i on i.id = a.item_id where i.gold = 1")
+    assert gold_answers[0]["n"] == 8
+    status = report.status(path, "c1")
+    assert sum(status["stages"].values()) == 20 and status["gold_items"] == 6  # gold is counted apart
+
+
+def test_admin_override_decides_and_keeps_the_raw_answers(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=1, overlap=1)
+    me = assign.join(path, campaign_id, "me")
+    assign.submit(path, me, assign.next_task(path, me).assignment_id, "none")
+    item_id = db.rows(path, "select id, stage from items")[0]["id"]
+    assert db.rows(path, "select stage from items")[0]["stage"] == "dropped"
+    assert resolution.override(path, item_id, "select", "2", actor="admin") == "selected"
+    sources = [row["source"] for row in db.rows(path, "select source from answers order by id")]
+    assert sources == ["annotator", "admin"]
+    with pytest.raises(ValueError, match="not a select decision"):
+        resolution.override(path, item_id, "select", "9", actor="admin")
