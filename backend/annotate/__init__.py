@@ -1,0 +1,1 @@
+"""BiVLC-style crowd annotation campaigns: assignment, quality, agreement, export, backup."""
