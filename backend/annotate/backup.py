@@ -29,6 +29,7 @@ API object is a parameter so tests drive this module with a fake.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import logging
 import os
@@ -41,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 PATH_IN_REPO = "backup"
-ALLOW_PATTERNS = ["*.jsonl", "*.json"]
+# the tables, and the campaigns' images beside them (fnmatch's "*" crosses folders)
+ALLOW_PATTERNS = ["*.jsonl", "*.json", "*.png", "*.webp", "*.jpg", "*.jpeg"]
 TABLE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 BACKUP_FILE = re.compile(r"([a-z][a-z0-9_]*)-[^/]+\.jsonl")
 MTIME_STEP_NS = 1_000  # the scheduler compares float seconds: ~240 ns apart is the finest it can tell
@@ -216,9 +218,12 @@ def restore(folder: Path, repo_id: str, token: str, api: Any = None) -> list[dic
             log.warning("backup repo %s not found (or not readable with this token): nothing to restore", repo_id)
             return []
         copied = 0
-        for source in sorted((Path(download) / PATH_IN_REPO).glob("*.jsonl")):
-            target = folder / source.name
+        root = Path(download) / PATH_IN_REPO
+        for source in sorted(path for path in root.rglob("*") if path.is_file() and any(
+                fnmatch.fnmatch(str(path.relative_to(root)), pattern) for pattern in ALLOW_PATTERNS)):
+            target = folder / source.relative_to(root)
             if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, target)
                 copied += 1
     records, skipped = read_backup(folder)
