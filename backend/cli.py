@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Callable, Sequence
 
+from backend.annotate.cli import add_campaign_parser
 from backend.auth import PermissionDenied
 from backend.jobs.cli import add_jobs_parser
 from backend.settings import add_settings_parser
@@ -190,7 +191,7 @@ def _add_patch(subparsers) -> None:
 
 
 PARSER_BUILDERS = [_add_probe, _add_evaluate, _add_patch, train_commands.add_parsers, add_jobs_parser,
-                   add_settings_parser]
+                   add_settings_parser, add_campaign_parser]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,9 @@ from backend.auth import Actor, PermissionDenied
 from tests.appserver import running_app, workspace_settings
 from tests.tiny import solid_image
 
-PUBLIC = {"/probe", "/model_choices", "/login", "/logout"}
+# Annotators are not admins: /start and /answer serve anyone, each annotator only their own tasks
+# (tests/test_annotate_app.py).
+PUBLIC = {"/probe", "/model_choices", "/login", "/logout", "/start", "/answer"}
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 
 
@@ -107,7 +109,7 @@ def test_without_credentials_on_a_public_address_admin_features_are_absent_and_t
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], tmp_path,
                      GRADIO_SERVER_NAME="0.0.0.0") as url:
         endpoints = Client(url, verbose=False).view_api(return_format="dict")["named_endpoints"]
-        assert set(endpoints) == {"/probe", "/model_choices"}
+        assert set(endpoints) == {"/probe", "/model_choices", "/start", "/answer"}
         config = httpx.get(url + "config").json()
     texts = [c["props"].get("value") for c in config["components"] if c["type"] == "markdown"]
     assert any("Admin features (training, jobs) are off: the app listens on 0.0.0.0" in (t or "") for t in texts)

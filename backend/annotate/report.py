@@ -86,3 +86,41 @@ def baseline(answers: list[dict]) -> dict[str, Any]:
             out[task] = {"n": len(marks), "accuracy": sum(marks) / len(marks),
                          "interval": wilson_interval(sum(marks), len(marks))}
     return out
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def to_markdown(state: dict[str, Any]) -> str:
+    """The status as Markdown: what the Campaigns tab shows and `campaign status` prints."""
+    stages = ", ".join(f"{stage} {count}" for stage, count in sorted(state["stages"].items())) or "none"
+    lines = [f"**{state['name']}**: items by stage: {stages}; gold items {state['gold_items']}.",
+             f"Answers: {', '.join(f'{k} {v}' for k, v in state['answers'].items()) or 'none yet'}."]
+    if state["dropped"]:
+        lines.append("Dropped: " + "; ".join(f"{why} ({n})" for why, n in state["dropped"].items()) + ".")
+    agree = state["agreement"]
+    lines.append(f"Agreement (step 3, picked an image vs none, BiVLC's measure): mean Cohen's kappa "
+                 f"{_number(agree['picked_or_none']['mean_kappa'])} over {len(agree['picked_or_none']['pairs'])} "
+                 f"pair(s), Krippendorff's alpha {_number(agree['picked_or_none']['alpha'])}; on the chosen image: "
+                 f"kappa {_number(agree['chosen_image']['mean_kappa'])}, alpha {_number(agree['chosen_image']['alpha'])}"
+                 f"; step 4: alpha {_number(agree['ambiguity']['alpha'])}.")
+    for task, label in (("i2t", "I2T"), ("t2i", "T2I")):
+        if task in state["baseline"]:
+            b = state["baseline"][task]
+            lines.append(f"Human baseline {label}: {_percent(b['accuracy'])} of {b['n']} "
+                         f"(95% CI {_percent(b['interval'][0])}-{_percent(b['interval'][1])}).")
+    table = ["| annotator | source | answered | held | gold | gold accuracy | median time | flagged | finished |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for row in state["annotators"]:
+        median = "n/a" if row["median_ms"] is None else f"{row['median_ms'] / 1000:.1f} s"
+        table.append(f"| {row['annotator']} | {row['source']} | {row['answered']} | {row['held']} | {row['gold']} "
+                     f"| {_percent(row['gold_accuracy'])} | {median} | {'FLAGGED' if row['flagged'] else ''} "
+                     f"| {'yes' if row['finished'] else ''} |")
+    if state["annotators"]:
+        lines.append("\n".join(table))
+    return "\n\n".join(lines)

@@ -1,0 +1,129 @@
+"""What an admin does with campaigns, for the Campaigns tab and the CLI alike: create, generate, export.
+
+Every function takes the acting `Actor` and refuses anyone but an admin; paths
+a user names are confined to the allowed roots (the command line's own user may
+name any path, as for jobs).
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from backend import jobs
+from backend.annotate import campaigns, db, sources
+from backend.annotate.campaigns import CampaignConfig
+from backend.auth import Actor, require_admin
+from backend.paths import confine
+from backend.settings import Settings
+from backend.store import Store
+
+SOURCES = ("toyworld", "file", "probe")
+
+
+def _user_path(actor: Actor, path: str | Path, settings: Settings, what: str) -> Path:
+    if actor.via == "cli":
+        return Path(path).expanduser().resolve()
+    return confine(path, settings.allowed_roots, what, base=settings.workspace)
+
+
+def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *, config: dict | None = None,
+                    n_items: int = 20, seed: int = 0, path: str = "", images_dir: str = "",
+                    probe_image: str = "") -> dict[str, Any]:
+    """A new campaign from the built-in world, a SugarCrepe/BiVLC file or a probe's JSON, with its gold items
+    (toy items whose right answers the renderer knows). Returns a summary."""
+    require_admin(actor, "creating a campaign")
+    config_obj = CampaignConfig.from_dict({**({"generator": "toyworld"} if source == "toyworld" else {}),
+                                           **(config or {})})
+    folder = campaigns.campaign_dir(settings.data_dir, name)
+    if source == "toyworld":
+        items = sources.toy_items(n_items, seed, folder)
+    elif source == "file":
+        file = _user_path(actor, path, settings, "campaign file")
+        images = _user_path(actor, images_dir, settings, "images folder") if images_dir else None
+        items = sources.items_from_file(file, images)
+    elif source == "probe":
+        result = json.loads(_user_path(actor, path, settings, "probe result").read_text())
+        items = sources.items_from_probe(result, str(_user_path(actor, probe_image, settings, "probed image")))
+    else:
+        raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
+    gold = sources.toy_items(campaigns.gold_count(config_obj), seed + 1, folder, gold=True)
+    campaign_id = campaigns.create(settings.db, name, items + gold, config_obj, source, actor.name)
+    return {"id": campaign_id, "name": name, "items": len(items), "gold_items": len(gold), "folder": str(folder),
+            "completion_code": config_obj.completion_code}
+
+
+def launch_generation(actor: Actor, name: str, settings: Settings, store: Store, *, preset: str = "",
+                      target: str = "local", options: dict | None = None, **config: Any) -> int:
+    """Start the `generate` job for a campaign's missing images (its configured generator unless `preset`)."""
+    require_admin(actor, "generating campaign images")
+    campaign = campaigns.get(settings.db, name)
+    values = {"campaign": name, "preset": preset or campaign["config"].generator,
+              "images_per_item": campaign["config"].images_per_item, "db": str(settings.db), **config}
+    return jobs.submit(actor, "generate", values, target, options, store=store, settings=settings,
+                       name=f"generate {name}")
+
+
+def export_rows(store_path: Path | str, name: str, folder: Path) -> list:
+    """The BiVLC rows of a campaign: every item that passed both steps, with its original and chosen image."""
+    from backend.annotate.export import ExportRow
+
+    campaign_id = campaigns.get(store_path, name)["id"]
+    rows = []
+    for item in db.rows(store_path, "select * from items where campaign_id = ? and gold = 0 and stage in "
+                                    "('done', 'unambiguous') and image is not null order by position", (campaign_id,)):
+        decision = db.loads(item["outcome"], {}).get("select", {}).get("decision")
+        candidate = db.rows(store_path, "select path from candidates where item_id = ? and slot = ?",
+                            (item["id"], int(decision) - 1))
+        rows.append(ExportRow(item_id=item["id"], image=str(folder / item["image"]), caption=item["caption"],
+                              negative_caption=item["negative_caption"],
+                              negative_image=str(folder / candidate[0]["path"]), type=item["type"],
+                              subtype=item["subtype"]))
+    return rows
+
+
+def raw_answers(store_path: Path | str, name: str) -> list[dict]:
+    """Every answer as recorded, admin overrides included: what the answers CSV holds."""
+    campaign_id = campaigns.get(store_path, name)["id"]
+    return db.rows(store_path, "select ? as campaign, a.item_id, a.stage, coalesce(n.external_id, a.actor) as "
+                               "annotator, a.choice, a.correct, a.time_ms, a.created_at as answered_at, a.source "
+                               "from answers a left join annotators n on n.id = a.annotator_id "
+                               "where a.campaign_id = ? order by a.id", (name, campaign_id))
+
+
+def export_campaign(actor: Actor, name: str, settings: Settings, out_dir: str = "", repo_id: str = "",
+                    private: bool = True) -> dict[str, Any]:
+    """Save the BiVLC-schema dataset and the answers CSV (and push the dataset when `repo_id` is given)."""
+    from backend.annotate.export import push_dataset, save_dataset, write_answers_csv
+
+    require_admin(actor, "exporting a campaign")
+    folder = campaigns.campaign_dir(settings.data_dir, name)
+    out = _user_path(actor, out_dir, settings, "export folder") if out_dir else settings.downloads_dir / name
+    rows = export_rows(settings.db, name, folder)
+    if not rows:
+        raise ValueError(f"campaign {name!r} has no item that passed both annotation steps yet: nothing to export")
+    dataset_dir = save_dataset(rows, out / "dataset")
+    n_answers = write_answers_csv(raw_answers(settings.db, name), out / "answers.csv")
+    pushed = ""
+    if repo_id:
+        push_dataset(rows, repo_id, settings.hf_token, private=private)
+        pushed = f"https://huggingface.co/datasets/{repo_id}"
+    return {"rows": len(rows), "dataset": str(dataset_dir), "answers_csv": str(out / "answers.csv"),
+            "answers": n_answers, "pushed": pushed}
+
+
+def backup_database(actor: Actor, settings: Settings) -> Path:
+    """A consistent copy of the whole store (SQLite's online backup), for download."""
+    require_admin(actor, "downloading the database")
+    target = settings.downloads_dir / f"lab-backup-{time.strftime('%Y%m%d-%H%M%S')}.db"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source, copy = sqlite3.connect(settings.db), sqlite3.connect(target)
+    try:
+        source.backup(copy)
+    finally:
+        source.close()
+        copy.close()
+    return target
+
