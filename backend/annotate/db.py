@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from backend import migrations
+
 _local = threading.local()
 # Where committed rows go besides SQLite (the Space backup, `backend.annotate.mirror`); None: nowhere.
 _sink: Callable[[str, dict], None] | None = None
@@ -41,9 +43,12 @@ def connection(path: Path | str) -> sqlite3.Connection:
         cache = _local.connections = {}
     key = str(path)
     if key not in cache:
+        Path(key).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(key, timeout=30, isolation_level=None, check_same_thread=True)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute("PRAGMA journal_mode = WAL")
+        migrations.migrate(conn, key)  # a store opened here first is brought up to date like `Store` does
         cache[key] = conn
     return cache[key]
 
