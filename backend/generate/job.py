@@ -25,9 +25,13 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from backend.generate.presets import DTYPE_CHOICES, PRESETS, Preset, get_preset
 from backend.paths import PathError, check_slug
+
+if TYPE_CHECKING:
+    from backend.jobs.reporter import Reporter
 
 PRESET_CHOICES = ("", *PRESETS, "custom")  # "": the campaign's own `generator` setting
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
@@ -137,7 +141,7 @@ def shard(requests: list, rank: int, world_size: int) -> list:
     return [request for request in requests if request.item_id % world_size == rank]
 
 
-def _store_path(config: GenerateConfig, reporter) -> Path:
+def _store_path(config: GenerateConfig, reporter: "Reporter") -> Path:
     """The campaign's store: the configured one, else the job's own (the runner's), else the db setting."""
     if config.db:
         return Path(config.db)
@@ -147,7 +151,7 @@ def _store_path(config: GenerateConfig, reporter) -> Path:
     return get_settings().db
 
 
-def run_job(config: GenerateConfig, reporter) -> dict:
+def run_job(config: GenerateConfig, reporter: "Reporter") -> dict:
     """The `generate` kind's entry point: fill the campaign's missing candidate slots; return the counts."""
     from backend.annotate import campaigns, report
     from backend.generate import toy
