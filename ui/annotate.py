@@ -6,10 +6,21 @@ task and sends answers. Each answer carries the token of the task it answers
 (a hidden field), so a double click or a retried request can never answer the
 next task by mistake; the server records it once. Who the annotator is lives in
 a server-side `gr.State`: nobody can read or answer someone else's tasks.
+
+Each kind of task has a panel of its own: step 3's four images and buttons,
+a pair of images (step 4 and T2I), one image and two descriptions (I2T).
+Why: Gradio rebuilds a component and its config for every property it is sent
+(a label, a visibility), and an annotator's tasks alternate between step 3
+and step 4 more often than not, so relabelling one set of images and buttons
+cost more server time than the answer itself. Going from one kind to the next
+now only switches panels, and an answer sends values. Handlers return what the
+browser gets (``postprocess=False``): text as is, images as file references;
+Gradio's per-output postprocessing ran each of ~20 outputs on a worker thread.
+`bench/annotate_latency.py` measures the result.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import gradio as gr
@@ -20,14 +31,22 @@ from ui.context import AppContext
 N_IMAGES = 4
 KEYS = {"select": "Keys: 1-4 pick an image, N none.", "ambiguity": "Keys: 1 or L left, 2 or R right, B both.",
         "i2t": "Keys: 1 first description, 2 second.", "t2i": "Keys: 1 or L left, 2 or R right."}
-# Gradio has no shortcut API: this script (given to `launch(head=...)`) clicks the answer buttons by id.
+PANELS = ("select", "pair", "i2t")
+PANEL_OF_TASK = {"select": "select", "ambiguity": "pair", "t2i": "pair", "i2t": "i2t"}
+# (element id suffix, label, answer sent) of each panel's buttons
+SELECT_BUTTONS = [(str(k), str(k), str(k)) for k in range(1, N_IMAGES + 1)] + [("none", "None", "none")]
+PAIR_BUTTONS = [("left", "Left", "left"), ("right", "Right", "right"), ("both", "Both", "both")]
+TEXT_BUTTONS = [("text-1", "1", "1"), ("text-2", "2", "2")]
+# Gradio has no shortcut API: this script (given to `launch(head=...)`) clicks the answer buttons by id, the
+# first one on screen: only the current task's panel is.
 KEYBOARD_SCRIPT = """<script>
 document.addEventListener("keydown", (event) => {
   const target = event.target;
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
   if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
-  const ids = {"1": ["answer-1"], "2": ["answer-2"], "3": ["answer-3"], "4": ["answer-4"],
-               "n": ["answer-none"], "l": ["answer-1"], "r": ["answer-2"], "b": ["answer-both"]};
+  const ids = {"1": ["answer-1", "answer-left", "answer-text-1"], "2": ["answer-2", "answer-right", "answer-text-2"],
+               "3": ["answer-3"], "4": ["answer-4"], "n": ["answer-none"], "l": ["answer-left"],
+               "r": ["answer-right"], "b": ["answer-both"]};
   for (const id of ids[event.key.toLowerCase()] || []) {
     const button = document.getElementById(id);
     if (button && button.offsetParent !== null && !button.disabled) {
@@ -42,13 +61,23 @@ document.addEventListener("keydown", (event) => {
 
 @dataclass(frozen=True)
 class Annotating:
-    """Who is annotating which campaign (kept in server-side state)."""
+    """Who is annotating which campaign (kept in server-side state), and what their page shows."""
 
     campaign: str
     annotator_id: int
     folder: Path
     completion_code: str
     source: str
+    images: int = N_IMAGES  # candidates per item in this campaign: the step 3 panel shows that many
+    panel: str = ""  # the panel on screen ("select", "pair", "i2t"); "" on a fresh page: everything is sent
+    both: bool = True  # whether the pair panel shows its Both button (step 4 does, T2I does not)
+
+
+def _file(path: Path | None) -> dict | None:
+    """An image as the browser gets it: a file reference Gradio serves from its cache."""
+    if path is None:
+        return None
+    return {"path": str(path), "orig_name": path.name, "meta": {"_type": "gradio.FileData"}}
 
 
 class AnnotatePage:
@@ -69,41 +98,68 @@ class AnnotatePage:
             self.start = gr.Button("Start", variant="primary", elem_id="annotate-start")
         with gr.Column(visible=False, elem_id="annotate-task") as self.task_box:
             self.counter = gr.Markdown(elem_id="annotate-counter")
-            with gr.Accordion("Instructions", open=False):
+            with gr.Accordion("Instructions", open=False, elem_id="annotate-instructions-box") as self.accordion:
                 self.instructions = gr.Markdown(elem_id="annotate-instructions")
             self.caption = gr.Markdown(elem_id="annotate-caption")
-            with gr.Row(equal_height=True):
-                self.images = [gr.Image(show_label=True, interactive=False, height=300, elem_id=f"annotate-image-{k}",
-                                        buttons=[]) for k in (1, 2)]
-            with gr.Row(equal_height=True):
-                self.images += [gr.Image(show_label=True, interactive=False, height=300,
-                                         elem_id=f"annotate-image-{k}", buttons=[]) for k in (3, 4)]
-            with gr.Row():
-                self.answers = {str(k): gr.Button(str(k), elem_id=f"answer-{k}", min_width=80) for k in range(1, 5)}
-                self.answers["none"] = gr.Button("None", elem_id="answer-none", variant="stop", min_width=80)
-                self.answers["both"] = gr.Button("Both", elem_id="answer-both", visible=False, min_width=80)
+            with gr.Column(visible=False, elem_id="annotate-select") as self.select_panel:
+                self.select_images = []
+                for row in ((1, 2), (3, 4)):
+                    with gr.Row(equal_height=True):
+                        self.select_images += [self._image(str(k), f"annotate-image-{k}") for k in row]
+                with gr.Row():
+                    self.select_buttons = self._buttons(SELECT_BUTTONS)
+            with gr.Column(visible=False, elem_id="annotate-pair") as self.pair_panel:
+                with gr.Row(equal_height=True):
+                    self.pair_images = [self._image(side, f"annotate-{side}") for side in ("left", "right")]
+                with gr.Row():
+                    self.pair_buttons = self._buttons(PAIR_BUTTONS)
+            with gr.Column(visible=False, elem_id="annotate-i2t") as self.i2t_panel:
+                self.i2t_image = self._image("image", "annotate-i2t-image")
+                self.text_buttons = self._buttons(TEXT_BUTTONS)
             self.keys = gr.Markdown(elem_id="annotate-keys")
             self.token = gr.Textbox(visible="hidden", elem_id="annotate-token")
             self.message = gr.Markdown(elem_id="annotate-message")
         self.done = gr.Markdown(visible=False, elem_id="annotate-done")
 
+    @staticmethod
+    def _image(label: str, elem_id: str) -> gr.Image:
+        return gr.Image(label=label, show_label=True, interactive=False, height=300, elem_id=elem_id, buttons=[])
+
+    @staticmethod
+    def _buttons(specs: list[tuple[str, str, str]]) -> list[gr.Button]:
+        return [gr.Button(label, elem_id=f"answer-{suffix}", min_width=80,
+                          variant="stop" if suffix == "none" else "secondary") for suffix, label, _ in specs]
+
+    @property
+    def task_outputs(self) -> list:
+        """What an answer fills: the next task (its panel's images and texts), or the end of the session."""
+        return [self.state, self.task_box, self.done, self.counter, self.instructions, self.caption,
+                self.select_panel, *self.select_images, self.pair_panel, *self.pair_images, self.pair_buttons[2],
+                self.i2t_panel, self.i2t_image, *self.text_buttons, self.keys, self.token, self.message]
+
     @property
     def outputs(self) -> list:
-        return [self.state, self.start_box, self.campaign, self.task_box, self.done, self.counter, self.instructions, self.caption,
-                *self.images, *self.answers.values(), self.keys, self.token, self.message]
+        """What starting (or a study link) fills: the start form, and the task with every panel set up."""
+        return [self.state, self.start_box, self.campaign, self.accordion, *self.select_buttons,
+                *self.task_outputs[1:]]
 
     def wire(self, demo: gr.Blocks) -> None:
+        # postprocess=False everywhere: the handlers return the browser's values (see the module docstring).
         self.start.click(self.begin, [self.campaign, self.name], self.outputs, api_name="start",
-                         concurrency_limit=None)
+                         concurrency_limit=None, postprocess=False)
         self.name.submit(self.begin, [self.campaign, self.name], self.outputs, api_visibility="private",
-                         concurrency_limit=None)
-        for value, button in self.answers.items():
-            button.click(self._answer_with(value), [self.state, self.token], self.outputs, api_visibility="private",
-                         concurrency_limit=None, trigger_mode="once")
+                         concurrency_limit=None, postprocess=False)
+        buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
+                      SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS)
+        for button, (_, _, value) in buttons:
+            button.click(self._answer_with(value), [self.state, self.token], self.task_outputs,
+                         api_visibility="private", concurrency_limit=None, trigger_mode="once", postprocess=False)
         hidden_answer = gr.Textbox(visible=False)
-        gr.Button(visible=False).click(self.answer, [self.state, self.token, hidden_answer], self.outputs,
-                                       api_name="answer", concurrency_limit=None)
-        demo.load(self.from_link, None, self.outputs, api_visibility="private")
+        gr.Button(visible=False).click(self.answer, [self.state, self.token, hidden_answer], self.task_outputs,
+                                       api_name="answer", concurrency_limit=None, postprocess=False)
+        # A study's participants arrive together: opening the page must not wait in a queue of two.
+        demo.load(self.from_link, None, self.outputs, api_visibility="private", concurrency_limit=None,
+                  postprocess=False)
 
     # handlers
     def begin(self, campaign: str, name: str, request: gr.Request | None = None):
@@ -135,7 +191,7 @@ class AnnotatePage:
             message = "" if result.recorded or result.message == "already recorded" else result.message
         except (ValueError, assign.TaskError) as error:
             message = f"**{error}**"
-        return self._view(session, assign.next_task(self.db, session.annotator_id), message=message)
+        return self._task_view(session, assign.next_task(self.db, session.annotator_id), message)
 
     def _answer_with(self, value: str):
         def handler(session: Annotating | None, token: str):
@@ -154,40 +210,62 @@ class AnnotatePage:
         campaign = campaigns.get(self.db, name)
         annotator_id = assign.join(self.db, campaign["id"], identity.external_id, identity.source,
                                    identity.study_id, identity.session_id)
+        config = campaign["config"]
         session = Annotating(name, annotator_id, campaigns.campaign_dir(self.ctx.settings.data_dir, name),
-                             campaign["config"].completion_code, identity.source)
+                             config.completion_code, identity.source, min(config.images_per_item, N_IMAGES))
         return self._view(session, assign.next_task(self.db, annotator_id))
 
     def _view(self, session: Annotating | None, task: assign.Task | None, message: str = "",
               campaign: str | None = None) -> list:
-        """Every output for one state of the page: the start form, a task, or the end of the session."""
-        blank = ["", "", "", *[gr.Image(value=None)] * N_IMAGES, *[gr.Button()] * len(self.answers), "", ""]
+        """`outputs`: the start form, a task, or the end of the session. What the page shows is not known
+        here (a first visit, a reload), so every panel is set up. The instructions open on a session's first
+        task: a participant arriving from a study link sees them before answering."""
         if session is None:  # the start form, the campaign preselected when the link names one
             chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign) if campaign else gr.Dropdown()
-            return [None, gr.Column(visible=True), chosen, gr.Column(visible=False), gr.Markdown(visible=False),
-                    *blank, message]
+            return [None, gr.Column(visible=True), chosen, gr.Accordion(open=False),
+                    *[gr.Button()] * len(SELECT_BUTTONS), gr.Column(visible=False), gr.Markdown(visible=False),
+                    "", "", "", *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message]
+        state, *rest = self._task_view(replace(session, panel=""), task, message)
+        shown = [k <= session.images for k in range(1, N_IMAGES + 1)] + [True]  # None is always there
+        first = task is not None and task.number == 1
+        return [state, gr.Column(visible=False), gr.Dropdown(), gr.Accordion(open=first),
+                *[gr.Button(visible=visible) for visible in shown], *rest]
+
+    def _task_view(self, session: Annotating, task: assign.Task | None, message: str = "") -> list:
+        """`task_outputs` for `task` (None: the session is over). Values only, unless the panel on screen
+        changes (then which panel is visible) or the pair panel's Both button must appear or go."""
+        fresh = session.panel == ""
+        panel = PANEL_OF_TASK[task.task] if task is not None else "done"
+        both = task.task != "t2i" if panel == "pair" else session.both
+        panels = self._panels(session.folder, task, session.images, switch=fresh or panel != session.panel,
+                              both=both if fresh or both != session.both else None, fresh=fresh)
+        after = replace(session, panel=panel, both=both)
         if task is None:
-            return [session, gr.Column(visible=False), gr.Dropdown(), gr.Column(visible=False),
-                    gr.Markdown(self._farewell(session), visible=True), *blank, ""]
-        return [session, gr.Column(visible=False), gr.Dropdown(), gr.Column(visible=True),
-                gr.Markdown(visible=False), f"**{task.number} / {task.total}**", task.instructions, _caption(task),
-                *self._images(session, task), *self._buttons(task), KEYS[task.task], str(task.assignment_id), message]
+            return [after, gr.Column(visible=False), gr.Markdown(self._farewell(session), visible=True), "", "", "",
+                    *panels, "", "", ""]
+        return [after, gr.Column(visible=True), gr.Markdown(visible=False) if fresh else "",
+                f"**{task.number} / {task.total}**", task.instructions, _caption(task), *panels, KEYS[task.task],
+                str(task.assignment_id), message]
 
-    def _images(self, session: Annotating, task: assign.Task) -> list:
-        labels = [str(k + 1) for k in range(len(task.images))] if task.task == "select" else \
-            (["left", "right"] if len(task.images) == 2 else ["image"])
-        shown = [gr.Image(value=str(session.folder / path) if path else None, label=label, visible=True)
-                 for path, label in zip(task.images, labels)]
-        return shown + [gr.Image(value=None, visible=False)] * (N_IMAGES - len(shown))
+    @staticmethod
+    def _panels(folder: Path, task: assign.Task | None, images: int, switch: bool, both: bool | None,
+                fresh: bool = False) -> list:
+        """The panels' part of `task_outputs`: the current task's images and texts in its panel (None in the
+        others); which panel is visible when `switch`; the Both button shown or hidden unless `both` is None.
+        On a `fresh` page, step 3 images beyond the campaign's `images` per item are hidden."""
+        panel = PANEL_OF_TASK[task.task] if task is not None else ""
+        files = [_file(folder / path) if path else None for path in task.images] if task is not None else []
 
-    def _buttons(self, task: assign.Task) -> list:
-        if task.task == "select":
-            labels = {str(k + 1): str(k + 1) for k in range(len(task.images))} | {"none": "None"}
-        elif task.task == "i2t":
-            labels = {"1": f"1: {task.texts[0]}", "2": f"2: {task.texts[1]}"}
-        else:
-            labels = {"1": "Left", "2": "Right"} | ({"both": "Both"} if task.task == "ambiguity" else {})
-        return [gr.Button(labels.get(key, key), visible=key in labels) for key in self.answers]
+        def slots(name: str, n: int) -> list:
+            return (files + [None] * n)[:n] if panel == name else [None] * n
+
+        select = slots("select", N_IMAGES)
+        if fresh and images < N_IMAGES:
+            select = [gr.Image(value=value, visible=k < images) for k, value in enumerate(select)]
+        texts = [f"{k + 1}: {text}" for k, text in enumerate(task.texts)] if panel == "i2t" else ["1", "2"]
+        visible = [gr.Column(visible=panel == name) if switch else gr.Column() for name in PANELS]
+        return [visible[0], *select, visible[1], *slots("pair", 2), "Both" if both is None else gr.Button(visible=both),
+                visible[2], *slots("i2t", 1), *texts]
 
     def _farewell(self, session: Annotating) -> str:
         """Shown only once every answer is stored (the submit that ended the session has committed)."""
