@@ -11,7 +11,7 @@ from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
 from backend.settings import Settings, get_settings
 from backend.store import Store
-from ui import annotate, probe, session, train
+from ui import annotate, campaigns, probe, session, train
 from ui.context import AppContext
 
 HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: which hard negatives does a "
@@ -46,6 +46,9 @@ def build_app(ctx: AppContext) -> gr.Blocks:
             with gr.Tab("Train", visible=auth.default_actor(ctx.settings).is_admin) as train_tab:
                 train.build(ctx, visitor)
             admin_tabs.append(train_tab)
+            with gr.Tab("Campaigns", visible=auth.default_actor(ctx.settings).is_admin) as campaigns_tab:
+                campaigns.build(ctx, visitor)
+            admin_tabs.append(campaigns_tab)
         visitor.wire(demo, admin_tabs)
     return demo
 
