@@ -7,6 +7,7 @@ import threading
 import gradio as gr
 
 from backend import auth, catalog, jobs
+from backend.annotate import mirror
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
 from backend.settings import Settings, get_settings
@@ -24,6 +25,7 @@ def default_context(settings: Settings | None = None) -> AppContext:
 
     settings = settings or get_settings()
     store = Store(settings.db)
+    mirror.start(settings)  # on a Space: restore campaigns from the backup repo, then mirror them to it
     jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
     registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir)
     return AppContext(settings=settings, registry=registry,

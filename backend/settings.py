@@ -59,6 +59,9 @@ SETTINGS = (
             "Docker image that Hugging Face Jobs run (default on a Space: that Space's own image, "
             "`hf.co/spaces/<SPACE_ID>`)."),
     Setting("hf_flavor", "COMPLAB_HF_FLAVOR", "a10g-small", "Default GPU flavor for Hugging Face Jobs."),
+    Setting("backup_repo", "COMPLAB_BACKUP_REPO", "",
+            "Hugging Face dataset repo (`owner/name`, private) that annotation campaigns are mirrored to, for a "
+            "Space whose disk is ephemeral; restored at start when the store has no campaign. Needs `HF_TOKEN`."),
     Setting("server_name", "GRADIO_SERVER_NAME", "127.0.0.1",
             "Address the app binds to. Any address other than loopback needs admin credentials for admin "
             "features."),
@@ -89,6 +92,7 @@ class Settings:
     hf_token: str
     hf_image: str
     hf_flavor: str
+    backup_repo: str
     server_name: str
     server_port: int
     space_id: str
@@ -119,7 +123,8 @@ class Settings:
                    admin_password=raw["admin_password"],
                    admins=tuple(a.strip() for a in raw["admins"].split(",") if a.strip()),
                    hf_token=raw["hf_token"].strip(), hf_image=raw["hf_image"].strip(),
-                   hf_flavor=raw["hf_flavor"].strip(), server_name=raw["server_name"].strip(), server_port=port,
+                   hf_flavor=raw["hf_flavor"].strip(), backup_repo=raw["backup_repo"].strip(),
+                   server_name=raw["server_name"].strip(), server_port=port,
                    space_id=raw["space_id"].strip(), source=str(path) if from_file else "defaults")
 
     @property

@@ -69,8 +69,10 @@ def join(store_path: Path | str, campaign_id: int, external_id: str, source: str
         conn.execute("insert or ignore into annotators (campaign_id, external_id, source, study_id, session_id, "
                      "started_at) values (?,?,?,?,?,?)",
                      (campaign_id, external_id, source, study_id, session_id, time.time()))
-        return conn.execute("select id from annotators where campaign_id = ? and external_id = ?",
-                            (campaign_id, external_id)).fetchone()[0]
+        annotator_id = conn.execute("select id from annotators where campaign_id = ? and external_id = ?",
+                                    (campaign_id, external_id)).fetchone()[0]
+        db.changed(conn, "annotators", annotator_id)
+        return annotator_id
 
 
 def next_task(store_path: Path | str, annotator_id: int, now: float | None = None) -> Task | None:
@@ -105,12 +107,15 @@ def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer
             return Submitted(False, f"this task went to someone else after {config['reclaim_after_s'] / 60:g} "
                                     "minutes away; your answer was not needed")
         conn.execute("update assignments set status = 'answered', answered_at = ? where id = ?", (now, assignment_id))
-        conn.execute("insert into answers (assignment_id, campaign_id, item_id, stage, annotator_id, choice, correct, "
-                     "time_ms, source, created_at) values (?,?,?,?,?,?,?,?,'annotator',?)",
-                     (assignment_id, row["campaign_id"], row["item_id"], row["stage"], annotator_id, choice,
-                      _correct(item, row["stage"], layout, choice), int(1000 * (now - row["assigned_at"])), now))
+        answer = conn.execute(
+            "insert into answers (assignment_id, campaign_id, item_id, stage, annotator_id, choice, correct, time_ms, "
+            "source, created_at) values (?,?,?,?,?,?,?,?,'annotator',?)",
+            (assignment_id, row["campaign_id"], row["item_id"], row["stage"], annotator_id, choice,
+             _correct(item, row["stage"], layout, choice), int(1000 * (now - row["assigned_at"])), now))
         if not item["gold"]:
             record_outcome(conn, item["id"], row["stage"], config, now)
+        for table, row_id in (("assignments", assignment_id), ("answers", answer.lastrowid), ("items", item["id"])):
+            db.changed(conn, table, row_id)
     return Submitted(True)
 
 

@@ -146,6 +146,9 @@ def create(store_path: Path | str, name: str, items: list[ItemSpec], config: Cam
             [(campaign_id, position, normalise_caption(item.caption), normalise_caption(item.negative_caption),
               item.type, item.subtype, item.image, int(item.gold), json.dumps(item.truth) if item.truth else None,
               now) for position, item in enumerate(items)])
+        db.changed(conn, "campaigns", campaign_id)
+        for (item_id,) in conn.execute("select id from items where campaign_id = ? order by id", (campaign_id,)):
+            db.changed(conn, "items", item_id)
     return campaign_id
 
 
@@ -170,6 +173,7 @@ def update_config(store_path: Path | str, name: str, **changes: Any) -> Campaign
     with db.write(store_path) as conn:
         conn.execute("update campaigns set config = ?, updated_at = ? where name = ?",
                      (json.dumps(config.to_dict()), time.time(), name))
+        db.changed(conn, "campaigns", conn.execute("select id from campaigns where name = ?", (name,)).fetchone()[0])
     return config
 
 
@@ -206,6 +210,8 @@ def add_candidate(store_path: Path | str, item_id: int, slot: int, record: dict)
         conn.execute(f"insert or ignore into candidates (item_id, slot, {', '.join(values)}, created_at) "
                      f"values (?, ?, {', '.join('?' * len(values))}, ?)",
                      (item_id, slot, *values.values(), time.time()))
+        db.changed(conn, "candidates", conn.execute("select id from candidates where item_id = ? and slot = ?",
+                                                    (item_id, slot)).fetchone()[0])
         item = conn.execute("select i.stage, i.truth, c.config from items i join campaigns c on c.id = i.campaign_id "
                             "where i.id = ?", (item_id,)).fetchone()
         wanted = json.loads(item["config"])["images_per_item"]
@@ -219,6 +225,7 @@ def add_candidate(store_path: Path | str, item_id: int, slot: int, record: dict)
             truth.setdefault("ambiguity", "original")
         conn.execute("update items set stage = 'generated', truth = ?, updated_at = ? where id = ?",
                      (json.dumps(truth) if truth else None, time.time(), item_id))
+        db.changed(conn, "items", item_id)
 
 
 def candidates(store_path: Path | str, item_id: int) -> list[dict[str, Any]]:

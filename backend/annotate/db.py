@@ -14,9 +14,26 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
+
+from backend import migrations
 
 _local = threading.local()
+# Where committed rows go besides SQLite (the Space backup, `backend.annotate.mirror`); None: nowhere.
+_sink: Callable[[str, dict], None] | None = None
+
+
+def set_sink(sink: Callable[[str, dict], None] | None) -> None:
+    """Send every row that `changed` names to `sink(table, row)` once its transaction has committed."""
+    global _sink
+    _sink = sink
+
+
+def changed(conn: sqlite3.Connection, table: str, row_id: int) -> None:
+    """Note that a row was written in the current transaction (read back whole, mirrored after commit)."""
+    if _sink is not None:
+        row = conn.execute(f"select * from {table} where id = ?", (row_id,)).fetchone()
+        _local.pending.append((table, dict(row)))
 
 
 def connection(path: Path | str) -> sqlite3.Connection:
@@ -26,9 +43,12 @@ def connection(path: Path | str) -> sqlite3.Connection:
         cache = _local.connections = {}
     key = str(path)
     if key not in cache:
+        Path(key).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(key, timeout=30, isolation_level=None, check_same_thread=True)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute("PRAGMA journal_mode = WAL")
+        migrations.migrate(conn, key)  # a store opened here first is brought up to date like `Store` does
         cache[key] = conn
     return cache[key]
 
@@ -37,13 +57,18 @@ def connection(path: Path | str) -> sqlite3.Connection:
 def write(path: Path | str) -> Iterator[sqlite3.Connection]:
     """A transaction that holds the write lock from its first statement: read, decide, write, commit."""
     conn = connection(path)
+    _local.pending = []
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
     except BaseException:
         conn.execute("ROLLBACK")
+        _local.pending = []
         raise
     conn.execute("COMMIT")
+    pending, _local.pending, sink = _local.pending, [], _sink
+    for table, row in pending if sink else ():
+        sink(table, row)
 
 
 def rows(path: Path | str, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:

@@ -104,11 +104,13 @@ def override(store_path: Path | str, item_id: int, task: str, decision: str, act
                                                    (item_id,)).fetchone()[0])))
         if decision not in valid:
             raise ValueError(f"{decision!r} is not a {task} decision; one of {', '.join(valid)}")
-        conn.execute("insert into answers (campaign_id, item_id, stage, choice, source, actor, created_at) "
-                     "values (?,?,?,?,'admin',?,?)", (item["campaign_id"], item_id, task, decision, actor, now))
+        answer = conn.execute("insert into answers (campaign_id, item_id, stage, choice, source, actor, created_at) "
+                              "values (?,?,?,?,'admin',?,?)", (item["campaign_id"], item_id, task, decision, actor, now))
+        db.changed(conn, "answers", answer.lastrowid)
         config = json.loads(item["config"])
         stage, why = next_stage(task, decision, item, config)
         outcome = {**db.loads(item["outcome"], {}), task: {"decision": decision, "override": actor,
                                                             "reason": f"set by {actor}"}, "stage_reason": why}
         _move(conn, item_id, stage, outcome, now)
+        db.changed(conn, "items", item_id)
     return stage

@@ -61,7 +61,8 @@ def launch_generation(actor: Actor, name: str, settings: Settings, store: Store,
     require_admin(actor, "generating campaign images")
     campaign = campaigns.get(settings.db, name)
     values = {"campaign": name, "preset": preset or campaign["config"].generator,
-              "images_per_item": campaign["config"].images_per_item, "db": str(settings.db), **config}
+              "images_per_item": campaign["config"].images_per_item, "db": str(settings.db),
+              "data_dir": str(settings.data_dir), **config}
     return jobs.submit(actor, "generate", values, target, options, store=store, settings=settings,
                        name=f"generate {name}")
 

@@ -74,3 +74,7 @@ register(JobKind(
     config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
     paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, defaults={"output_dir": "runs_dir"},
     work_dir="run_dir"))
+register(JobKind(
+    "generate", "generate candidate images for an annotation campaign (diffusers or the built-in renderer)",
+    config="backend.generate.job:GenerateConfig", run="backend.generate.job:run_job",
+    paths={"data_dir": "dir", "db": "file"}, defaults={"data_dir": "data_dir"}, work_dir="campaign_dir"))

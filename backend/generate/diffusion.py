@@ -1,0 +1,209 @@
+"""Candidate images from a diffusers text-to-image pipeline, each reproducible from its own record.
+
+Reproducibility is the point. BiVLC's code created a seeded generator and
+never passed it to the pipeline, so none of its images can be regenerated.
+Here every image gets its own seed and its own CPU `torch.Generator`, and the
+record stored with it (model, UNet, resolved revision, prompt, seed, steps,
+guidance, dtype, size) is enough for `regenerate` to draw it again.
+
+Why one image per pipeline call, never a batch: measured on the tiny SDXL
+test pipeline (CPU, fp32), a batch of 4 with one generator per image gives
+the same initial noise as 4 separate calls, yet the outputs differ by ~1e-6:
+the first layer that differs is the UNet's time-embedding Linear, whose
+matrix product takes a different kernel path for 8 rows (4 images x 2 for
+guidance) than for 2. A full-size model amplifies such differences over 50
+steps, and GPUs choose kernels by shape too. With one image per call, a
+campaign's image and its regeneration run the very same shapes, so they are
+pixel-identical on the same hardware and library versions (not across CPU
+and GPU: record and regenerate on the same kind of device).
+
+CPU generators: the initial noise then does not depend on the device, and
+`diffusers` documents CPU generators as the reproducible choice.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+from PIL import Image
+
+from backend.generate.presets import DTYPE_CHOICES, Preset, find_preset, prompt_for
+
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}  # as recorded
+_CHOICE_OF_NAME = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+LOCAL = "local"  # the revision recorded for a model loaded from a folder
+
+
+class GenerationError(ValueError):
+    """A model that cannot be loaded or used; the message names it and says what to do."""
+
+
+def pick_device(device: str = "auto") -> str:
+    """`auto`: this rank's GPU when CUDA is there, else the CPU. A bare `cuda` also means this rank's GPU
+    (LOCAL_RANK under torchrun), so that N ranks do not all load onto GPU 0."""
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda":
+        return f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
+    return device
+
+
+def pick_dtype(dtype: str, device: str) -> torch.dtype:
+    """`auto`: fp16 on a GPU (the SDXL and Turbo model cards' choice; SDXL's VAE upcasts itself), fp32 on CPU."""
+    if dtype not in DTYPE_CHOICES:
+        raise GenerationError(f"dtype must be one of {', '.join(DTYPE_CHOICES)}, not {dtype!r}")
+    on_cpu = not device.startswith(("cuda", "mps"))
+    if dtype == "auto":
+        return torch.float32 if on_cpu else torch.float16
+    if dtype == "fp16" and on_cpu:
+        raise GenerationError("fp16 on the CPU is not supported by diffusion models' ops; use fp32 or bf16")
+    return DTYPES[dtype]
+
+
+@dataclass
+class LoadedPipeline:
+    """A pipeline on its device with what a record needs to name it."""
+
+    pipeline: Any
+    preset: Preset
+    revision: str  # the commit hash the pipeline's files came from, the requested revision, or "local"
+    unet: str | None  # the swapped-in UNet's id, "@commit" appended when the cache says which
+    dtype: torch.dtype
+    device: str
+
+
+def _is_local(model_id: str) -> bool:
+    return Path(model_id).expanduser().is_dir()
+
+
+def _cached_commit(repo_id: str, filename: str, revision: str | None) -> str | None:
+    """The commit of the cached snapshot holding `filename` (where `from_pretrained` read it), if any."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(repo_id, filename, revision=revision)
+    if not isinstance(found, str):
+        return None
+    parts = Path(found).parts
+    return parts[parts.index("snapshots") + 1] if "snapshots" in parts else None
+
+
+def _load_error(what: str, model_id: str, revision: str | None, error: Exception) -> GenerationError:
+    """The error a failed load raises: what was tried, why it may have failed, and the ways out."""
+    from huggingface_hub import constants
+
+    where = ("HF_HUB_OFFLINE is set, so only the local Hugging Face cache was searched"
+             if constants.HF_HUB_OFFLINE else "HF_HUB_OFFLINE is not set, so the download itself failed")
+    cause = (str(error).strip().splitlines() or [""])[0]
+    return GenerationError(
+        f"Could not load the {what} {model_id!r} (revision {revision or 'main'}): {where} "
+        f"({type(error).__name__}: {cause}). To fix it: download the model on a machine with network "
+        f"(`hf download {model_id}`) and copy its Hugging Face cache (HF_HUB_CACHE) here, or pass a local folder "
+        "saved with `save_pretrained`; for a gated model, accept its licence on the hub and set HF_TOKEN; or "
+        "generate with the built-in renderer (preset 'toyworld'), which needs no download.")
+
+
+def load_pipeline(preset: Preset, device: str = "auto", dtype: str = "auto", revision: str | None = None,
+                  unet_revision: str | None = None) -> LoadedPipeline:
+    """The preset's pipeline (its UNet swapped in when it names one) on `device` in `dtype`.
+
+    Loading reads safetensors only (`use_safetensors=True`): a pickled checkpoint can run code. A failed
+    load raises `GenerationError` saying what was tried and what to do; it is never retried silently.
+    """
+    from diffusers import AutoPipelineForText2Image, UNet2DConditionModel
+
+    if preset.generator != "diffusers":
+        raise GenerationError(f"preset {preset.name!r} is not a diffusers model")
+    device = pick_device(device)
+    torch_dtype = pick_dtype(dtype, device)
+    variant = preset.variant if torch_dtype == torch.float16 else None
+    components = {}
+    unet_label = preset.unet_id
+    if preset.unet_id:
+        try:
+            components["unet"] = UNet2DConditionModel.from_pretrained(
+                preset.unet_id, subfolder="unet", revision=unet_revision, dtype=torch_dtype, use_safetensors=True)
+        except Exception as error:  # every failure of a load is reported with what to do
+            raise _load_error("UNet", preset.unet_id, unet_revision, error) from error
+        if not _is_local(preset.unet_id):
+            commit = _cached_commit(preset.unet_id, "unet/config.json", unet_revision)
+            unet_label = f"{preset.unet_id}@{commit}" if commit else preset.unet_id
+    try:
+        pipeline = AutoPipelineForText2Image.from_pretrained(
+            preset.model_id, revision=revision, dtype=torch_dtype, variant=variant, use_safetensors=True, **components)
+    except Exception as error:
+        raise _load_error("pipeline", preset.model_id, revision, error) from error
+    resolved = LOCAL if _is_local(preset.model_id) else \
+        _cached_commit(preset.model_id, "model_index.json", revision) or revision or "main"
+    pipeline.set_progress_bar_config(disable=True)
+    return LoadedPipeline(pipeline.to(device), preset, resolved, unet_label, torch_dtype, device)
+
+
+def _draw(loaded: LoadedPipeline, prompt: str, seed: int, steps: int, guidance: float) -> Image.Image:
+    """One image alone in its own pipeline call, from its own CPU generator, at the preset's generation size."""
+    preset = loaded.preset
+    generator = torch.Generator(device="cpu").manual_seed(int(seed))
+    with torch.inference_mode():
+        return loaded.pipeline(prompt=prompt, negative_prompt=None, num_inference_steps=steps,
+                               guidance_scale=guidance, height=preset.height, width=preset.width,
+                               num_images_per_prompt=1, generator=[generator], output_type="pil").images[0]
+
+
+def _resized(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+    return image if image.size == size else image.resize(size, Image.Resampling.LANCZOS)
+
+
+def stored_size(generated: tuple[int, int], output_size: int) -> tuple[int, int]:
+    """The stored image's (width, height): shrunk to `output_size` on the long side, never enlarged."""
+    width, height = generated
+    if max(width, height) <= output_size:
+        return width, height
+    scale = output_size / max(width, height)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def generate(loaded: LoadedPipeline, caption: str, seeds: Sequence[int]) -> list[tuple[Image.Image, dict]]:
+    """One image per seed for `caption` (the preset's prompt suffix added), each with its record.
+
+    The record has what `regenerate` needs and what a campaign stores: generator, model, unet, revision,
+    prompt, negative_prompt, seed, steps, guidance, dtype, width and height (of the stored image).
+    """
+    preset = loaded.preset
+    prompt = prompt_for(caption, preset)
+    out = []
+    for seed in seeds:
+        raw = _draw(loaded, prompt, seed, preset.steps, preset.guidance)
+        image = _resized(raw, stored_size(raw.size, preset.output_size))
+        out.append((image, {
+            "generator": "diffusers", "model": preset.model_id, "unet": loaded.unet, "revision": loaded.revision,
+            "prompt": prompt, "negative_prompt": None, "seed": int(seed), "steps": preset.steps,
+            "guidance": preset.guidance, "dtype": DTYPE_NAMES[loaded.dtype], "width": image.width,
+            "height": image.height}))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _loaded_for(model: str, unet: str | None, revision: str, dtype: str, device: str) -> LoadedPipeline:
+    """The last pipeline `regenerate` loaded, kept: regenerating a campaign's images reuses it."""
+    unet_id, _, unet_commit = (unet or "").partition("@")
+    preset = find_preset(model, unet_id or None) or Preset.custom(model, unet_id=unet_id or None)
+    return load_pipeline(preset, device=device, dtype=_CHOICE_OF_NAME[dtype],
+                         revision=None if revision == LOCAL else revision, unet_revision=unet_commit or None)
+
+
+def regenerate(record: dict, device: str = "auto") -> Image.Image:
+    """Draw a stored diffusers image again from its record alone (same model revision, seed, settings).
+
+    Pixel-identical to the stored image when run on the same kind of device with the same library
+    versions (see the module's note on batching); the files are pinned to the recorded commit.
+    """
+    if record.get("generator") != "diffusers":
+        raise GenerationError(f"not a diffusers record (generator {record.get('generator')!r})")
+    loaded = _loaded_for(record["model"], record.get("unet"), record["revision"], record["dtype"],
+                         pick_device(device))
+    image = _draw(loaded, record["prompt"], record["seed"], record["steps"], record["guidance"])
+    return _resized(image, (record["width"], record["height"]))

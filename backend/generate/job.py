@@ -1,0 +1,215 @@
+"""The `generate` job kind: draw every missing candidate image of an annotation campaign, resumably.
+
+The campaign layer says which (item, slot) images are missing; each image is
+stored (content-addressed, `storage`) and recorded with its full record the
+moment it exists, so a job that is stopped, cancelled or crashes loses at
+most the image in flight, and a rerun skips everything already there.
+
+Seeds: image ``slot`` of item ``item_id`` gets ``seeds.image_seed(seed,
+item_id, slot)`` (a hash of the three numbers), so a resumed, re-ordered or
+sharded run draws exactly the images one uninterrupted run would; rerun with
+the same ``seed`` (a toy item's plan of exact slots also derives from it).
+
+Gold items always come from the toy renderer, whatever the preset: their
+right answers must be known, and only the renderer knows what its images show.
+
+Sharding: under ``torchrun`` rank r of W handles the items whose id % W == r
+(a whole item per rank, so its slots share one plan); LOCAL_RANK picks the
+GPU. Only rank 0 reports, so progress and the result's counts are rank 0's
+share; shards are balanced by construction.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from backend.generate.presets import DTYPE_CHOICES, PRESETS, Preset, get_preset
+from backend.paths import PathError, check_slug
+
+PRESET_CHOICES = ("", *PRESETS, "custom")  # "": the campaign's own `generator` setting
+DEVICE_CHOICES = ("auto", "cpu", "cuda")
+CUSTOM_STEPS, CUSTOM_GUIDANCE = 30, 5.0
+REPORT_EVERY_S = 2.0  # progress rows at most this often (toy images take a millisecond each)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@dataclass
+class GenerateConfig:
+    campaign: str = ""  # the campaign's name (a slug)
+    preset: str = ""  # one of PRESET_CHOICES; blank: the campaign's generator setting
+    model: str = ""  # preset "custom": a diffusers model id or a local save_pretrained folder
+    steps: int | None = None  # None: the preset's
+    guidance: float | None = None  # None: the preset's
+    images_per_item: int | None = None  # None: the campaign's setting (which it must equal when given)
+    seed: int = 0  # base seed: image seeds are seeds.image_seed(seed, item_id, slot)
+    p_none: float = 0.25  # toy renderer: share of items with no exact candidate (the answer is "none")
+    device: str = "auto"  # auto | cpu | cuda | cuda:N
+    dtype: str = "auto"  # auto (fp16 on GPU, fp32 on CPU) | fp32 | fp16 | bf16
+    db: str = ""  # the store holding the campaign; blank: the job's own store (else the db setting)
+    data_dir: str = ""  # blank: the settings' data_dir; images go to <data_dir>/campaigns/<campaign>
+    limit: int = 0  # at most this many items (0: all)
+
+    @property
+    def campaign_dir(self) -> Path:
+        """The folder the job writes (one active generate job per campaign)."""
+        from backend.annotate.campaigns import campaign_dir
+        if self.data_dir:
+            return campaign_dir(Path(self.data_dir), self.campaign)
+        from backend.settings import get_settings
+        return campaign_dir(get_settings().data_dir, self.campaign)
+
+    def validate(self) -> "GenerateConfig":
+        problems = []
+        try:
+            check_slug(self.campaign, "campaign name")
+        except PathError as error:
+            problems.append(str(error))
+        for name in ("preset", "model", "device", "dtype", "db", "data_dir"):
+            if not isinstance(getattr(self, name), str):
+                problems.append(f"{name} must be text, not {getattr(self, name)!r}")
+        if self.preset not in PRESET_CHOICES:
+            problems.append(f"preset must be one of {', '.join(p for p in PRESET_CHOICES if p)} (or blank for the "
+                            f"campaign's generator), not {self.preset!r}")
+        if self.preset == "custom" and not str(self.model).strip():
+            problems.append("preset 'custom' needs model: a diffusers model id or a local model folder")
+        if self.preset != "custom" and str(self.model).strip():
+            problems.append(f"model is only for preset 'custom' (preset {self.preset or 'blank'!r} fixes its model)")
+        for name, low in (("steps", 1), ("images_per_item", 2)):
+            value = getattr(self, name)
+            if value is not None and (not _whole(value) or value < low):
+                problems.append(f"{name} must be a whole number >= {low} (or null for the default), not {value!r}")
+        if self.guidance is not None and (not _number(self.guidance) or self.guidance < 0):
+            problems.append(f"guidance must be a number >= 0 (or null for the preset's), not {self.guidance!r}")
+        if self.preset == "toyworld" and (self.steps is not None or self.guidance is not None):
+            problems.append("the toyworld renderer takes no steps or guidance")
+        if not _whole(self.seed) or self.seed < 0:
+            problems.append(f"seed must be a whole number >= 0, not {self.seed!r}")
+        if not _whole(self.limit) or self.limit < 0:
+            problems.append(f"limit must be a whole number >= 0 (0: every item), not {self.limit!r}")
+        if not _number(self.p_none) or not 0 <= self.p_none <= 1:
+            problems.append(f"p_none must be a probability (0..1), not {self.p_none!r}")
+        if isinstance(self.device, str) and self.device not in DEVICE_CHOICES and \
+                not (self.device.startswith("cuda:") and self.device[5:].isdigit()):
+            problems.append(f"device must be auto, cpu, cuda or cuda:N, not {self.device!r}")
+        if self.dtype not in DTYPE_CHOICES:
+            problems.append(f"dtype must be one of {', '.join(DTYPE_CHOICES)}, not {self.dtype!r}")
+        if problems:
+            raise ValueError("Invalid generate config: " + "; ".join(problems))
+        if self.preset == "custom" and Path(self.model).expanduser().is_dir():
+            self.model = str(Path(self.model).expanduser().resolve())  # jobs run from the project folder
+        return self
+
+    def preset_for(self, campaign_generator: str) -> Preset:
+        """The recipe this job uses: the configured preset (else the campaign's), with steps/guidance applied."""
+        name = self.preset or campaign_generator
+        if name == "custom":
+            return Preset.custom(self.model, self.steps or CUSTOM_STEPS,
+                                 CUSTOM_GUIDANCE if self.guidance is None else self.guidance)
+        preset = get_preset(name)
+        if preset.generator == "toyworld":
+            return preset
+        return preset.with_settings(self.steps, self.guidance)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "GenerateConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"Unknown generate config keys: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return cls(**values).validate()
+
+
+def shard(requests: list, rank: int, world_size: int) -> list:
+    """This rank's share: the requests whose item id % world_size == rank."""
+    return [request for request in requests if request.item_id % world_size == rank]
+
+
+def _store_path(config: GenerateConfig, reporter) -> Path:
+    """The campaign's store: the configured one, else the job's own (the runner's), else the db setting."""
+    if config.db:
+        return Path(config.db)
+    if reporter.store is not None:
+        return Path(reporter.store.path)
+    from backend.settings import get_settings
+    return get_settings().db
+
+
+def run_job(config: GenerateConfig, reporter) -> dict:
+    """The `generate` kind's entry point: fill the campaign's missing candidate slots; return the counts."""
+    from backend.annotate import campaigns, report
+    from backend.generate import toy
+    from backend.generate.seeds import image_seed, item_seed
+    from backend.generate.storage import store_image
+
+    started = time.monotonic()
+    store_path = _store_path(config, reporter)
+    campaign = campaigns.get(store_path, config.campaign)
+    per_item = campaign["config"].images_per_item
+    if config.images_per_item is not None and config.images_per_item != per_item:
+        raise ValueError(f"campaign {config.campaign!r} has {per_item} images per item, not "
+                         f"{config.images_per_item}; change the campaign's setting or leave images_per_item blank")
+    preset = config.preset_for(campaign["config"].generator)
+    rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+    requests = campaigns.image_requests(store_path, config.campaign, per_item)
+    status = report.status(store_path, config.campaign)
+    stored = per_item * (sum(status["stages"].values()) + status["gold_items"]) - \
+        sum(len(request.missing_slots) for request in requests)
+    mine = shard(requests[:config.limit] if config.limit else requests, rank, world)
+    todo = sum(len(request.missing_slots) for request in mine)
+    root = config.campaign_dir
+    reporter.log(f"campaign {config.campaign}: {stored} images stored, {todo} to draw on rank {rank} of {world}; "
+                 f"preset {preset.name}: {preset.summary}")
+    if preset.generator == "diffusers":
+        reporter.log(f"licence: {preset.licence} {preset.licence_url}".strip())
+
+    loaded = None
+    done, last_report, drawing_since = 0, 0.0, None
+    for request in mine:
+        by_toy = request.gold or preset.generator == "toyworld"
+        if by_toy:
+            plan = toy.plan_item(request.negative_caption, item_seed(config.seed, request.item_id), per_item,
+                                 config.p_none)
+        elif loaded is None:
+            from backend.generate.diffusion import generate, load_pipeline
+            reporter.update(message=f"loading {preset.model_id}")  # a status line without skewing the ETA
+            loaded = load_pipeline(preset, device=config.device, dtype=config.dtype)
+            reporter.log(f"loaded {preset.model_id} (revision {loaded.revision}) on {loaded.device}")
+        for slot in request.missing_slots:
+            drawing_since = drawing_since or time.monotonic()
+            seed = image_seed(config.seed, request.item_id, slot)
+            if by_toy:
+                image, record = toy.candidate(request.caption, request.negative_caption, seed, plan[slot])
+            else:
+                ((image, record),) = generate(loaded, request.negative_caption, [seed])
+                record.update(defect=None, shows_caption=None)
+            sha256, path, display_path = store_image(root, image)
+            campaigns.add_candidate(store_path, request.item_id, slot,
+                                    {**record, "sha256": sha256, "path": path, "display_path": display_path})
+            done += 1
+            if time.monotonic() - last_report >= REPORT_EVERY_S or done == todo:
+                last_report = time.monotonic()
+                rate = done / max(last_report - drawing_since, 1e-9)
+                reporter.progress(done / todo, f"{done}/{todo} images ({rate:.2f}/s), item {request.item_id}")
+    seconds = time.monotonic() - started
+    left = sum(len(r.missing_slots) for r in campaigns.image_requests(store_path, config.campaign, per_item))
+    result = {"campaign": config.campaign, "preset": preset.name, "model": preset.model_id,
+              "images_generated": done, "images_skipped": stored, "images_missing_after": left,
+              "seconds": round(seconds, 2), "images_per_second": round(done / seconds, 3) if seconds > 0 else None,
+              "rank": rank, "world_size": world, "seed": config.seed}
+    if loaded is not None:
+        result.update(revision=loaded.revision, device=loaded.device, dtype=str(loaded.dtype).removeprefix("torch."))
+    reporter.log(f"generated {done} images in {seconds:.1f}s; {stored} were already there, {left} still missing")
+    return result

@@ -1,0 +1,84 @@
+"""Candidate images on disk: a lossless original named by its content hash, and a small display copy.
+
+Why content-addressed: a rerun, a second rank or a regeneration that yields
+the same pixels writes the same name, so storing is idempotent and a
+resumed job never duplicates files; the name also lets anyone check a file
+(`sha256sum`). The hash is of the PNG file's bytes.
+
+Why a display copy: annotators download every image they judge (BiVLC showed
+4 per task), so they get a WebP of at most 512 px on its long side (quality
+85, a few tens of kB instead of hundreds), or a JPEG where this Pillow has no
+WebP support. The PNG stays the reference for exports and regeneration.
+
+Writes are atomic (a temporary file in the same folder, then `os.replace`),
+so a job killed mid-write never leaves a truncated image under a final name.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from PIL import Image, features
+
+DISPLAY_MAX_SIDE = 512
+DISPLAY_QUALITY = 85
+
+
+def display_format() -> tuple[str, str]:
+    """(Pillow format, file suffix) of display copies: WebP when this Pillow can write it, else JPEG."""
+    return ("WEBP", ".webp") if features.check("webp") else ("JPEG", ".jpg")
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """The lossless encoding whose hash names the image (no metadata, so equal pixels give equal bytes)."""
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def display_bytes(image: Image.Image) -> bytes:
+    """The annotators' copy: at most DISPLAY_MAX_SIDE px on the long side, lossy."""
+    copy = image.convert("RGB")
+    if max(copy.size) > DISPLAY_MAX_SIDE:
+        copy.thumbnail((DISPLAY_MAX_SIDE, DISPLAY_MAX_SIDE), Image.Resampling.LANCZOS)
+    buffer = io.BytesIO()
+    copy.save(buffer, format=display_format()[0], quality=DISPLAY_QUALITY)
+    return buffer.getvalue()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """`data` at `path`, all or nothing: written beside it under a temporary name, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def store_image(root: Path, image: Image.Image) -> tuple[str, str, str]:
+    """Store `image` under a campaign folder `root`; return (sha256, path, display path), paths relative to root.
+
+    Layout: ``images/<sha256[:2]>/<sha256>.png`` and ``display/<sha256>.webp`` (``.jpg`` without WebP).
+    A file already there is kept when it is intact (the original's hash is checked), so calling this twice
+    with the same image writes nothing the second time.
+    """
+    root = Path(root)
+    data = png_bytes(image)
+    digest = hashlib.sha256(data).hexdigest()
+    original = Path("images") / digest[:2] / f"{digest}.png"
+    display = Path("display") / f"{digest}{display_format()[1]}"
+    target = root / original
+    if not (target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == digest):
+        write_atomic(target, data)
+    if not (root / display).is_file():
+        write_atomic(root / display, display_bytes(image))
+    return digest, original.as_posix(), display.as_posix()

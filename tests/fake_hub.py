@@ -1,0 +1,74 @@
+"""A fake Hugging Face Hub at the API boundary: the HfApi methods CommitScheduler and `backup.restore` call.
+
+The "remote repo" is a dict of bytes, so tests see exactly what was committed.
+"""
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
+import httpx2
+from huggingface_hub.errors import RepositoryNotFoundError
+from huggingface_hub.utils import filter_repo_objects
+
+TOKEN = "hf_test"
+
+
+class FakeHub:
+    """The remote side: repos and their files, shared by every fake client (every "process")."""
+
+    def __init__(self):
+        self.repos: dict[str, dict] = {}
+        self.lock = threading.Lock()
+        self.torn_uploads = 0  # uploaded blobs that end in the middle of a line
+
+
+class FakeHfApi:
+    """Exactly the HfApi methods CommitScheduler (create_repo, run_as_future, create_commit)
+    and restore (snapshot_download) call, with the real signatures' keywords."""
+
+    def __init__(self, hub: FakeHub):
+        self.hub = hub
+        self.pool = ThreadPoolExecutor(max_workers=1)  # HfApi runs futures one at a time too
+        self.calls: list[str] = []
+
+    def create_repo(self, repo_id, *, private=None, repo_type=None, exist_ok=False, token=None):
+        self.calls.append("create_repo")
+        assert repo_type == "dataset" and exist_ok
+        with self.hub.lock:
+            self.hub.repos.setdefault(repo_id, {"private": private, "files": {}, "commits": 0})
+        return SimpleNamespace(repo_id=repo_id)
+
+    def run_as_future(self, fn, *args, **kwargs):
+        return self.pool.submit(fn, *args, **kwargs)
+
+    def create_commit(self, repo_id, operations, *, commit_message, repo_type=None, revision=None):
+        self.calls.append("create_commit")
+        assert repo_type == "dataset"
+        blobs = {}
+        for operation in operations:
+            with operation.as_file() as handle:
+                blobs[operation.path_in_repo] = handle.read()
+        with self.hub.lock:
+            repo = self.hub.repos[repo_id]
+            for name, blob in blobs.items():
+                self.hub.torn_uploads += bool(blob) and not blob.endswith(b"\n")
+                repo["files"][name] = blob
+            repo["commits"] += 1
+        return SimpleNamespace(commit_message=commit_message)
+
+    def snapshot_download(self, repo_id, *, repo_type=None, allow_patterns=None, local_dir=None, token=None):
+        self.calls.append("snapshot_download")
+        assert repo_type == "dataset" and token == TOKEN
+        with self.hub.lock:
+            if repo_id not in self.hub.repos:
+                url = f"https://huggingface.co/api/datasets/{repo_id}"
+                raise RepositoryNotFoundError("404 Repository Not Found", response=httpx2.Response(
+                    404, request=httpx2.Request("GET", url)))
+            files = dict(self.hub.repos[repo_id]["files"])
+        for name in filter_repo_objects(files, allow_patterns=allow_patterns):
+            target = os.path.join(local_dir, name)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as handle:
+                handle.write(files[name])
+        return str(local_dir)
