@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 from gradio_client import Client
 
-from backend.annotate import assign, campaigns, db
-from backend.jobs import KINDS
+from backend.annotate import assign, assist, campaigns, db
 from backend.store import Store
 from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import negative_scene, scene_for_caption
@@ -45,6 +44,12 @@ def admin(app):
     status, _password = client.predict("admin", "s3cret pass", api_name="/login")
     assert "Signed in as **admin** (admin)" in status
     return client
+
+
+@pytest.fixture(scope="module")
+def toy_model():
+    from backend.models import load_model
+    return load_model("toyworld", device="cpu")
 
 
 def create(client, name, n_items=6, **overrides):
@@ -108,7 +113,7 @@ def test_create_shows_stage_counts_settings_and_the_study_link(admin, app):
     assert ("/?campaign=pilot&PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
             "&SESSION_ID={{%SESSION_ID%}}`") in study and f"Completion code: **{code}**" in study
     assert study.startswith("**Study link**") and "http://127.0.0.1:" in study
-    assert generating == "No image generation yet for this campaign."
+    assert generating == "Candidate images: **0 of 64** stored; 16 item(s) still waiting for theirs. No generate job yet."
     table = admin.predict("pilot", api_name="/campaign_items")
     assert [row[1] for row in table["data"]] == ["pending"] * 16
     assert [row[2] for row in table["data"]].count("gold") == 10
@@ -144,24 +149,30 @@ def test_saved_instructions_are_what_annotators_get(admin, app):
     assert campaigns.get(settings.db, "worded")["config"].instructions["i2t"] == texts[2]
 
 
-def test_item_view_override_and_export(admin, app):
+def test_item_view_override_and_export(admin, app, toy_model):
     _, settings = app
     create(admin, "judged", n_items=4)
     with pytest.raises(Exception, match="nothing to export"):
         admin.predict("judged", "", "", True, api_name="/export_campaign")
     draw_candidates(settings, "judged", exact_slot=1)
     answer(settings, "judged", "ann-1", 3)
+    assist.score_candidates(settings.db, "judged", campaigns.campaign_dir(settings.data_dir, "judged"), toy_model)
+    picks = assist.picks(settings.db, "judged")
     first = campaigns.get(settings.db, "judged")["id"]
     item_id = db.rows(settings.db, "select min(id) as id from items where campaign_id = ? and gold = 0",
                       (first,))[0]["id"]
 
-    text, original, gallery, answers = admin.predict("judged", item_id, api_name="/campaign_item")
+    text, original, gallery, candidates, answers = admin.predict("judged", item_id, api_name="/campaign_item")
     assert f"**Item {item_id}**: stage **generated**" in text and "Known answer: select 2" in text
     assert Path(original).is_file()
-    assert [entry["caption"].split(" · ")[:2] for entry in gallery] == [
-        ["1", "does not show it"], ["2", "shows the caption"], ["3", "does not show it"], ["4", "does not show it"]]
+    assert [entry["caption"] for entry in gallery] == ["1 · flawed", "2 · exact", "3 · flawed", "4 · flawed"]
+    assert "| 2 | yes |  | test-renderer |" in candidates and "| 1 | no | shows the original caption |" in candidates
     assert all(Path(entry["image"]).is_file() for entry in gallery)
     assert answers["headers"][:3] == ["annotator", "task", "choice"]
+    assert "CLIP negative | CLIP original | model pick |" in candidates
+    assert f"Model's pick: {picks[item_id]}" in text
+    status, *_ = admin.predict("judged", api_name="/campaign_status")
+    assert "**Model assistance** (toyworld; admins only): 14 item(s) scored, 14 with a known answer." in status
 
     with pytest.raises(Exception, match="'7' is not a select decision"):
         admin.predict("judged", item_id, "select", "7", api_name="/override_item")
@@ -180,6 +191,7 @@ def test_item_view_override_and_export(admin, app):
                       {"stage": "ambiguity", "choice": "original", "source": "admin", "actor": "admin"}]
     table = admin.predict("judged", api_name="/campaign_items")
     row = next(row for row in table["data"] if row[0] == item_id)
+    assert row[7] == picks[item_id]
     assert row[1] == "done" and row[6].startswith("select ") and row[6].endswith(
         "2 (admin); ambiguity original (admin)")  # the annotators' choices first, then the overrides
 
@@ -203,10 +215,6 @@ def test_the_database_backup_opens_and_holds_the_campaigns(admin, app):
 def test_generate_images_starts_the_job_and_its_progress_shows(admin, app):
     _, settings = app
     create(admin, "drawn", n_items=2)
-    if "generate" not in KINDS:
-        with pytest.raises(Exception, match="Unknown job kind 'generate'"):
-            admin.predict("drawn", "toyworld", "", api_name="/launch_generation")
-        return
     message, progress = admin.predict("drawn", "toyworld", "", api_name="/launch_generation")
     job_id = int(message.split("#")[1].rstrip("."))
     assert f"Generate job **#{job_id}**" in progress
@@ -215,10 +223,11 @@ def test_generate_images_starts_the_job_and_its_progress_shows(admin, app):
     assert store.get_job(job_id)["status"] == "done", store.get_job(job_id).get("error")
     status, *_, generating = admin.predict("drawn", api_name="/campaign_status")
     assert "generated 2" in status and "**done**, 100%" in generating
+    assert generating.startswith("Candidate images: **48 of 48** stored; 0 item(s) still waiting")
 
 
 @pytest.mark.browser
-def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path):
+def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path, toy_model):
     url, settings = app
     with chromium() as browser:
         page = browser.new_page(viewport=VIEWPORT)
@@ -236,18 +245,28 @@ def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path
         status = page.locator("#campaign-status")
         status.get_by_text("items by stage: pending 8; gold items 10.").wait_for()
         assert "Study link" in page.locator("#campaign-study-link").inner_text()
+        page.get_by_role("tab", name="Instructions").click()
+        editor = page.locator("#campaign-instructions-select textarea")
+        assert editor.input_value().startswith("You will see a description and 4 images.")
+        editor.fill("An edit in progress, not saved yet.")
 
         draw_candidates(settings, "browser-pilot")
+        assist.score_candidates(settings.db, "browser-pilot",
+                                campaigns.campaign_dir(settings.data_dir, "browser-pilot"), toy_model)
         answer(settings, "browser-pilot", "alice", 6)
         answer(settings, "browser-pilot", "bob", 6, choose=lambda task: "none" if task.item_id % 3 else "2")
+        page.get_by_role("tab", name="Progress").click()
         status.locator("td", has_text="alice").first.wait_for()  # the timer redraws the report once answers arrive
-        assert "generated" in status.inner_text()
+        assert "generated" in status.inner_text() and "Model assistance" in status.inner_text()
+        page.get_by_role("tab", name="Instructions").click()
+        assert editor.input_value() == "An edit in progress, not saved yet."  # the redraw left the editor alone
         page.get_by_role("tab", name="Items").click()
         page.locator("#campaign-items-table [role=gridcell]").first.click()
         page.locator("#campaign-candidates img").nth(3).wait_for()
-        page.locator("#campaign-item").get_by_text("Original caption").wait_for()
+        page.locator("#campaign-item").get_by_text("Original caption:").wait_for()
         rows, total = read_table(page, "campaign-items-table")
         assert total == 18 and rows[0]["stage"]["text"] in campaigns.STAGES
-        page.get_by_role("tab", name="Progress").click()
         target = SCREENSHOT if os.environ.get("SAVE_SCREENSHOT") == "1" else tmp_path / "campaigns.png"
+        page.screenshot(path=str(target.with_name("campaigns-items.png")), full_page=True)
+        page.get_by_role("tab", name="Progress").click()
         page.screenshot(path=str(target), full_page=True)

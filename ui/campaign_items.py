@@ -30,13 +30,12 @@ def campaign_names(store_path: Path | str) -> list[str]:
 
 
 def fingerprint(store_path: Path | str, store: Store, name: str | None) -> list:
-    """A cheap summary that changes whenever the tab's live parts would: campaigns, the selected campaign's
-    items and answers, generate jobs. The timer redraws only when it changed (no flicker, no lost scroll)."""
-    listed = db.rows(store_path, "select count(*) as n, max(updated_at) as t from campaigns")[0]
+    """A cheap summary that changes whenever the tab's live parts would: the campaign names (first), the
+    selected campaign's items and answers, generate jobs. The timer redraws only when it changed."""
     items = db.rows(store_path, "select count(*) as n, max(i.updated_at) as t, (select count(*) from answers a "
                                 "where a.campaign_id = c.id) as answers from campaigns c left join items i on "
                                 "i.campaign_id = c.id where c.name = ?", (name or "",))[0]
-    return [listed["n"], listed["t"], items["n"], items["t"], items["answers"], *store.last_change("generate")]
+    return [campaign_names(store_path), items["n"], items["t"], items["answers"], *store.last_change("generate")]
 
 
 def _time(value: float | None) -> str:
@@ -92,14 +91,24 @@ def study_link_markdown(app_url: str, store_path: Path | str, name: str) -> str:
 
 
 def generate_markdown(store: Store, name: str | None) -> str:
-    """The latest generate job of the campaign: status, progress and its latest progress line."""
+    """How many candidate images exist, and the campaign's latest generate job: status, progress, its
+    latest progress line."""
+    if not name:
+        return ""
+    campaign = campaigns.get(store.path, name)
+    counts = db.rows(store.path, "select count(*) as items, coalesce(sum(stage = 'pending'), 0) as waiting, "
+                                 "(select count(*) from candidates c join items j on j.id = c.item_id where "
+                                 "j.campaign_id = :id) as images from items where campaign_id = :id",
+                     {"id": campaign["id"]})[0]
+    text = (f"Candidate images: **{counts['images']} of {counts['items'] * campaign['config'].images_per_item}** "
+            f"stored; {counts['waiting']} item(s) still waiting for theirs.")
     found = [job for job in store.list_jobs(kind="generate", limit=200)
-             if (job.get("args") or {}).get("campaign") == name] if name else []
+             if (job.get("args") or {}).get("campaign") == name]
     if not found:
-        return "No image generation yet for this campaign." if name else ""
+        return text + " No generate job yet."
     job = found[0]
-    text = (f"Generate job **#{job['id']}** on `{jobs.label(job)}`: **{job['status']}**, "
-            f"{100 * (job['progress'] or 0):.0f}%")
+    text += (f"  \nGenerate job **#{job['id']}** on `{jobs.label(job)}`: **{job['status']}**, "
+             f"{100 * (job['progress'] or 0):.0f}%")
     if job.get("message"):
         text += f" - {job['message']}"
     if job.get("error") and job["status"] != "running":
@@ -141,18 +150,28 @@ def campaign_item(store_path: Path | str, name: str, item_id: int) -> dict:
 
 
 def candidate_label(row: dict, pick: str | None) -> str:
-    """What an admin needs under each candidate: its number as annotators see it, what it is known to show
-    (toy images), the model's scores and whether the model picked it."""
-    parts = [str(row["slot"] + 1)]
-    if row["shows_caption"] is not None:
-        parts.append("shows the caption" if row["shows_caption"] else "does not show it")
-    if row["defect"]:
-        parts.append(f"defect: {row['defect']}")
-    if row["clip_negative"] is not None:
-        parts.append(f"CLIP neg {row['clip_negative']:.3f} / orig {row['clip_original']:.3f}")
-    if pick == str(row["slot"] + 1):
-        parts.append("model's pick")
-    return " · ".join(parts)
+    """A short caption under each candidate (long ones are cut off by the gallery): its number as annotators
+    see it, whether it is known to show the negative caption (toy images), and the model's pick."""
+    known = {None: "", 1: " · exact", 0: " · flawed"}[row["shows_caption"]]
+    return f"{row['slot'] + 1}{known}{' · model pick' if pick == str(row['slot'] + 1) else ''}"
+
+
+def candidates_table(rows: list[dict], pick: str | None) -> str:
+    """Every candidate's known verdict, defect and CLIP scores as a Markdown table (what the labels shorten)."""
+    if not rows:
+        return "No candidate images yet: generate them first."
+    scored = any(row["clip_negative"] is not None for row in rows)
+    lines = ["| image | shows the negative caption | defect | generator |" + (
+        " CLIP negative | CLIP original | model pick |" if scored else ""),
+        "|---|---|---|---|" + ("---|---|---|" if scored else "")]
+    for row in rows:
+        shows = {None: "unknown", 1: "yes", 0: "no"}[row["shows_caption"]]
+        line = f"| {row['slot'] + 1} | {shows} | {row['defect'] or ''} | {row['model'] or row['generator'] or ''} |"
+        if scored:
+            line += (f" {row['clip_negative']:.3f} | {row['clip_original']:.3f} |"
+                     f" {'yes' if pick == str(row['slot'] + 1) else ''} |")
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def item_markdown(item: dict, pick: str | None) -> str:
@@ -175,11 +194,13 @@ def item_markdown(item: dict, pick: str | None) -> str:
 
 
 def item_view(store_path: Path | str, folder: Path, name: str, item_id: int) -> tuple:
-    """(markdown, original image path or None, gallery [(path, label)], raw answers frame) of one item."""
+    """(markdown, original image path or None, gallery [(path, label)], candidates table, raw answers frame)
+    of one item."""
     item = campaign_item(store_path, name, item_id)
     pick = assist.picks(store_path, name).get(item["id"])
+    candidates = campaigns.candidates(store_path, item["id"])
     gallery = [(str(folder / (row["display_path"] or row["path"])), candidate_label(row, pick))
-               for row in campaigns.candidates(store_path, item["id"]) if row["path"]]
+               for row in candidates if row["path"]]
     original = str(folder / item["image"]) if item["image"] else None
     answers = db.rows(store_path, "select coalesce(n.external_id, a.actor) as annotator, a.stage, a.choice, "
                                   "a.correct, a.time_ms, a.source, a.created_at from answers a left join annotators n "
@@ -188,7 +209,7 @@ def item_view(store_path: Path | str, folder: Path, name: str, item_id: int) -> 
                            "" if row["correct"] is None else ("yes" if row["correct"] else "no"),
                            "" if row["time_ms"] is None else round(row["time_ms"] / 1000, 1), row["source"],
                            _time(row["created_at"])] for row in answers], columns=ANSWER_COLUMNS)
-    return item_markdown(item, pick), original, gallery, frame
+    return item_markdown(item, pick), original, gallery, candidates_table(candidates, pick), frame
 
 
 def decision_choices(store_path: Path | str, task: str, item_id: int | None) -> list[str]:

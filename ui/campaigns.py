@@ -11,6 +11,7 @@ hiding the tab is a courtesy. Each action is a named API endpoint, mirroring
 from __future__ import annotations
 
 import importlib
+import shutil
 from pathlib import Path
 
 import gradio as gr
@@ -57,7 +58,8 @@ def licence_markdown(preset: str | None, model: str = "") -> str:
     if found is None:
         return f"Licence of {preset!r}: unknown here (the generation module is not installed)."
     link = f" ([licence]({found.licence_url}))" if found.licence_url else ""
-    return f"Licence: {found.licence}{link}.  \n{found.summary}"
+    summary = found.summary[:1].upper() + found.summary[1:]
+    return f"Licence: {found.licence}{link}.  \n{summary}."
 
 
 def _number(value, kind, label: str):
@@ -153,8 +155,7 @@ def make_handlers(ctx: AppContext) -> dict:
         if item_id in (None, ""):
             raise gr.Error("Type an item id or click a row of the items table.", print_exception=False)
         folder = guarded(campaigns.campaign_dir, settings.data_dir, named(name))
-        text, original, gallery, answers = guarded(view.item_view, store_path, folder, name, int(item_id))
-        return text, original, gallery, answers
+        return guarded(view.item_view, store_path, folder, name, int(item_id))
 
     def decisions(task, item_id, session=None):
         admin(session, "viewing campaigns")
@@ -200,7 +201,12 @@ def make_handlers(ctx: AppContext) -> dict:
                 f"`datasets.load_from_disk`); {result['answers']} raw answers in `{result['answers_csv']}`.")
         if result["pushed"]:
             text += f"  \nPushed to {result['pushed']}"
-        return text, result["answers_csv"]
+        answers_csv = Path(result["answers_csv"])
+        if not answers_csv.resolve().is_relative_to(settings.downloads_dir.resolve()):
+            # Only the downloads folder is served; an export elsewhere is offered through a copy there.
+            settings.downloads_dir.mkdir(parents=True, exist_ok=True)
+            answers_csv = Path(shutil.copyfile(answers_csv, settings.downloads_dir / f"{name}-answers.csv"))
+        return text, str(answers_csv)
 
     def backup(session=None):
         """A consistent copy of the whole store (every campaign, answer and job), for download."""
@@ -212,22 +218,23 @@ def make_handlers(ctx: AppContext) -> dict:
         return gr.Dropdown(choices=view.campaign_names(store_path))
 
     def tick(name, seen, session=None):
-        """For the timer: redraw the campaign list, report and generate line only when something changed."""
+        """For the timer: redraw the report and the generate line only when something changed, and the
+        campaign list only when campaigns came or went (never while nothing did: no flicker, no lost edits)."""
+        skip = (seen, gr.skip(), gr.skip(), gr.skip())
         if not actor_of(ctx, session).is_admin:
-            return seen, gr.skip(), gr.skip(), gr.skip()
+            return skip
         now = view.fingerprint(store_path, store, name)
         if now == seen:
-            return seen, gr.skip(), gr.skip(), gr.skip()
+            return skip
         if any(job["status"] in jobs.ACTIVE for job in store.list_jobs(kind="generate", limit=20)):
             jobs.reconcile(store, settings)  # a generate job whose process died is settled, not "running"
-        report = gr.skip()
-        if name:
-            try:
-                report = view.status_markdown(store_path, name)
-            except ValueError:
-                report = gr.skip()
-        return (now, gr.Dropdown(choices=view.campaign_names(store_path)), report,
-                view.generate_markdown(store, name))
+        listed = gr.Dropdown(choices=now[0]) if not seen or seen[0] != now[0] else gr.skip()
+        try:
+            shown = (view.status_markdown(store_path, name), view.generate_markdown(store, name)) if name else \
+                (gr.skip(), gr.skip())
+        except ValueError:  # the campaign is gone (another admin's database restore): keep what is shown
+            shown = (gr.skip(), gr.skip())
+        return now, listed, *shown
 
     return {"create": create, "generate": generate, "status": status, "items": items, "item": item,
             "decisions": decisions, "override": override, "load_config": load_config,
@@ -236,89 +243,93 @@ def make_handlers(ctx: AppContext) -> dict:
 
 
 def _form() -> list:
-    """The new-campaign form; returns its inputs in `create`'s order (preset last)."""
-    gr.Markdown("### New campaign")
-    name = gr.Textbox(label="Name", placeholder="e.g. bivlc-pilot-1", elem_id="campaign-name",
-                      info="letters, digits, '.', '_' or '-'")
-    source = gr.Radio([("built-in world", "toyworld"), ("file", "file"), ("probe result", "probe")],
-                      value="toyworld", label="Items from")
-    with gr.Row() as toy_row:
-        n_items = gr.Number(20, precision=0, minimum=1, label="Toy items", elem_id="campaign-items")
-        seed = gr.Number(0, precision=0, minimum=0, label="Seed")
-    with gr.Group(visible=False) as file_box:
+    """The new-campaign form (in an accordion); returns its inputs in `create`'s order, preset excluded."""
+    with gr.Row():
+        name = gr.Textbox(label="Name", placeholder="e.g. bivlc-pilot-1", elem_id="campaign-name", scale=2,
+                          info="letters, digits, '.', '_' or '-'")
+        source = gr.Radio([("built-in world", "toyworld"), ("file", "file"), ("probe result", "probe")],
+                          value="toyworld", label="Items from", scale=2)
+        n_items = gr.Number(20, precision=0, minimum=1, label="Toy items", elem_id="campaign-items", scale=1)
+        seed = gr.Number(0, precision=0, minimum=0, label="Seed", info="draws toy and gold items", scale=1)
+    with gr.Row(visible=False) as file_row:
         path = gr.Textbox(label="File", info="SugarCrepe .json or BiVLC .csv/.jsonl (file); the probe's JSON "
                                              "download (probe result); a path in the workspace")
-        images_dir = gr.Textbox(label="Images folder (file)", info="the file's image names are relative to it, "
-                                                                   "e.g. COCO val2017")
-        probe_image = gr.Textbox(label="Probed image (probe result)", visible=False)
-    source.change(lambda s: (gr.Row(visible=s == "toyworld"), gr.Group(visible=s != "toyworld"),
+        images_dir = gr.Textbox(label="Images folder", info="the file's image names are relative to it, "
+                                                            "e.g. COCO val2017")
+        probe_image = gr.Textbox(label="Probed image", info="the image the probe was run on", visible=False)
+    source.change(lambda s: (gr.Number(visible=s == "toyworld"), gr.Row(visible=s != "toyworld"),
                              gr.Textbox(visible=s == "file"), gr.Textbox(visible=s == "probe")),
-                  source, [toy_row, file_box, images_dir, probe_image], api_visibility="private", queue=False)
-    with gr.Accordion("Annotation settings", open=False):
-        with gr.Row():
-            overlap = gr.Number(DEFAULTS["overlap"].default, precision=0, minimum=1, maximum=10,
-                                label="Answers per item (overlap)")
-            rule = gr.Dropdown(list(campaigns.RESOLUTION_RULES), value=DEFAULTS["resolution"].default,
-                               label="Resolution rule", info="third: a tie calls one more annotator")
-        with gr.Row():
-            gold_rate = gr.Number(DEFAULTS["gold_rate"].default, minimum=0, maximum=0.99, step=0.05,
-                                  label="Gold rate", info="share of each session's tasks with known answers")
-            per_session = gr.Number(DEFAULTS["tasks_per_session"].default, precision=0, minimum=1,
-                                    label="Tasks per session")
+                  source, [n_items, file_row, images_dir, probe_image], api_visibility="private", queue=False)
+    with gr.Row():
+        overlap = gr.Number(DEFAULTS["overlap"].default, precision=0, minimum=1, maximum=10,
+                            label="Answers per item (overlap)")
+        rule = gr.Dropdown(list(campaigns.RESOLUTION_RULES), value=DEFAULTS["resolution"].default,
+                           label="Resolution rule", info="third: a tie calls one more annotator")
+        gold_rate = gr.Number(DEFAULTS["gold_rate"].default, minimum=0, maximum=0.99, step=0.05,
+                              label="Gold rate", info="share of tasks with known answers")
+        per_session = gr.Number(DEFAULTS["tasks_per_session"].default, precision=0, minimum=1,
+                                label="Tasks per session")
         baseline = gr.Checkbox(False, label="Human baseline (BiVLC's I2T and T2I questions)")
-    names = preset_names()
-    preset = gr.Dropdown(names, value=names[0], label="Image generator (preset)", elem_id="campaign-preset",
-                         info="stored with the campaign; 'Generate images' uses it")
-    model = gr.Textbox(label="Model (custom preset)", placeholder="a diffusers model id or a local folder",
-                       visible=False)
-    licence = gr.Markdown(licence_markdown(names[0]), elem_id="campaign-licence")
-    preset.change(lambda p, m: (licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
-                  [licence, model], api_visibility="private", queue=False)
-    model.change(licence_markdown, [preset, model], licence, api_visibility="private", queue=False)
     return [name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, per_session,
-            baseline, preset, model]
+            baseline]
+
+
+def _generator() -> tuple:
+    """The preset picker with its licence: used by 'Generate images' and stored with a new campaign."""
+    names = preset_names()
+    preset = gr.Dropdown(names, value=names[0], label="Image generator", elem_id="campaign-preset", scale=2)
+    model = gr.Textbox(label="Model (custom)", placeholder="diffusers model id or folder", visible=False, scale=2)
+    generate = gr.Button("Generate images", variant="primary", scale=1, elem_id="campaign-generate")
+    return preset, model, generate
 
 
 def build(ctx: AppContext, visitor: Session) -> None:
     """Lay out the Campaigns tab inside the current Blocks context."""
     h = make_handlers(ctx)
     state = visitor.state
-    with gr.Row():
-        with gr.Column(scale=1, min_width=340):
-            *form, preset, model = _form()
-            create = gr.Button("Create", variant="primary", elem_id="campaign-create")
-            created = gr.Markdown()
-        with gr.Column(scale=3):
-            with gr.Row(equal_height=True):
-                campaign = gr.Dropdown([], value=None, label="Campaign", scale=4, elem_id="campaign-pick")
-                refresh = gr.Button("↻", size="sm", scale=0, min_width=40)
-                generate = gr.Button("Generate images", scale=1, elem_id="campaign-generate")
-            generating = gr.Markdown(elem_id="campaign-generate-status")
+    with gr.Accordion("New campaign", open=True) as new_box:
+        form = _form()
+        with gr.Row():
+            create = gr.Button("Create", variant="primary", elem_id="campaign-create", scale=0, min_width=160)
+            gr.Markdown("The image generator chosen below is stored with the campaign.")
+    with gr.Row(equal_height=True):
+        campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick")
+        refresh = gr.Button("↻", scale=0, min_width=48)
+        preset, model, generate = _generator()
+    licence = gr.Markdown(licence_markdown(preset.value), elem_id="campaign-licence")
+    notice = gr.Markdown(elem_id="campaign-notice")
+    generating = gr.Markdown(elem_id="campaign-generate-status")
+    with gr.Tabs():
+        with gr.Tab("Progress"):
             study = gr.Markdown(elem_id="campaign-study-link")
-            with gr.Tabs():
-                with gr.Tab("Progress"):
-                    settings_line = gr.Markdown(elem_id="campaign-settings")
-                    status = gr.Markdown("Pick a campaign, or create one on the left.", elem_id="campaign-status")
-                with gr.Tab("Items"):
-                    items, shown = _items_view()
-                with gr.Tab("Instructions"):
-                    texts = [gr.Textbox(label=TASK_LABELS[task], lines=6, max_lines=14) for task in campaigns.TASKS]
-                    save = gr.Button("Save instructions")
-                    saved = gr.Markdown()
-                with gr.Tab("Export"):
-                    _export_view(ctx, h, campaign, state)
+            settings_line = gr.Markdown(elem_id="campaign-settings")
+            status = gr.Markdown("Pick a campaign, or create one above.", elem_id="campaign-status")
+        with gr.Tab("Items") as items_tab:
+            items, shown = _items_view()
+        with gr.Tab("Instructions"):
+            texts = [gr.Textbox(label=TASK_LABELS[task], lines=6, max_lines=14,
+                                elem_id=f"campaign-instructions-{task}") for task in campaigns.TASKS]
+            save = gr.Button("Save instructions")
+            saved = gr.Markdown()
+        with gr.Tab("Export"):
+            _export_view(ctx, h, campaign, state)
     seen = gr.State(None)
 
-    create.click(h["create"], [*form, preset, state], [created, campaign], api_name="create_campaign")
+    preset.change(lambda p, m: (licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
+                  [licence, model], api_visibility="private", queue=False)
+    model.change(licence_markdown, [preset, model], licence, api_visibility="private", queue=False)
+    create.click(h["create"], [*form, preset, state], [notice, campaign], api_name="create_campaign").success(
+        lambda: gr.Accordion(open=False), None, new_box, api_visibility="private", queue=False)
     refresh.click(h["list_campaigns"], state, campaign, api_name="list_campaigns")
     campaign.change(h["status"], [campaign, state], [status, settings_line, study, generating],
                     api_name="campaign_status")
     campaign.change(h["items"], [campaign, state], items["table"], api_name="campaign_items")
     campaign.change(h["load_config"], [campaign, state], [*texts, preset], api_visibility="private")
-    generate.click(h["generate"], [campaign, preset, model, state], [created, generating],
+    generate.click(h["generate"], [campaign, preset, model, state], [notice, generating],
                    api_name="launch_generation")
     save.click(h["save_instructions"], [campaign, *texts, state], saved, api_name="save_instructions")
     items["refresh"].click(h["items"], [campaign, state], items["table"], api_visibility="private")
+    items_tab.select(h["items"], [campaign, state], items["table"], api_visibility="private")
     _wire_items(h, campaign, state, items, shown, status)
     timer = gr.Timer(REFRESH_S)
     timer.tick(h["tick"], [campaign, seen, state], [seen, campaign, status, generating], api_visibility="private",
@@ -328,10 +339,11 @@ def build(ctx: AppContext, visitor: Session) -> None:
 def _items_view() -> tuple[dict, list]:
     """The items table and one item's detail; returns (controls, the item view's outputs)."""
     with gr.Row():
-        gr.Markdown("Click a row to see the item's images and answers.")
+        gr.Markdown("Click a row to see the item's images and answers; ↻ shows the latest stages and answers.")
         refresh = gr.Button("↻ Refresh", size="sm", scale=0)
-    table = gr.Dataframe(pd.DataFrame(columns=view.ITEM_COLUMNS), interactive=False, max_height=320,
-                         wrap=True, elem_id="campaign-items-table", label="Items")
+    table = gr.Dataframe(pd.DataFrame(columns=view.ITEM_COLUMNS), interactive=False, max_height=320, wrap=True,
+                         column_widths=["5%", "9%", "5%", "24%", "24%", "9%", "16%", "8%"],
+                         elem_id="campaign-items-table", label="Items")
     with gr.Row(equal_height=True):
         item_id = gr.Number(None, precision=0, label="Item id", scale=1, elem_id="campaign-item-id")
         show = gr.Button("Show item", scale=0)
@@ -344,13 +356,14 @@ def _items_view() -> tuple[dict, list]:
     text = gr.Markdown(elem_id="campaign-item")
     with gr.Row():
         original = gr.Image(label="Original image", interactive=False, height=220, scale=1, buttons=[])
-        gallery = gr.Gallery(label="Candidate images (as numbered for annotators)", columns=4, height=260,
+        gallery = gr.Gallery(label="Candidate images, numbered as annotators see them", columns=4, height=260,
                              scale=3, elem_id="campaign-candidates", allow_preview=True)
+    candidates = gr.Markdown(elem_id="campaign-candidates-table")
     answers = gr.Dataframe(pd.DataFrame(columns=view.ANSWER_COLUMNS), interactive=False, max_height=240,
                            label="Raw answers (admin overrides included)", elem_id="campaign-answers")
     controls = {"table": table, "refresh": refresh, "item_id": item_id, "show": show, "task": task,
                 "decision": decision, "override": override, "overridden": overridden}
-    return controls, [text, original, gallery, answers]
+    return controls, [text, original, gallery, candidates, answers]
 
 
 def _wire_items(h: dict, campaign, state, items: dict, shown: list, status) -> None:
