@@ -113,7 +113,8 @@ def test_create_shows_stage_counts_settings_and_the_study_link(admin, app):
     assert ("/?campaign=pilot&PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
             "&SESSION_ID={{%SESSION_ID%}}`") in study and f"Completion code: **{code}**" in study
     assert study.startswith("**Study link**") and "http://127.0.0.1:" in study
-    assert generating == "Candidate images: **0 of 64** stored; 16 item(s) still waiting for theirs. No generate job yet."
+    assert generating == ("Candidate images: **0 of 64** stored; 16 item(s) still waiting for theirs. "
+                          "No generate job yet.")
     table = admin.predict("pilot", api_name="/campaign_items")
     assert [row[1] for row in table["data"]] == ["pending"] * 16
     assert [row[2] for row in table["data"]].count("gold") == 10

@@ -1,5 +1,5 @@
 """What the Campaigns tab shows about a campaign, read from the store: items, one item's images and answers,
-the generate job's progress, the model's assistance, the study link.
+the generate job's progress, the model's assistance, the study link, the generator presets' licences.
 
 Views only (no decisions): every number comes from `backend.annotate` or the
 store. Kept apart from `ui/campaigns.py` so the tab's layout and handlers stay
@@ -7,6 +7,7 @@ readable, and so these functions can be called from tests without a server.
 """
 from __future__ import annotations
 
+import importlib
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -22,6 +23,36 @@ ANSWER_COLUMNS = ["annotator", "task", "choice", "correct", "time (s)", "source"
 # Prolific fills these placeholders with the participant's ids when it opens the link.
 PROLIFIC_PLACEHOLDERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 DECISIONS = {"ambiguity": ["original", "negative", "both"]}
+PRESET_ORDER = ("toyworld", "bivlc", "sdxl-turbo", "sd-turbo")
+
+
+def _presets() -> dict:
+    """`backend.generate.presets.PRESETS` when generation is installed, else none (imported lazily: the tab
+    must open without diffusers)."""
+    try:
+        return getattr(importlib.import_module("backend.generate.presets"), "PRESETS", {})
+    except ImportError:
+        return {}
+
+
+def preset_names() -> list[str]:
+    known = _presets()
+    return [*PRESET_ORDER, *(name for name in known if name not in PRESET_ORDER and name != "custom"), "custom"]
+
+
+def licence_markdown(preset: str | None, model: str = "") -> str:
+    """The licence that governs a preset's images (what the admin must respect when publishing them)."""
+    if preset == "custom":
+        model = (model or "").strip()
+        card = f" ([model card](https://huggingface.co/{model}))" if model.count("/") == 1 and \
+            not model.startswith((".", "/")) else ""
+        return f"Licence: that of the model you name; read its card before publishing images{card}."
+    found = _presets().get(preset or "")
+    if found is None:
+        return f"Licence of {preset!r}: unknown here (the generation module is not installed)."
+    link = f" ([licence]({found.licence_url}))" if found.licence_url else ""
+    summary = found.summary[:1].upper() + found.summary[1:]
+    return f"Licence: {found.licence}{link}.  \n{summary}."
 
 
 def campaign_names(store_path: Path | str) -> list[str]:

@@ -10,7 +10,6 @@ hiding the tab is a courtesy. Each action is a named API endpoint, mirroring
 """
 from __future__ import annotations
 
-import importlib
 import shutil
 from pathlib import Path
 
@@ -26,40 +25,10 @@ from ui.context import AppContext
 from ui.session import Session, actor_of
 
 REFRESH_S = 2.0
-PRESET_ORDER = ("toyworld", "bivlc", "sdxl-turbo", "sd-turbo")
 TASK_LABELS = {"select": "Step 3: select", "ambiguity": "Step 4: ambiguity", "i2t": "Baseline: I2T",
                "t2i": "Baseline: T2I"}
 USER_ERRORS = (ValueError, PermissionDenied, OSError, jobs.JobError)  # what a form can cause: shown, not a traceback
-DEFAULTS = campaigns.CampaignConfig.__dataclass_fields__
-
-
-def _presets() -> dict:
-    """`backend.generate.presets.PRESETS` when generation is installed, else none (imported lazily: the tab
-    must open without diffusers)."""
-    try:
-        return getattr(importlib.import_module("backend.generate.presets"), "PRESETS", {})
-    except ImportError:
-        return {}
-
-
-def preset_names() -> list[str]:
-    known = _presets()
-    return [*PRESET_ORDER, *(name for name in known if name not in PRESET_ORDER and name != "custom"), "custom"]
-
-
-def licence_markdown(preset: str | None, model: str = "") -> str:
-    """The licence that governs a preset's images (what the admin must respect when publishing them)."""
-    if preset == "custom":
-        model = (model or "").strip()
-        card = f" ([model card](https://huggingface.co/{model}))" if model.count("/") == 1 and \
-            not model.startswith((".", "/")) else ""
-        return f"Licence: that of the model you name; read its card before publishing images{card}."
-    found = _presets().get(preset or "")
-    if found is None:
-        return f"Licence of {preset!r}: unknown here (the generation module is not installed)."
-    link = f" ([licence]({found.licence_url}))" if found.licence_url else ""
-    summary = found.summary[:1].upper() + found.summary[1:]
-    return f"Licence: {found.licence}{link}.  \n{summary}."
+DEFAULTS = campaigns.CampaignConfig()  # the form starts from the backend's defaults
 
 
 def _number(value, kind, label: str):
@@ -137,7 +106,7 @@ def make_handlers(ctx: AppContext) -> dict:
         """The campaign's report, its settings, its study link and its generate job's progress."""
         admin(session, "viewing campaigns")
         if not name:
-            return "Pick a campaign, or create one on the left.", "", "", ""
+            return "Pick a campaign, or create one above.", "", "", ""
         return guarded(lambda: (view.status_markdown(store_path, name), view.settings_markdown(store_path, name),
                                 view.study_link_markdown(_app_url(ctx, request), store_path, name),
                                 view.generate_markdown(store, name)))
@@ -179,7 +148,7 @@ def make_handlers(ctx: AppContext) -> dict:
         if not actor_of(ctx, session).is_admin or not name:
             return [gr.skip()] * (len(campaigns.TASKS) + 1)
         config = guarded(campaigns.get, store_path, name)["config"]
-        preset = config.generator if config.generator in preset_names() else gr.skip()
+        preset = config.generator if config.generator in view.preset_names() else gr.skip()
         return [*(config.instructions[task] for task in campaigns.TASKS), preset]
 
     def save_instructions(name, select, ambiguity, i2t, t2i, session=None):
@@ -261,13 +230,13 @@ def _form() -> list:
                              gr.Textbox(visible=s == "file"), gr.Textbox(visible=s == "probe")),
                   source, [n_items, file_row, images_dir, probe_image], api_visibility="private", queue=False)
     with gr.Row():
-        overlap = gr.Number(DEFAULTS["overlap"].default, precision=0, minimum=1, maximum=10,
+        overlap = gr.Number(DEFAULTS.overlap, precision=0, minimum=1, maximum=10,
                             label="Answers per item (overlap)")
-        rule = gr.Dropdown(list(campaigns.RESOLUTION_RULES), value=DEFAULTS["resolution"].default,
+        rule = gr.Dropdown(list(campaigns.RESOLUTION_RULES), value=DEFAULTS.resolution,
                            label="Resolution rule", info="third: a tie calls one more annotator")
-        gold_rate = gr.Number(DEFAULTS["gold_rate"].default, minimum=0, maximum=0.99, step=0.05,
+        gold_rate = gr.Number(DEFAULTS.gold_rate, minimum=0, maximum=0.99, step=0.05,
                               label="Gold rate", info="share of tasks with known answers")
-        per_session = gr.Number(DEFAULTS["tasks_per_session"].default, precision=0, minimum=1,
+        per_session = gr.Number(DEFAULTS.tasks_per_session, precision=0, minimum=1,
                                 label="Tasks per session")
         baseline = gr.Checkbox(False, label="Human baseline (BiVLC's I2T and T2I questions)")
     return [name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, per_session,
@@ -275,8 +244,9 @@ def _form() -> list:
 
 
 def _generator() -> tuple:
-    """The preset picker with its licence: used by 'Generate images' and stored with a new campaign."""
-    names = preset_names()
+    """The preset picker (and the model box of the custom preset): used by 'Generate images' and stored with
+    a new campaign."""
+    names = view.preset_names()
     preset = gr.Dropdown(names, value=names[0], label="Image generator", elem_id="campaign-preset", scale=2)
     model = gr.Textbox(label="Model (custom)", placeholder="diffusers model id or folder", visible=False, scale=2)
     generate = gr.Button("Generate images", variant="primary", scale=1, elem_id="campaign-generate")
@@ -296,7 +266,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
         campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick")
         refresh = gr.Button("↻", scale=0, min_width=48)
         preset, model, generate = _generator()
-    licence = gr.Markdown(licence_markdown(preset.value), elem_id="campaign-licence")
+    licence = gr.Markdown(view.licence_markdown(preset.value), elem_id="campaign-licence")
     notice = gr.Markdown(elem_id="campaign-notice")
     generating = gr.Markdown(elem_id="campaign-generate-status")
     with gr.Tabs():
@@ -315,9 +285,9 @@ def build(ctx: AppContext, visitor: Session) -> None:
             _export_view(ctx, h, campaign, state)
     seen = gr.State(None)
 
-    preset.change(lambda p, m: (licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
+    preset.change(lambda p, m: (view.licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
                   [licence, model], api_visibility="private", queue=False)
-    model.change(licence_markdown, [preset, model], licence, api_visibility="private", queue=False)
+    model.change(view.licence_markdown, [preset, model], licence, api_visibility="private", queue=False)
     create.click(h["create"], [*form, preset, state], [notice, campaign], api_name="create_campaign").success(
         lambda: gr.Accordion(open=False), None, new_box, api_visibility="private", queue=False)
     refresh.click(h["list_campaigns"], state, campaign, api_name="list_campaigns")
