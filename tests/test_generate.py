@@ -6,11 +6,14 @@ import json
 
 import numpy as np
 import pytest
+import torch
+from diffusers import UNet2DConditionModel
 from PIL import Image
 
 from backend.annotate import campaigns, db, sources
 from backend.annotate.campaigns import CampaignConfig
 from backend.generate import regenerate, storage, toy
+from backend.generate.diffusion import GenerationError, generate, load_pipeline
 from backend.generate.job import GenerateConfig, run_job, shard
 from backend.generate.presets import PRESETS, Preset, prompt_for
 from backend.generate.seeds import image_seed, item_seed
@@ -31,8 +34,17 @@ def pixels(image: Image.Image) -> np.ndarray:
 
 
 def torch_equal(a, b) -> bool:
-    import torch
     return bool(torch.equal(a, b))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """The tiny models gain nothing from two threads, and on a busy two-core machine the threads' waiting
+    for each other makes every small op slow; one thread keeps these tests at a few seconds."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +56,6 @@ def tiny_sdxl(tmp_path_factory, hub_cache):
 
 @pytest.fixture(scope="module")
 def loaded(tiny_sdxl):
-    from backend.generate.diffusion import load_pipeline
     return load_pipeline(Preset.custom(tiny_sdxl[1], steps=2, guidance=5.0))
 
 
@@ -65,7 +76,6 @@ def test_bivlc_preset_follows_the_protocol_and_builds_its_prompt():
 
 def test_every_image_has_its_own_generator_and_regenerates_alone(loaded):
     seeds = [11, 12, 13, 14]
-    from backend.generate.diffusion import generate
     four = generate(loaded, CAPTION, seeds)
     assert [record["seed"] for _, record in four] == seeds
     alone = generate(loaded, CAPTION, [13])[0][0]
@@ -83,11 +93,9 @@ def test_every_image_has_its_own_generator_and_regenerates_alone(loaded):
 
 
 def test_a_preset_unet_is_swapped_in(tiny_sdxl, tmp_path, loaded):
-    from backend.generate.diffusion import generate, load_pipeline
     unet_repo = tiny_diffusion.save_tiny_unet(tmp_path / "dpo", seed=1)
     swapped = load_pipeline(Preset.custom(str(tiny_sdxl[0]), steps=2, guidance=5.0, unet_id=str(unet_repo)))
     own = swapped.pipeline.unet.state_dict()
-    from diffusers import UNet2DConditionModel
     saved = UNet2DConditionModel.from_pretrained(unet_repo, subfolder="unet").state_dict()
     assert all(torch_equal(own[k], saved[k]) for k in saved)
     assert not all(torch_equal(own[k], loaded.pipeline.unet.state_dict()[k]) for k in saved)
@@ -97,7 +105,6 @@ def test_a_preset_unet_is_swapped_in(tiny_sdxl, tmp_path, loaded):
 
 
 def test_a_model_that_cannot_be_loaded_offline_says_what_to_do():
-    from backend.generate.diffusion import GenerationError, load_pipeline
     with pytest.raises(GenerationError) as caught:
         load_pipeline(Preset.custom("complab-tests/no-such-model"))
     message = str(caught.value)

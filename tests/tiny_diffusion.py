@@ -1,4 +1,4 @@
-"""A tiny SDXL-shaped diffusers pipeline for tests: real pipeline code, random weights, ~1 MB, built offline.
+"""A tiny SDXL-shaped diffusers pipeline for tests: real pipeline code, random weights, under 1 MB, built offline.
 
 Everything SDXL has is here in miniature, so the code paths users hit with
 `stabilityai/stable-diffusion-xl-base-1.0` run for real: two text encoders

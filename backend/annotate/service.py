@@ -59,6 +59,9 @@ def launch_generation(actor: Actor, name: str, settings: Settings, store: Store,
                       target: str = "local", options: dict | None = None, **config: Any) -> int:
     """Start the `generate` job for a campaign's missing images (its configured generator unless `preset`)."""
     require_admin(actor, "generating campaign images")
+    if target == "hf":
+        raise ValueError("generation cannot run on Hugging Face Jobs: the remote machine has no copy of the "
+                         "campaign's store and images; run it here (local) or on this machine's GPUs (torchrun)")
     campaign = campaigns.get(settings.db, name)
     values = {"campaign": name, "preset": preset or campaign["config"].generator,
               "images_per_item": campaign["config"].images_per_item, "db": str(settings.db),
