@@ -19,12 +19,12 @@ from ui.context import AppContext
 
 
 @contextmanager
-def annotate_app(settings):
+def annotate_app(settings, **launch):
     ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
                      model_choices=[], default_models=[], store=Store(settings.db))
     demo = build_annotate_app(ctx).queue()
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
