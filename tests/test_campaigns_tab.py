@@ -8,6 +8,7 @@ assignment code (`assign.join/next_task/submit`), as an annotator's would.
 `SAVE_SCREENSHOT=1` also writes the tab with a campaign under way to docs/campaigns.png.
 """
 import os
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gradio_client import Client
+from playwright.sync_api import expect
 
 from backend.annotate import assign, assist, campaigns, db
 from backend.store import Store
@@ -248,7 +250,8 @@ def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path
         assert "Study link" in page.locator("#campaign-study-link").inner_text()
         page.get_by_role("tab", name="Instructions").click()
         editor = page.locator("#campaign-instructions-select textarea")
-        assert editor.input_value().startswith("You will see a description and 4 images.")
+        # The campaign's instructions arrive by their own event: edit only once they are there.
+        expect(editor).to_have_value(re.compile(r"^You will see a description and 4 images\."), timeout=20_000)
         editor.fill("An edit in progress, not saved yet.")
 
         draw_candidates(settings, "browser-pilot")
@@ -260,7 +263,7 @@ def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path
         status.locator("td", has_text="alice").first.wait_for()  # the timer redraws the report once answers arrive
         assert "generated" in status.inner_text() and "Model assistance" in status.inner_text()
         page.get_by_role("tab", name="Instructions").click()
-        assert editor.input_value() == "An edit in progress, not saved yet."  # the redraw left the editor alone
+        expect(editor).to_have_value("An edit in progress, not saved yet.")  # the redraw left the editor alone
         page.get_by_role("tab", name="Items").click()
         page.locator("#campaign-items-table [role=gridcell]").first.click()
         page.locator("#campaign-candidates img").nth(3).wait_for()
