@@ -209,3 +209,11 @@ def test_human_baseline_asks_separate_i2t_and_t2i_questions_and_measures_accurac
     assert db.rows(path, "select stage from items")[0]["stage"] == "done"
     baseline = report.status(path, "c1")["baseline"]
     assert (baseline["i2t"]["accuracy"], baseline["t2i"]["accuracy"]) == (1.0, 0.0)
+
+
+def test_step4_cannot_be_overridden_before_an_image_is_chosen(tmp_path):
+    path, _ = make_campaign(tmp_path, n_items=1, overlap=1)
+    item_id = db.rows(path, "select id from items")[0]["id"]
+    with pytest.raises(ValueError, match="no chosen image yet"):
+        resolution.override(path, item_id, "ambiguity", "original", actor="admin")
+    assert db.rows(path, "select stage from items")[0]["stage"] == "generated"
