@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import threading
+from pathlib import Path
 
 import gradio as gr
 
@@ -10,9 +11,9 @@ from backend import auth, catalog, jobs
 from backend.annotate import mirror
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
-from backend.settings import Settings, get_settings
+from backend.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.store import Store
-from ui import annotate, probe, session, train
+from ui import annotate, campaigns, probe, session, train
 from ui.context import AppContext
 
 HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: which hard negatives does a "
@@ -48,6 +49,9 @@ def build_app(ctx: AppContext) -> gr.Blocks:
             with gr.Tab("Train", visible=auth.default_actor(ctx.settings).is_admin) as train_tab:
                 train.build(ctx, visitor)
             admin_tabs.append(train_tab)
+            with gr.Tab("Campaigns", visible=auth.default_actor(ctx.settings).is_admin) as campaigns_tab:
+                campaigns.build(ctx, visitor)
+            admin_tabs.append(campaigns_tab)
         visitor.wire(demo, admin_tabs)
     return demo
 
@@ -64,7 +68,16 @@ def launch_options(ctx: AppContext) -> dict:
     be served from."""
     return {"server_name": ctx.settings.server_name, "server_port": ctx.settings.server_port,
             "theme": gr.themes.Soft(), "head": annotate.KEYBOARD_SCRIPT,
-            "allowed_paths": [str(ctx.settings.downloads_dir), str(ctx.settings.workspace / "examples")]}
+            "allowed_paths": [str(path) for path in served_folders(ctx.settings)]}
+
+
+def served_folders(settings: Settings) -> list[Path]:
+    """Folders whose files the page may show: downloads, examples, campaign images (data_dir) and the extra
+    roots an admin allowed (where a campaign's original images may live). Never the workspace itself (it holds
+    the store), nor runs and models."""
+    own = {settings.workspace, SHIPPED_MODELS, settings.runs_dir, settings.models_dir}
+    extra = [root for root in settings.allowed_roots if root not in own]
+    return list(dict.fromkeys([settings.downloads_dir, settings.workspace / "examples", settings.data_dir, *extra]))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -182,3 +182,38 @@ def test_admin_override_decides_and_keeps_the_raw_answers(tmp_path):
     assert sources == ["annotator", "admin"]
     with pytest.raises(ValueError, match="not a select decision"):
         resolution.override(path, item_id, "select", "9", actor="admin")
+
+
+def test_human_baseline_asks_separate_i2t_and_t2i_questions_and_measures_accuracy(tmp_path):
+    path, campaign_id = make_campaign(tmp_path, n_items=1, overlap=1, human_baseline=True)
+    me, other = (assign.join(path, campaign_id, name) for name in ("me", "other"))
+    assign.submit(path, me, assign.next_task(path, me).assignment_id, "2")
+    assign.submit(path, other, assign.next_task(path, other).assignment_id, truthful(assign.next_task(path, other)))
+    assert db.rows(path, "select stage from items")[0]["stage"] == "unambiguous"
+    asked = {}
+    for who in (me, other):
+        task = assign.next_task(path, who)
+        asked[task.task] = task
+        if task.task == "i2t":  # one image, two captions; the right one is the caption of the image shown
+            layout = db.loads(db.rows(path, "select layout from assignments where id = ?",
+                                      (task.assignment_id,))[0]["layout"])
+            assert len(task.images) == 1 and len(task.texts) == 2
+            answer = str(layout["texts"].index(layout["image"]) + 1)
+        else:  # one caption, two images: answer the wrong side on purpose
+            layout = db.loads(db.rows(path, "select layout from assignments where id = ?",
+                                      (task.assignment_id,))[0]["layout"])
+            assert len(task.images) == 2
+            answer = "right" if layout["images"][0] == layout["text"] else "left"
+        assign.submit(path, who, task.assignment_id, answer)
+    assert set(asked) == {"i2t", "t2i"}
+    assert db.rows(path, "select stage from items")[0]["stage"] == "done"
+    baseline = report.status(path, "c1")["baseline"]
+    assert (baseline["i2t"]["accuracy"], baseline["t2i"]["accuracy"]) == (1.0, 0.0)
+
+
+def test_step4_cannot_be_overridden_before_an_image_is_chosen(tmp_path):
+    path, _ = make_campaign(tmp_path, n_items=1, overlap=1)
+    item_id = db.rows(path, "select id from items")[0]["id"]
+    with pytest.raises(ValueError, match="no chosen image yet"):
+        resolution.override(path, item_id, "ambiguity", "original", actor="admin")
+    assert db.rows(path, "select stage from items")[0]["stage"] == "generated"

@@ -14,7 +14,7 @@ import pytest
 from gradio_client import Client
 
 from backend import jobs
-from backend.annotate import campaigns, db, report, service
+from backend.annotate import assist, campaigns, db, report, service
 from backend.auth import cli_actor
 from backend.store import Store
 from backend.toyworld.render import render, to_pil
@@ -84,7 +84,7 @@ def diffusers_file(folder: Path) -> Path:
 def create(kind: str, settings, tmp_path: Path) -> dict:
     if kind == "toyworld":
         summary = service.create_campaign(ADMIN, "toy", "toyworld", settings, config=CONFIG, n_items=4, seed=3)
-        generate = {}
+        generate = {"assist_model": "toyworld"}  # the admin's model assistance, scored by the job
     else:
         data = tmp_path / "source"
         data.mkdir()
@@ -106,8 +106,11 @@ def test_a_whole_campaign_from_generation_to_export(kind, tmp_path):
     name = summary["name"]
     stages = report.status(settings.db, name)["stages"]
     assert stages == {"generated": summary["items"]}, "every item has its 4 candidates, each with its seed"
-    seeds = db.rows(settings.db, "select seed from candidates")
+    seeds = db.rows(settings.db, "select seed, clip_negative from candidates")
     assert len({row["seed"] for row in seeds}) == len(seeds)
+    if kind == "toyworld":
+        assert all(row["clip_negative"] is not None for row in seeds)
+        assert assist.report(settings.db, name)["items"] == summary["items"] + summary["gold_items"]
 
     with running_app(tmp_path, ["toyworld"], settings.workspace, db_path=settings.db) as url:
         alice = Annotator(url, name, "alice", settings.db)

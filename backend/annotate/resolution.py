@@ -104,6 +104,9 @@ def override(store_path: Path | str, item_id: int, task: str, decision: str, act
                                                    (item_id,)).fetchone()[0])))
         if decision not in valid:
             raise ValueError(f"{decision!r} is not a {task} decision; one of {', '.join(valid)}")
+        chosen = db.loads(item["outcome"], {}).get("select", {}).get("decision")
+        if task == "ambiguity" and chosen in (None, "none"):
+            raise ValueError(f"item {item_id} has no chosen image yet: decide its select task first")
         answer = conn.execute("insert into answers (campaign_id, item_id, stage, choice, source, actor, created_at) "
                               "values (?,?,?,?,'admin',?,?)", (item["campaign_id"], item_id, task, decision, actor, now))
         db.changed(conn, "answers", answer.lastrowid)

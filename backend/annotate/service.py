@@ -45,7 +45,10 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
         images = _user_path(actor, images_dir, settings, "images folder") if images_dir else None
         items = sources.items_from_file(file, images)
     elif source == "probe":
-        result = json.loads(_user_path(actor, path, settings, "probe result").read_text())
+        probe_file = _user_path(actor, path, settings, "probe result")
+        if not probe_file.is_file():
+            raise ValueError(f"probe result {path} does not exist")
+        result = json.loads(probe_file.read_text())
         items = sources.items_from_probe(result, str(_user_path(actor, probe_image, settings, "probed image")))
     else:
         raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
@@ -59,6 +62,9 @@ def launch_generation(actor: Actor, name: str, settings: Settings, store: Store,
                       target: str = "local", options: dict | None = None, **config: Any) -> int:
     """Start the `generate` job for a campaign's missing images (its configured generator unless `preset`)."""
     require_admin(actor, "generating campaign images")
+    if target == "hf":
+        raise ValueError("generation cannot run on Hugging Face Jobs: the remote machine has no copy of the "
+                         "campaign's store and images; run it here (local) or on this machine's GPUs (torchrun)")
     campaign = campaigns.get(settings.db, name)
     values = {"campaign": name, "preset": preset or campaign["config"].generator,
               "images_per_item": campaign["config"].images_per_item, "db": str(settings.db),

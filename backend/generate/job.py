@@ -62,6 +62,7 @@ class GenerateConfig:
     db: str = ""  # the store holding the campaign; blank: the job's own store (else the db setting)
     data_dir: str = ""  # blank: the settings' data_dir; images go to <data_dir>/campaigns/<campaign>
     limit: int = 0  # at most this many items (0: all)
+    assist_model: str = ""  # a model spec: score every candidate for the admin (backend.annotate.assist)
 
     @property
     def campaign_dir(self) -> Path:
@@ -78,7 +79,7 @@ class GenerateConfig:
             check_slug(self.campaign, "campaign name")
         except PathError as error:
             problems.append(str(error))
-        for name in ("preset", "model", "device", "dtype", "db", "data_dir"):
+        for name in ("preset", "model", "device", "dtype", "db", "data_dir", "assist_model"):
             if not isinstance(getattr(self, name), str):
                 problems.append(f"{name} must be text, not {getattr(self, name)!r}")
         if self.preset not in PRESET_CHOICES:
@@ -152,7 +153,35 @@ def _store_path(config: GenerateConfig, reporter: "Reporter") -> Path:
 
 
 def run_job(config: GenerateConfig, reporter: "Reporter") -> dict:
-    """The `generate` kind's entry point: fill the campaign's missing candidate slots; return the counts."""
+    """The `generate` kind's entry point: draw the missing images (mirrored to the Space backup when one is
+    configured), then score them for the admin when `assist_model` is set."""
+    from backend.annotate import mirror
+    from backend.settings import get_settings
+
+    backup = mirror.start(get_settings())
+    try:
+        result = draw_missing(config, reporter)
+    finally:
+        mirror.stop(backup)
+    if config.assist_model and reporter.active:
+        result["assist"] = _assist(config, reporter)
+    return result
+
+
+def _assist(config: GenerateConfig, reporter: "Reporter") -> dict:
+    from backend.annotate import assist
+    from backend.models import load_model
+
+    reporter.update(message=f"scoring candidates with {config.assist_model}")
+    loaded = load_model(config.assist_model, device=None if config.device == "auto" else config.device)
+    store_path = _store_path(config, reporter)
+    scored = assist.score_candidates(store_path, config.campaign, config.campaign_dir, loaded)
+    reporter.log(f"scored {scored} candidates with {config.assist_model} (model assistance, admin only)")
+    return assist.report(store_path, config.campaign)
+
+
+def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
+    """Fill the campaign's missing candidate slots; return the counts."""
     from backend.annotate import campaigns, report
     from backend.generate import toy
     from backend.generate.seeds import image_seed, item_seed

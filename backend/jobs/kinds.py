@@ -19,6 +19,7 @@ PATH_ROLES = {
     "file": "an existing file (a manifest, a campaign file)",
     "dir": "a folder the job writes (created if missing)",
     "model": "a model spec; when it names a local file or folder, that must exist",
+    "hub_or_dir": "a Hugging Face repo id (owner/name), or a local folder that must exist",
 }
 
 
@@ -77,4 +78,5 @@ register(JobKind(
 register(JobKind(
     "generate", "generate candidate images for an annotation campaign (diffusers or the built-in renderer)",
     config="backend.generate.job:GenerateConfig", run="backend.generate.job:run_job",
-    paths={"data_dir": "dir", "db": "file"}, defaults={"data_dir": "data_dir"}, work_dir="campaign_dir"))
+    paths={"data_dir": "dir", "db": "file", "model": "hub_or_dir", "assist_model": "model"},
+    defaults={"data_dir": "data_dir"}, work_dir="campaign_dir"))

@@ -7,6 +7,7 @@ is created.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from backend.jobs.records import ACTIVE, JobError, get
 from backend.jobs.targets import get_target
 from backend.settings import Settings, get_settings
 from backend.store import Store
+
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")  # owner/name, as a hub repo id is written
 
 
 def submit(actor: Actor, kind: str, config: dict, target: str = "local", options: dict | None = None, *,
@@ -63,8 +66,13 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
         if role == "model":
             _check_model(value, actor, settings)
             continue
+        if role == "hub_or_dir" and HUB_ID.fullmatch(value) and not (base / value).exists():
+            continue  # a repo id, fetched by the job
         resolved = (base / value).resolve() if actor.trusted_paths else \
             paths.confine(value, settings.allowed_roots, what=key.replace("_", " "), base=base)
+        if role == "hub_or_dir" and not resolved.is_dir():
+            raise paths.PathError(f"{key.replace('_', ' ')} '{value}' is neither a Hugging Face repo id (owner/name) "
+                                  f"nor an existing folder (looked for {resolved})")
         if role == "file" and not resolved.is_file():
             raise paths.PathError(f"{key.replace('_', ' ')} '{value}' does not exist (looked for {resolved})")
         config[key] = str(resolved)

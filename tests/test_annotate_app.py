@@ -1,0 +1,65 @@
+"""The annotation flow served alone (`python app.py --mode annotate`): only the annotator's endpoints exist,
+and each annotator reads and writes only their own tasks. Also Prolific's identity and completion URL."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pytest
+from gradio_client import Client
+
+from app import build_annotate_app
+from backend.annotate import db, prolific
+from backend.annotate.campaigns import CampaignConfig
+from backend.encoder import EmbeddingCache
+from backend.models import ModelRegistry
+from backend.store import Store
+from tests.annotate_fixtures import toy_campaign
+from tests.appserver import free_port, workspace_settings
+from ui.context import AppContext
+
+
+@contextmanager
+def annotate_app(settings, **launch):
+    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
+                     model_choices=[], default_models=[], store=Store(settings.db))
+    demo = build_annotate_app(ctx).queue()
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+def token(outputs) -> str:
+    return [value for value in outputs if isinstance(value, str) and value.isdigit()][-1]
+
+
+def test_annotate_mode_has_no_admin_endpoint_and_nobody_answers_anothers_task(tmp_path):
+    settings = workspace_settings(tmp_path)
+    Store(settings.db)
+    toy_campaign(settings.db, settings.data_dir, "study", 3, CampaignConfig.from_dict({"gold_rate": 0}))
+    with annotate_app(settings) as url:
+        alice, mallory = (Client(url, verbose=False, download_files=False) for _ in range(2))
+        assert set(alice.view_api(return_format="dict")["named_endpoints"]) == {"/start", "/answer"}
+        alices_task = token(alice.predict("study", "alice", api_name="/start"))
+        mallory.predict("study", "mallory", api_name="/start")
+        shown = mallory.predict(alices_task, "1", api_name="/answer")
+        assert any("not yours" in str(value) for value in shown)
+        assert db.rows(settings.db, "select count(*) n from answers")[0]["n"] == 0
+        with pytest.raises(Exception, match="Start a session first"):
+            Client(url, verbose=False).predict(alices_task, "1", api_name="/answer")
+        alice.predict(alices_task, "1", api_name="/answer")
+        assert [row["choice"] for row in db.rows(settings.db, "select choice from answers")] == ["1"]
+
+
+def test_prolific_identity_comes_from_the_link_and_the_completion_url_carries_the_code():
+    who = prolific.identity_from_params({"PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e", "STUDY_ID": "s1",
+                                         "SESSION_ID": "x9", "campaign": "c"})
+    assert who == prolific.Identity("5f1a2b3c4d5e6f7a8b9c0d1e", "prolific", "s1", "x9")
+    assert prolific.identity_from_params({}) is None and prolific.identity_from_params(None) is None
+    with pytest.raises(ValueError, match="malformed Prolific parameter"):
+        prolific.identity_from_params({"PROLIFIC_PID": "<script>"})
+    assert prolific.completion_url("C7CDA574") == "https://app.prolific.com/submissions/complete?cc=C7CDA574"
+    with pytest.raises(ValueError):
+        prolific.completion_url("a b")

@@ -1,0 +1,251 @@
+"""What the Campaigns tab shows about a campaign, read from the store: items, one item's images and answers,
+the generate job's progress, the model's assistance, the study link, the generator presets' licences.
+
+Views only (no decisions): every number comes from `backend.annotate` or the
+store. Kept apart from `ui/campaigns.py` so the tab's layout and handlers stay
+readable, and so these functions can be called from tests without a server.
+"""
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pandas as pd
+
+from backend import jobs
+from backend.annotate import assist, campaigns, db, report
+from backend.store import Store
+
+ITEM_COLUMNS = ["id", "stage", "gold", "caption", "negative caption", "type", "answers", "model pick"]
+ANSWER_COLUMNS = ["annotator", "task", "choice", "correct", "time (s)", "source", "answered at"]
+# Prolific fills these placeholders with the participant's ids when it opens the link.
+PROLIFIC_PLACEHOLDERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+DECISIONS = {"ambiguity": ["original", "negative", "both"]}
+PRESET_ORDER = ("toyworld", "bivlc", "sdxl-turbo", "sd-turbo")
+
+
+def _presets() -> dict:
+    """`backend.generate.presets.PRESETS` when generation is installed, else none (imported lazily: the tab
+    must open without diffusers)."""
+    try:
+        return getattr(importlib.import_module("backend.generate.presets"), "PRESETS", {})
+    except ImportError:
+        return {}
+
+
+def preset_names() -> list[str]:
+    known = _presets()
+    return [*PRESET_ORDER, *(name for name in known if name not in PRESET_ORDER and name != "custom"), "custom"]
+
+
+def licence_markdown(preset: str | None, model: str = "") -> str:
+    """The licence that governs a preset's images (what the admin must respect when publishing them)."""
+    if preset == "custom":
+        model = (model or "").strip()
+        card = f" ([model card](https://huggingface.co/{model}))" if model.count("/") == 1 and \
+            not model.startswith((".", "/")) else ""
+        return f"Licence: that of the model you name; read its card before publishing images{card}."
+    found = _presets().get(preset or "")
+    if found is None:
+        return f"Licence of {preset!r}: unknown here (the generation module is not installed)."
+    link = f" ([licence]({found.licence_url}))" if found.licence_url else ""
+    summary = found.summary[:1].upper() + found.summary[1:]
+    return f"Licence: {found.licence}{link}.  \n{summary}."
+
+
+def campaign_names(store_path: Path | str) -> list[str]:
+    """Newest first, as `campaigns.list_campaigns` orders them."""
+    return [row["name"] for row in campaigns.list_campaigns(store_path)]
+
+
+def fingerprint(store_path: Path | str, store: Store, name: str | None) -> list:
+    """A cheap summary that changes whenever the tab's live parts would: the campaign names (first), the
+    selected campaign's items and answers, generate jobs. The timer redraws only when it changed."""
+    items = db.rows(store_path, "select count(*) as n, max(i.updated_at) as t, (select count(*) from answers a "
+                                "where a.campaign_id = c.id) as answers from campaigns c left join items i on "
+                                "i.campaign_id = c.id where c.name = ?", (name or "",))[0]
+    return [campaign_names(store_path), items["n"], items["t"], items["answers"], *store.last_change("generate")]
+
+
+def _time(value: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(value)) if value else ""
+
+
+def settings_markdown(store_path: Path | str, name: str) -> str:
+    """The settings annotators experience, in one line, so the admin sees what the status numbers mean."""
+    campaign = campaigns.get(store_path, name)
+    c = campaign["config"]
+    return (f"Source **{campaign['source']}**, created by {campaign['created_by'] or 'unknown'} on "
+            f"{_time(campaign['created_at'])}. {c.overlap} answers per item and task, rule **{c.resolution}**, "
+            f"{c.tasks_per_session} tasks per session, gold rate {100 * c.gold_rate:.0f}% "
+            f"(flag below {100 * c.gold_threshold:.0f}% after {c.min_gold} gold answers), human baseline "
+            f"{'on' if c.human_baseline else 'off'}, {c.images_per_item} images per item, generator "
+            f"**{c.generator}**.")
+
+
+def assist_markdown(store_path: Path | str, name: str) -> str:
+    """The model-assistance summary, or nothing when no candidate has been scored."""
+    picks = assist.picks(store_path, name)
+    if not picks:
+        return ""
+    summary = assist.report(store_path, name)
+
+    def share(part: dict) -> str:
+        if not part["n"]:
+            return "n/a"
+        low, high = part["interval"]
+        return f"{part['k']}/{part['n']} ({100 * part['rate']:.0f}%, 95% CI {100 * low:.0f}-{100 * high:.0f}%)"
+    model = db.rows(store_path, "select c.clip_model from candidates c join items i on i.id = c.item_id join "
+                                "campaigns k on k.id = i.campaign_id where k.name = ? and c.clip_model is not null "
+                                "limit 1", (name,))
+    return (f"**Model assistance** ({model[0]['clip_model'] if model else 'CLIP'}; admins only): {len(picks)} "
+            f"item(s) scored, {summary['items']} with a known answer. Right image picked: "
+            f"{share(summary['pick_right'])}; 'none' items caught: {share(summary['none_caught'])}; items with a "
+            f"right image wrongly called 'none': {share(summary['wrongly_none'])}.")
+
+
+def status_markdown(store_path: Path | str, name: str) -> str:
+    """The campaign report (stages, annotators, agreement, baseline) and the model's assistance."""
+    parts = [report.to_markdown(report.status(store_path, name)), assist_markdown(store_path, name)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def study_link_markdown(app_url: str, store_path: Path | str, name: str) -> str:
+    """The link an admin pastes into Prolific, the completion code, and how to serve annotation alone."""
+    code = campaigns.get(store_path, name)["config"].completion_code
+    link = f"{app_url.rstrip('/')}/?campaign={quote(name)}&{PROLIFIC_PLACEHOLDERS}"
+    return (f"**Study link** (paste into Prolific as the study URL): `{link}`  \n"
+            f"Completion code: **{code}** (Prolific sends finished participants back with it).  \n"
+            "`python app.py --mode annotate` serves only the annotation flow: run that for a public study.")
+
+
+def generate_markdown(store: Store, name: str | None) -> str:
+    """How many candidate images exist, and the campaign's latest generate job: status, progress, its
+    latest progress line."""
+    if not name:
+        return ""
+    campaign = campaigns.get(store.path, name)
+    counts = db.rows(store.path, "select count(*) as items, coalesce(sum(stage = 'pending'), 0) as waiting, "
+                                 "(select count(*) from candidates c join items j on j.id = c.item_id where "
+                                 "j.campaign_id = :id) as images from items where campaign_id = :id",
+                     {"id": campaign["id"]})[0]
+    text = (f"Candidate images: **{counts['images']} of {counts['items'] * campaign['config'].images_per_item}** "
+            f"stored; {counts['waiting']} item(s) still waiting for theirs.")
+    found = [job for job in store.list_jobs(kind="generate", limit=200)
+             if (job.get("args") or {}).get("campaign") == name]
+    if not found:
+        return text + " No generate job yet."
+    job = found[0]
+    text += (f"  \nGenerate job **#{job['id']}** on `{jobs.label(job)}`: **{job['status']}**, "
+             f"{100 * (job['progress'] or 0):.0f}%")
+    if job.get("message"):
+        text += f" - {job['message']}"
+    if job.get("error") and job["status"] != "running":
+        text += f"  \n{job['error'].splitlines()[0]}"
+    return text
+
+
+def _answers_summary(answers: list[dict]) -> str:
+    """Choices per task in answer order, e.g. "select 2, 2, none; ambiguity original"; overrides marked."""
+    by_task: dict[str, list[str]] = {}
+    for row in answers:
+        by_task.setdefault(row["stage"], []).append(row["choice"] + (" (admin)" if row["source"] == "admin" else ""))
+    return "; ".join(f"{task} {', '.join(choices)}" for task, choices in by_task.items())
+
+
+def items_frame(store_path: Path | str, name: str) -> pd.DataFrame:
+    """One row per item (gold items last): its stage, captions, what annotators answered and the model's pick."""
+    campaign_id = campaigns.get(store_path, name)["id"]
+    picks = assist.picks(store_path, name)
+    answers: dict[int, list[dict]] = {}
+    for row in db.rows(store_path, "select item_id, stage, choice, source from answers where campaign_id = ? "
+                                   "order by id", (campaign_id,)):
+        answers.setdefault(row["item_id"], []).append(row)
+    rows = [[item["id"], item["stage"], "gold" if item["gold"] else "", item["caption"], item["negative_caption"],
+             "/".join(part for part in (item["type"], item["subtype"]) if part), _answers_summary(answers.get(
+                 item["id"], [])), picks.get(item["id"], "")]
+            for item in db.rows(store_path, "select * from items where campaign_id = ? order by gold, position",
+                                (campaign_id,))]
+    return pd.DataFrame(rows, columns=ITEM_COLUMNS)
+
+
+def campaign_item(store_path: Path | str, name: str, item_id: int) -> dict:
+    """An item of campaign `name` (a clear error when the id belongs to no item of it)."""
+    found = db.rows(store_path, "select i.* from items i join campaigns c on c.id = i.campaign_id where i.id = ? "
+                                "and c.name = ?", (int(item_id), name))
+    if not found:
+        raise ValueError(f"campaign {name!r} has no item {int(item_id)}; pick one from the items table")
+    return found[0]
+
+
+def candidate_label(row: dict, pick: str | None) -> str:
+    """A short caption under each candidate (long ones are cut off by the gallery): its number as annotators
+    see it, whether it is known to show the negative caption (toy images), and the model's pick."""
+    known = {None: "", 1: " · exact", 0: " · flawed"}[row["shows_caption"]]
+    return f"{row['slot'] + 1}{known}{' · model pick' if pick == str(row['slot'] + 1) else ''}"
+
+
+def candidates_table(rows: list[dict], pick: str | None) -> str:
+    """Every candidate's known verdict, defect and CLIP scores as a Markdown table (what the labels shorten)."""
+    if not rows:
+        return "No candidate images yet: generate them first."
+    scored = any(row["clip_negative"] is not None for row in rows)
+    lines = ["| image | shows the negative caption | defect | generator |" + (
+        " CLIP negative | CLIP original | model pick |" if scored else ""),
+        "|---|---|---|---|" + ("---|---|---|" if scored else "")]
+    for row in rows:
+        shows = {None: "unknown", 1: "yes", 0: "no"}[row["shows_caption"]]
+        line = f"| {row['slot'] + 1} | {shows} | {row['defect'] or ''} | {row['model'] or row['generator'] or ''} |"
+        if scored:
+            line += (f" {row['clip_negative']:.3f} | {row['clip_original']:.3f} |"
+                     f" {'yes' if pick == str(row['slot'] + 1) else ''} |")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def item_markdown(item: dict, pick: str | None) -> str:
+    """The item's captions, what was decided and why, and its known answer when there is one."""
+    outcome, truth = db.loads(item["outcome"], {}), db.loads(item["truth"], {})
+    lines = [f"**Item {item['id']}**{' (gold)' if item['gold'] else ''}: stage **{item['stage']}**"
+             + (f" ({outcome['stage_reason']})" if outcome.get("stage_reason") else ""),
+             f"Original caption: {item['caption']}  \nNegative caption: {item['negative_caption']}"]
+    decided = [f"{task}: **{outcome[task]['decision']}**" + (f" (by {outcome[task]['override']})"
+                                                             if outcome[task].get("override") else "")
+               for task in ("select", "ambiguity") if isinstance(outcome.get(task), dict)]
+    if decided:
+        lines.append("Decided: " + "; ".join(decided))
+    if truth:
+        lines.append("Known answer: " + "; ".join(f"{task} {', '.join(v) if isinstance(v, list) else v}"
+                                                  for task, v in truth.items()))
+    if pick:
+        lines.append(f"Model's pick: {pick}")
+    return "\n\n".join(lines)
+
+
+def item_view(store_path: Path | str, folder: Path, name: str, item_id: int) -> tuple:
+    """(markdown, original image path or None, gallery [(path, label)], candidates table, raw answers frame)
+    of one item."""
+    item = campaign_item(store_path, name, item_id)
+    pick = assist.picks(store_path, name).get(item["id"])
+    candidates = campaigns.candidates(store_path, item["id"])
+    gallery = [(str(folder / (row["display_path"] or row["path"])), candidate_label(row, pick))
+               for row in candidates if row["path"]]
+    original = str(folder / item["image"]) if item["image"] else None
+    answers = db.rows(store_path, "select coalesce(n.external_id, a.actor) as annotator, a.stage, a.choice, "
+                                  "a.correct, a.time_ms, a.source, a.created_at from answers a left join annotators n "
+                                  "on n.id = a.annotator_id where a.item_id = ? order by a.id", (item["id"],))
+    frame = pd.DataFrame([[row["annotator"], row["stage"], row["choice"],
+                           "" if row["correct"] is None else ("yes" if row["correct"] else "no"),
+                           "" if row["time_ms"] is None else round(row["time_ms"] / 1000, 1), row["source"],
+                           _time(row["created_at"])] for row in answers], columns=ANSWER_COLUMNS)
+    return item_markdown(item, pick), original, gallery, candidates_table(candidates, pick), frame
+
+
+def decision_choices(store_path: Path | str, task: str, item_id: int | None) -> list[str]:
+    """The decisions `resolution.override` accepts for a task: image numbers or none; original/negative/both."""
+    if task in DECISIONS:
+        return DECISIONS[task]
+    n = len(campaigns.candidates(store_path, int(item_id))) if item_id not in (None, "") else 4
+    return [*(str(k + 1) for k in range(n or 4)), "none"]
