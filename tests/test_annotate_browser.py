@@ -1,72 +1,191 @@
-"""A Prolific participant does three step-3 tasks with the keyboard only, in a real browser."""
+"""The annotator's page in a real browser (Debian chromium via playwright), served as a study link serves it.
+
+A Prolific participant answers with the keyboard only: three step-3 tasks
+("2", "n", "4"), one more, then a step-4 task (another annotator's step-3
+answer made one), and gets the completion link only after the last answer. A
+local annotator shows that keys typed into a text field stay there.
+
+`SAVE_SCREENSHOT=1` also writes a step-3 task, a step-4 task and the completion
+page to docs/annotate-step3.png, docs/annotate-step4.png, docs/annotate-done.png.
+"""
 from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
-from backend.annotate import db
+from app import build_annotate_app, launch_options
+from backend.annotate import assign, campaigns, db
 from backend.annotate.campaigns import CampaignConfig
+from backend.encoder import EmbeddingCache
+from backend.models import ModelRegistry
 from backend.store import Store
 from tests.annotate_fixtures import toy_campaign
-from tests.appserver import workspace_settings
-from tests.browser import VIEWPORT, chromium
-from tests.test_annotate_app import annotate_app
-from ui.annotate import KEYBOARD_SCRIPT
+from tests.appserver import free_port, workspace_settings
+from tests.browser import VIEWPORT, chromium, inside
+from ui.context import AppContext
 
 pytestmark = pytest.mark.browser
-LINK = "?campaign=study&PROLIFIC_PID=5f1a2b3c4d5e6f7a8b9c0d1e&STUDY_ID=s1&SESSION_ID=x1"
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
+LINK = f"?campaign=study&PROLIFIC_PID={PID}&STUDY_ID=s1&SESSION_ID=x1"
+TASKS = 5
+WAIT_MS = 20_000
+IMAGES = "[1, 2, 3, 4].map(k => document.querySelector(`#annotate-image-${k} img`))"
 
 
-def shown_images(page) -> int:
-    return page.evaluate("""() => [1, 2, 3, 4].filter(k => {
-        const img = document.querySelector(`#annotate-image-${k} img`);
-        return img && img.complete && img.naturalWidth > 0 && img.offsetParent !== null; }).length""")
+@contextmanager
+def annotate_server(settings):
+    """`python app.py --mode annotate` on a free port: the annotation app with the launch options it gets
+    there (the keyboard script in the page's head, the theme, the folders files may come from)."""
+    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
+                     model_choices=[], default_models=[], store=Store(settings.db))
+    demo = build_annotate_app(ctx).queue(default_concurrency_limit=2)
+    port = free_port()
+    demo.launch(**launch_options(ctx) | {"server_name": "127.0.0.1", "server_port": port, "quiet": True,
+                                         "prevent_thread_lock": True})
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
 
 
-def test_three_step3_tasks_with_the_keyboard_only_then_the_completion_link(tmp_path):
-    settings = workspace_settings(tmp_path)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """Two toy campaigns: "study" (overlap 1: one answer decides step 3) for the participant, "local" for
+    the typing test."""
+    settings = workspace_settings(tmp_path_factory.mktemp("annotate-browser"))
     Store(settings.db)
-    config = CampaignConfig.from_dict({"gold_rate": 0, "overlap": 1, "tasks_per_session": 3})
-    toy_campaign(settings.db, settings.data_dir, "study", 5, config)
-    code = config.completion_code
-    with annotate_app(settings, head=KEYBOARD_SCRIPT) as url, chromium() as browser:
-        page = browser.new_page(viewport=VIEWPORT)
-        page.goto(url + LINK)
-        captions = []
-        for number, key in enumerate(["2", "n", "4"], start=1):
-            page.wait_for_function(f"() => document.querySelector('#annotate-counter')?.innerText.includes('{number} / 3')",
-                                   timeout=20_000)
-            page.wait_for_function("() => [1,2,3,4].every(k => document.querySelector(`#annotate-image-${k} img`)"
-                                   "?.naturalWidth > 0)", timeout=20_000)
-            assert shown_images(page) == 4
-            captions.append(page.inner_text("#annotate-caption"))
-            page.keyboard.press(key)
-        page.wait_for_selector("#annotate-done", state="visible", timeout=20_000)
-        assert len(set(captions)) == 3, "each key press brought the next task"
-        assert "completion code is " + code in page.inner_text("#annotate-done")
-        link = page.locator("#annotate-done a")
-        assert link.get_attribute("href") == f"https://app.prolific.com/submissions/complete?cc={code}"
-    answers = db.rows(settings.db, "select a.choice, n.source from answers a join annotators n on "
-                                   "n.id = a.annotator_id order by a.id")
-    assert [(row["choice"], row["source"]) for row in answers] == [("2", "prolific"), ("none", "prolific"),
-                                                                   ("4", "prolific")]
+    study = CampaignConfig.from_dict({"overlap": 1, "gold_rate": 0, "tasks_per_session": TASKS})
+    toy_campaign(settings.db, settings.data_dir, "study", 8, study)
+    toy_campaign(settings.db, settings.data_dir, "local", 3,
+                 CampaignConfig.from_dict({"gold_rate": 0, "tasks_per_session": 3}), seed=1)
+    with annotate_server(settings) as url, chromium() as browser:
+        yield settings, url, browser
 
 
-def test_keys_typed_into_a_text_field_do_not_answer(tmp_path):
-    settings = workspace_settings(tmp_path)
-    Store(settings.db)
-    toy_campaign(settings.db, settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
-    with annotate_app(settings, head=KEYBOARD_SCRIPT) as url, chromium() as browser:
-        page = browser.new_page(viewport=VIEWPORT)
-        page.goto(url)
-        page.click("#annotate-name textarea, #annotate-name input")
-        page.keyboard.type("n2 1")
-        page.keyboard.press("Enter")
-        page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.includes('1 /')",
-                               timeout=20_000)
-        page.click("#annotate-caption")  # focus leaves the field: keys answer again
-        page.keyboard.press("1")
-        page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.includes('2 /')",
-                               timeout=20_000)
-    answers = db.rows(settings.db, "select a.choice, n.external_id from answers a join annotators n "
-                                   "on n.id = a.annotator_id")
-    assert [(row["choice"], row["external_id"]) for row in answers] == [("1", "n2 1")]
+@pytest.fixture
+def page(served):
+    context = served[2].new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    yield context.new_page()
+    context.close()
+
+
+def screenshot(page, name: str, tmp_path: Path) -> None:
+    """A full-page screenshot once Gradio's fade-in animations are over (they leave new text pale)."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    folder = DOCS if os.environ.get("SAVE_SCREENSHOT") == "1" else tmp_path
+    page.screenshot(path=str(folder / name), full_page=True)
+
+
+def looks(page, selector: str) -> tuple[str, str]:
+    style = page.locator(selector).evaluate("e => { const s = getComputedStyle(e); return [s.backgroundColor, "
+                                            "s.borderStyle]; }")
+    return tuple(style)
+
+
+def counter(page) -> str:
+    return page.inner_text("#annotate-counter").strip()
+
+
+def wait_for_task(page, number: int, total: int, previous: list[str]) -> list[str]:
+    """Wait until the page shows task `number` with four loaded images other than `previous`; return their
+    sources."""
+    page.wait_for_function("([text]) => document.querySelector('#annotate-counter')?.innerText.trim() === text",
+                           arg=[f"{number} / {total}"])
+    page.wait_for_function(f"""(previous) => {IMAGES}.every(img => img && img.complete && img.naturalWidth > 0
+                               && img.offsetParent !== null && !previous.includes(img.src))""", arg=previous)
+    return page.evaluate(f"() => {IMAGES}.map(img => img.src)")
+
+
+def answers_of(settings, external_id: str) -> list[tuple[str, str]]:
+    rows = db.rows(settings.db, "select a.choice, n.source from answers a join annotators n on n.id = "
+                                "a.annotator_id where n.external_id = ? order by a.id", (external_id,))
+    return [(row["choice"], row["source"]) for row in rows]
+
+
+def test_a_participant_answers_with_the_keyboard_and_gets_the_code_after_the_last_answer(served, page, tmp_path):
+    settings, url, _ = served
+    page.goto(url + LINK)
+    sources, captions = [], []
+    for number, key in enumerate(["2", "n", "4"], start=1):
+        sources = wait_for_task(page, number, TASKS, sources)
+        captions.append(page.inner_text("#annotate-caption"))
+        if number == 1:
+            assert page.is_visible("#annotate-instructions"), "the first task shows the instructions"
+            assert page.locator("input:visible, textarea:visible").count() == 0, "nothing to type in"
+            assert looks(page, "#answer-none") != looks(page, "#answer-4"), "None looks unlike the images' keys"
+            screenshot(page, "annotate-step3.png", tmp_path)
+        else:
+            assert not page.is_visible("#annotate-instructions"), "read once, they fold away"
+        assert not page.is_visible("#annotate-done")
+        page.keyboard.press(key)
+    sources = wait_for_task(page, 4, TASKS, sources)
+    captions.append(page.inner_text("#annotate-caption"))
+    assert len(set(captions)) == 4, f"every key press brought a new caption: {captions}"
+    assert answers_of(settings, PID) == [("2", "prolific"), ("none", "prolific"), ("4", "prolific")]
+    parts = [f"#annotate-image-{k}" for k in range(1, 5)] + [f"#answer-{key}" for key in ("1", "2", "3", "4", "none")]
+    boxes = {part: page.locator(part).bounding_box() for part in parts}
+    screen = {"x": 0, "y": 0, **VIEWPORT}
+    assert all(inside(box, screen) for box in boxes.values()), f"images and keys fit the window unscrolled: {boxes}"
+
+    # Another annotator decides step 3 of a fresh item (after the step 4 of the participant's items, which
+    # comes first): the participant's next task is that item's step 4.
+    campaign_id = campaigns.get(settings.db, "study")["id"]
+    helper = assign.join(settings.db, campaign_id, "helper", "local")
+    their = assign.next_task(settings.db, helper)
+    while their.task == "ambiguity":
+        assign.submit(settings.db, helper, their.assignment_id, "left")
+        their = assign.next_task(settings.db, helper)
+    assert their.task == "select"
+    assert assign.submit(settings.db, helper, their.assignment_id, "1").recorded
+    page.keyboard.press("1")
+    page.wait_for_function(f"() => document.querySelector('#annotate-counter')?.innerText.trim() === '5 / {TASKS}'")
+    page.wait_for_function("""() => ['left', 'right'].every(side => {
+        const img = document.querySelector(`#annotate-${side} img`);
+        return img && img.complete && img.naturalWidth > 0 && img.offsetParent !== null; })""")
+    original = db.rows(settings.db, "select caption from items where id = ?", (their.item_id,))[0]["caption"]
+    assert page.inner_text("#annotate-caption").strip() == original
+    assert not page.is_visible("#annotate-image-1") and not page.is_visible("#answer-none")
+    assert page.is_visible("#answer-both")
+    assert "Both" in page.inner_text("#annotate-instructions"), "step 4's instructions, open the first time"
+    assert not page.is_visible("#annotate-done") and page.locator("a[href*='prolific.com']").count() == 0
+    screenshot(page, "annotate-step4.png", tmp_path)
+
+    page.keyboard.press("l")
+    done = page.locator("#annotate-done")
+    done.wait_for(state="visible")
+    code = campaigns.get(settings.db, "study")["config"].completion_code
+    assert f"Your completion code is {code}" in done.inner_text()
+    link = done.get_by_role("link", name="Return to Prolific to complete your submission")
+    assert link.is_visible()
+    assert link.get_attribute("href") == f"https://app.prolific.com/submissions/complete?cc={code}"
+    assert not page.is_visible("#annotate-task")
+    assert len(answers_of(settings, PID)) == TASKS
+    screenshot(page, "annotate-done.png", tmp_path)
+
+
+def test_keys_typed_into_a_text_field_stay_there(served, page):
+    settings, url, _ = served
+    page.goto(url + "?campaign=local")  # the start form, the campaign chosen
+    name = page.locator("#annotate-name textarea, #annotate-name input").first
+    name.click()
+    page.keyboard.type("ann 1234 n")
+    assert name.input_value() == "ann 1234 n", "digits typed into the name field are the name's"
+    page.keyboard.press("Enter")
+    wait_for_task(page, 1, 3, [])
+    # With a task on screen, a focused text field (here one added to the page) keeps its keys too.
+    page.evaluate("""() => { const field = document.createElement('textarea'); field.id = 'typing';
+                             document.querySelector('#annotate-task').prepend(field); field.focus(); }""")
+    page.keyboard.type("12n4")
+    page.wait_for_timeout(700)  # an answer would have been sent and shown by now
+    assert page.input_value("#typing") == "12n4"
+    assert counter(page) == "1 / 3" and answers_of(settings, "ann 1234 n") == []
+    page.click("#annotate-caption")  # focus leaves the field: keys answer again
+    page.keyboard.press("3")
+    page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.trim() === '2 / 3'")
+    assert answers_of(settings, "ann 1234 n") == [("3", "local")]

@@ -59,6 +59,15 @@ document.addEventListener("keydown", (event) => {
 </script>"""
 
 
+# Style the theme has no setting for, added to the page's head by an empty gr.HTML.
+PAGE_STYLE = """<style>
+/* None is another kind of answer than 1-4 (the Soft theme draws every button alike): set apart, dashed. */
+#answer-none { background: #f3f4f6; border: 2px dashed #9ca3af; margin-left: 1.5rem; }
+/* The images have no toolbar buttons; the toolbar's empty box in their corner goes too. */
+#annotate-task .icon-button-wrapper { display: none; }
+</style>"""
+
+
 @dataclass(frozen=True)
 class Annotating:
     """Who is annotating which campaign (kept in server-side state), and what their page shows."""
@@ -71,6 +80,8 @@ class Annotating:
     images: int = N_IMAGES  # candidates per item in this campaign: the step 3 panel shows that many
     panel: str = ""  # the panel on screen ("select", "pair", "i2t"); "" on a fresh page: everything is sent
     both: bool = True  # whether the pair panel shows its Both button (step 4 does, T2I does not)
+    seen: tuple[str, ...] = ()  # the kinds of task this page has shown: their instructions were opened once
+    opened: bool = False  # whether the page opened the instructions for the task on screen
 
 
 def _file(path: Path | None) -> dict | None:
@@ -90,6 +101,8 @@ class AnnotatePage:
     # layout
     def build(self) -> None:
         self.state = gr.State(None)
+        # Outside the task's column: Gradio 6 shows a visible="hidden" child when its column is made visible.
+        self.token = gr.Textbox(visible="hidden", elem_id="annotate-token")
         with gr.Column(visible=True) as self.start_box:
             gr.Markdown("## Annotate\nChoose the campaign you were invited to and type your name or id.")
             with gr.Row():
@@ -117,9 +130,9 @@ class AnnotatePage:
                 self.i2t_image = self._image("image", "annotate-i2t-image")
                 self.text_buttons = self._buttons(TEXT_BUTTONS)
             self.keys = gr.Markdown(elem_id="annotate-keys")
-            self.token = gr.Textbox(visible="hidden", elem_id="annotate-token")
             self.message = gr.Markdown(elem_id="annotate-message")
         self.done = gr.Markdown(visible=False, elem_id="annotate-done")
+        gr.HTML(head=PAGE_STYLE, visible="hidden", container=False, padding=False, elem_id="annotate-style")
 
     @staticmethod
     def _image(label: str, elem_id: str) -> gr.Image:
@@ -133,15 +146,14 @@ class AnnotatePage:
     @property
     def task_outputs(self) -> list:
         """What an answer fills: the next task (its panel's images and texts), or the end of the session."""
-        return [self.state, self.task_box, self.done, self.counter, self.instructions, self.caption,
+        return [self.state, self.task_box, self.done, self.counter, self.accordion, self.instructions, self.caption,
                 self.select_panel, *self.select_images, self.pair_panel, *self.pair_images, self.pair_buttons[2],
                 self.i2t_panel, self.i2t_image, *self.text_buttons, self.keys, self.token, self.message]
 
     @property
     def outputs(self) -> list:
         """What starting (or a study link) fills: the start form, and the task with every panel set up."""
-        return [self.state, self.start_box, self.campaign, self.accordion, *self.select_buttons,
-                *self.task_outputs[1:]]
+        return [self.state, self.start_box, self.campaign, *self.select_buttons, *self.task_outputs[1:]]
 
     def wire(self, demo: gr.Blocks) -> None:
         # postprocess=False everywhere: the handlers return the browser's values (see the module docstring).
@@ -218,34 +230,38 @@ class AnnotatePage:
     def _view(self, session: Annotating | None, task: assign.Task | None, message: str = "",
               campaign: str | None = None) -> list:
         """`outputs`: the start form, a task, or the end of the session. What the page shows is not known
-        here (a first visit, a reload), so every panel is set up. The instructions open on a session's first
-        task: a participant arriving from a study link sees them before answering."""
+        here (a first visit, a reload), so every panel is set up."""
         if session is None:  # the start form, the campaign preselected when the link names one
             chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign) if campaign else gr.Dropdown()
-            return [None, gr.Column(visible=True), chosen, gr.Accordion(open=False),
-                    *[gr.Button()] * len(SELECT_BUTTONS), gr.Column(visible=False), gr.Markdown(visible=False),
-                    "", "", "", *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message]
-        state, *rest = self._task_view(replace(session, panel=""), task, message)
+            return [None, gr.Column(visible=True), chosen, *[gr.Button()] * len(SELECT_BUTTONS),
+                    gr.Column(visible=False), gr.Markdown(visible=False), "", gr.Accordion(open=False), "", "",
+                    *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message]
+        state, *rest = self._task_view(replace(session, panel="", seen=(), opened=False), task, message)
         shown = [k <= session.images for k in range(1, N_IMAGES + 1)] + [True]  # None is always there
-        first = task is not None and task.number == 1
-        return [state, gr.Column(visible=False), gr.Dropdown(), gr.Accordion(open=first),
-                *[gr.Button(visible=visible) for visible in shown], *rest]
+        return [state, gr.Column(visible=False), gr.Dropdown(), *[gr.Button(visible=visible) for visible in shown],
+                *rest]
 
     def _task_view(self, session: Annotating, task: assign.Task | None, message: str = "") -> list:
         """`task_outputs` for `task` (None: the session is over). Values only, unless the panel on screen
-        changes (then which panel is visible) or the pair panel's Both button must appear or go."""
+        changes (then which panel is visible), the pair panel's Both button must appear or go, or the
+        instructions open or close: they are open on the first task of each kind, so a participant arriving
+        from a study link reads them before answering, and reads step 4's when step 4 first comes."""
         fresh = session.panel == ""
         panel = PANEL_OF_TASK[task.task] if task is not None else "done"
         both = task.task != "t2i" if panel == "pair" else session.both
         panels = self._panels(session.folder, task, session.images, switch=fresh or panel != session.panel,
                               both=both if fresh or both != session.both else None, fresh=fresh)
-        after = replace(session, panel=panel, both=both)
+        new = task is not None and task.task not in session.seen
+        instructions = gr.Accordion(open=True) if new else \
+            gr.Accordion(open=False) if fresh or session.opened else gr.Accordion()
+        after = replace(session, panel=panel, both=both, opened=new,
+                        seen=session.seen + (task.task,) if new else session.seen)
         if task is None:
-            return [after, gr.Column(visible=False), gr.Markdown(self._farewell(session), visible=True), "", "", "",
-                    *panels, "", "", ""]
+            return [after, gr.Column(visible=False), gr.Markdown(self._farewell(session), visible=True), "",
+                    instructions, "", "", *panels, "", "", ""]
         return [after, gr.Column(visible=True), gr.Markdown(visible=False) if fresh else "",
-                f"**{task.number} / {task.total}**", task.instructions, _caption(task), *panels, KEYS[task.task],
-                str(task.assignment_id), message]
+                f"**{task.number} / {task.total}**", instructions, task.instructions, _caption(task), *panels,
+                KEYS[task.task], str(task.assignment_id), message]
 
     @staticmethod
     def _panels(folder: Path, task: assign.Task | None, images: int, switch: bool, both: bool | None,
