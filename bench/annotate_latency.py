@@ -34,7 +34,10 @@ same queue settings, as often: Gradio's own floor under that load.
 With no pause between answers this is a saturation test: N annotators
 answering as fast as the server answers are far more load than N people
 reading a caption and looking at four images (``--think-ms 3000`` is closer to
-that), and the latency is N / throughput, whatever the server does per answer.
+that). The latency is then N / throughput (Little's law): it says how many
+answers a second one server process sustains. The CPU per call includes the
+server's idle cost (Gradio's queue polls every millisecond, ~5% of a core),
+which weighs at low rates.
 
 Not measured: a browser's rendering and image decoding, networks beyond
 loopback, the first page load (/config, scripts), /start (printed, not
@@ -64,6 +67,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -206,11 +210,10 @@ def check_outputs(outputs: tuple, where: dict[str, int]) -> None:
         raise SystemExit(f"unexpected outputs (did ui/annotate.py change?): {outputs!r:.400}")
 
 
-def annotate(annotator: Annotator, campaign: str, think_s: float, where: dict[str, dict[str, int]],
-             go: threading.Barrier) -> None:
+def annotate(annotator: Annotator, campaign: str, think_s: float, where: dict[str, dict[str, int]]) -> None:
+    """One annotator's session: /start, then /answer until the session ends (timing each /answer)."""
     rng = random.Random(annotator.name)
     try:
-        go.wait()
         started = time.perf_counter()
         outputs = annotator.client.predict(campaign, annotator.name, api_name="/start")
         annotator.start_s = time.perf_counter() - started
@@ -230,49 +233,16 @@ def annotate(annotator: Annotator, campaign: str, think_s: float, where: dict[st
         annotator.error = f"{type(error).__name__}: {error}"
 
 
-def run_crowd(url: str, campaign: str, count: int, download: bool | Path, think_s: float,
-              server_pid: int) -> dict:
-    from gradio_client import Client
+def measure(clients: list[Annotator], work: Callable[[Annotator], None], server_pid: int) -> dict:
+    """Run `work` for every client on a thread of its own, all starting at once; return the clients with the
+    wall time and the CPU time the server and this (the clients') process spent meanwhile."""
+    go = threading.Barrier(len(clients) + 1)
 
-    # ssl_verify=False: gradio_client makes a new HTTP client, whose TLS context loads the CA bundle, for every
-    # request (~50 ms of client CPU); 127.0.0.1 has no TLS, so this changes nothing but the client's cost.
-    annotators = [Annotator(f"{campaign}-annotator-{k:02d}",
-                            Client(url, verbose=False, download_files=download, ssl_verify=False))
-                  for k in range(count)]
-    where = {api: positions(annotators[0].client, api) for api in ("/start", "/answer")}
-    go = threading.Barrier(count + 1)
-    threads = [threading.Thread(target=annotate, args=(a, campaign, think_s, where, go)) for a in annotators]
-    for thread in threads:
-        thread.start()
-    server_cpu, client_cpu = cpu_seconds(server_pid), time.process_time()
-    go.wait()
-    started = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - started
-    return {"annotators": annotators, "wall": wall, "server_cpu": cpu_seconds(server_pid) - server_cpu,
-            "client_cpu": time.process_time() - client_cpu}
-
-
-def run_floor(url: str, count: int, calls: int, think_s: float, server_pid: int) -> dict:
-    """`count` clients calling the echo endpoint `calls` times each, as the annotators call /answer."""
-    from gradio_client import Client
-
-    clients = [Annotator(f"echo-{k}", Client(url, verbose=False, download_files=False, ssl_verify=False))
-               for k in range(count)]
-    go = threading.Barrier(count + 1)
-
-    def echo(client: Annotator) -> None:
-        rng = random.Random(client.name)
+    def run(client: Annotator) -> None:
         go.wait()
-        for _ in range(calls):
-            if think_s:
-                time.sleep(rng.uniform(0.5, 1.5) * think_s)
-            started = time.perf_counter()
-            client.client.predict("an answer", api_name="/echo")
-            client.answers.append(time.perf_counter() - started)
+        work(client)
 
-    threads = [threading.Thread(target=echo, args=(client,)) for client in clients]
+    threads = [threading.Thread(target=run, args=(client,)) for client in clients]
     for thread in threads:
         thread.start()
     server_cpu, client_cpu = cpu_seconds(server_pid), time.process_time()
@@ -283,6 +253,37 @@ def run_floor(url: str, count: int, calls: int, think_s: float, server_pid: int)
     wall = time.perf_counter() - started
     return {"annotators": clients, "wall": wall, "server_cpu": cpu_seconds(server_pid) - server_cpu,
             "client_cpu": time.process_time() - client_cpu}
+
+
+def clients(url: str, names: list[str], download: bool | Path) -> list[Annotator]:
+    from gradio_client import Client
+
+    # ssl_verify=False: gradio_client makes a new HTTP client, whose TLS context loads the CA bundle, for every
+    # request (~50 ms of client CPU); 127.0.0.1 has no TLS, so this changes nothing but the client's cost.
+    return [Annotator(name, Client(url, verbose=False, download_files=download, ssl_verify=False))
+            for name in names]
+
+
+def run_crowd(url: str, campaign: str, count: int, download: bool | Path, think_s: float,
+              server_pid: int) -> dict:
+    """`count` annotators doing a whole session each in `campaign`."""
+    annotators = clients(url, [f"{campaign}-annotator-{k:02d}" for k in range(count)], download)
+    where = {api: positions(annotators[0].client, api) for api in ("/start", "/answer")}
+    return measure(annotators, lambda annotator: annotate(annotator, campaign, think_s, where), server_pid)
+
+
+def run_floor(url: str, count: int, calls: int, think_s: float, server_pid: int) -> dict:
+    """`count` clients calling the echo endpoint `calls` times each, as the annotators call /answer."""
+    def echo(client: Annotator) -> None:
+        rng = random.Random(client.name)
+        for _ in range(calls):
+            if think_s:
+                time.sleep(rng.uniform(0.5, 1.5) * think_s)
+            started = time.perf_counter()
+            client.client.predict("an answer", api_name="/echo")
+            client.answers.append(time.perf_counter() - started)
+
+    return measure(clients(url, [f"echo-{k:02d}" for k in range(count)], False), echo, server_pid)
 
 
 def start_server(port: int, workspace: Path | None, profile: Path | None, analytics_every: int) -> subprocess.Popen:
