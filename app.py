@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import threading
 from pathlib import Path
 
@@ -15,6 +16,11 @@ from backend.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.store import Store
 from ui import annotate, campaigns, probe, session, train
 from ui.context import AppContext
+
+# Gradio summarises up to 10,000 past events with pandas after EVERY event by default (5-13 ms each, growing):
+# the largest fixed cost of an annotator's answer. Every 1000 events is plenty for its monitoring page. Read
+# when a queue is created, so setting it here (before any app is built) is in time.
+os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
 
 HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: which hard negatives does a "
           "model wrongly prefer, which meaning-preserving rewrites does it wrongly reject?")

@@ -403,8 +403,8 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="mean pause before each answer, drawn from 0.5-1.5x this (default none)")
     parser.add_argument("--analytics-every", type=int, default=0,
-                        help="GRADIO_ANALYTICS_CACHE_FREQUENCY for the servers (unset: Gradio's 1, a pandas summary "
-                             "of up to 10,000 past events after every event)")
+                        help="GRADIO_ANALYTICS_CACHE_FREQUENCY for the servers (unset: app.py's 1000; Gradio's own "
+                             "default 1 summarises up to 10,000 past events with pandas after every event)")
     parser.add_argument("--profile", type=Path, help="write the annotation server's cProfile (all threads) here")
     parser.add_argument("--keep", type=Path, help="build the workspace here and keep it (to inspect the store)")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)  # internal: the annotation app's workspace
@@ -430,7 +430,7 @@ def main() -> None:
               f"{time.perf_counter() - started:.1f} s; {args.annotators} annotators x {args.tasks} tasks, "
               f"think time {args.think_ms:g} ms; {os.cpu_count()} CPU cores, load average "
               f"{os.getloadavg()[0]:.1f} before the run; Gradio analytics summary every "
-              f"{args.analytics_every or 1} event(s)")
+              f"{args.analytics_every or 1000} event(s)")
         server = start_server(port, workspace, args.profile, args.analytics_every)
         try:
             for name, download in zip(names, (False, downloads)):

@@ -19,6 +19,10 @@ from typing import Any, Callable, Iterator
 from backend import migrations
 
 _local = threading.local()
+# Threads of one process queue on a lock that wakes the next one at once; SQLite's busy handler (which still
+# orders processes) sleeps with growing back-off instead, which gave the annotation page a long latency tail.
+_write_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
 # Where committed rows go besides SQLite (the Space backup, `backend.annotate.mirror`); None: nowhere.
 _sink: Callable[[str, dict], None] | None = None
 
@@ -57,15 +61,18 @@ def connection(path: Path | str) -> sqlite3.Connection:
 def write(path: Path | str) -> Iterator[sqlite3.Connection]:
     """A transaction that holds the write lock from its first statement: read, decide, write, commit."""
     conn = connection(path)
+    with _locks_guard:
+        lock = _write_locks.setdefault(str(path), threading.Lock())
     _local.pending = []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        _local.pending = []
-        raise
-    conn.execute("COMMIT")
+    with lock:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            _local.pending = []
+            raise
+        conn.execute("COMMIT")
     pending, _local.pending, sink = _local.pending, [], _sink
     for table, row in pending if sink else ():
         sink(table, row)
