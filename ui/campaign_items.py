@@ -7,7 +7,6 @@ readable, and so these functions can be called from tests without a server.
 """
 from __future__ import annotations
 
-import importlib
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -16,40 +15,30 @@ import pandas as pd
 
 from backend import jobs
 from backend.annotate import assist, campaigns, db, report
+from backend.annotate.resolution import valid_decisions
+from backend.generate.presets import PRESETS, model_card
 from backend.store import Store
 
 ITEM_COLUMNS = ["id", "stage", "gold", "caption", "negative caption", "type", "answers", "model pick"]
 ANSWER_COLUMNS = ["annotator", "task", "choice", "correct", "time (s)", "source", "answered at"]
 # Prolific fills these placeholders with the participant's ids when it opens the link.
 PROLIFIC_PLACEHOLDERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
-DECISIONS = {"ambiguity": ["original", "negative", "both"]}
 PRESET_ORDER = ("toyworld", "bivlc", "sdxl-turbo", "sd-turbo")
 
 
-def _presets() -> dict:
-    """`backend.generate.presets.PRESETS` when generation is installed, else none (imported lazily: the tab
-    must open without diffusers)."""
-    try:
-        return getattr(importlib.import_module("backend.generate.presets"), "PRESETS", {})
-    except ImportError:
-        return {}
-
-
 def preset_names() -> list[str]:
-    known = _presets()
-    return [*PRESET_ORDER, *(name for name in known if name not in PRESET_ORDER and name != "custom"), "custom"]
+    return [*PRESET_ORDER, *(name for name in PRESETS if name not in PRESET_ORDER and name != "custom"), "custom"]
 
 
 def licence_markdown(preset: str | None, model: str = "") -> str:
     """The licence that governs a preset's images (what the admin must respect when publishing them)."""
     if preset == "custom":
-        model = (model or "").strip()
-        card = f" ([model card](https://huggingface.co/{model}))" if model.count("/") == 1 and \
-            not model.startswith((".", "/")) else ""
+        url = model_card((model or "").strip())
+        card = f" ([model card]({url}))" if url else ""
         return f"Licence: that of the model you name; read its card before publishing images{card}."
-    found = _presets().get(preset or "")
+    found = PRESETS.get(preset or "")
     if found is None:
-        return f"Licence of {preset!r}: unknown here (the generation module is not installed)."
+        return f"Licence of {preset!r}: unknown here (not a preset of this version)."
     link = f" ([licence]({found.licence_url}))" if found.licence_url else ""
     summary = found.summary[:1].upper() + found.summary[1:]
     return f"Licence: {found.licence}{link}.  \n{summary}."
@@ -245,7 +234,5 @@ def item_view(store_path: Path | str, folder: Path, name: str, item_id: int) -> 
 
 def decision_choices(store_path: Path | str, task: str, item_id: int | None) -> list[str]:
     """The decisions `resolution.override` accepts for a task: image numbers or none; original/negative/both."""
-    if task in DECISIONS:
-        return DECISIONS[task]
-    n = len(campaigns.candidates(store_path, int(item_id))) if item_id not in (None, "") else 4
-    return [*(str(k + 1) for k in range(n or 4)), "none"]
+    n = len(campaigns.candidates(store_path, int(item_id))) if item_id not in (None, "") else 0
+    return list(valid_decisions(task, n or 4))

@@ -46,8 +46,11 @@ def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict
     held = Counter(row["annotator_id"] for row in db.rows(
         store_path, "select annotator_id from assignments where campaign_id = ? and status = 'held'", (campaign_id,)))
     table = []
+    by_annotator: dict[int, list[dict]] = {}
+    for row in answers:
+        by_annotator.setdefault(row["annotator_id"], []).append(row)
     for person in db.rows(store_path, "select * from annotators where campaign_id = ? order by id", (campaign_id,)):
-        mine = [row for row in answers if row["annotator_id"] == person["id"]]
+        mine = by_annotator.get(person["id"], [])
         gold = quality.get(person["external_id"])
         low, high = wilson_interval(gold.n_correct, gold.n_gold) if gold else (None, None)
         table.append({"annotator": person["external_id"], "source": person["source"], "answered": len(mine),

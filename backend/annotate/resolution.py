@@ -88,6 +88,13 @@ def _move(conn: sqlite3.Connection, item_id: int, stage: str, outcome: dict, now
                  (stage, json.dumps(outcome), now, item_id))
 
 
+def valid_decisions(task: str, n_images: int) -> tuple[str, ...]:
+    """What an admin may decide for a task: an image number or none (select); a side or both (ambiguity)."""
+    if task == "ambiguity":
+        return ("original", "negative", "both")
+    return (*(str(k + 1) for k in range(n_images)), "none")
+
+
 def override(store_path: Path | str, item_id: int, task: str, decision: str, actor: str) -> str:
     """An admin decides an item's task by hand (recorded as an answer with source "admin"); returns the
     item's new stage. Raw annotator answers are kept as they were."""
@@ -99,9 +106,8 @@ def override(store_path: Path | str, item_id: int, task: str, decision: str, act
                             "where i.id = ?", (item_id,)).fetchone()
         if item is None:
             raise ValueError(f"no item {item_id}")
-        valid = ("original", "negative", "both") if task == "ambiguity" else ("none", *(
-            str(k + 1) for k in range(conn.execute("select count(*) from candidates where item_id = ?",
-                                                   (item_id,)).fetchone()[0])))
+        n_images = conn.execute("select count(*) from candidates where item_id = ?", (item_id,)).fetchone()[0]
+        valid = valid_decisions(task, n_images)
         if decision not in valid:
             raise ValueError(f"{decision!r} is not a {task} decision; one of {', '.join(valid)}")
         chosen = db.loads(item["outcome"], {}).get("select", {}).get("decision")

@@ -56,7 +56,7 @@ class Preset:
             raise ValueError("a custom preset needs a model id or a local model folder")
         return cls(name="custom", model_id=str(model_id).strip(), unet_id=unet_id, steps=steps, guidance=guidance,
                    images_per_caption=4, prompt_suffix="", width=None, height=None, output_size=OUTPUT_SIZE,
-                   licence="see the model card", licence_url=_card(str(model_id).strip()),
+                   licence="see the model card", licence_url=model_card(str(model_id).strip()),
                    summary=f"{model_id}, {steps} steps, guidance {guidance}")
 
     def with_settings(self, steps: int | None = None, guidance: float | None = None) -> "Preset":
@@ -65,7 +65,7 @@ class Preset:
                        guidance=self.guidance if guidance is None else guidance)
 
 
-def _card(model_id: str) -> str:
+def model_card(model_id: str) -> str:
     """The model card's address for a hub id; a local folder has none."""
     return f"https://huggingface.co/{model_id}" if model_id.count("/") == 1 and not model_id.startswith((".", "/")) \
         else ""
