@@ -45,6 +45,9 @@ SETTINGS = (
     Setting("models_dir", "COMPLAB_MODELS_DIR", "{workspace}/models",
             "Extra local checkpoints (besides the shipped `models/`)."),
     Setting("data_dir", "COMPLAB_DATA_DIR", "{workspace}/data", "Datasets, manifests and campaign images."),
+    Setting("benchmarks_dir", "COMPLAB_BENCHMARKS_DIR", "{workspace}/benchmarks",
+            "Benchmark data (SugarCrepe, ARO, BiVLC, ... and their images), one folder per benchmark; "
+            "`python -m backend benchmarks` says what each needs."),
     Setting("downloads_dir", "COMPLAB_DOWNLOADS_DIR", "{workspace}/downloads", "Files the UI offers for download."),
     Setting("allowed_roots", "COMPLAB_ALLOWED_ROOTS", "",
             "Extra folders user-supplied paths may point into (separated by `:`); the workspace, its "
@@ -84,6 +87,7 @@ class Settings:
     runs_dir: Path
     models_dir: Path
     data_dir: Path
+    benchmarks_dir: Path
     downloads_dir: Path
     allowed_roots: tuple[Path, ...]
     admin_user: str
@@ -112,7 +116,8 @@ class Settings:
             value = Path(raw[name].replace("{workspace}", str(workspace))).expanduser()
             return (value if value.is_absolute() else workspace / value).resolve()
 
-        dirs = {name: folder(name) for name in ("db", "runs_dir", "models_dir", "data_dir", "downloads_dir")}
+        dirs = {name: folder(name) for name in ("db", "runs_dir", "models_dir", "data_dir", "benchmarks_dir",
+                                               "downloads_dir")}
         extra = [Path(p).expanduser().resolve() for p in raw["allowed_roots"].split(os.pathsep) if p.strip()]
         roots = tuple(dict.fromkeys([workspace, SHIPPED_MODELS, *(dirs[k] for k in dirs if k != "db"), *extra]))
         try:

@@ -1,17 +1,27 @@
-"""Benchmarks: one registry and one fast evaluator for every benchmark the tool runs.
+"""Benchmarks: one registry and one streaming evaluator for every benchmark the tool runs.
 
-Importing this package registers the toy world's benchmarks (``toy-*``);
-loaders for real benchmarks register themselves the same way
-(``register(Benchmark(...))`` with a ``build(limit) -> Task``).
+Each real benchmark is one small module here that registers itself
+(``register(Benchmark(name, description, version, build))``, ``build(limit,
+root) -> Task``); importing this package registers them all, and the toy
+world's ``toy-*`` sets.
 
 Entry points: ``evaluate_many(names, loaded)`` -> flat ``{"<benchmark>/<metric>": value}``
-for the trainer, ``evaluate_report`` adding model identity and benchmark versions
-for the CLI and stored results, ``evaluate(name, encoder)`` for one benchmark.
+for the trainer and sweeps, ``evaluate_report`` adding model identity and benchmark
+versions for the CLI and stored results, ``run_task`` for one prepared task.
 """
-from backend.benchmarks.evaluator import (BENCHMARKS, Benchmark, EvaluationReport, Task, eval_mode, evaluate,
-                                          evaluate_many, evaluate_report, get_benchmark, grid_task, prepare,
-                                          register)
-from backend.benchmarks import toy  # noqa: F401  (registers the toy-* benchmarks)
+from backend.benchmarks.evaluator import (BENCHMARKS, Benchmark, EvaluationReport, TaskResult, eval_mode,
+                                          evaluate, evaluate_many, evaluate_report, get_benchmark, prepare,
+                                          register, run_task)
+from backend.benchmarks.task import ImageFile, Items, Task, grid_task
 
-__all__ = ["BENCHMARKS", "Benchmark", "EvaluationReport", "Task", "eval_mode", "evaluate", "evaluate_many",
-           "evaluate_report", "get_benchmark", "grid_task", "prepare", "register", "toy"]
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+# Every module of this package is imported, so a benchmark module registers itself by existing.
+for _module in _pkgutil.iter_modules(__path__):
+    _importlib.import_module(f"{__name__}.{_module.name}")
+from backend.benchmarks import toy  # noqa: E402  (re-exported)
+
+__all__ = ["BENCHMARKS", "Benchmark", "EvaluationReport", "ImageFile", "Items", "Task", "TaskResult", "eval_mode",
+           "evaluate", "evaluate_many", "evaluate_report", "get_benchmark", "grid_task", "prepare", "register",
+           "run_task", "toy"]

@@ -1,17 +1,21 @@
-"""Benchmark registry and the fast evaluator shared by every benchmark.
+"""Benchmark registry and the evaluator shared by every benchmark.
 
 Why one evaluator: the trainer evaluates periodically while weights change,
-the CLI and the app evaluate several models side by side, and every
-benchmark (toy now, ARO / SugarCrepe / BiVLC / Winoground loaders later)
-reduces to the same work: encode a set of unique images and unique texts,
-take their cosine-similarity matrix, and apply the benchmark's rule from
-``backend.metrics``. So a benchmark only says *what* to encode and *how* to
-read the matrix (a ``Task``); encoding, batching, caching and the train/eval
-mode dance live here once.
+the CLI, the evaluate job and the sweep job evaluate models side by side, and
+every benchmark (toy, SugarCrepe, ARO, BiVLC, Winoground, ...) reduces to the
+same work: encode distinct images and texts (``stream.StreamEncoder``: images
+decoded in DataLoader workers, each once), score the items (``task.item_scores``),
+and apply the benchmark's rule from ``backend.metrics``. So a benchmark only
+says *what* to encode and *how* to read the scores (a ``task.Task``).
 
 Metric keys are flat, ``<benchmark>/<metric>``, values are fractions in
 [0, 1]. Cosine similarity is used for every rule: the logit scale is a
 positive constant per model, so it never changes a comparison.
+
+Adding a benchmark is one small module in this package that calls
+``register(Benchmark(name, description, version, build))`` where
+``build(limit, root)`` returns a ``Task``; ``root`` is the ``benchmarks_dir``
+setting (see ``backend.benchmarks.data`` for fetching and missing data).
 """
 from __future__ import annotations
 
@@ -19,46 +23,36 @@ import contextlib
 import functools
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-import numpy as np
 import torch
-from PIL import Image
 from torch import Tensor
 
-from backend.encoder import EmbeddingCache, Encoder
+from backend.benchmarks.stream import Progress, StreamEncoder
+from backend.benchmarks.task import Task, item_scores
+from backend.encoder import EmbeddingCache
 from backend.models import LoadedModel
-
-MetricFn = Callable[[Tensor], dict[str, float]]
-
-
-@dataclass(frozen=True)
-class Task:
-    """What one benchmark (at one item limit) needs scored.
-
-    ``metrics`` receives the (len(images), len(texts)) cosine matrix and
-    returns metric name -> value, without the benchmark prefix.
-    """
-
-    images: list[Image.Image]
-    texts: list[str]
-    metrics: MetricFn
 
 
 @dataclass(frozen=True)
 class Benchmark:
-    """A registered benchmark: ``build(limit)`` returns its ``Task``.
+    """A registered benchmark: ``build(limit, root)`` returns its ``Task``.
 
     ``limit`` caps the items per type/subset (or the gallery size), so tests
-    and quick looks can use a prefix of the pinned items; None means all.
+    and quick looks can use a prefix of the items; None means all. ``root`` is
+    the folder holding every benchmark's data (toy benchmarks ignore it).
     ``version`` identifies the item set, so results on different item sets
-    are never compared.
+    are never compared. ``chance`` maps metric names to their chance level
+    (for the leaderboard's chance row).
     """
 
     name: str
     description: str
     version: str
-    build: Callable[[int | None], Task]
+    build: Callable[[int | None, Path], Task]
+    chance: dict[str, float] = field(default_factory=dict)
+    headline: tuple[str, ...] = ()  # the metrics a leaderboard shows first
 
 
 BENCHMARKS: dict[str, Benchmark] = {}
@@ -80,33 +74,20 @@ def get_benchmark(name: str) -> Benchmark:
         raise ValueError(f"unknown benchmark {name!r}; valid names: {', '.join(sorted(BENCHMARKS))}") from None
 
 
-@functools.lru_cache(maxsize=None)
-def prepare(name: str, limit: int | None = None) -> Task:
-    """The benchmark's Task, built once per process (items are pinned, only weights change)."""
-    return get_benchmark(name).build(limit)
+def _root(root: Path | str | None) -> Path:
+    from backend.benchmarks.data import default_root
+
+    return Path(root) if root is not None else default_root()
 
 
-def grid_task(images: Sequence[Sequence[np.ndarray]], texts: Sequence[Sequence[str]],
-              metrics: Callable[[Tensor], dict[str, float]]) -> Task:
-    """A Task for benchmarks whose items each pair I images with K texts.
+@functools.lru_cache(maxsize=32)
+def _prepare(name: str, limit: int | None, root: Path) -> Task:
+    return get_benchmark(name).build(limit, root)
 
-    Item n has images ``images[n]`` (I of them, uint8 HxWx3) and candidate
-    texts ``texts[n]`` (K of them). ``metrics`` receives scores of shape
-    (N, K, I): ``s[n, k, i]`` = similarity of text k and image i of item n
-    (the layout of ``metrics.group_scores``). Texts are deduplicated so each
-    is encoded once; images are kept per item (the encoder's content cache
-    deduplicates identical pixels anyway).
-    """
-    text_ids: dict[str, int] = {}
-    text_index = torch.tensor([[text_ids.setdefault(t, len(text_ids)) for t in row] for row in texts])
-    flat_images = [Image.fromarray(image) for row in images for image in row]
-    n_items, n_images = len(images), len(images[0]) if images else 0
-    image_index = torch.arange(n_items * n_images).reshape(n_items, 1, n_images)
 
-    def read(sim: Tensor) -> dict[str, float]:
-        return metrics(sim[image_index, text_index[:, :, None]])
-
-    return Task(flat_images, list(text_ids), read)
+def prepare(name: str, limit: int | None = None, root: Path | str | None = None) -> Task:
+    """The benchmark's Task, built once per process and data folder (items are fixed, only weights change)."""
+    return _prepare(name, limit, _root(root))
 
 
 @contextlib.contextmanager
@@ -125,32 +106,52 @@ def eval_mode(model: torch.nn.Module) -> Iterator[None]:
             module.training = training
 
 
-def evaluate(name: str, encoder: Encoder, limit: int | None = None) -> dict[str, float]:
-    """Metrics of one benchmark, keys prefixed ``<name>/``."""
-    task = prepare(name, limit)
+@dataclass
+class TaskResult:
+    """One benchmark's metrics for one model, and (item tasks) every item's scores and correctness."""
+
+    metrics: dict[str, float]
+    scores: Tensor | None = None
+    correct: Tensor | None = None
+
+
+def run_task(task: Task, encoder: StreamEncoder, progress: Progress | None = None) -> TaskResult:
+    """Encode the task's distinct images then texts, score, apply its rule. ``progress`` sees images and texts."""
+    total = len(task.images) + len(task.texts)
+    image_progress = (lambda done, _: progress(done, total)) if progress else None
+    text_progress = (lambda done, _: progress(len(task.images) + done, total)) if progress else None
     with eval_mode(encoder.loaded.model):
-        image_emb = encoder.encode_images(task.images)
-        text_emb = encoder.encode_texts(task.texts)
-    values = task.metrics(image_emb @ text_emb.T)
-    return {f"{name}/{key}": float(value) for key, value in values.items()}
+        image_emb = encoder.images(task.images, image_progress)
+        text_emb = encoder.texts(task.texts, text_progress)
+    if task.image_index is None:
+        return TaskResult({k: float(v) for k, v in task.metrics(image_emb @ text_emb.T).items()})
+    scores = item_scores(image_emb, text_emb, task)
+    correct = task.items.correct(scores) if task.items is not None else None
+    return TaskResult({k: float(v) for k, v in task.metrics(scores).items()}, scores, correct)
 
 
-def evaluate_many(names: Sequence[str], loaded: LoadedModel, limit: int | None = None,
-                  batch_size: int = 256) -> dict[str, float]:
-    """Metrics of several benchmarks for one model, as one flat dict.
+def evaluate(name: str, encoder: StreamEncoder, limit: int | None = None, root: Path | str | None = None,
+             progress: Progress | None = None) -> TaskResult:
+    """One benchmark's result, metric keys without the benchmark prefix."""
+    return run_task(prepare(name, limit, root), encoder, progress)
+
+
+def evaluate_many(names: Sequence[str], loaded: LoadedModel, limit: int | None = None, batch_size: int = 256,
+                  root: Path | str | None = None, workers: int = 0) -> dict[str, float]:
+    """Metrics of several benchmarks for one model, as one flat ``<benchmark>/<metric>`` dict.
 
     A fresh cache per call: weights change between the trainer's calls, so
     embeddings from an earlier call would be stale. Within a call the cache
-    is shared, so a text used by several benchmarks is encoded once.
+    is shared, so an image or text used by several benchmarks is encoded once.
     """
     for name in names:
         get_benchmark(name)  # fail on a bad name before encoding anything
-    encoder = Encoder(loaded, EmbeddingCache(max_items=10**7), batch_size=batch_size)
+    encoder = StreamEncoder(loaded, EmbeddingCache(max_items=200_000), batch_size=batch_size, workers=workers)
     results: dict[str, float] = {}
     for name in names:
-        results.update(evaluate(name, encoder, limit))
+        metrics = evaluate(name, encoder, limit, root).metrics
+        results.update({f"{name}/{key}": value for key, value in metrics.items()})
     return results
-
 
 @dataclass
 class EvaluationReport:

@@ -18,7 +18,9 @@ from torch import Tensor
 
 from backend import metrics as M
 from backend import toyworld as tw
-from backend.benchmarks.evaluator import Benchmark, Task, grid_task, register
+from backend.benchmarks.evaluator import Benchmark, register
+from backend.benchmarks.task import (Task, first_caption_wins, fraction, grid_task, group_correct,
+                                     original_not_beaten)
 
 PRETRAIN_RETRIEVAL_SPEC = tw.BenchmarkSpec(seed=1008, size=500)
 """Gallery of ``toy-pretrain-retrieval``; seed 1008 continues toyworld's 1001-1007."""
@@ -103,10 +105,6 @@ def zero_shot_items(attribute: str, limit: int | None = None) -> tw.ZeroShotSet:
 
 # -- metric readers: scores in, metric dict out -----------------------------------------------
 
-def _fraction(flags: Tensor) -> float:
-    return flags.double().mean().item()
-
-
 def _concat(groups: dict[str, list]) -> tuple[list, list[str]]:
     """All items of a per-type dict in order, with each item's type label."""
     items = [item for group in groups.values() for item in group]
@@ -128,46 +126,47 @@ def _sugarcrepe_metrics(scores: Tensor, types: Sequence[str]) -> dict[str, float
 def _sugarcrepe_task(limit: int | None) -> Task:
     items, types = _concat(sugarcrepe_items(limit))
     return grid_task([[i.image] for i in items], [[i.positive, i.negative] for i in items],
-                     lambda s: _sugarcrepe_metrics(s[:, :, 0], types))
+                     lambda s: _sugarcrepe_metrics(s[:, :, 0], types), subtypes=types, correct=first_caption_wins)
 
 
 def _hard_positive_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, float]:
-    """``scores`` (N, 3): s(c), s(c_p), s(c_n); Kamath et al.'s three fractions per subset."""
+    """``scores`` (N, 3): s(c), s(c_n), s(c_p); Kamath et al.'s three fractions per subset."""
     out = {}
     for subset in dict.fromkeys(subsets):
         rows = torch.tensor([s == subset for s in subsets])
         s = scores[rows]
-        for key, value in M.hard_positive_metrics(s[:, 0], s[:, 2], s[:, 1]).items():
+        for key, value in M.hard_positive_metrics(s[:, 0], s[:, 1], s[:, 2]).items():
             out[f"{subset}/{key}"] = value
     return out
 
 
 def _hard_positive_task(limit: int | None) -> Task:
     items, subsets = _concat(hard_positive_items(limit))
-    return grid_task([[i.image] for i in items], [[i.caption, i.positive, i.negative] for i in items],
-                     lambda s: _hard_positive_metrics(s[:, :, 0], subsets))
+    return grid_task([[i.image] for i in items], [[i.caption, i.negative, i.positive] for i in items],
+                     lambda s: _hard_positive_metrics(s[:, :, 0], subsets), subtypes=subsets,
+                     correct=lambda s: s[:, 0, 0] > s[:, 1, 0])
 
 
 def _bivlc_metrics(scores: Tensor, types: Sequence[str]) -> dict[str, float]:
     """``scores[n, caption, image]``; the seven BiVLC flags per type and over all items."""
     flags = M.group_scores(scores)
-    out = {flag.lower(): _fraction(values) for flag, values in flags.items()}
+    out = {flag.lower(): fraction(values) for flag, values in flags.items()}
     for type_ in dict.fromkeys(types):
         rows = torch.tensor([t == type_ for t in types])
-        out.update({f"{type_}/{flag.lower()}": _fraction(values[rows]) for flag, values in flags.items()})
+        out.update({f"{type_}/{flag.lower()}": fraction(values[rows]) for flag, values in flags.items()})
     return out
 
 
 def _bivlc_task(limit: int | None) -> Task:
     items, types = _concat(bivlc_items(limit))
     return grid_task([[i.image0, i.image1] for i in items], [[i.caption0, i.caption1] for i in items],
-                     lambda s: _bivlc_metrics(s, types))
+                     lambda s: _bivlc_metrics(s, types), subtypes=types, correct=group_correct)
 
 
 def _aro_order_task(limit: int | None) -> Task:
     items = aro_order_items(limit)
     return grid_task([[i.image] for i in items], [[i.caption, *i.perturbations] for i in items],
-                     lambda s: {"accuracy": _fraction(M.aro_order_correct(s[:, :, 0]))})
+                     lambda s: {"accuracy": fraction(M.aro_order_correct(s[:, :, 0]))}, correct=original_not_beaten)
 
 
 def _retrieval_task(limit: int | None) -> Task:
@@ -220,7 +219,7 @@ def _zero_shot_task(attribute: str, limit: int | None) -> Task:
         s = scores[:, :, 0]  # (N, classes)
         true = s[torch.arange(len(labels)), labels]
         others = s.scatter(1, labels[:, None], -torch.inf).max(dim=1).values
-        return {"top1": _fraction(M.pairwise_correct(true, others))}
+        return {"top1": fraction(M.pairwise_correct(true, others))}
 
     return grid_task([[im] for im in data.images], [data.prompts] * len(labels), top1)
 
@@ -254,5 +253,9 @@ _TOY = {
                             functools.partial(_zero_shot_task, "colour")),
 }
 
+def _ignoring_root(build):
+    return lambda limit, root: build(limit)
+
+
 for _name, (_description, _build) in _TOY.items():
-    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _build))
+    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build)))

@@ -1,0 +1,136 @@
+"""Streaming encoders for the evaluator: each distinct image decoded once, in DataLoader workers.
+
+Why not the app's ``Encoder``: a benchmark such as ARO or SugarCrepe has
+10-25k images. Decoding them all first would hold gigabytes; here workers
+decode and preprocess one batch ahead of the model while the main process
+only keeps embeddings (2 KB per image at 512 dimensions). Texts are encoded
+once each, shortest first so that ``encode_text_trimmed`` runs short batches.
+On GPU the towers run under the model's autocast (bf16 by default: fp16
+rounds scores into ties) and every embedding is normalised and kept in fp32.
+
+Under torchrun each rank encodes every world-th distinct image and text and
+the embeddings are gathered, so N GPUs share the work of one evaluation.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, Dataset
+
+from backend.benchmarks.task import ImageSource, image_source_key, load_image
+from backend.encoder import EmbeddingCache, encode_text_trimmed
+from backend.models import LoadedModel
+
+Progress = Callable[[int, int], None]  # (done, total) distinct inputs encoded
+
+
+class BenchmarkImageError(ValueError):
+    """An image of a benchmark could not be read; the message names it."""
+
+
+class _Images(Dataset):
+    def __init__(self, sources: Sequence[ImageSource], preprocess: Callable):
+        self.sources, self.preprocess = sources, preprocess
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        source = self.sources[index]
+        try:
+            return self.preprocess(load_image(source))
+        except (OSError, ValueError, SyntaxError) as error:  # PIL raises all three on bad files
+            raise BenchmarkImageError(f"cannot read image {image_source_key(source)}: {error}") from None
+
+
+def distributed() -> tuple[int, int]:
+    """(rank, world size): (0, 1) unless torch.distributed is initialised (torchrun)."""
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        return torch.distributed.get_rank(), torch.distributed.get_world_size()
+    return 0, 1
+
+
+def _gather(rows: torch.Tensor, total: int) -> torch.Tensor:
+    """Rank r encoded inputs r, r + world, ...: interleave every rank's rows back into input order."""
+    _, world = distributed()
+    if world == 1:
+        return rows
+    parts: list = [None] * world
+    torch.distributed.all_gather_object(parts, rows)
+    dim = max(part.shape[1] for part in parts if part.numel()) if any(p.numel() for p in parts) else 0
+    out = torch.empty(total, dim)
+    for r, part in enumerate(parts):
+        if part.numel():
+            out[r::world] = part
+    return out
+
+
+class StreamEncoder:
+    """Encodes distinct images and texts for one model; embeddings are cached by key in a bounded LRU."""
+
+    def __init__(self, loaded: LoadedModel, cache: EmbeddingCache | None = None, batch_size: int = 256,
+                 workers: int = 0):
+        self.loaded, self.batch_size, self.workers = loaded, batch_size, workers
+        self.cache = cache if cache is not None else EmbeddingCache(max_items=200_000)
+        self._tag = (loaded.spec, loaded.activation, loaded.precision, loaded.device)
+
+    def images(self, sources: Sequence[ImageSource], progress: Progress | None = None) -> torch.Tensor:
+        """(len(sources), D) normalised fp32 embeddings, in order."""
+        keys = [image_source_key(source) for source in sources]
+        return self._encode(keys, list(sources), self._encode_images, progress)
+
+    def texts(self, texts: Sequence[str], progress: Progress | None = None) -> torch.Tensor:
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch together
+        sorted_texts = [texts[i] for i in order]
+        rows = self._encode(sorted_texts, sorted_texts, self._encode_texts, progress)
+        out = torch.empty_like(rows)
+        out[torch.tensor(order, dtype=torch.long)] = rows
+        return out
+
+    def _encode(self, keys: list[str], inputs: list, encode: Callable, progress: Progress | None) -> torch.Tensor:
+        """Cached rows as they are; the misses (each key once) split over ranks, encoded, gathered, cached."""
+        if not keys:
+            return torch.empty(0, 0)
+        found = {key: self.cache.get((*self._tag, key)) for key in keys}
+        first = {key: i for i, key in reversed(list(enumerate(keys)))}
+        missing = [first[key] for key, row in found.items() if row is None]
+        rank, world = distributed()
+        rows = _gather(encode([inputs[i] for i in missing[rank::world]], progress), len(missing))
+        for i, row in zip(missing, rows):
+            found[keys[i]] = row
+            self.cache.put((*self._tag, keys[i]), row)
+        return torch.stack([found[key] for key in keys])
+
+    @torch.inference_mode()
+    def _encode_images(self, sources: list[ImageSource], progress: Progress | None) -> torch.Tensor:
+        if not sources:
+            return torch.empty(0, 0)
+        workers = self.workers if len(sources) > self.batch_size else 0  # starting workers costs more
+        loader = DataLoader(_Images(sources, self.loaded.preprocess), batch_size=self.batch_size,
+                            num_workers=workers, pin_memory=self.loaded.device.startswith("cuda"),
+                            persistent_workers=False)
+        rows, done = [], 0
+        for pixels in loader:
+            with self.loaded.autocast():
+                features = self.loaded.model.encode_image(pixels.to(self.loaded.device, non_blocking=True))
+            rows.append(F.normalize(features.float(), dim=-1).cpu())
+            done += len(pixels)
+            if progress:
+                progress(done, len(sources))
+        return torch.cat(rows)
+
+    @torch.inference_mode()
+    def _encode_texts(self, texts: list[str], progress: Progress | None) -> torch.Tensor:
+        if not texts:
+            return torch.empty(0, 0)
+        rows = []
+        for start in range(0, len(texts), self.batch_size):
+            tokens = self.loaded.tokenizer(texts[start:start + self.batch_size]).to(self.loaded.device)
+            with self.loaded.autocast():
+                features = encode_text_trimmed(self.loaded.model, tokens)
+            rows.append(F.normalize(features.float(), dim=-1).cpu())
+            if progress:
+                progress(min(start + self.batch_size, len(texts)), len(texts))
+        return torch.cat(rows)

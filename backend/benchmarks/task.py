@@ -1,0 +1,181 @@
+"""What a benchmark asks the evaluator to score: distinct images, distinct texts, items, and a metric rule.
+
+A benchmark is a set of items; item n pairs I images with K texts and is read
+from its scores ``s[n, k, i]`` = cosine(text k, image i) (the layout of
+``metrics.group_scores``). SugarCrepe is K=2, I=1; BiVLC and Winoground K=2,
+I=2; ARO-Order K=5, I=1. Images and texts are listed once each (the items
+index into them), so an image shared by 20 items (COCO's are) is decoded and
+encoded once, and so is a caption. Images on disk stay on disk until a
+DataLoader worker decodes them (``ImageFile``); a loader with another lazy
+source (a row of a ``datasets.Dataset``) gives any object with ``key`` and
+``load()``.
+
+Retrieval and zero-shot gallery tasks read the full (images x texts) matrix
+instead: they leave ``image_index`` None.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Callable, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+import torch
+from PIL import Image
+from torch import Tensor
+
+MetricFn = Callable[[Tensor], dict[str, float]]
+
+
+@runtime_checkable
+class LazyImage(Protocol):
+    """An image decoded only when it is encoded. ``key`` identifies its pixels (two equal keys: one encoding)."""
+
+    @property
+    def key(self) -> str: ...
+
+    def load(self) -> Image.Image: ...
+
+
+@dataclass(frozen=True)
+class ImageFile:
+    """An image file, optionally cropped to ``box`` = (x, y, width, height) in pixels (ARO's bounding boxes)."""
+
+    path: str
+    box: tuple[float, float, float, float] | None = None
+
+    @property
+    def key(self) -> str:
+        return self.path if self.box is None else f"{self.path}#{','.join(f'{v:g}' for v in self.box)}"
+
+    def load(self) -> Image.Image:
+        with Image.open(self.path) as image:
+            image = image.convert("RGB")
+        if self.box is not None:
+            x, y, width, height = self.box
+            image = image.crop((x, y, x + width, y + height))
+        return image
+
+
+ImageSource = LazyImage | Image.Image | np.ndarray
+
+
+def image_source_key(source: ImageSource) -> str:
+    """A lazy image's own key; for pixels in memory, a hash of their content."""
+    if isinstance(source, LazyImage):
+        return source.key
+    pixels = np.asarray(source)
+    digest = hashlib.blake2b(pixels.tobytes(), digest_size=16)
+    digest.update(f"{pixels.shape}{pixels.dtype}".encode())
+    return "pixels:" + digest.hexdigest()
+
+
+def load_image(source: ImageSource) -> Image.Image:
+    """The RGB image of any source (called in DataLoader workers)."""
+    if isinstance(source, LazyImage):
+        return source.load()
+    image = source if isinstance(source, Image.Image) else Image.fromarray(np.asarray(source))
+    return image.convert("RGB")
+
+
+@dataclass(frozen=True)
+class Items:
+    """Per item, what the failure browser shows: an id, a subtype, and whether the model got it right.
+
+    ``correct`` maps scores (N, K, I) to a bool tensor (N,), with the
+    benchmark's own tie rule (e.g. SugarCrepe: s(pos) > s(neg), strict).
+    """
+
+    ids: list[str]
+    subtypes: list[str]
+    correct: Callable[[Tensor], Tensor]
+
+
+@dataclass(frozen=True)
+class Task:
+    """Distinct images and texts to encode and how to read their scores.
+
+    Item tasks (``image_index`` (N, I) and ``text_index`` (N, K) set): ``metrics``
+    receives scores (N, K, I); only those are computed, never the full matrix
+    (25k images x 50k texts would not fit). Gallery tasks (indices None):
+    ``metrics`` receives the full (len(images), len(texts)) cosine matrix.
+    """
+
+    images: list[ImageSource]
+    texts: list[str]
+    metrics: MetricFn
+    image_index: Tensor | None = None
+    text_index: Tensor | None = None
+    items: Items | None = None
+
+    @property
+    def n_items(self) -> int:
+        return len(self.image_index) if self.image_index is not None else len(self.images)
+
+
+def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[str]], metrics: MetricFn,
+              ids: Sequence[str] | None = None, subtypes: Sequence[str] | None = None,
+              correct: Callable[[Tensor], Tensor] | None = None) -> Task:
+    """An item task: item n has images ``images[n]`` (I each) and candidate texts ``texts[n]`` (K each).
+
+    Images (by ``image_source_key``) and texts are deduplicated here. Give
+    ``correct`` (with ``ids`` and ``subtypes``, default: the item number and
+    "all") to make the items browsable as failures.
+    """
+    if len({len(row) for row in images}) > 1 or len({len(row) for row in texts}) > 1:
+        raise ValueError("every item needs the same number of images and of texts (split the benchmark by shape)")
+    image_ids: dict[str, int] = {}
+    distinct_images: list[ImageSource] = []
+    image_rows = []
+    for row in images:
+        keys = [image_source_key(source) for source in row]
+        for key, source in zip(keys, row):
+            if key not in image_ids:
+                image_ids[key] = len(distinct_images)
+                distinct_images.append(source)
+        image_rows.append([image_ids[key] for key in keys])
+    text_ids: dict[str, int] = {}
+    text_rows = [[text_ids.setdefault(text, len(text_ids)) for text in row] for row in texts]
+    n_items = len(image_rows)
+    image_index = torch.tensor(image_rows, dtype=torch.long).reshape(n_items, -1)
+    text_index = torch.tensor(text_rows, dtype=torch.long).reshape(n_items, -1)
+    items = None
+    if correct is not None:
+        items = Items([str(i) for i in (ids if ids is not None else range(n_items))],
+                      list(subtypes) if subtypes is not None else ["all"] * n_items, correct)
+    return Task(distinct_images, list(text_ids), metrics, image_index, text_index, items)
+
+
+def item_scores(image_emb: Tensor, text_emb: Tensor, task: Task, chunk: int = 4096) -> Tensor:
+    """Scores (N, K, I) of an item task from normalised embeddings, ``chunk`` items at a time (bounded memory)."""
+    parts = []
+    for start in range(0, task.n_items, chunk):
+        images = image_emb[task.image_index[start:start + chunk]]  # (n, I, D)
+        texts = text_emb[task.text_index[start:start + chunk]]  # (n, K, D)
+        parts.append(torch.einsum("nkd,nid->nki", texts.float(), images.float()))
+    if not parts:
+        return torch.empty(0, task.text_index.shape[1], task.image_index.shape[1])
+    return torch.cat(parts)
+
+
+# -- per-item correctness rules shared by benchmarks (REFERENCE.md, "Metrics") -----------------------------
+
+def first_caption_wins(scores: Tensor) -> Tensor:
+    """Image 0 scores caption 0 above every other caption, strictly (SugarCrepe, ARO VG-R/VG-A, VALSE)."""
+    return scores[:, 0, 0] > scores[:, 1:, 0].max(dim=1).values
+
+
+def original_not_beaten(scores: Tensor) -> Tensor:
+    """Caption 0 scores >= every perturbation: a tie goes to the original (ARO COCO/Flickr-Order)."""
+    return scores[:, 0, 0] >= scores[:, 1:, 0].max(dim=1).values
+
+
+def group_correct(scores: Tensor) -> Tensor:
+    """The 2x2 Group flag (BiVLC, Winoground): both captions pick their image and both images their caption."""
+    from backend.metrics import group_scores
+
+    return group_scores(scores)["Group"]
+
+
+def fraction(flags: Tensor) -> float:
+    return flags.double().mean().item()
