@@ -58,6 +58,37 @@ class Benchmark:
 BENCHMARKS: dict[str, Benchmark] = {}
 
 
+@dataclass(frozen=True)
+class BenchmarkFamily:
+    """Benchmarks named ``<prefix>:<name>`` that exist only on disk (e.g. every exported annotation campaign).
+
+    ``make(name)`` builds the Benchmark for one member; ``available(root)``
+    lists the members found under the data root (for pickers and listings).
+    """
+
+    prefix: str
+    description: str
+    make: Callable[[str], Benchmark]
+    available: Callable[[Path], list[str]]
+
+
+FAMILIES: dict[str, BenchmarkFamily] = {}
+
+
+def register_family(family: BenchmarkFamily) -> BenchmarkFamily:
+    if family.prefix in FAMILIES:
+        raise ValueError(f"benchmark family {family.prefix!r} is already registered")
+    FAMILIES[family.prefix] = family
+    return family
+
+
+def available_benchmarks(root: Path | str | None = None) -> list[str]:
+    """Every registered benchmark name, then every family member found under the data root."""
+    root = _root(root)
+    return [*BENCHMARKS, *(f"{prefix}:{name}" for prefix, family in FAMILIES.items()
+                           for name in family.available(root))]
+
+
 def register(benchmark: Benchmark) -> Benchmark:
     """Add a benchmark to ``BENCHMARKS``; a second one under the same name is a bug."""
     if benchmark.name in BENCHMARKS:
@@ -67,11 +98,15 @@ def register(benchmark: Benchmark) -> Benchmark:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The registered benchmark, or a ValueError that lists the valid names."""
+    """The registered benchmark (or family member ``prefix:name``), or a ValueError that lists the valid names."""
+    prefix, colon, member = name.partition(":")
+    if colon and prefix in FAMILIES:
+        return FAMILIES[prefix].make(member)
     try:
         return BENCHMARKS[name]
     except KeyError:
-        raise ValueError(f"unknown benchmark {name!r}; valid names: {', '.join(sorted(BENCHMARKS))}") from None
+        raise ValueError(f"unknown benchmark {name!r}; valid names: {', '.join(sorted(BENCHMARKS))}"
+                         + "".join(f", {prefix}:NAME ({f.description})" for prefix, f in FAMILIES.items())) from None
 
 
 def _root(root: Path | str | None) -> Path:
