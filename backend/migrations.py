@@ -68,6 +68,17 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             created_at REAL)""",
         "CREATE INDEX idx_answers_item_stage ON answers (item_id, stage)",
     )),
+    ("benchmark results with the model identity and data version, and every item's scores for the failure browser", (
+        """CREATE TABLE eval_results (
+            id INTEGER PRIMARY KEY, job_id INTEGER, model TEXT NOT NULL, activation TEXT, precision TEXT,
+            architecture TEXT, device TEXT, benchmark TEXT NOT NULL, version TEXT, item_limit INTEGER,
+            metrics TEXT NOT NULL, n_items INTEGER, seconds REAL, notes TEXT, created_at REAL)""",
+        "CREATE INDEX idx_eval_results_benchmark_model ON eval_results (benchmark, model)",
+        """CREATE TABLE eval_items (
+            result_id INTEGER NOT NULL REFERENCES eval_results(id), position INTEGER NOT NULL, item_id TEXT,
+            subtype TEXT, correct INTEGER, scores TEXT, texts TEXT, images TEXT, PRIMARY KEY (result_id, position))""",
+        "CREATE INDEX idx_eval_items_result_correct ON eval_items (result_id, correct, subtype)",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from backend import catalog, jobs
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
+from backend.patching import exported_models
 from backend.settings import Settings
 from backend.store import Store
 
@@ -28,9 +29,9 @@ class AppContext:
 
     def current_model_choices(self) -> list[tuple[str, str]]:
         """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished
-        training runs' checkpoints, which join without restarting the app, labelled by their run's name."""
+        training runs' checkpoints and exported patched models, which join without restarting the app."""
         labels = {spec: label for label, spec in catalog.labelled_choices(self.model_choices, self.settings.models_dir)}
-        for label, spec in jobs.finished_checkpoints(self.store):
+        for label, spec in [*jobs.finished_checkpoints(self.store), *exported_models(self.settings.models_dir)]:
             labels.setdefault(spec, label)
         return [(label, spec) for spec, label in labels.items()]
 

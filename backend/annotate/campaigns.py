@@ -17,11 +17,12 @@ import json
 import math
 import secrets
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from backend.annotate import db
+from backend.jobs.kinds import check_known_keys
 from backend.paths import check_slug
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,9 +57,7 @@ class CampaignConfig:
 
     @classmethod
     def from_dict(cls, values: dict) -> "CampaignConfig":
-        unknown = sorted(set(values) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown campaign settings {unknown}; known: {', '.join(f.name for f in fields(cls))}")
+        check_known_keys(cls, values, "campaign settings")
         config = cls(**values)
         config.validate()
         return config

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from backend.generate.presets import DTYPE_CHOICES, PRESETS, Preset, get_preset
+from backend.jobs.kinds import check_known_keys
 from backend.paths import PathError, check_slug
 
 if TYPE_CHECKING:
@@ -130,10 +131,7 @@ class GenerateConfig:
 
     @classmethod
     def from_dict(cls, values: dict) -> "GenerateConfig":
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"Unknown generate config keys: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        check_known_keys(cls, values, "generate config")
         return cls(**values).validate()
 
 

@@ -7,6 +7,7 @@ torch) are imported only in the job's own process. `train` is registered here;
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,17 @@ PATH_ROLES = {
     "dir": "a folder the job writes (created if missing)",
     "model": "a model spec; when it names a local file or folder, that must exist",
     "hub_or_dir": "a Hugging Face repo id (owner/name), or a local folder that must exist",
+    "models": "a list of model specs, each checked as a model",
+    "data": "a folder the job reads (benchmark data); created empty if missing, so a benchmark says what to put there",
 }
+
+
+def check_known_keys(config_class: type, values: dict, what: str) -> None:
+    """Refuse keys that are not fields of the dataclass `config_class` (a typo would otherwise be ignored)."""
+    known = [f.name for f in dataclasses.fields(config_class)]
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ValueError(f"Unknown {what} keys: {', '.join(unknown)}; known: {', '.join(known)}")
 
 
 def resolve(target: str) -> Any:
@@ -75,6 +86,15 @@ register(JobKind(
     config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
     paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, defaults={"output_dir": "runs_dir"},
     work_dir="run_dir"))
+register(JobKind(
+    "evaluate", "run benchmarks on models; results go to the leaderboard",
+    config="backend.benchmarks.job:EvaluateConfig", run="backend.benchmarks.job:run_job",
+    paths={"models": "models", "data_root": "data"}, defaults={"data_root": "benchmarks_dir"}))
+register(JobKind(
+    "sweep", "interpolate a pretrained and a finetuned model (CLOVe patching) and trace the trade-off per alpha",
+    config="backend.patching:SweepConfig", run="backend.patching:run_job",
+    paths={"pretrained": "model", "finetuned": "model", "data_root": "data"},
+    defaults={"data_root": "benchmarks_dir"}))
 register(JobKind(
     "generate", "generate candidate images for an annotation campaign (diffusers or the built-in renderer)",
     config="backend.generate.job:GenerateConfig", run="backend.generate.job:run_job",

@@ -60,6 +60,10 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
         if not str(config.get(key) or "").strip():
             config[key] = str(getattr(settings, folder))
     for key, role in kind.paths.items():
+        if role == "models":
+            for spec in config.get(key) or []:
+                _check_model(str(spec), actor, settings)
+            continue
         value = str(config.get(key) or "").strip()
         if not value:
             continue
@@ -73,6 +77,8 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
         if role == "hub_or_dir" and not resolved.is_dir():
             raise paths.PathError(f"{key.replace('_', ' ')} '{value}' is neither a Hugging Face repo id (owner/name) "
                                   f"nor an existing folder (looked for {resolved})")
+        if role == "data":
+            resolved.mkdir(parents=True, exist_ok=True)
         if role == "file" and not resolved.is_file():
             raise paths.PathError(f"{key.replace('_', ' ')} '{value}' does not exist (looked for {resolved})")
         config[key] = str(resolved)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from backend.jobs.kinds import check_known_keys
 from backend.paths import PathError, check_slug
 
 LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
@@ -119,10 +120,7 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, values: dict) -> "TrainConfig":
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"Unknown training config keys: {', '.join(unknown)}")
+        check_known_keys(cls, values, "training config")
         values = dict(values)
         if "betas" in values:
             values["betas"] = tuple(values["betas"])

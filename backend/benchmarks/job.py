@@ -1,0 +1,119 @@
+"""The `evaluate` job: several models on several benchmarks, every result stored for the leaderboard.
+
+The CLI (`python -m backend evaluate`) and the Benchmarks tab run the same
+`evaluate_models`; the job adds a process of its own (so a 25k-image
+benchmark never blocks the app), progress in the job row, and results saved
+with the job's id. Models are loaded one at a time: two ViT-L models and a
+benchmark's workers would not fit beside each other on a small GPU.
+
+Under torchrun every rank encodes its share of the distinct images and texts
+(see `stream`), and rank 0 scores and stores.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from backend.jobs.kinds import check_known_keys
+
+PRECISIONS = ("", "fp32", "bf16", "fp16")
+
+
+@dataclass
+class EvaluateConfig:
+    """What to evaluate. Blank device / precision: the best device, bf16 autocast on GPU, fp32 on CPU."""
+
+    models: list[str] = field(default_factory=list)
+    benchmarks: list[str] = field(default_factory=list)
+    limit: int | None = None
+    device: str = ""
+    precision: str = ""
+    batch_size: int = 256
+    workers: int = 2
+    data_root: str = ""
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "EvaluateConfig":
+        check_known_keys(cls, values, "evaluate config")
+        return cls(**values).validate()
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def validate(self) -> "EvaluateConfig":
+        from backend.benchmarks import get_benchmark
+
+        problems = []
+        if not self.models:
+            problems.append("pick at least one model")
+        if not self.benchmarks:
+            problems.append("pick at least one benchmark")
+        for name in self.benchmarks:
+            try:
+                get_benchmark(name)
+            except ValueError as error:
+                problems.append(str(error))
+        if self.limit is not None and self.limit < 1:
+            problems.append(f"limit must be a positive number of items, not {self.limit}")
+        if self.precision not in PRECISIONS:
+            problems.append(f"precision must be one of fp32, bf16, fp16 (or blank), not {self.precision!r}")
+        if self.batch_size < 1 or self.workers < 0:
+            problems.append("batch_size must be >= 1 and workers >= 0")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+Progress = Callable[[float, str], None]  # (fraction of the whole run, what is being done)
+
+
+def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = None,
+                    progress: Progress | None = None) -> list[dict]:
+    """Evaluate every model on every benchmark; store each result (when a store is given). Returns summaries."""
+    from backend.benchmarks.evaluator import get_benchmark, prepare, run_task
+    from backend.benchmarks.results import save_result
+    from backend.benchmarks.stream import StreamEncoder, distributed
+    from backend.models import load_model
+
+    root = Path(config.data_root) if config.data_root else None
+    tasks = {name: prepare(name, config.limit, root) for name in config.benchmarks}  # missing data fails first
+    rank, _ = distributed()
+    summaries, steps = [], len(config.models) * len(config.benchmarks)
+    for m, spec in enumerate(config.models):
+        loaded = load_model(spec, device=config.device or None, precision=config.precision or None)
+        encoder = StreamEncoder(loaded, batch_size=config.batch_size, workers=config.workers)
+        for b, (name, task) in enumerate(tasks.items()):
+            step = m * len(tasks) + b
+
+            def report(done: int, total: int, step=step, name=name) -> None:
+                if progress:
+                    progress((step + done / max(total, 1)) / steps, f"{spec} on {name}: {done}/{total} encoded")
+
+            start = time.perf_counter()
+            result = run_task(task, encoder, report)
+            seconds = time.perf_counter() - start
+            summary = {**loaded.identity, "benchmark": name, "version": get_benchmark(name).version,
+                       "limit": config.limit, "metrics": result.metrics, "seconds": round(seconds, 2),
+                       "notes": list(loaded.notes)}
+            if store is not None and rank == 0:
+                summary["result_id"] = save_result(store, loaded.identity, name, summary["version"], config.limit,
+                                                   result.metrics, seconds, task, result.scores, result.correct,
+                                                   job_id, loaded.notes)
+            summaries.append(summary)
+        del loaded, encoder
+    return summaries
+
+
+def run_job(config: EvaluateConfig, reporter) -> dict:
+    """The job's body: progress and a log line per result into the job row; results into the store."""
+    def progress(fraction: float, message: str) -> None:
+        reporter.progress(fraction, message)
+
+    summaries = evaluate_models(config, reporter.store, reporter.job_id, progress)
+    for summary in summaries:
+        headline = ", ".join(f"{k} {100 * v:.1f}" for k, v in list(summary["metrics"].items())[:4])
+        reporter.log(f"{summary['model']} on {summary['benchmark']}: {headline} ({summary['seconds']} s)")
+    return {"results": [{k: s[k] for k in ("model", "benchmark", "result_id") if k in s} for s in summaries]}

@@ -1,0 +1,44 @@
+"""Published numbers shown beside the leaderboard's own rows, each labelled with its source; and chance rows.
+
+Values are fractions, keyed like the evaluator's metrics (``<benchmark>/<metric>``),
+copied from the papers in ``../shared/papers`` (table and row named in
+``source``). They are only comparable with a row of this tool when the model,
+its activation and the benchmark's data version match: the leaderboard shows
+them as "published", never as results of this installation.
+"""
+from __future__ import annotations
+
+from backend.benchmarks.evaluator import BENCHMARKS
+
+_BIVLC_TABLE3 = "Miranda et al. 2024 (BiVLC), Table 3 (SugarCrepe: all 7,511 items pooled)"
+_CLOVE_TABLE6 = "Castro et al. 2024 (CLOVe), Table 6"
+_CLOVE_TABLE1 = "Castro et al. 2024 (CLOVe), Table 1"
+
+PUBLISHED: tuple[dict, ...] = (
+    {"model": "OpenAI CLIP ViT-B/32 (published)", "source": f"{_BIVLC_TABLE3}, row CLIP",
+     "sugarcrepe/micro": 0.7656, "bivlc/i2t": 0.7583, "bivlc/t2i": 0.5240, "bivlc/group": 0.4906,
+     "bivlc/ipos2t": 0.8432, "bivlc/ineg2t": 0.8950, "bivlc/tpos2i": 0.6921, "bivlc/tneg2i": 0.8282},
+    {"model": "OpenAI CLIP ViT-B/32 (published)", "source": f"{_CLOVE_TABLE6}, row pre-trained",
+     "sugarcrepe/replace_obj": 0.908, "sugarcrepe/replace_att": 0.802, "sugarcrepe/replace_rel": 0.691,
+     "sugarcrepe/swap_obj": 0.610, "sugarcrepe/swap_att": 0.638, "sugarcrepe/add_obj": 0.771,
+     "sugarcrepe/add_att": 0.685, "sugarcrepe/macro/replace": 0.801, "sugarcrepe/macro/swap": 0.623,
+     "sugarcrepe/macro/add": 0.728},
+    {"model": "OpenAI CLIP ViT-B/32 (published)", "source": f"{_CLOVE_TABLE1}, row pre-trained",
+     "aro-vg-attribution/accuracy": 0.635, "aro-vg-relation/accuracy": 0.598,
+     "aro-coco-order/accuracy": 0.477, "aro-flickr30k-order/accuracy": 0.599},
+    {"model": "Human (published)", "source": "Miranda et al. 2024 (BiVLC), Table 2, row Human",
+     "sugarcrepe/micro": 0.9893, "bivlc/i2t": 0.9040, "bivlc/t2i": 0.9300, "bivlc/group": 0.8680},
+)
+
+
+def chance_rows() -> list[dict]:
+    """One row, "Chance", with every registered benchmark's chance level per metric."""
+    row = {"model": "Chance", "source": "REFERENCE.md, Metrics table"}
+    for name, benchmark in BENCHMARKS.items():
+        row.update({f"{name}/{metric}": value for metric, value in benchmark.chance.items()})
+    return [row]
+
+
+def reference_rows() -> list[dict]:
+    """Chance, then the published rows (the leaderboard keeps those that share a column with its results)."""
+    return [*chance_rows(), *PUBLISHED]
