@@ -8,6 +8,7 @@ import sys
 from typing import Callable, Sequence
 
 from backend.annotate.cli import add_campaign_parser
+from backend.benchmark_cli import add_parsers as add_benchmark_parsers
 from backend.auth import PermissionDenied
 from backend.jobs.cli import add_jobs_parser
 from backend.settings import add_settings_parser
@@ -111,86 +112,7 @@ def _add_probe(subparsers) -> None:
     parser.set_defaults(handler=_probe)
 
 
-def _evaluate(args: argparse.Namespace) -> int:
-    # Imported here: torch and open_clip take seconds to import, `--help` should not.
-    from backend.benchmarks import evaluate_report, get_benchmark
-    from backend.models import ModelLoadError, load_model
-
-    for name in args.benchmarks:
-        get_benchmark(name)  # a bad name fails before any model is loaded
-    reports = []
-    for spec in args.model:  # one model in memory at a time
-        try:
-            loaded = load_model(spec, device=args.device, precision=args.precision)
-        except ModelLoadError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        reports.append(evaluate_report(args.benchmarks, loaded, limit=args.limit))
-        del loaded
-    if args.json:
-        json.dump({"limit": args.limit, "models": [r.as_dict() for r in reports]}, sys.stdout, indent=2)
-        print()
-        return 0
-    for report in reports:
-        print(f"{report.identity['model']} ({report.identity['activation']}, {report.identity['precision']}): "
-              f"{report.seconds:.1f} s")
-        for note in report.notes:
-            print(f"  note: {note}")
-    versions = sorted({v for r in reports for v in r.benchmark_versions.values()})
-    print(f"benchmark version: {', '.join(versions)}" + (f" (first {args.limit} items)" if args.limit else ""))
-    writer = csv.writer(sys.stdout, dialect="excel-tab")
-    writer.writerow(["metric", *(f"{r.identity['model']} ({r.identity['activation']}, {r.identity['precision']})"
-                                 for r in reports)])
-    for metric in reports[0].metrics:
-        writer.writerow([metric, *(f"{100 * r.metrics[metric]:.1f}" for r in reports)])
-    return 0
-
-
-def _add_evaluate(subparsers) -> None:
-    parser = subparsers.add_parser("evaluate", help="run benchmarks on one or more models",
-                                   description="Benchmark metrics (percent) per model: rows metrics, "
-                                               "columns models, each with its activation and precision.")
-    parser.add_argument("--model", nargs="+", required=True, metavar="SPEC",
-                        help="e.g. ViT-B-32-quickgelu:openai, hf-hub:org/name, local-dir:PATH")
-    parser.add_argument("--benchmarks", nargs="+", required=True, metavar="NAME",
-                        help="e.g. toy-sugarcrepe toy-bivlc toy-retrieval")
-    parser.add_argument("--limit", type=int, default=None,
-                        help="use only the first N items per type (quick looks; numbers not comparable)")
-    _add_runtime_options(parser)
-    parser.set_defaults(handler=_evaluate)
-
-
-def _patch(args: argparse.Namespace) -> int:
-    from backend.models import load_model
-    from backend.patching import sweep
-
-    pretrained, finetuned = (load_model(spec, device=args.device, precision=args.precision)
-                             for spec in (args.pretrained, args.finetuned))
-    rows = sweep(pretrained, finetuned, args.alphas, args.benchmarks)
-    if args.json:
-        json.dump({"pretrained": args.pretrained, "finetuned": args.finetuned, "activation": pretrained.activation,
-                   "rows": rows}, sys.stdout, indent=2)
-        print()
-        return 0
-    writer = csv.writer(sys.stdout, dialect="excel-tab")
-    writer.writerow(["alpha", *[name for name in rows[0] if name != "alpha"]])
-    for row in rows:
-        writer.writerow([f"{row['alpha']:g}", *(f"{100 * v:.1f}" for k, v in row.items() if k != "alpha")])
-    return 0
-
-
-def _add_patch(subparsers) -> None:
-    parser = subparsers.add_parser("patch", help="interpolate pretrained and finetuned weights (WiSE-FT/CLOVe)",
-                                   description="w = (1-a) w_pretrained + a w_finetuned, evaluated per alpha.")
-    parser.add_argument("--pretrained", required=True, metavar="SPEC")
-    parser.add_argument("--finetuned", required=True, metavar="SPEC")
-    parser.add_argument("--alphas", nargs="+", type=float, default=[0, 0.25, 0.5, 0.75, 1.0])
-    parser.add_argument("--benchmarks", nargs="+", required=True, metavar="NAME")
-    _add_runtime_options(parser)
-    parser.set_defaults(handler=_patch)
-
-
-PARSER_BUILDERS = [_add_probe, _add_evaluate, _add_patch, train_commands.add_parsers, add_jobs_parser,
+PARSER_BUILDERS = [_add_probe, add_benchmark_parsers, train_commands.add_parsers, add_jobs_parser,
                    add_settings_parser, add_campaign_parser]
 
 

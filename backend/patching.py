@@ -206,6 +206,8 @@ def exported_models(models_dir: Path | str) -> list[tuple[str, str]]:
     folder = Path(models_dir) / PATCHED_FOLDER
     found = []
     for config_path in sorted(folder.glob("*/open_clip_config.json")):
+        if not config_path.parent.is_symlink():  # a version folder behind a checkpoint's link (see save_checkpoint)
+            continue
         origin = json.loads(config_path.read_text()).get("patched_from", {})
         label = f"{config_path.parent.name} (patched, alpha {origin.get('alpha', '?')})"
         found.append((label, f"local-dir:{config_path.parent}"))

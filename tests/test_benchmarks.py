@@ -203,19 +203,22 @@ def test_cli_evaluate_json_equals_in_process(tmp_path, capsys):
     in_process = _save_toy_checkpoint(tmp_path / "ckpt")
     spec = f"local-dir:{tmp_path / 'ckpt'}"
     names = ["toy-sugarcrepe", "toy-hard-positives"]
-    assert main(["evaluate", "--model", spec, "--benchmarks", *names, "--limit", "3", "--json"]) == 0
-    (model,) = json.loads(capsys.readouterr().out)["models"]
-    assert (model["model"], model["activation"], model["precision"]) == (spec, "gelu", "fp32")
-    assert model["benchmark_versions"] == {n: tw.BENCHMARK_VERSION for n in names}
-    assert model["metrics"] == pytest.approx(evaluate_many(names, in_process, limit=3))
+    assert main(["evaluate", "--model", spec, "--benchmarks", *names, "--limit", "3", "--json", "--no-store"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert [(r["model"], r["activation"], r["precision"], r["benchmark"]) for r in results] == [
+        (spec, "gelu", "fp32", name) for name in names]
+    assert {r["benchmark"]: r["version"] for r in results} == {n: tw.BENCHMARK_VERSION for n in names}
+    flat = {f"{r['benchmark']}/{k}": v for r in results for k, v in r["metrics"].items()}
+    assert flat == pytest.approx(evaluate_many(names, in_process, limit=3))
 
 
 def test_cli_evaluate_table_has_a_column_per_model(tmp_path, capsys):
     _save_toy_checkpoint(tmp_path / "ckpt")
     specs = [f"local-dir:{tmp_path / 'ckpt'}", str(tmp_path / "ckpt")]
-    assert main(["evaluate", "--model", *specs, "--benchmarks", "toy-aro-order", "--limit", "3"]) == 0
+    assert main(["evaluate", "--model", *specs, "--benchmarks", "toy-aro-order", "--limit", "3", "--no-store"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert f"benchmark version: {tw.BENCHMARK_VERSION} (first 3 items)" in lines
+    assert f"{specs[0]} (gelu, fp32) on toy-aro-order [{tw.BENCHMARK_VERSION}]" in lines[0]
+    assert "first 3 items per subset: numbers not comparable with full runs" in lines
     header = next(line for line in lines if line.startswith("metric\t")).split("\t")
     assert header[1:] == [f"{s} (gelu, fp32)" for s in specs]
     row = next(line for line in lines if line.startswith("toy-aro-order/accuracy\t")).split("\t")

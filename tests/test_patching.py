@@ -83,12 +83,16 @@ def test_patch_command_interpolates_from_pretrained_to_finetuned(tmp_path, capsy
     halfway = _save_toy_weights(tmp_path / "halfway", midpoint)
     benchmark = "toy-zeroshot-shape"
 
-    assert main(["evaluate", "--model", pretrained, halfway, finetuned, "--benchmarks", benchmark, "--json"]) == 0
-    expected = [model["metrics"] for model in json.loads(capsys.readouterr().out)["models"]]
+    assert main(["evaluate", "--model", pretrained, halfway, finetuned, "--benchmarks", benchmark, "--json",
+                 "--no-store"]) == 0
+    expected = [{f"{benchmark}/{k}": v for k, v in result["metrics"].items()}
+                for result in json.loads(capsys.readouterr().out)["results"]]
     assert len({json.dumps(metrics) for metrics in expected}) == 3, f"the three models tie: {expected}"
 
     assert main(["patch", "--pretrained", pretrained, "--finetuned", finetuned, "--alphas", "0", "0.5", "1",
-                 "--benchmarks", benchmark, "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+                 "--compositional", f"{benchmark}/top1", "--object-centric", f"{benchmark}/top1", "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    rows = output["rows"]
     assert [row.pop("alpha") for row in rows] == [0.0, 0.5, 1.0]
     assert rows == expected
+    assert output["recommended"]["alpha"] == 1.0  # the same metric on both axes: the best one is never worse

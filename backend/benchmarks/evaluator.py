@@ -30,7 +30,7 @@ import torch
 from torch import Tensor
 
 from backend.benchmarks.stream import Progress, StreamEncoder
-from backend.benchmarks.task import Task, item_scores
+from backend.benchmarks.task import Task, item_scores, pool_texts
 from backend.encoder import EmbeddingCache
 from backend.models import LoadedModel
 
@@ -158,6 +158,8 @@ def run_task(task: Task, encoder: StreamEncoder, progress: Progress | None = Non
     with eval_mode(encoder.loaded.model):
         image_emb = encoder.images(task.images, image_progress)
         text_emb = encoder.texts(task.texts, text_progress)
+    if task.text_pool is not None:
+        text_emb = pool_texts(text_emb, task.text_pool)
     if task.image_index is None:
         return TaskResult({k: float(v) for k, v in task.metrics(image_emb @ text_emb.T).items()})
     scores = item_scores(image_emb, text_emb, task)

@@ -13,6 +13,7 @@ the embeddings are gathered, so N GPUs share the work of one evaluation.
 """
 from __future__ import annotations
 
+import os
 from typing import Callable, Sequence
 
 import torch
@@ -52,9 +53,18 @@ def distributed() -> tuple[int, int]:
     return 0, 1
 
 
-def _gather(rows: torch.Tensor, total: int) -> torch.Tensor:
+def join_torchrun() -> tuple[int, int, str | None]:
+    """Under torchrun: join the process group; returns (rank, world size, this rank's GPU or None)."""
+    if "RANK" not in os.environ:
+        return 0, 1, None
+    if not torch.distributed.is_initialized():
+        torch.distributed.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    device = f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else None
+    return (*distributed(), device)
+
+
+def _gather(rows: torch.Tensor, total: int, world: int) -> torch.Tensor:
     """Rank r encoded inputs r, r + world, ...: interleave every rank's rows back into input order."""
-    _, world = distributed()
     if world == 1:
         return rows
     parts: list = [None] * world
@@ -68,11 +78,16 @@ def _gather(rows: torch.Tensor, total: int) -> torch.Tensor:
 
 
 class StreamEncoder:
-    """Encodes distinct images and texts for one model; embeddings are cached by key in a bounded LRU."""
+    """Encodes distinct images and texts for one model; embeddings are cached by key in a bounded LRU.
+
+    ``shard=True`` splits the work over the torchrun ranks: every rank must then
+    make the same calls (the evaluate job does; the trainer evaluates on rank 0
+    alone and leaves it False).
+    """
 
     def __init__(self, loaded: LoadedModel, cache: EmbeddingCache | None = None, batch_size: int = 256,
-                 workers: int = 0):
-        self.loaded, self.batch_size, self.workers = loaded, batch_size, workers
+                 workers: int = 0, shard: bool = False):
+        self.loaded, self.batch_size, self.workers, self.shard = loaded, batch_size, workers, shard
         self.cache = cache if cache is not None else EmbeddingCache(max_items=200_000)
         self._tag = (loaded.spec, loaded.activation, loaded.precision, loaded.device)
 
@@ -96,8 +111,8 @@ class StreamEncoder:
         found = {key: self.cache.get((*self._tag, key)) for key in keys}
         first = {key: i for i, key in reversed(list(enumerate(keys)))}
         missing = [first[key] for key, row in found.items() if row is None]
-        rank, world = distributed()
-        rows = _gather(encode([inputs[i] for i in missing[rank::world]], progress), len(missing))
+        rank, world = distributed() if self.shard else (0, 1)
+        rows = _gather(encode([inputs[i] for i in missing[rank::world]], progress), len(missing), world)
         for i, row in zip(missing, rows):
             found[keys[i]] = row
             self.cache.put((*self._tag, keys[i]), row)

@@ -98,7 +98,8 @@ class Task:
     Item tasks (``image_index`` (N, I) and ``text_index`` (N, K) set): ``metrics``
     receives scores (N, K, I); only those are computed, never the full matrix
     (25k images x 50k texts would not fit). Gallery tasks (indices None):
-    ``metrics`` receives the full (len(images), len(texts)) cosine matrix.
+    ``metrics`` receives the full (len(images), len(texts)) cosine matrix, or
+    with ``text_pool`` the (len(images), classes) matrix of pooled texts.
     """
 
     images: list[ImageSource]
@@ -107,6 +108,7 @@ class Task:
     image_index: Tensor | None = None
     text_index: Tensor | None = None
     items: Items | None = None
+    text_pool: Tensor | None = None  # (classes, len(texts)): prompt ensembles, see `pool_texts`
 
     @property
     def n_items(self) -> int:
@@ -144,6 +146,15 @@ def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[
         items = Items([str(i) for i in (ids if ids is not None else range(n_items))],
                       list(subtypes) if subtypes is not None else ["all"] * n_items, correct)
     return Task(distinct_images, list(text_ids), metrics, image_index, text_index, items)
+
+
+def pool_texts(text_emb: Tensor, pool: Tensor) -> Tensor:
+    """Prompt ensembles (CLIP's zero-shot recipe): each class is the re-normalised mean of its prompts' embeddings.
+
+    The mean must be taken over embeddings, not scores: the norm of the mean
+    differs per class, so averaging cosines would rank classes differently.
+    """
+    return torch.nn.functional.normalize(pool.to(text_emb.dtype) @ text_emb, dim=-1)
 
 
 def item_scores(image_emb: Tensor, text_emb: Tensor, task: Task, chunk: int = 4096) -> Tensor:

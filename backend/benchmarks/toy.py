@@ -253,9 +253,30 @@ _TOY = {
                             functools.partial(_zero_shot_task, "colour")),
 }
 
+BIVLC_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5, "i2t": 0.25, "t2i": 0.25, "group": 1 / 6}
+HARD_POSITIVE_CHANCE = {"original_acc": 0.5, "augmented_acc": 1 / 3, "brittleness": 1 / 3}
+
+
+def _chance(name: str) -> dict[str, float]:
+    """Chance per headline metric (REFERENCE.md, Metrics table): the leaderboard's Chance row."""
+    if name == "toy-sugarcrepe":
+        categories = sorted({t.split("_")[0] for t in tw.SUGARCREPE_TYPES})
+        return {"overall": 0.5, **{t: 0.5 for t in tw.SUGARCREPE_TYPES},
+                **{f"{kind}/{c}": 0.5 for kind in ("micro", "macro") for c in categories}}
+    if name == "toy-bivlc":
+        return dict(BIVLC_CHANCE)
+    if name == "toy-hard-positives":
+        return {f"{s}/{k}": v for s in tw.HARD_POSITIVE_SUBSETS for k, v in HARD_POSITIVE_CHANCE.items()}
+    if name == "toy-aro-order":
+        return {"accuracy": 0.2}
+    if name.startswith("toy-zeroshot-"):
+        return {"top1": 1 / len(tw.SHAPES if name.endswith("shape") else tw.COLOURS)}
+    return {}
+
+
 def _ignoring_root(build):
     return lambda limit, root: build(limit)
 
 
 for _name, (_description, _build) in _TOY.items():
-    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build)))
+    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build), chance=_chance(_name)))

@@ -1,0 +1,125 @@
+"""The `evaluate` and `sweep` job kinds in their own processes (local and torchrun with 2 CPU ranks), and the
+in-place alpha sweep against a fresh interpolated copy per alpha."""
+from pathlib import Path
+
+import pytest
+import torch
+
+from backend import jobs
+from backend.auth import Actor, PermissionDenied
+from backend.benchmarks import evaluate_many
+from backend.benchmarks.results import results
+from backend.models import load_model
+from backend.paths import PathError
+from backend.patching import apply_alpha, export_patched, exported_models, patched_model, recommend, sweep
+from backend.store import Store
+from backend.train.checkpoint import save_checkpoint
+from tests.appserver import wait_for, workspace_settings
+
+ADMIN = Actor("alice", "admin", "password")
+GUEST = Actor("visitor", "annotator", "password")
+BENCHMARKS = ["toy-sugarcrepe", "toy-zeroshot-shape"]
+LIMIT = 6
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return workspace_settings(tmp_path / "ws")
+
+
+def settled(store, job_id, timeout=240.0):
+    job = wait_for(lambda: (row := store.get_job(job_id))["status"] in jobs.FINAL and row, timeout,
+                   f"job {job_id} to settle")
+    assert job["status"] == "done", f"{job['error']}\n{jobs.log_tail(job['log_path'])}"
+    return job
+
+
+@pytest.fixture(scope="module")
+def finetuned(tmp_path_factory):
+    """The built-in model with every weight nudged, saved as a checkpoint folder (what a training run leaves)."""
+    loaded = load_model("toyworld", device="cpu")
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for parameter in loaded.model.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    folder = tmp_path_factory.mktemp("finetuned") / "nudged"
+    save_checkpoint(folder, loaded.model, loaded.architecture, {"trained_from": "toyworld"})
+    return f"local-dir:{folder}"
+
+
+@pytest.mark.parametrize("target, options", [("local", {}), ("torchrun", {"nproc": 2})])
+def test_an_evaluate_job_stores_the_same_numbers_as_an_in_process_run(settings, target, options):
+    store = Store(settings.db)
+    config = {"models": ["toyworld"], "benchmarks": BENCHMARKS, "limit": LIMIT, "workers": 0}
+    job_id = jobs.submit(ADMIN, "evaluate", config, target, options, store=store, settings=settings)
+    job = settled(store, job_id)
+    stored = {row["benchmark"]: row for row in results(store)}
+    assert set(stored) == set(BENCHMARKS) and all(row["job_id"] == job_id for row in stored.values())
+    expected = evaluate_many(BENCHMARKS, load_model("toyworld", device="cpu"), limit=LIMIT)
+    for name, row in stored.items():
+        for key, value in row["metrics"].items():
+            assert value == pytest.approx(expected[f"{name}/{key}"], abs=1e-9), key
+        assert row["activation"] == "gelu" and row["item_limit"] == LIMIT and row["version"]
+    assert job["progress"] == 1.0 and len(job["result"]["results"]) == 2
+
+
+def test_only_an_admin_launches_and_a_bad_benchmark_is_refused(settings):
+    store = Store(settings.db)
+    with pytest.raises(PermissionDenied):
+        jobs.submit(GUEST, "evaluate", {"models": ["toyworld"], "benchmarks": BENCHMARKS}, store=store,
+                    settings=settings)
+    with pytest.raises(ValueError, match="unknown benchmark 'sugar'"):
+        jobs.submit(ADMIN, "evaluate", {"models": ["toyworld"], "benchmarks": ["sugar"]}, store=store,
+                    settings=settings)
+    assert store.list_jobs() == []
+
+
+def test_in_place_sweep_equals_a_fresh_interpolated_copy_per_alpha(finetuned):
+    pretrained, end = load_model("toyworld", device="cpu"), load_model(finetuned, device="cpu")
+    alphas = [0.0, 0.5, 1.0]
+    copies = [{"alpha": a, **evaluate_many(BENCHMARKS, patched_model(pretrained, end, a), limit=LIMIT)}
+              for a in alphas]
+    model_id = id(pretrained.model)
+    rows = sweep(pretrained, end, alphas, BENCHMARKS, limit=LIMIT)
+    assert id(pretrained.model) == model_id  # one instance throughout
+    assert rows == copies
+    assert rows[0] != rows[2]  # the nudge changed something, so the comparison means something
+
+
+def test_apply_alpha_writes_the_interpolation_into_the_model(finetuned):
+    pretrained, end = load_model("toyworld", device="cpu"), load_model(finetuned, device="cpu")
+    start_state = {k: v.clone() for k, v in pretrained.model.state_dict().items()}
+    end_state = end.model.state_dict()
+    apply_alpha(pretrained.model, start_state, end_state, 0.25)
+    for key, value in pretrained.model.state_dict().items():
+        if value.is_floating_point():
+            assert torch.allclose(value, 0.75 * start_state[key] + 0.25 * end_state[key], atol=1e-6), key
+
+
+def test_recommendation_keeps_object_centric_within_tolerance():
+    rows = [{"alpha": 0.0, "c": 0.60, "o": 0.80}, {"alpha": 0.5, "c": 0.70, "o": 0.795},
+            {"alpha": 0.8, "c": 0.75, "o": 0.78}, {"alpha": 1.0, "c": 0.80, "o": 0.60}]
+    best = recommend(rows, "c", "o", tolerance=0.01)
+    assert best["alpha"] == 0.5 and "1 points below the pretrained model's (80.0)" in best["criterion"]
+    assert recommend(rows, "c", "o", tolerance=0.05)["alpha"] == 0.8
+
+
+def test_a_sweep_job_reports_each_alpha_and_its_export_loads_back(tmp_path, finetuned):
+    folder = Path(finetuned.removeprefix("local-dir:"))
+    with pytest.raises(PathError, match="outside the allowed folders"):
+        jobs.submit(ADMIN, "sweep", {"pretrained": "toyworld", "finetuned": finetuned}, store=Store(tmp_path / "x.db"),
+                    settings=workspace_settings(tmp_path / "closed"))
+    settings = workspace_settings(tmp_path / "ws", extra_roots=[folder.parent])
+    store = Store(settings.db)
+    config = {"pretrained": "toyworld", "finetuned": finetuned, "alphas": [0, 0.5, 1], "limit": LIMIT}
+    job = settled(store, jobs.submit(ADMIN, "sweep", config, store=store, settings=settings))
+    points = store.metrics(job["id"], "sweep")
+    assert sorted({row["step"] for row in points}) == [0, 1, 2]
+    assert [row["alpha"] for row in job["result"]["rows"]] == [0, 0.5, 1]
+    best = job["result"]["recommended"]
+    spec = export_patched("toyworld", finetuned, best["alpha"], "toy-patched", settings.models_dir)
+    assert exported_models(settings.models_dir) == [(f"toy-patched (patched, alpha {best['alpha']})", spec)]
+    reloaded = evaluate_many(BENCHMARKS, load_model(spec, device="cpu"), limit=LIMIT)
+    assert reloaded["toy-sugarcrepe/overall"] == pytest.approx(best["compositional"])
+    with pytest.raises(ValueError, match="already exists"):
+        export_patched("toyworld", finetuned, 0.3, "toy-patched", settings.models_dir)
