@@ -1,0 +1,55 @@
+"""Per-item flags into per-group fractions: the one reduction every 2x2 and pairwise benchmark reports.
+
+Why a module of its own: BiVLC (per type and type/subtype), Winoground (per
+tag, secondary tag, number of main predicates), VALSE (per piece) and MMVP-VLM
+(per visual pattern) all turn boolean per-item flags into "fraction of the
+items of each group", and an exported campaign reuses BiVLC's. One function
+keeps the key layout (``<group>/<flag>``, overall without a prefix) identical.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import torch
+from torch import Tensor
+
+from backend import metrics as M
+from backend.benchmarks.task import fraction
+
+TWO_BY_TWO_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5, "i2t": 0.25, "t2i": 0.25,
+                     "group": 1 / 6}
+"""Chance of the seven 2x2 flags (REFERENCE.md: 25 / 25 / 16.7; each single comparison 50)."""
+
+
+def label_masks(labels: Sequence[str]) -> dict[str, Tensor]:
+    """One boolean mask per distinct label, in order of first appearance."""
+    return {label: torch.tensor([value == label for value in labels], dtype=torch.bool)
+            for label in dict.fromkeys(labels)}
+
+
+def multi_label_masks(labels: Sequence[Iterable[str]]) -> dict[str, Tensor]:
+    """One mask per label for items that may carry several (Winoground's secondary tags)."""
+    sets = [set(item) for item in labels]
+    names = dict.fromkeys(label for item in labels for label in item)
+    return {name: torch.tensor([name in item for item in sets], dtype=torch.bool) for name in names}
+
+
+def grouped_fractions(flags: Mapping[str, Tensor], groups: Mapping[str, Tensor]) -> dict[str, float]:
+    """``{flag: fraction over all items}`` plus ``{"<group>/<flag>": fraction within the group}``.
+
+    Empty groups are skipped (a ``limit`` may leave none of a type), never
+    reported as NaN.
+    """
+    out = {name: fraction(values) for name, values in flags.items()}
+    for group, mask in groups.items():
+        if mask.any():
+            out.update({f"{group}/{name}": fraction(values[mask]) for name, values in flags.items()})
+    return out
+
+
+def two_by_two_flags(scores: Tensor, names: Mapping[str, str] | None = None) -> dict[str, Tensor]:
+    """``metrics.group_scores`` (strict ties) with lowercase keys, renamed by ``names`` (Winoground's text/image)."""
+    flags = {flag.lower(): values for flag, values in M.group_scores(scores).items()}
+    if names is None:
+        return flags
+    return {names.get(flag, flag): values for flag, values in flags.items()}
