@@ -24,7 +24,7 @@ PUBLISHED: tuple[dict, ...] = (
      "sugarcrepe/add_att": 0.685, "sugarcrepe/macro/replace": 0.801, "sugarcrepe/macro/swap": 0.623,
      "sugarcrepe/macro/add": 0.728},
     {"model": "OpenAI CLIP ViT-B/32 (published)", "source": f"{_CLOVE_TABLE1}, row pre-trained",
-     "aro-vg-attribution/accuracy": 0.635, "aro-vg-relation/accuracy": 0.598,
+     "aro-vg-attribution/macro": 0.635, "aro-vg-relation/macro": 0.598,
      "aro-coco-order/accuracy": 0.477, "aro-flickr30k-order/accuracy": 0.599},
     {"model": "Human (published)", "source": "Miranda et al. 2024 (BiVLC), Table 2, row Human",
      "sugarcrepe/micro": 0.9893, "bivlc/i2t": 0.9040, "bivlc/t2i": 0.9300, "bivlc/group": 0.8680},
