@@ -253,9 +253,21 @@ _TOY = {
                             functools.partial(_zero_shot_task, "colour")),
 }
 
+def _sugarcrepe_chance() -> dict[str, float]:
+    """Every toy-sugarcrepe metric is a choice between two captions: chance is 0.5 (for the leaderboard's Chance
+    row, which otherwise had no toy column and so never showed beside toy results)."""
+    categories = dict.fromkeys(t.split("_", 1)[0] for t in tw.SUGARCREPE_TYPES)
+    keys = [*tw.SUGARCREPE_TYPES, *(f"{kind}/{c}" for kind in ("micro", "macro") for c in categories), "overall"]
+    return dict.fromkeys(keys, 0.5)
+
+
+_CHANCE = {"toy-sugarcrepe": _sugarcrepe_chance()}
+
+
 def _ignoring_root(build):
     return lambda limit, root: build(limit)
 
 
 for _name, (_description, _build) in _TOY.items():
-    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build)))
+    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build),
+                       chance=_CHANCE.get(_name, {})))
