@@ -14,7 +14,7 @@ from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
 from backend.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.store import Store
-from ui import annotate, campaigns, probe, session, train
+from ui import annotate, benchmarks, campaigns, probe, session, sweep, train
 from ui.context import AppContext
 
 # Gradio summarises up to 10,000 past events with pandas after EVERY event by default (5-13 ms each, growing):
@@ -46,20 +46,34 @@ def build_app(ctx: AppContext) -> gr.Blocks:
     with gr.Blocks(title="Compositionality Lab") as demo:
         gr.Markdown(HEADER)
         visitor = session.build(ctx)
-        with gr.Tab("Probe"):
-            probe.build(ctx, visitor)
-        with gr.Tab("Annotate"):
-            annotate.build(ctx).wire(demo)
-        admin_tabs = []
-        if auth.policy(ctx.settings).admin_possible:
-            with gr.Tab("Train", visible=auth.default_actor(ctx.settings).is_admin) as train_tab:
-                train.build(ctx, visitor)
-            admin_tabs.append(train_tab)
-            with gr.Tab("Campaigns", visible=auth.default_actor(ctx.settings).is_admin) as campaigns_tab:
-                campaigns.build(ctx, visitor)
-            admin_tabs.append(campaigns_tab)
+        with gr.Tabs() as tabs:
+            with gr.Tab("Probe", id="probe") as probe_tab:
+                probe_inputs = probe.build(ctx, visitor)
+            with gr.Tab("Benchmarks", id="benchmarks") as benchmarks_tab:
+                benchmark_models = benchmarks.build(ctx, visitor, probe_inputs, tabs)
+            with gr.Tab("Annotate", id="annotate"):
+                annotate.build(ctx).wire(demo)
+            admin_tabs = []
+            if auth.policy(ctx.settings).admin_possible:
+                admin_tabs = _admin_tabs(ctx, visitor)
+        # Models that joined since the page opened (finished runs, exported patched models) show up on return.
+        for tab, models in ((probe_tab, probe_inputs["models"]), (benchmarks_tab, benchmark_models)):
+            if models is not None:
+                tab.select(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
+                           api_visibility="private", queue=False)
         visitor.wire(demo, admin_tabs)
     return demo
+
+
+def _admin_tabs(ctx: AppContext, visitor: session.Session) -> list:
+    """Train, Sweep and Campaigns: shown to admins (hidden is a courtesy: their endpoints refuse anyone else)."""
+    shown = auth.default_actor(ctx.settings).is_admin
+    tabs = []
+    for name, module in (("Train", train), ("Sweep", sweep), ("Campaigns", campaigns)):
+        with gr.Tab(name, id=name.lower(), visible=shown) as tab:
+            module.build(ctx, visitor)
+        tabs.append(tab)
+    return tabs
 
 
 def build_annotate_app(ctx: AppContext) -> gr.Blocks:

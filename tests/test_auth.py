@@ -15,7 +15,10 @@ from tests.tiny import solid_image
 
 # Annotators are not admins: /start and /answer serve anyone, each annotator only their own tasks
 # (tests/test_annotate_app.py).
-PUBLIC = {"/probe", "/model_choices", "/login", "/logout", "/start", "/answer"}
+# The Benchmarks tab's reading side (leaderboard, failure browser, Send to Probe): for everyone.
+READING = {"/leaderboard", "/leaderboard_csv", "/evaluate_status", "/failure_results", "/failure_subtypes",
+           "/failures", "/failure_item", "/disagreements", "/send_to_probe"}
+PUBLIC = {"/probe", "/model_choices", "/login", "/logout", "/start", "/answer", *READING}
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 
 
@@ -68,7 +71,8 @@ def test_every_admin_endpoint_refuses_an_anonymous_caller(guarded):
     client = Client(url, verbose=False)
     endpoints = client.view_api(return_format="dict")["named_endpoints"]
     admin_only = sorted(set(endpoints) - PUBLIC)
-    assert {"/launch", "/cancel", "/run_status", "/list_runs"} <= set(admin_only)
+    assert {"/launch", "/cancel", "/run_status", "/list_runs", "/launch_evaluate", "/launch_sweep", "/sweep_status",
+            "/export_patched"} <= set(admin_only)
     for name in admin_only:
         with pytest.raises(Exception, match="needs an admin; you are anonymous"):
             client.predict(*_example_arguments(endpoints[name]), api_name=name)
@@ -109,7 +113,7 @@ def test_without_credentials_on_a_public_address_admin_features_are_absent_and_t
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], tmp_path,
                      GRADIO_SERVER_NAME="0.0.0.0") as url:
         endpoints = Client(url, verbose=False).view_api(return_format="dict")["named_endpoints"]
-        assert set(endpoints) == {"/probe", "/model_choices", "/start", "/answer"}
+        assert set(endpoints) == {"/probe", "/model_choices", "/start", "/answer", *READING}
         config = httpx.get(url + "config").json()
     texts = [c["props"].get("value") for c in config["components"] if c["type"] == "markdown"]
     assert any("Admin features (training, jobs) are off: the app listens on 0.0.0.0" in (t or "") for t in texts)

@@ -221,8 +221,9 @@ def make_handler(ctx: AppContext):
     return probe
 
 
-def build(ctx: AppContext, visitor: Session) -> None:
-    """Lay out the Probe tab inside the current Blocks context."""
+def build(ctx: AppContext, visitor: Session) -> dict:
+    """Lay out the Probe tab inside the current Blocks context; returns its image, caption and model list, which
+    other tabs fill (the Benchmarks tab's "Send to Probe") or refresh (new models)."""
     with gr.Row():
         with gr.Column(scale=1, min_width=320):
             image = gr.Image(type="pil", label="Image", sources=["upload", "clipboard"], height=240)
@@ -269,3 +270,4 @@ def build(ctx: AppContext, visitor: Session) -> None:
     refresh_models.click(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                          api_name="model_choices")
     image.upload(check_upload, image, None, api_visibility="private", show_progress="hidden", preprocess=False)
+    return {"image": image, "caption": caption, "models": models}

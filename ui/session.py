@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import gradio as gr
 
 from backend import auth
-from backend.auth import Actor, PermissionDenied
+from backend.auth import Actor, PermissionDenied, require_admin
 from ui.context import AppContext
 
 
@@ -28,6 +28,21 @@ def status_text(ctx: AppContext, actor: Actor) -> str:
         return f"Signed in as **{actor.name}** (admin)."
     who = f"Signed in as **{actor.name}** (not an admin). " if actor.via == "hf-oauth" else ""
     return who + policy.reason
+
+
+def shown(error: Exception) -> gr.Error:
+    """A refusal or bad input as the message the visitor reads (no traceback in the server log)."""
+    return gr.Error(str(error), print_exception=False)
+
+
+def admin_actor(ctx: AppContext, session: Actor | None, action: str) -> Actor:
+    """The session's actor if it is an admin; otherwise the backend's refusal, shown as a message."""
+    actor = actor_of(ctx, session)
+    try:
+        require_admin(actor, action)
+    except PermissionDenied as error:
+        raise shown(error) from error
+    return actor
 
 
 @dataclass

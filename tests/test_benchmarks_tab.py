@@ -1,0 +1,163 @@
+"""The Benchmarks tab through a real server on 127.0.0.1 (gradio_client) and a real `evaluate` job.
+
+Two real models: the shipped toy model and a randomly initialised one of the same
+architecture saved as a checkpoint (the random model of the Train tab's
+`toyworld:random`, which `load_model` itself does not offer). An admin signs in
+with the password policy; an anonymous caller is refused.
+"""
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+
+from backend.benchmarks.results import items, model_label, results
+from backend.store import Store
+from backend.train.checkpoint import save_checkpoint
+from backend.train.config import TrainConfig
+from backend.train.loop import build_model
+from tests.appserver import running_app, wait_for
+
+CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
+               "GRADIO_SERVER_NAME": "0.0.0.0"}
+LIMIT = 12
+BENCHMARK = "toy-sugarcrepe"
+
+
+def random_toy_checkpoint(folder: Path) -> str:
+    """The toy architecture freshly initialised (seed 0), saved as a checkpoint folder; returns its spec."""
+    loaded = build_model(TrainConfig(base_model="toyworld:random"), "cpu")
+    save_checkpoint(folder, loaded.model, loaded.architecture, {"trained_from": "toyworld:random"})
+    return f"local-dir:{folder}"
+
+
+def sign_in(url: str) -> Client:
+    client = Client(url, verbose=False)
+    status, _password = client.predict("admin", "s3cret pass", api_name="/login")
+    assert "(admin)" in status
+    return client
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory):
+    """A server whose admin evaluated both models on toy-sugarcrepe (LIMIT items per type) through the tab."""
+    workspace = tmp_path_factory.mktemp("benchmarks-tab")
+    random_spec = random_toy_checkpoint(workspace / "random-toy")
+    store = Store(workspace / "lab.db")
+    with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:
+        admin = sign_in(url)
+        status = admin.predict(["toyworld", random_spec], [BENCHMARK], LIMIT, api_name="/launch_evaluate")
+        job_id = int(re.search(r"#(\d+) evaluate", status).group(1))
+        job = wait_for(lambda: (row := store.get_job(job_id))["status"] in ("done", "failed") and row, 120,
+                       "the evaluate job to end")
+        assert job["status"] == "done", job.get("error")
+        yield {"url": url, "admin": admin, "store": store, "workspace": workspace, "job": job_id,
+               "models": ["toyworld", random_spec]}
+
+
+def table_rows(table: dict) -> dict[str, dict]:
+    return {row[0]: dict(zip(table["headers"], row)) for row in table["data"]}
+
+
+def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(evaluated):
+    admin, store = evaluated["admin"], evaluated["store"]
+    assert "**#%d evaluate: done**, 100%%" % evaluated["job"] in admin.predict(evaluated["job"],
+                                                                              api_name="/evaluate_status")
+    table, chart = admin.predict([], api_name="/leaderboard")
+    rows = table_rows(table)
+    stored = results(store, [BENCHMARK])
+    assert {row["model"] for row in stored} == set(evaluated["models"])
+    for result in stored:
+        row = rows[f"{model_label(result)} [first {LIMIT} items]"]
+        assert row["source"] == "evaluated here"
+        for metric, value in result["metrics"].items():
+            assert row[f"{BENCHMARK}/{metric}"] == round(100 * value, 1), metric
+    assert table["headers"][2] == f"{BENCHMARK}/overall", "the benchmark's summary comes first"
+    chance = rows["Chance"]
+    assert chance["source"] == "REFERENCE.md, Metrics table" and chance[f"{BENCHMARK}/overall"] == 50.0
+    bars = {row[1]: row[4] for row in chart["data"]}  # model -> headline value
+    assert len(chart["data"]) == 2 and bars["toyworld"] == round(100 * next(
+        r for r in stored if r["model"] == "toyworld")["metrics"]["overall"], 1)
+
+
+def test_the_csv_download_has_every_row(evaluated):
+    path = evaluated["admin"].predict([], api_name="/leaderboard_csv")
+    rows = {row["model"]: row for row in csv.DictReader(io.StringIO(Path(path).read_text()))}
+    for result in results(evaluated["store"], [BENCHMARK]):
+        label = f"{model_label(result)} [first {LIMIT} items]"
+        assert rows[label][f"{BENCHMARK}/overall"] == f"{100 * result['metrics']['overall']:.2f}"
+    assert rows["Chance"]["source"] == "REFERENCE.md, Metrics table"
+
+
+def test_the_column_filter_keeps_only_the_chosen_benchmarks(evaluated):
+    table, _chart = evaluated["admin"].predict(["toy-bivlc"], api_name="/leaderboard")
+    assert table["headers"] == ["model", "source", "date"] and table["data"] == []
+
+
+def test_an_anonymous_visitor_reads_the_leaderboard_but_cannot_launch(evaluated):
+    anonymous = Client(evaluated["url"], verbose=False)
+    table, _chart = anonymous.predict([], api_name="/leaderboard")
+    assert len(table["data"]) == 3  # two models and chance
+    before = len(evaluated["store"].list_jobs())
+    with pytest.raises(Exception, match="Launching an evaluation needs an admin; you are anonymous"):
+        anonymous.predict(["toyworld"], [BENCHMARK], 5, api_name="/launch_evaluate")
+    assert len(evaluated["store"].list_jobs()) == before
+
+
+@pytest.mark.parametrize("models, benchmarks, message", [
+    ([], [BENCHMARK], "pick at least one model"),
+    (["toyworld"], ["no-such-benchmark"], "unknown benchmark 'no-such-benchmark'"),
+    (["local-dir:/etc"], [BENCHMARK], "is outside"),
+])
+def test_a_bad_launch_is_a_message_and_starts_nothing(evaluated, models, benchmarks, message):
+    before = len(evaluated["store"].list_jobs())
+    with pytest.raises(Exception, match=message):
+        evaluated["admin"].predict(models, benchmarks, 5, api_name="/launch_evaluate")
+    assert len(evaluated["store"].list_jobs()) == before
+
+
+def test_failures_of_a_subtype_show_the_items_the_model_got_wrong(evaluated):
+    admin, store = evaluated["admin"], evaluated["store"]
+    toy = next(r for r in results(store, [BENCHMARK]) if r["model"] == "toyworld")
+    subtypes, other, *_cleared = admin.predict(toy["id"], api_name="/failure_subtypes")
+    counts = {value: label for label, value in subtypes["choices"]}
+    wrong_swaps = items(store, toy["id"], True, "swap_att", 100)
+    assert counts["swap_att"] == f"swap_att ({len(wrong_swaps)} wrong of {LIMIT})"
+    assert len(other["choices"]) == 1, "the other model on the same items is offered for comparison"
+    table = admin.predict(toy["id"], "swap_att", 1, api_name="/failures")
+    assert [row[0] for row in table["data"]] == [item["position"] for item in wrong_swaps]
+    first = wrong_swaps[0]
+    assert table["data"][0][2] == first["texts"][0] and table["data"][0][4] < 0  # true caption, lost margin
+    gallery, captions = admin.predict(toy["id"], first["position"], api_name="/failure_item")
+    assert len(gallery) == 1 and Path(gallery[0]["image"]).stat().st_size > 0
+    assert first["texts"][0] in captions and first["texts"][1] in captions and "wrong" in captions
+    assert f"{first['scores'][0][0]:.4f}" in captions and f"{first['scores'][1][0]:.4f}" in captions
+
+
+def test_disagreements_list_the_items_one_model_gets_right_and_the_other_wrong(evaluated):
+    admin, store = evaluated["admin"], evaluated["store"]
+    toy, rand = (next(r for r in results(store, [BENCHMARK]) if r["model"] == spec) for spec in evaluated["models"])
+    table = admin.predict(toy["id"], rand["id"], api_name="/disagreements")
+    right = {i["position"] for i in items(store, toy["id"], False, None, 1000) if i["correct"]}
+    wrong_b = {i["position"] for i in items(store, rand["id"], True, None, 1000)}
+    wrong_a = {i["position"] for i in items(store, toy["id"], True, None, 1000)}
+    expected = sorted((right & wrong_b) | (wrong_a - wrong_b))[:50]
+    assert [row[0] for row in table["data"]] == expected and expected
+    assert all(row[3] == (row[0] in right) for row in table["data"])
+
+
+def test_send_to_probe_returns_the_image_and_the_true_caption(evaluated):
+    admin, store = evaluated["admin"], evaluated["store"]
+    toy = next(r for r in results(store, [BENCHMARK]) if r["model"] == "toyworld")
+    item = items(store, toy["id"], True, None, 1)[0]
+    image, caption = admin.predict(toy["id"], item["position"], api_name="/send_to_probe")
+    assert caption == item["texts"][0] and Path(image).stat().st_size > 0
+
+
+def test_the_leaderboard_survives_a_restart_on_the_same_store(evaluated):
+    workspace = evaluated["workspace"]
+    with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:
+        table, _chart = Client(url, verbose=False).predict([], api_name="/leaderboard")
+    assert len([row for row in table["data"] if row[1] == "evaluated here"]) == 2

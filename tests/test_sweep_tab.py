@@ -1,0 +1,134 @@
+"""The Sweep tab through a real server on 127.0.0.1 (gradio_client) and a real `sweep` job.
+
+The finetuned model is the shipped toy model with a small perturbation of every
+weight, saved as a checkpoint the way training saves one; three alphas and a
+few items per type keep the sweep short.
+"""
+import re
+
+import numpy as np
+import pytest
+import torch
+from gradio_client import Client, handle_file
+
+from backend.models import load_model
+from backend.store import Store
+from backend.toyworld.grammar import parse
+from backend.toyworld.negative_images import scene_for_caption
+from backend.toyworld.render import render, to_pil
+from backend.train.checkpoint import save_checkpoint
+from tests.appserver import running_app, wait_for
+
+CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
+               "GRADIO_SERVER_NAME": "0.0.0.0"}
+ALPHAS = "0, 0.5, 1"
+CAPTION = "a red circle above a blue square"
+NEGATIVE = "- a blue circle above a red square"  # an extra caption, so the probe has something to compare
+
+
+def perturbed_toy_checkpoint(folder) -> str:
+    """The shipped toy model with 20% Gaussian noise (relative to each tensor's spread) on its float weights."""
+    loaded = load_model("toyworld", device="cpu", precision="fp32")
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for tensor in loaded.model.state_dict().values():
+            if tensor.is_floating_point() and tensor.numel() > 1:
+                tensor.add_(0.2 * tensor.std() * torch.randn(tensor.shape, generator=generator))
+    save_checkpoint(folder, loaded.model, loaded.architecture, {"trained_from": "toyworld"})
+    return f"local-dir:{folder}"
+
+
+def form(pretrained="toyworld", finetuned="", alphas=ALPHAS, compositional="toy-sugarcrepe/overall",
+         object_centric="toy-zeroshot-shape/top1", tolerance=1.0, limit=6):
+    return [pretrained, finetuned, alphas, compositional, object_centric, tolerance, limit]
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """A server whose admin swept toyworld -> its perturbed copy over three alphas through the tab."""
+    workspace = tmp_path_factory.mktemp("sweep-tab")
+    finetuned = perturbed_toy_checkpoint(workspace / "perturbed-toy")
+    store = Store(workspace / "lab.db")
+    with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:
+        admin = Client(url, verbose=False)
+        admin.predict("admin", "s3cret pass", api_name="/login")
+        message, _choices = admin.predict(*form(finetuned=finetuned), api_name="/launch_sweep")
+        job_id = int(re.search(r"sweep #(\d+)", message).group(1))
+        job = wait_for(lambda: (row := store.get_job(job_id))["status"] in ("done", "failed") and row, 120,
+                       "the sweep to end")
+        assert job["status"] == "done", job.get("error")
+        yield {"url": url, "admin": admin, "store": store, "job": job, "finetuned": finetuned,
+               "workspace": workspace}
+
+
+def test_the_curve_has_a_labelled_point_per_alpha_and_the_recommendation(swept):
+    status, plot, points, best, alpha = swept["admin"].predict(swept["job"]["id"], api_name="/sweep_status")
+    rows = swept["job"]["result"]["rows"]
+    assert "**#%d sweep: done**, 100%%" % swept["job"]["id"] in status
+    assert [row[0] for row in points["data"]] == [0.0, 0.5, 1.0]
+    for (a, x, y), row in zip(points["data"], rows):
+        assert (x, y) == (round(100 * row["toy-zeroshot-shape/top1"], 2), round(100 * row["toy-sugarcrepe/overall"], 2))
+    assert plot.count('class="sweep-point"') == 3 and all(f">α={a:g}</text>" in plot for a in (0, 0.5, 1))
+    recommended = swept["job"]["result"]["recommended"]
+    assert alpha == recommended["alpha"] and f"Recommended alpha: {recommended['alpha']:g}" in best
+    assert recommended["criterion"] in best and plot.count('class="sweep-recommended"') == 1
+
+
+def export(client, job_id: int, name: str, alpha: float) -> str:
+    message, *_lists = client.predict(job_id, name, alpha, api_name="/export_patched")
+    return re.search(r"`(local-dir:[^`]+)`", message).group(1)
+
+
+def test_export_puts_the_patched_model_in_the_model_lists_and_it_loads(swept, tmp_path):
+    admin, job = swept["admin"], swept["job"]
+    recommended = job["result"]["recommended"]["alpha"]
+    spec = export(admin, job["id"], "toy-recommended", recommended)
+    assert spec.endswith("/patched/toy-recommended")
+    with pytest.raises(Exception, match="already exists"):
+        admin.predict(job["id"], "toy-recommended", 0.5, api_name="/export_patched")
+    half = export(admin, job["id"], "toy-half", 0.5)
+    labels = {value: label for label, value in admin.predict(api_name="/model_choices")["choices"]}
+    assert labels[spec] == f"toy-recommended (patched, alpha {float(recommended)})"
+    assert labels[half] == "toy-half (patched, alpha 0.5)"
+
+    ends = [load_model(s, device="cpu").model.state_dict() for s in ("toyworld", swept["finetuned"], half)]
+    key = "visual.conv1.weight"
+    assert torch.allclose(ends[2][key], 0.5 * ends[0][key] + 0.5 * ends[1][key], atol=1e-6)
+    picture = tmp_path / "scene.png"
+    to_pil(render(scene_for_caption(parse(CAPTION), np.random.default_rng(0)), 128)).save(picture)
+    summary, table, *_rest = admin.predict(handle_file(str(picture)), CAPTION, [half], [], 0, NEGATIVE, False,
+                                           api_name="/probe")
+    column = table["headers"].index("toy-half (patched, alpha 0.5)")  # the list's label names the column
+    assert "not loaded" not in summary and re.match(r"-?\d\.\d{4}", table["data"][0][column])
+
+
+def test_anonymous_visitors_cannot_sweep_or_export(swept):
+    anonymous = Client(swept["url"], verbose=False)
+    before = len(swept["store"].list_jobs())
+    with pytest.raises(Exception, match="Launching a sweep needs an admin"):
+        anonymous.predict(*form(finetuned=swept["finetuned"]), api_name="/launch_sweep")
+    with pytest.raises(Exception, match="Exporting a patched model needs an admin"):
+        anonymous.predict(swept["job"]["id"], "sneaky", 0.5, api_name="/export_patched")
+    with pytest.raises(Exception, match="Viewing sweeps needs an admin"):
+        anonymous.predict(swept["job"]["id"], api_name="/sweep_status")
+    assert len(swept["store"].list_jobs()) == before
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"alphas": "zero to one"}, "write start:stop:step"),
+    ({"alphas": "0, 1.5"}, "alphas must be between 0 and 1"),
+    ({"compositional": "overall"}, "must name a benchmark metric as <benchmark>/<metric>"),
+    ({"finetuned": ""}, "finetuned model is required"),
+])
+def test_a_bad_sweep_is_a_message_and_starts_nothing(swept, overrides, message):
+    before = len(swept["store"].list_jobs())
+    with pytest.raises(Exception, match=re.escape(message)):
+        swept["admin"].predict(*form(**{"finetuned": swept["finetuned"], **overrides}), api_name="/launch_sweep")
+    assert len(swept["store"].list_jobs()) == before
+
+
+def test_alpha_ranges_read_as_written():
+    from ui.sweep import parse_alphas
+
+    assert parse_alphas("0:1:0.1") == [round(0.1 * i, 4) for i in range(11)]
+    assert parse_alphas("0, 0.25 1") == [0.0, 0.25, 1.0]
