@@ -1,5 +1,6 @@
 """The `evaluate` and `sweep` job kinds in their own processes (local and torchrun with 2 CPU ranks), and the
 in-place alpha sweep against a fresh interpolated copy per alpha."""
+import json
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,26 @@ def test_a_sweep_job_reports_each_alpha_and_its_export_loads_back(tmp_path, fine
     assert reloaded["toy-sugarcrepe/overall"] == pytest.approx(best["compositional"])
     with pytest.raises(ValueError, match="already exists"):
         export_patched("toyworld", finetuned, 0.3, "toy-patched", settings.models_dir)
+
+
+def test_results_of_a_hugging_face_evaluate_job_reach_the_local_leaderboard(settings, monkeypatch):
+    """The container's store is lost with it; the results it logged are stored here when it completes."""
+    from backend.benchmarks.job import RESULT_MARK
+    from backend.jobs import hf
+    from tests.test_jobs import FakeHfApi
+
+    monkeypatch.setattr(hf, "POLL_S", 0.05)
+    settings = workspace_settings(settings.workspace, COMPLAB_HF_IMAGE="ghcr.io/me/complab:1", HF_TOKEN="hf_x")
+    store = Store(settings.db)
+    summary = {"model": "ViT-B-32-quickgelu:openai", "activation": "quickgelu", "precision": "bf16",
+               "benchmark": "toy-sugarcrepe", "version": "toyworld-bench-1", "limit": None,
+               "metrics": {"overall": 0.75}, "seconds": 3.0, "notes": []}
+    api = FakeHfApi([("RUNNING", None), ("COMPLETED", None)],
+                    ["[12:00:00] loading", f"[12:00:03] {RESULT_MARK}{json.dumps(summary)}"])
+    job_id = jobs.submit(ADMIN, "evaluate", {"models": ["toyworld"], "benchmarks": ["toy-sugarcrepe"]}, "hf",
+                         store=store, settings=settings, api=api)
+    settled(store, job_id, timeout=20)
+    (row,) = results(store)
+    assert (row["model"], row["activation"], row["precision"], row["job_id"]) == (
+        "ViT-B-32-quickgelu:openai", "quickgelu", "bf16", job_id)
+    assert row["metrics"] == {"overall": 0.75} and "item scores not kept" in row["notes"][-1]

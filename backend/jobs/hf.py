@@ -164,12 +164,22 @@ def _append(log_path: Path, lines) -> None:
             log.write(line if line.endswith("\n") else line + "\n")
 
 
+def _collect(store: Store, job: dict, log_path: Path) -> None:
+    """The container's store is gone with it: a kind that logs its results (`JobKind.collect`) keeps them here."""
+    from backend.jobs.kinds import get_kind, resolve
+
+    kind = get_kind(job["kind"])
+    if kind.collect and log_path.is_file():
+        resolve(kind.collect)(store, job, log_path.read_text(encoding="utf-8", errors="replace"))
+
+
 def _settle(store: Store, job_id: int, status: str, message: str, log_path: Path) -> None:
     if store.get_job(job_id)["status"] not in ACTIVE:  # cancelled here first: keep that
         return
     fields: dict[str, Any] = {"status": status, "ended_at": time.time()}
     if status == "done":
         fields["progress"] = 1.0
+        _collect(store, store.get_job(job_id), log_path)
     elif status == "failed":
         fields["error"] = f"{message or 'the remote job failed'}\n{log_tail(log_path)}".rstrip()
     else:

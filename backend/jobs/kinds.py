@@ -52,6 +52,7 @@ class JobKind:
     paths: dict[str, str] = field(default_factory=dict)  # config key -> role in PATH_ROLES
     defaults: dict[str, str] = field(default_factory=dict)  # blank config key -> the Settings folder it means
     work_dir: str | None = None  # config attribute naming the folder the job owns (one active job per folder)
+    collect: str | None = None  # "module:function"(store, job, log_text): keep what a remote (hf) run logged
 
     def load_config(self, values: dict) -> Any:
         """The validated config object; a `ValueError` names every problem."""
@@ -89,7 +90,8 @@ register(JobKind(
 register(JobKind(
     "evaluate", "run benchmarks on models; results go to the leaderboard",
     config="backend.benchmarks.job:EvaluateConfig", run="backend.benchmarks.job:run_job",
-    paths={"models": "models", "data_root": "data"}, defaults={"data_root": "benchmarks_dir"}))
+    paths={"models": "models", "data_root": "data"}, defaults={"data_root": "benchmarks_dir"},
+    collect="backend.benchmarks.job:collect_remote"))
 register(JobKind(
     "sweep", "interpolate a pretrained and a finetuned model (CLOVe patching) and trace the trade-off per alpha",
     config="backend.patching:SweepConfig", run="backend.patching:run_job",
