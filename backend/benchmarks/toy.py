@@ -12,13 +12,13 @@ from __future__ import annotations
 import functools
 from typing import Sequence
 
-import numpy as np
 import torch
 from torch import Tensor
 
 from backend import metrics as M
 from backend import toyworld as tw
 from backend.benchmarks.evaluator import Benchmark, register
+from backend.benchmarks.sugarcrepe import sugarcrepe_metrics
 from backend.benchmarks.task import (Task, first_caption_wins, fraction, grid_task, group_correct,
                                      original_not_beaten)
 
@@ -111,22 +111,10 @@ def _concat(groups: dict[str, list]) -> tuple[list, list[str]]:
     return items, [t for t, group in groups.items() for _ in group]
 
 
-def _sugarcrepe_metrics(scores: Tensor, types: Sequence[str]) -> dict[str, float]:
-    """``scores`` (N, 2): s(I, positive), s(I, negative); per type, micro/macro per category, overall."""
-    correct = M.pairwise_correct(scores[:, 0], scores[:, 1])
-    labels = np.asarray(types)
-    summary = M.sugarcrepe_summary({t: correct[torch.from_numpy(labels == t)] for t in dict.fromkeys(types)})
-    out = dict(summary["subsets"])
-    out.update({f"micro/{c}": v for c, v in summary["micro"].items()})
-    out.update({f"macro/{c}": v for c, v in summary["macro"].items()})
-    out["overall"] = summary["overall"]
-    return out
-
-
 def _sugarcrepe_task(limit: int | None) -> Task:
     items, types = _concat(sugarcrepe_items(limit))
     return grid_task([[i.image] for i in items], [[i.positive, i.negative] for i in items],
-                     lambda s: _sugarcrepe_metrics(s[:, :, 0], types), subtypes=types, correct=first_caption_wins)
+                     lambda s: sugarcrepe_metrics(s[:, :, 0], types), subtypes=types, correct=first_caption_wins)
 
 
 def _hard_positive_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, float]:
