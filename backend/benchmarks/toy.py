@@ -249,7 +249,7 @@ def _chance(name: str) -> dict[str, float]:
     """Chance per headline metric (REFERENCE.md, Metrics table): the leaderboard's Chance row."""
     if name == "toy-sugarcrepe":
         categories = sorted({t.split("_")[0] for t in tw.SUGARCREPE_TYPES})
-        return {"overall": 0.5, **{t: 0.5 for t in tw.SUGARCREPE_TYPES},
+        return {"overall": 0.5, "micro": 0.5, **{t: 0.5 for t in tw.SUGARCREPE_TYPES},
                 **{f"{kind}/{c}": 0.5 for kind in ("micro", "macro") for c in categories}}
     if name == "toy-bivlc":
         return dict(BIVLC_CHANCE)
