@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Sequence
 
 import torch
-from spacy.tokens import Doc
 from torch import Tensor
 
 from backend import metrics as M
@@ -37,8 +36,6 @@ from backend.benchmarks.data import Remote, ensure
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.rows import read_rows, require_files
 from backend.benchmarks.task import ImageFile, Task, fraction, grid_task, original_not_beaten
-from backend.perturb.nlp import load_spacy
-from backend.perturb.order import SHUFFLES, aro_matches
 
 SEEDS: tuple[int, ...] = (0, 1, 2)
 """Perturbation seeds; the paper reports one draw, REFERENCE.md asks for mean +- std over several."""
@@ -85,18 +82,27 @@ def captions(rows: list[dict], limit: int | None) -> list[Caption]:
 
 def aro_words(texts: Sequence[str]) -> list[list[str]]:
     """Each text as ARO reads it: lower-cased words, punctuation dropped, at most 30 (``perturb.order``)."""
+    from backend.perturb.order import aro_matches  # backend.perturb loads spaCy: only when an order set is built
+
     return [[match.group().lower() for match in aro_matches(text)] for text in texts]
 
 
 def pos_tags(word_lists: Sequence[list[str]]) -> list[list[str]]:
     """Penn tags of pre-split words, one batched spaCy pass (25k COCO captions one by one would take minutes)."""
+    from spacy.tokens import Doc
+
+    from backend.perturb.nlp import load_spacy
+
     nlp = load_spacy()
+
     docs = nlp.pipe((Doc(nlp.vocab, words=words) for words in word_lists), batch_size=512)
     return [[token.tag_ for token in doc] for doc in docs]
 
 
 def perturbations(words: list[str], tags: list[str], rng: random.Random) -> list[str]:
     """ARO's four order perturbations, one draw each (may equal the original, as in ARO's code)."""
+    from backend.perturb.order import SHUFFLES
+
     return [" ".join(shuffle(words, tags, rng)) for shuffle in SHUFFLES.values()]
 
 
