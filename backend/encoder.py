@@ -94,19 +94,28 @@ class Encoder:
             return torch.empty(0, 0)
         return torch.stack([self.cache.get((*self._tag, k)) for k in keys])
 
-    @torch.inference_mode()
     def _image_batch(self, images: list[Image.Image]) -> torch.Tensor:
-        pixels = torch.stack([self.loaded.preprocess(image.convert("RGB")) for image in images])
-        with self.loaded.autocast():
-            features = self.loaded.model.encode_image(pixels.to(self.loaded.device))
-        return F.normalize(features.float(), dim=-1).cpu()
+        return pixel_embeddings(self.loaded, torch.stack([self.loaded.preprocess(i.convert("RGB")) for i in images]))
 
-    @torch.inference_mode()
     def _text_batch(self, texts: list[str]) -> torch.Tensor:
-        tokens = self.loaded.tokenizer(texts).to(self.loaded.device)
-        with self.loaded.autocast():
-            features = encode_text_trimmed(self.loaded.model, tokens)
-        return F.normalize(features.float(), dim=-1).cpu()
+        return text_embeddings(self.loaded, texts)
+
+
+@torch.inference_mode()
+def pixel_embeddings(loaded: LoadedModel, pixels: torch.Tensor) -> torch.Tensor:
+    """One batch of preprocessed images: encoded under the model's autocast, normalised in fp32 on the CPU."""
+    with loaded.autocast():
+        features = loaded.model.encode_image(pixels.to(loaded.device, non_blocking=True))
+    return F.normalize(features.float(), dim=-1).cpu()
+
+
+@torch.inference_mode()
+def text_embeddings(loaded: LoadedModel, texts: list[str]) -> torch.Tensor:
+    """One batch of texts: tokenised, encoded under the model's autocast, normalised in fp32 on the CPU."""
+    tokens = loaded.tokenizer(texts).to(loaded.device)
+    with loaded.autocast():
+        features = encode_text_trimmed(loaded.model, tokens)
+    return F.normalize(features.float(), dim=-1).cpu()
 
 
 def encode_text_trimmed(model: torch.nn.Module, tokens: torch.Tensor) -> torch.Tensor:

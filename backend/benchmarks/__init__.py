@@ -9,9 +9,10 @@ Entry points: ``evaluate_many(names, loaded)`` -> flat ``{"<benchmark>/<metric>"
 for the trainer and sweeps, ``evaluate_report`` adding model identity and benchmark
 versions for the CLI and stored results, ``run_task`` for one prepared task.
 """
-from backend.benchmarks.evaluator import (BENCHMARKS, FAMILIES, Benchmark, BenchmarkFamily, EvaluationReport, TaskResult, eval_mode,
-                                          available_benchmarks, evaluate, evaluate_many, evaluate_report,
-                                          get_benchmark, prepare, register, register_family, run_task)
+from backend.benchmarks.evaluator import (BENCHMARKS, FAMILIES, Benchmark, BenchmarkFamily, EvaluationReport,
+                                          TaskResult, available_benchmarks, eval_mode, evaluate, evaluate_many,
+                                          evaluate_report, get_benchmark, prepare, register, register_family,
+                                          run_task)
 from backend.benchmarks.task import ImageFile, Items, Task, grid_task
 
 import importlib as _importlib
@@ -22,6 +23,6 @@ for _module in _pkgutil.iter_modules(__path__):
     _importlib.import_module(f"{__name__}.{_module.name}")
 from backend.benchmarks import toy  # noqa: E402  (re-exported)
 
-__all__ = ["BENCHMARKS", "FAMILIES", "Benchmark", "BenchmarkFamily", "available_benchmarks", "register_family", "EvaluationReport", "ImageFile", "Items", "Task", "TaskResult", "eval_mode",
-           "evaluate", "evaluate_many", "evaluate_report", "get_benchmark", "grid_task", "prepare", "register",
-           "run_task", "toy"]
+__all__ = ["BENCHMARKS", "FAMILIES", "Benchmark", "BenchmarkFamily", "EvaluationReport", "ImageFile", "Items",
+           "Task", "TaskResult", "available_benchmarks", "eval_mode", "evaluate", "evaluate_many", "evaluate_report",
+           "get_benchmark", "grid_task", "prepare", "register", "register_family", "run_task", "toy"]

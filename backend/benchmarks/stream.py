@@ -17,11 +17,10 @@ import os
 from typing import Callable, Sequence
 
 import torch
-import torch.nn.functional as F
 from torch.utils.data import DataLoader, Dataset
 
 from backend.benchmarks.task import ImageSource, image_source_key, load_image
-from backend.encoder import EmbeddingCache, encode_text_trimmed
+from backend.encoder import EmbeddingCache, pixel_embeddings, text_embeddings
 from backend.models import LoadedModel
 
 Progress = Callable[[int, int], None]  # (done, total) distinct inputs encoded
@@ -118,7 +117,6 @@ class StreamEncoder:
             self.cache.put((*self._tag, keys[i]), row)
         return torch.stack([found[key] for key in keys])
 
-    @torch.inference_mode()
     def _encode_images(self, sources: list[ImageSource], progress: Progress | None) -> torch.Tensor:
         if not sources:
             return torch.empty(0, 0)
@@ -128,24 +126,18 @@ class StreamEncoder:
                             persistent_workers=False)
         rows, done = [], 0
         for pixels in loader:
-            with self.loaded.autocast():
-                features = self.loaded.model.encode_image(pixels.to(self.loaded.device, non_blocking=True))
-            rows.append(F.normalize(features.float(), dim=-1).cpu())
+            rows.append(pixel_embeddings(self.loaded, pixels))
             done += len(pixels)
             if progress:
                 progress(done, len(sources))
         return torch.cat(rows)
 
-    @torch.inference_mode()
     def _encode_texts(self, texts: list[str], progress: Progress | None) -> torch.Tensor:
         if not texts:
             return torch.empty(0, 0)
         rows = []
         for start in range(0, len(texts), self.batch_size):
-            tokens = self.loaded.tokenizer(texts[start:start + self.batch_size]).to(self.loaded.device)
-            with self.loaded.autocast():
-                features = encode_text_trimmed(self.loaded.model, tokens)
-            rows.append(F.normalize(features.float(), dim=-1).cpu())
+            rows.append(text_embeddings(self.loaded, texts[start:start + self.batch_size]))
             if progress:
                 progress(min(start + self.batch_size, len(texts)), len(texts))
         return torch.cat(rows)

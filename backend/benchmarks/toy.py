@@ -18,6 +18,7 @@ from torch import Tensor
 from backend import metrics as M
 from backend import toyworld as tw
 from backend.benchmarks.evaluator import Benchmark, register
+from backend.benchmarks.grouping import TWO_BY_TWO_CHANCE, grouped_fractions, label_masks, two_by_two_flags
 from backend.benchmarks.sugarcrepe import sugarcrepe_metrics
 from backend.benchmarks.task import (Task, first_caption_wins, fraction, grid_task, group_correct,
                                      original_not_beaten)
@@ -136,13 +137,8 @@ def _hard_positive_task(limit: int | None) -> Task:
 
 
 def _bivlc_metrics(scores: Tensor, types: Sequence[str]) -> dict[str, float]:
-    """``scores[n, caption, image]``; the seven BiVLC flags per type and over all items."""
-    flags = M.group_scores(scores)
-    out = {flag.lower(): fraction(values) for flag, values in flags.items()}
-    for type_ in dict.fromkeys(types):
-        rows = torch.tensor([t == type_ for t in types])
-        out.update({f"{type_}/{flag.lower()}": fraction(values[rows]) for flag, values in flags.items()})
-    return out
+    """``scores[n, caption, image]``; the seven BiVLC flags per type and over all items (as ``bivlc``)."""
+    return grouped_fractions(two_by_two_flags(scores), label_masks(types))
 
 
 def _bivlc_task(limit: int | None) -> Task:
@@ -241,7 +237,6 @@ _TOY = {
                             functools.partial(_zero_shot_task, "colour")),
 }
 
-BIVLC_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5, "i2t": 0.25, "t2i": 0.25, "group": 1 / 6}
 HARD_POSITIVE_CHANCE = {"original_acc": 0.5, "augmented_acc": 1 / 3, "brittleness": 1 / 3}
 
 
@@ -252,7 +247,7 @@ def _chance(name: str) -> dict[str, float]:
         return {"overall": 0.5, "micro": 0.5, **{t: 0.5 for t in tw.SUGARCREPE_TYPES},
                 **{f"{kind}/{c}": 0.5 for kind in ("micro", "macro") for c in categories}}
     if name == "toy-bivlc":
-        return dict(BIVLC_CHANCE)
+        return dict(TWO_BY_TWO_CHANCE)
     if name == "toy-hard-positives":
         return {f"{s}/{k}": v for s in tw.HARD_POSITIVE_SUBSETS for k, v in HARD_POSITIVE_CHANCE.items()}
     if name == "toy-aro-order":
