@@ -8,8 +8,10 @@ an image with a new caption then encodes only the new caption.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import open_clip
@@ -17,7 +19,11 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from backend.gpu import gpu_task
 from backend.models import LoadedModel
+
+# Seconds one request's encoding may hold a ZeroGPU GPU (a probe with one model; a model load included).
+GPU_SECONDS = 60
 
 
 def image_key(image: Image.Image) -> str:
@@ -60,7 +66,11 @@ class Scores:
 
 
 class Encoder:
-    """Encodes images and texts for one loaded model, in batches, reusing cached embeddings."""
+    """Encodes images and texts for one loaded model, in batches, reusing cached embeddings.
+
+    What the cache lacks is encoded by `embed_on_device`, images and texts of one request together: on a
+    ZeroGPU Space that is one GPU allocation per request, and the cache stays in this process.
+    """
 
     def __init__(self, loaded: LoadedModel, cache: EmbeddingCache | None = None, batch_size: int = 64):
         self.loaded = loaded
@@ -70,35 +80,89 @@ class Encoder:
 
     def encode_images(self, images: Sequence[Image.Image]) -> torch.Tensor:
         keys = [image_key(image) for image in images]
-        return self._encode(keys, list(images), self._image_batch)
+        self._fill(dict(zip(keys, images)), [])
+        return self._rows(keys)
 
     def encode_texts(self, texts: Sequence[str]) -> torch.Tensor:
-        return self._encode(list(texts), list(texts), self._text_batch)
+        self._fill({}, texts)
+        return self._rows(list(texts))
 
     def score(self, images: Sequence[Image.Image], texts: Sequence[str]) -> Scores:
-        image_emb = self.encode_images(images)
-        text_emb = self.encode_texts(texts)
-        cosine = image_emb @ text_emb.T
+        keys = [image_key(image) for image in images]
+        self._fill(dict(zip(keys, images)), texts)
+        cosine = self._rows(keys) @ self._rows(list(texts)).T
         scale = self.loaded.model.logit_scale.detach().float().exp().cpu()
         return Scores(cosine=cosine, logits=scale * cosine, identity=self.loaded.identity)
 
-    def _encode(self, keys: list, items: list, encode_batch) -> torch.Tensor:
-        """Look each key up; encode the misses (deduplicated) in batches; return rows in input order."""
-        missing = list(OrderedDict.fromkeys(k for k in keys if self.cache.get((*self._tag, k)) is None))
-        by_key = dict(zip(keys, items))
-        for start in range(0, len(missing), self.batch_size):
-            chunk = missing[start:start + self.batch_size]
-            for key, row in zip(chunk, encode_batch([by_key[k] for k in chunk])):
-                self.cache.put((*self._tag, key), row)
+    def _missing(self, keys) -> list:
+        return list(OrderedDict.fromkeys(k for k in keys if self.cache.get((*self._tag, k)) is None))
+
+    def _fill(self, images: dict[str, Image.Image], texts: Sequence[str]) -> None:
+        """Encode the images (by content key) and texts the cache lacks, in one device call, and cache them."""
+        image_keys, new_texts = self._missing(images), self._missing(texts)
+        if not image_keys and not new_texts:
+            return
+        pixels = [self.loaded.preprocess(images[key].convert("RGB")) for key in image_keys]  # on the CPU, here
+        image_rows, text_rows = embed_on_device(ModelHandle.of(self.loaded), pixels, new_texts, self.batch_size)
+        for key, row in zip([*image_keys, *new_texts], [*image_rows, *text_rows]):
+            self.cache.put((*self._tag, key), row)
+
+    def _rows(self, keys: list) -> torch.Tensor:
         if not keys:
             return torch.empty(0, 0)
         return torch.stack([self.cache.get((*self._tag, k)) for k in keys])
 
-    def _image_batch(self, images: list[Image.Image]) -> torch.Tensor:
-        return pixel_embeddings(self.loaded, torch.stack([self.loaded.preprocess(i.convert("RGB")) for i in images]))
 
-    def _text_batch(self, texts: list[str]) -> torch.Tensor:
-        return text_embeddings(self.loaded, texts)
+# Loaded models by identity, for `ModelHandle.resolve`; weak, so the registry alone decides what stays loaded.
+_RESIDENT: "weakref.WeakValueDictionary[ModelHandle, LoadedModel]" = weakref.WeakValueDictionary()
+
+
+@dataclass(frozen=True)
+class ModelHandle:
+    """A loaded model named by its identity: what a GPU task is given instead of the model itself.
+
+    ZeroGPU pickles a task's arguments into a worker forked from this process: a handle is a few strings,
+    and the worker finds the model in the memory it inherited, or loads it itself when the worker was forked
+    before the model was loaded here (ZeroGPU re-uses idle workers).
+    """
+
+    spec: str
+    activation: str
+    precision: str
+    device: str
+
+    @classmethod
+    def of(cls, loaded: LoadedModel) -> "ModelHandle":
+        handle = cls(loaded.spec, loaded.activation, loaded.precision, loaded.device)
+        _RESIDENT[handle] = loaded
+        return handle
+
+    def resolve(self) -> LoadedModel:
+        loaded = _RESIDENT.get(self)
+        return loaded if loaded is not None else _load_again(self)
+
+
+@lru_cache(maxsize=2)
+def _load_again(handle: ModelHandle) -> LoadedModel:
+    """The model of a handle this process never saw loaded (a ZeroGPU worker's own copy, kept for its next
+    calls). The spec was checked against the allowed folders when the web process loaded it."""
+    from backend.models import load_model
+
+    return load_model(handle.spec, handle.device, handle.precision)
+
+
+@gpu_task(duration=GPU_SECONDS)
+def embed_on_device(model: ModelHandle, pixels: list[torch.Tensor], texts: list[str],
+                    batch_size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Normalised embeddings of preprocessed images and of texts, in batches: the web process's GPU work.
+
+    Arguments and results are plain tensors and strings (ZeroGPU pickles them); results are on the CPU.
+    """
+    loaded = model.resolve()
+    images = [pixel_embeddings(loaded, torch.stack(pixels[start:start + batch_size]))
+              for start in range(0, len(pixels), batch_size)]
+    text_rows = [text_embeddings(loaded, texts[start:start + batch_size]) for start in range(0, len(texts), batch_size)]
+    return (torch.cat(images) if images else torch.empty(0)), (torch.cat(text_rows) if text_rows else torch.empty(0))
 
 
 @torch.inference_mode()

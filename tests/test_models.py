@@ -121,9 +121,9 @@ def test_reprobing_an_image_encodes_only_the_new_caption(tiny_checkpoints):
     image = solid_image((10, 200, 30))
     encoder.score([image], ["a green square", "a red square"])
     assert len(cache) == 3
-    calls = []
-    original = encoder._image_batch
-    encoder._image_batch = lambda images: calls.append(len(images)) or original(images)
+    calls = []  # images preprocessed for encoding: none, the picture's embedding is cached
+    preprocess = encoder.loaded.preprocess
+    encoder.loaded.preprocess = lambda image: calls.append(image) or preprocess(image)
     scores = encoder.score([solid_image((10, 200, 30))], ["a green square", "a green circle"])
     assert calls == []
     assert len(cache) == 4

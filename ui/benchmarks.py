@@ -18,6 +18,7 @@ from backend import auth, jobs
 from backend.benchmarks import available_benchmarks, get_benchmark
 from backend.benchmarks.reference import reference_rows
 from backend.benchmarks.results import leaderboard, results
+from backend.gpu import local_job_note
 from backend.store import Store
 from ui import failures
 from ui.context import AppContext
@@ -188,6 +189,8 @@ def _launcher(ctx: AppContext) -> tuple[list, gr.Button, gr.Markdown]:
                                      elem_id="bench-benchmarks")
             limit = gr.Number(0, precision=0, minimum=0, label="Items per type (0: all)", scale=1)
         about = gr.Markdown(describe(names[:1]))
+        if local_job_note():
+            gr.Markdown(local_job_note(), elem_id="bench-zero-gpu-note")
         with gr.Row():
             launch = gr.Button("Evaluate", variant="primary", scale=0, min_width=160)
             status = gr.Markdown(elem_id="bench-status")

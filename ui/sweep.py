@@ -15,6 +15,7 @@ import pandas as pd
 from backend import jobs
 from backend.benchmarks import available_benchmarks, get_benchmark
 from backend.benchmarks.results import results
+from backend.gpu import local_job_note
 from backend.patching import DEFAULT_ALPHAS, SweepConfig, export_patched
 from backend.store import Store
 from ui.context import AppContext
@@ -207,6 +208,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
     with gr.Row():
         with gr.Column(scale=1, min_width=340):
             form = _form(ctx)
+            if local_job_note():
+                gr.Markdown(local_job_note(), elem_id="sweep-zero-gpu-note")
             launch = gr.Button("Launch sweep", variant="primary")
             launched = gr.Markdown()
         with gr.Column(scale=2):

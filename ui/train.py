@@ -14,6 +14,7 @@ import pandas as pd
 
 from backend import jobs
 from backend.auth import PermissionDenied, require_admin
+from backend.gpu import local_job_note, on_zero_gpu
 from backend.jobs.hf import gpu_flavors
 from backend.perturb import FAMILIES
 from backend.store import Store
@@ -295,7 +296,10 @@ def build(ctx: AppContext, visitor: Session) -> None:
             form = _form(ctx)
             with gr.Accordion("Where to run", open=True):
                 target = gr.Radio([("this machine", "local"), ("torchrun (N processes)", "torchrun"),
-                                   ("Hugging Face Jobs", "hf")], value="local", label="Target")
+                                   ("Hugging Face Jobs", "hf")], value="hf" if on_zero_gpu() else "local",
+                                  label="Target", elem_id="train-target")
+                if local_job_note():
+                    gr.Markdown(local_job_note(), elem_id="train-zero-gpu-note")
                 with gr.Row():
                     nproc = gr.Number(2, precision=0, minimum=1, label="Processes (torchrun)")
                     flavor = gr.Dropdown(gpu_flavors(), value=ctx.settings.hf_flavor, label="GPU (HF)",

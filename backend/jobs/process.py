@@ -23,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 
+from backend.gpu import job_environment
 from backend.jobs.records import ACTIVE, log_tail
 from backend.store import Store
 
@@ -42,7 +43,8 @@ def start(store: Store, job_id: int, argv: list[str], log_path: Path, cwd: Path,
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     store.update_job(job_id, log_path=str(log_path))
-    child_env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
+    # Not the ZeroGPU variables: a job is not the web process and gets no ZeroGPU GPU (backend.gpu).
+    child_env = {**job_environment(os.environ), **(env or {}), "PYTHONUNBUFFERED": "1"}
     try:
         with open(log_path, "ab") as log:
             process = subprocess.Popen(argv, cwd=cwd, env=child_env, stdin=subprocess.DEVNULL, stdout=log,
