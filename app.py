@@ -46,6 +46,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
     with gr.Blocks(title="Compositionality Lab") as demo:
         gr.Markdown(HEADER)
         visitor = session.build(ctx)
+        banner = _backup_banner(ctx)
         with gr.Tabs() as tabs:
             with gr.Tab("Probe", id="probe") as probe_tab:
                 probe_inputs = probe.build(ctx, visitor)
@@ -61,8 +62,17 @@ def build_app(ctx: AppContext) -> gr.Blocks:
             if models is not None:
                 tab.select(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                            api_visibility="private", queue=False)
-        visitor.wire(demo, admin_tabs)
+        visitor.wire(demo, [*banner, *admin_tabs])
     return demo
+
+
+def _backup_banner(ctx: AppContext) -> list:
+    """Under the header, for admins only (shown and hidden with the admin tabs): campaign data that a restart
+    would lose (on a Space without HF_TOKEN, or a backup that could not start). Empty when all is well."""
+    text = mirror.warning(ctx.settings)
+    if not text or not auth.policy(ctx.settings).admin_possible:
+        return []
+    return [gr.Markdown(f"⚠️ {text}", visible=auth.default_actor(ctx.settings).is_admin, elem_id="backup-warning")]
 
 
 def _admin_tabs(ctx: AppContext, visitor: session.Session) -> list:

@@ -18,8 +18,9 @@ import pandas as pd
 from gradio import route_utils
 
 from backend import jobs
-from backend.annotate import campaigns, resolution, service
+from backend.annotate import campaigns, mirror, resolution, service
 from backend.auth import PermissionDenied, require_admin
+from backend.gpu import local_job_note
 from ui import campaign_items as view
 from ui.context import AppContext
 from ui.session import Session, actor_of
@@ -257,6 +258,10 @@ def build(ctx: AppContext, visitor: Session) -> None:
     """Lay out the Campaigns tab inside the current Blocks context."""
     h = make_handlers(ctx)
     state = visitor.state
+    for note, elem_id in ((mirror.warning(ctx.settings), "campaign-backup-warning"),
+                          (local_job_note(), "campaign-zero-gpu-note")):
+        if note:
+            gr.Markdown(note, elem_id=elem_id)
     with gr.Accordion("New campaign", open=True) as new_box:
         form = _form()
         with gr.Row():

@@ -44,6 +44,8 @@ def score_candidates(store_path: Path | str, campaign: str, folder: Path, loaded
     with db.write(store_path) as conn:
         conn.executemany("update candidates set clip_negative = ?, clip_original = ?, clip_model = ? where id = ?",
                          updates)
+        for *_, candidate_id in updates:  # mirrored to the Space backup like every other campaign row
+            db.changed(conn, "candidates", candidate_id)
     return len(updates)
 
 

@@ -21,6 +21,7 @@ from backend.settings import Settings
 
 TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers")  # replay order
 log = logging.getLogger(__name__)
+_failure = ""  # why the last `start` could not back up (shown to admins by `warning`)
 
 
 def replay(store_path: Path | str, records: list[dict]) -> int:
@@ -42,9 +43,28 @@ def replay(store_path: Path | str, records: list[dict]) -> int:
 
 
 def start(settings: Settings, api: Any = None, every_minutes: float = 5) -> Backup | None:
-    """Restore if the store is empty, then mirror every campaign row from now on (None: no backup configured)."""
+    """Restore if the store is empty, then mirror every campaign row from now on.
+
+    None when there is no backup: none configured, no token (logged; `warning` says it on the page), or the
+    Hub refused or could not be reached (logged; `warning` says it). The app then runs without one rather than
+    not at all; after a failed restore nothing is mirrored, so new rows never mix with a backup not restored.
+    """
+    global _failure
+    _failure = ""
     if not settings.backup_repo:
         return None
+    if not settings.hf_token:
+        log.warning(warning(settings))
+        return None
+    try:
+        return _restore_and_mirror(settings, api, every_minutes)
+    except Exception as error:  # any failure to reach or write the Hub: the page and the log say it
+        _failure = f"The campaign backup to `{settings.backup_repo}` is not running: {str(error).rstrip('.')}"
+        log.error("%s", _failure)
+        return None
+
+
+def _restore_and_mirror(settings: Settings, api: Any, every_minutes: float) -> Backup:
     folder = settings.data_dir / "campaigns"
     if not db.rows(settings.db, "select id from campaigns limit 1"):
         records = restore(folder, settings.backup_repo, settings.hf_token, api=api)
@@ -53,6 +73,25 @@ def start(settings: Settings, api: Any = None, every_minutes: float = 5) -> Back
     backup = Backup(folder, settings.backup_repo, settings.hf_token, every_minutes=every_minutes, api=api).start()
     db.set_sink(lambda table, row: backup.append(table, {**row, "_mirrored_at": time.time()}))
     return backup
+
+
+def warning(settings: Settings) -> str:
+    """What an admin must be told about campaign data on this server ('' when the backup is fine or not wanted).
+
+    On a Space the backup is on by default (`Settings.backup_repo`); without a token it cannot run, and the
+    Space's disk does not survive a restart.
+    """
+    if _failure:
+        return (f"{_failure}. {'Campaign data will be lost at restart: ' if settings.on_space else ''}check that "
+                "HF_TOKEN has write access to it and that the Hub can be reached, then restart.")
+    if not settings.backup_repo or settings.hf_token:
+        return ""
+    if settings.on_space:
+        return (f"Campaign data will be lost at restart: set the HF_TOKEN secret with write access (this Space's "
+                f"disk is ephemeral; with it, campaigns are backed up to the private dataset repo "
+                f"`{settings.backup_repo}`).")
+    return (f"The campaign backup to `{settings.backup_repo}` is off: set HF_TOKEN to a token with write access "
+            "to it.")
 
 
 def stop(backup: Backup | None) -> None:
