@@ -1,8 +1,11 @@
 """One settings object: environment over TOML file over defaults, the same for the app, the CLI and jobs."""
+import re
+from dataclasses import replace
+
 import pytest
 
 from backend.cli import main
-from backend.settings import ROOT, SETTINGS, Settings, SettingsError, settings_table
+from backend.settings import EXAMPLE_FILE, ROOT, SETTINGS, Settings, SettingsError, example_toml, settings_table
 
 
 def test_defaults_put_everything_under_the_workspace(tmp_path):
@@ -62,3 +65,29 @@ def test_the_readme_lists_every_setting():
     readme = (ROOT / "README.md").read_text()
     assert settings_table() in readme
     assert all(f"`{s.env}`" in readme for s in SETTINGS)
+
+
+def test_the_example_file_is_generated_and_every_line_of_it_loads(tmp_path, monkeypatch, capsys):
+    """complab.example.toml is `settings --example`; as shipped it changes nothing, and with every key
+    uncommented (secrets included) it is a valid settings file that gives the defaults."""
+    assert main(["settings", "--example"]) == 0
+    assert capsys.readouterr().out == EXAMPLE_FILE.read_text() == example_toml()
+    text = EXAMPLE_FILE.read_text()
+    assert all(f"\n# {s.name} = " in text for s in SETTINGS)
+    assert "Secret: set the environment variable HF_TOKEN" in text
+    monkeypatch.chdir(ROOT)  # the example's relative workspace is taken from the current folder
+    defaults = Settings.load(env={})
+    assert Settings.load(env={}, config_file=EXAMPLE_FILE) == defaults
+    uncommented = tmp_path / "complab.toml"
+    uncommented.write_text(re.sub(r"^# (\w+ = )", r"\1", text, flags=re.MULTILINE))
+    loaded = Settings.load(env={}, config_file=uncommented)
+    assert loaded.source == str(uncommented) and replace(loaded, source="defaults") == defaults
+
+
+def test_on_a_space_the_backup_repo_defaults_to_the_spaces_own(tmp_path):
+    def backup_repo(**env):
+        return Settings.load(env={"COMPLAB_WORKSPACE": str(tmp_path), **env}).backup_repo
+    assert backup_repo(SPACE_ID="lab/app") == "lab/app-backup"
+    assert backup_repo(SPACE_ID="lab/app", COMPLAB_BACKUP_REPO="lab/elsewhere") == "lab/elsewhere"
+    assert backup_repo(SPACE_ID="lab/app", COMPLAB_BACKUP_REPO="off") == ""
+    assert backup_repo() == "" and backup_repo(COMPLAB_BACKUP_REPO="lab/mine") == "lab/mine"
