@@ -60,7 +60,7 @@ class FiniteWatch:
         broken = [name for name, ok in zip(params, finite) if not ok]
         if broken:
             raise TrainingDiverged(f"Training stopped at step {step} of {self.total}, before saving: "
-                                   f"{len(broken)} weight tensors became non-finite ({', '.join(broken[:3])}"
+                                   f"{len(broken)} weight tensor(s) became non-finite ({', '.join(broken[:3])}"
                                    f"{', ...' if len(broken) > 3 else ''}) while the loss was finite. "
                                    f"{self.advice(saved_step)}")
 
