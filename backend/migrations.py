@@ -79,6 +79,10 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             subtype TEXT, correct INTEGER, scores TEXT, texts TEXT, images TEXT, PRIMARY KEY (result_id, position))""",
         "CREATE INDEX idx_eval_items_result_correct ON eval_items (result_id, correct, subtype)",
     )),
+    ("the job a resumed job continues (`jobs resume`), so a run's attempts read as one chain", (
+        "ALTER TABLE jobs ADD COLUMN resumed_from INTEGER REFERENCES jobs(id)",
+        "CREATE INDEX idx_jobs_resumed_from ON jobs (resumed_from)",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

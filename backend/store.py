@@ -41,12 +41,17 @@ class Store:
 
     # jobs
     def create_job(self, kind: str, args: dict, name: str = "", target: str = "local", actor: str = "",
-                   target_options: dict | None = None) -> int:
+                   target_options: dict | None = None, resumed_from: int | None = None) -> int:
         now = time.time()
         row = {"kind": kind, "name": name or kind, "args": json.dumps(args), "target": target, "actor": actor,
-               "target_options": json.dumps(target_options or {}),
+               "target_options": json.dumps(target_options or {}), "resumed_from": resumed_from,
                "status": "queued", "progress": 0.0, "created_at": now, "updated_at": now}
         return self.db["jobs"].insert(row).last_pk
+
+    def resumed_by(self, job_id: int) -> dict | None:
+        """The job that resumed `job_id` (`jobs resume`), or None."""
+        rows = list(self.db["jobs"].rows_where("resumed_from = ?", [job_id], order_by="id desc", limit=1))
+        return _decode(rows[0]) if rows else None
 
     def update_job(self, job_id: int, **fields: Any) -> None:
         if "status" in fields and fields["status"] not in JOB_STATUSES:

@@ -26,6 +26,7 @@ from backend.toyworld.oracle import evaluate
 from backend.toyworld.render import render, to_pil
 from tests.appserver import running_app, wait_for, workspace_settings
 from tests.browser import VIEWPORT, chromium, read_table
+from tests.crashes import candidate_rows, kill_job, settled, wait_for_candidates
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -227,6 +228,30 @@ def test_generate_images_starts_the_job_and_its_progress_shows(admin, app):
     status, *_, generating = admin.predict("drawn", api_name="/campaign_status")
     assert "generated 2" in status and "**done**, 100%" in generating
     assert generating.startswith("Candidate images: **48 of 48** stored; 0 item(s) still waiting")
+
+
+def test_generate_images_after_a_crash_continues_where_the_killed_job_stopped(admin, app):
+    _, settings = app
+    create(admin, "crashed", n_items=50)  # 60 items with the gold ones: 240 images, seconds of drawing
+    message, _ = admin.predict("crashed", "toyworld", "", api_name="/launch_generation")
+    job_id = int(message.split("#")[1].rstrip("."))
+    store = Store(settings.db)
+    wait_for_candidates(settings.db, "crashed", 20)
+    kill_job(store, job_id)
+    assert settled(store, job_id)["status"] == "failed"
+    *_, generating = admin.predict("crashed", api_name="/campaign_status")
+    assert (f"Generate job **#{job_id}** on `local`: **failed**" in generating and
+            "killed by SIGKILL; it can be resumed without redrawing the images already stored: "
+            f"`python -m backend jobs resume {job_id}`" in generating)
+    before = candidate_rows(settings.db, "crashed")
+
+    message, _ = admin.predict("crashed", "toyworld", "", api_name="/launch_generation")  # the button again
+    job = settled(store, int(message.split("#")[1].rstrip(".")))
+    assert job["status"] == "done" and job["result"]["images_skipped"] == len(before), job["error"]
+    after = {row["id"]: row for row in candidate_rows(settings.db, "crashed")}
+    assert [after[row["id"]] for row in before] == before and len(after) == 240  # what was stored stays as it was
+    *_, generating = admin.predict("crashed", api_name="/campaign_status")
+    assert generating.startswith("Candidate images: **240 of 240** stored; 0 item(s) still waiting")
 
 
 @pytest.mark.browser

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 import numpy as np
 import pytest
@@ -131,6 +132,13 @@ def test_storage_is_content_addressed_idempotent_and_has_a_small_display_copy(tm
     storage.store_image(tmp_path, image)
     assert hashlib.sha256((tmp_path / path).read_bytes()).hexdigest() == digest
     assert not list(tmp_path.rglob("*.part"))
+    # what a kill during a write leaves (seen in tests/test_job_recovery.py), and a write in flight right now
+    killed, in_flight = tmp_path / "images" / f".{digest}.png.x1.part", tmp_path / "display" / ".other.webp.x2.part"
+    killed.write_bytes(b"half an ima")
+    os.utime(killed, (1000.0, 1000.0))
+    in_flight.write_bytes(b"being writ")
+    assert storage.remove_partial(tmp_path, before=2000.0) == 1
+    assert not killed.exists() and in_flight.exists()
 
 
 def toy_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:

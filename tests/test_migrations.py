@@ -81,3 +81,24 @@ def test_processes_opening_a_fresh_store_together_migrate_it_once(tmp_path):
     assert all(run.returncode == 0 for run in runs)
     assert sorted(outputs) == [str(list(range(1, migrations.LATEST + 1))), "[]", "[]", "[]"]
     assert Store(path).schema_version == migrations.LATEST
+
+
+def test_a_version_4_store_gains_the_resume_link_and_keeps_its_jobs(tmp_path):
+    path = tmp_path / "lab.db"
+    connection = sqlite3.connect(path)
+    for _, statements in migrations.MIGRATIONS[:4]:
+        for statement in statements:
+            connection.execute(statement)
+    connection.execute("insert into jobs (kind, name, args, target, target_options, status, created_at, error) "
+                       "values ('train', 'crashed', '{\"steps\": 6}', 'local', '{}', 'failed', 0, 'killed by SIGKILL')")
+    connection.execute("pragma user_version = 4")
+    connection.commit()
+    connection.close()
+    store = Store(path)
+    assert store.applied_migrations == [5] and store.schema_version == migrations.LATEST == 5
+    crashed = store.get_job(1)
+    assert (crashed["name"], crashed["args"], crashed["status"], crashed["resumed_from"]) == \
+        ("crashed", {"steps": 6}, "failed", None)
+    assert store.resumed_by(1) is None
+    again = store.create_job("train", crashed["args"], name="crashed", resumed_from=1)
+    assert store.resumed_by(1)["id"] == again and store.get_job(again)["resumed_from"] == 1

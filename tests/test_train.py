@@ -14,6 +14,7 @@ from backend.store import Store
 from backend.train import checkpoint
 from backend.train import data as train_data
 from backend.train.config import LOSSES, TrainConfig
+from backend.train.divergence import FiniteWatch, TrainingDiverged
 from backend.train.loop import build_model, cosine_lr, parameter_groups, run_job, train
 
 TINY = dict(base_model="toyworld:random", data="toyworld-finetune", steps=6, batch_size=8, dataset_size=24,
@@ -153,6 +154,23 @@ def test_gradient_clipping_bounds_a_huge_learning_rate_step(tmp_path):
         moved[name] = max(float((weights[k] - start[k]).abs().max()) for k in start if k != "logit_scale")
     assert moved["clipped"] <= 10.0 * 1e-9 / 1e-6 + 1e-6
     assert moved["free"] > 1.0
+
+
+def test_weights_gone_non_finite_under_a_finite_loss_are_never_saved(tmp_path):
+    """An update can overflow although the loss it came from was finite; the save after it must refuse.
+    (A real NaN loss, lr 1e6, runs as a job in tests/test_train_tab.py.)"""
+    config = _config(tmp_path, steps=4, eval_every=2)
+    model = build_model(config, "cpu").model
+    watch = FiniteWatch("cpu", total=4, lr=1e-3, checkpoints=config.run_dir / "checkpoints")
+    watch.see(2, torch.tensor(1.5), {"i2t": torch.tensor(1.0), "t2i": torch.tensor(2.0)})
+    watch.check(saved_step=None, model=model, step=2)  # all finite: nothing to say
+    with torch.no_grad():
+        model.visual.proj.fill_(float("inf"))
+    with pytest.raises(TrainingDiverged) as stopped:
+        watch.check(saved_step=2, model=model, step=4)
+    assert str(stopped.value).startswith("Training stopped at step 4 of 4, before saving: 1 weight tensor(s) became "
+                                         "non-finite (visual.proj) while the loss was finite. The last good "
+                                         f"checkpoint (step 2) is kept in {config.run_dir / 'checkpoints' / 'last'}.")
 
 
 def test_training_reports_progress_metrics_and_result_through_its_reporter(tmp_path):

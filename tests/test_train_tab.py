@@ -3,12 +3,19 @@ import sys
 import time
 
 import pytest
+import torch
 from gradio_client import Client
+from safetensors.torch import load_file
 
+from backend import jobs
+from backend.auth import cli_actor
+from backend.cli import main
 from backend.jobs import process
 from backend.settings import ROOT
 from backend.store import Store
-from tests.appserver import running_app
+from backend.train import checkpoint
+from tests.appserver import running_app, workspace_settings
+from tests.crashes import settled
 
 SLEEPER = "import time; print('step 1 of 3', flush=True); time.sleep(120)"
 
@@ -90,6 +97,38 @@ def test_runs_table_status_curves_and_cancel(app, tmp_path):
         client.predict(running, api_name="/cancel")
     with pytest.raises(Exception, match="No job 9999"):
         client.predict(9999, api_name="/run_status")
+
+
+def test_a_loss_gone_nan_stops_the_run_with_its_message_and_resume_replays_from_the_checkpoint(app, capsys):
+    """lr 1e6 on the built-in world: a real divergence (step 1's loss is finite, step 2's is NaN), nothing injected."""
+    client, store, output = app
+    config = {"base_model": "toyworld:random", "steps": 6, "batch_size": 8, "dataset_size": 24, "eval_every": 1,
+              "eval_benchmarks": [], "warmup_steps": 1, "lr": 1e6, "workers": 0, "name": "diverging"}
+    job_id = jobs.submit(cli_actor(), "train", config, store=store, settings=workspace_settings(output, store.path))
+    job = settled(store, job_id)
+    last = output / "runs" / "diverging" / "checkpoints" / "last"
+    message = job["error"].splitlines()[0]
+    assert job["status"] == "failed" and message == (
+        "Training stopped at step 2 of 6: the loss became non-finite (loss nan, i2t nan, t2i nan). The last good "
+        f"checkpoint (step 1) is kept in {last}. Lower the learning rate (lr is 1e+06; try 10x lower, or clip "
+        "gradients with grad_clip_norm) or check the data (empty or broken captions and images), then launch the "
+        "run again under a new name: resuming would replay the same steps.")
+    assert checkpoint.load_trainer_state(last)["step"] == 1  # not overwritten by what the NaN touched
+    assert all(torch.isfinite(weights).all() for weights in load_file(last / checkpoint.WEIGHTS).values())
+    status, *_ = client.predict(job_id, api_name="/run_status")
+    assert f"**#{job_id} diverging** on `local`: **failed**" in status and message in status
+    assert main(["jobs", "show", str(job_id), "--db", str(store.path)]) == 0
+    assert f"error: {message}" in capsys.readouterr().out
+
+    notice, _runs, _table = client.predict(job_id, api_name="/resume")  # the Resume button
+    resumed = int(notice.removeprefix(f"Resumed run #{job_id} as #").rstrip("."))
+    again = settled(store, resumed)
+    assert again["status"] == "failed" and again["error"].splitlines()[0] == message  # an exact replay
+    assert f"resuming from step 1 ({last})" in again["error"]
+    assert f"(resumed as job {resumed} (failed))" in client.predict(job_id, api_name="/run_status")[0]
+    assert f"(resumes job {job_id})" in client.predict(resumed, api_name="/run_status")[0]
+    with pytest.raises(Exception, match=f"Job {job_id} was already resumed as job {resumed}"):
+        client.predict(job_id, api_name="/resume")
 
 
 def test_launch_records_the_form_as_the_job_config(app):

@@ -1,9 +1,10 @@
-"""Train tab: pick a recipe or fill the form, launch a finetuning job, watch its curves and log, compare runs.
+"""Train tab: pick a recipe or fill the form, launch a finetuning job, watch its curves and log, resume a run
+that failed or was cancelled, compare runs.
 
-Views only: validation is `TrainConfig`'s, launching and cancelling go through
-`backend.jobs.submit`/`cancel` (which check that the visitor is an admin), numbers
+Views only: validation is `TrainConfig`'s, launching, resuming and cancelling go through
+`backend.jobs.submit`/`resume`/`cancel` (which check that the visitor is an admin), numbers
 come from the store. Every action is also a named API endpoint (launch, cancel,
-list_runs, run_status), mirroring `python -m backend jobs`.
+resume, list_runs, run_status), mirroring `python -m backend jobs`.
 """
 from __future__ import annotations
 
@@ -130,9 +131,10 @@ def eval_frame(store: Store, job_id: int) -> pd.DataFrame:
     return pd.DataFrame(list(last.values()), columns=["metric", "value (%)", "step"])
 
 
-def status_markdown(job: dict) -> str:
+def status_markdown(job: dict, links: str = "") -> str:
+    """The run's status line, folders, checkpoint, the first line of its error, and its chain of attempts."""
     text = (f"**#{job['id']} {job['name']}** on `{jobs.label(job)}`: **{job['status']}**, "
-            f"{100 * (job['progress'] or 0):.0f}% of the steps")
+            f"{100 * (job['progress'] or 0):.0f}% of the steps" + (f" ({links})" if links else ""))
     if job.get("message") and job["status"] == "running":
         text += f"  \n{job['message']}"
     if job.get("run_dir"):
@@ -194,7 +196,7 @@ def make_handlers(ctx: AppContext):
             return "No run selected.", *[gr.skip()] * len(SIDE_CURVES), gr.skip(), "", gr.skip()
         job = store.get_job(job_id(value))
         curves = curve_frames(store.metrics(job["id"], "train"))
-        return (status_markdown(job), *[plot_update(frame) for frame in curves],
+        return (status_markdown(job, jobs.resume_links(store, job)), *[plot_update(frame) for frame in curves],
                 jobs.log_tail(job.get("log_path"), 40), eval_frame(store, job["id"]))
 
     def cancel(value, session=None):
@@ -205,6 +207,17 @@ def make_handlers(ctx: AppContext):
         except (jobs.JobError, PermissionDenied) as error:
             raise _message(error) from error
         return status_markdown(job), runs_frame(store)
+
+    def resume(value, session=None):
+        """Continue the selected failed or cancelled run from its last checkpoint, as a new run linked to it."""
+        actor = admin(session, "resuming a run")
+        try:
+            jobs.reconcile(store, ctx.settings)  # a run whose process died unseen is settled first
+            resumed = jobs.resume(actor, job_id(value), store=store, settings=ctx.settings)
+        except (ValueError, PermissionDenied) as error:
+            raise _message(error) from error
+        return (f"Resumed run #{value} as #{resumed}.", gr.Dropdown(choices=run_choices(store), value=resumed),
+                runs_frame(store))
 
     def list_runs(session=None):
         """Past and current train runs, after settling any whose process vanished."""
@@ -228,8 +241,8 @@ def make_handlers(ctx: AppContext):
             return seen, gr.skip(), gr.skip()
         return now, gr.Dropdown(choices=run_choices(store)), runs_frame(store)
 
-    return {"launch": launch, "run_status": run_status, "cancel": cancel, "list_runs": list_runs, "tick": tick,
-            "refresh_if_changed": refresh_if_changed}
+    return {"launch": launch, "run_status": run_status, "cancel": cancel, "resume": resume, "list_runs": list_runs,
+            "tick": tick, "refresh_if_changed": refresh_if_changed}
 
 
 def _form(ctx: AppContext) -> list:
@@ -310,6 +323,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
             with gr.Row():
                 run = gr.Dropdown(run_choices(ctx.store), value=None, allow_custom_value=True, label="Run", scale=4)
                 cancel = gr.Button("Cancel run", variant="stop", scale=1)
+                resume = gr.Button("Resume run", scale=1)
             shown = _run_view()
     with gr.Row():
         gr.Markdown("### Runs")
@@ -327,4 +341,5 @@ def build(ctx: AppContext, visitor: Session) -> None:
     timer.tick(handlers["refresh_if_changed"], [seen, visitor.state], [seen, run, runs], api_visibility="private",
                show_progress="hidden")
     cancel.click(handlers["cancel"], [run, visitor.state], [shown[0], runs], api_name="cancel")
+    resume.click(handlers["resume"], [run, visitor.state], [launched, run, runs], api_name="resume")
     refresh.click(handlers["list_runs"], visitor.state, [run, runs], api_name="list_runs")

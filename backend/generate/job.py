@@ -3,7 +3,10 @@
 The campaign layer says which (item, slot) images are missing; each image is
 stored (content-addressed, `storage`) and recorded with its full record the
 moment it exists, so a job that is stopped, cancelled or crashes loses at
-most the image in flight, and a rerun skips everything already there.
+most the image in flight, and a rerun (`jobs resume`, or the Campaigns tab's
+Generate button) skips everything already there. A full disk stops the job
+with a message saying which file, how many images are stored, and to free
+space and resume.
 
 Seeds: image ``slot`` of item ``item_id`` gets ``seeds.image_seed(seed,
 item_id, slot)`` (a hash of the three numbers), so a resumed, re-ordered or
@@ -21,6 +24,7 @@ share; shards are balanced by construction.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import time
 from dataclasses import dataclass
@@ -28,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from backend.generate.presets import DTYPE_CHOICES, PRESETS, Preset, get_preset
-from backend.jobs.kinds import check_known_keys
+from backend.jobs.kinds import check_known_keys, resume_command
 from backend.paths import PathError, check_slug
 
 if TYPE_CHECKING:
@@ -178,6 +182,24 @@ def _assist(config: GenerateConfig, reporter: "Reporter") -> dict:
     return assist.report(store_path, config.campaign)
 
 
+def _remove_interrupted_writes(root: Path, reporter: "Reporter") -> None:
+    """Delete the temporary files of image writes a killed run left (older than this job's start)."""
+    from backend.generate.storage import remove_partial
+
+    job = reporter.store.get_job(reporter.job_id) if reporter.store is not None and reporter.job_id else {}
+    removed = remove_partial(root, job.get("started_at") or time.time() - 60) if root.is_dir() else 0
+    if removed:
+        reporter.log(f"removed {removed} partial file(s) left by an interrupted write in {root}")
+
+
+def _disk_full(error: OSError, root: Path, stored: int, wanted: int, reporter: "Reporter") -> ValueError:
+    """A full disk as the job's own message, which the job's status shows. The store stays consistent: an image
+    gets its row only once both of its files are complete, and a failed write removes its temporary file."""
+    return ValueError(f"no space left on device while writing {error.filename or root}; {stored} of {wanted} "
+                      f"images stored; free space on the disk holding {root}, then resume: "
+                      f"{resume_command(reporter.job_id)}")
+
+
 def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
     """Fill the campaign's missing candidate slots; return the counts."""
     from backend.annotate import campaigns, report
@@ -196,11 +218,13 @@ def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
     rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
     requests = campaigns.image_requests(store_path, config.campaign, per_item)
     status = report.status(store_path, config.campaign)
-    stored = per_item * (sum(status["stages"].values()) + status["gold_items"]) - \
-        sum(len(request.missing_slots) for request in requests)
+    wanted = per_item * (sum(status["stages"].values()) + status["gold_items"])
+    stored = wanted - sum(len(request.missing_slots) for request in requests)
     mine = shard(requests[:config.limit] if config.limit else requests, rank, world)
     todo = sum(len(request.missing_slots) for request in mine)
     root = config.campaign_dir
+    if rank == 0:
+        _remove_interrupted_writes(root, reporter)
     reporter.log(f"campaign {config.campaign}: {stored} images stored, {todo} to draw on rank {rank} of {world}; "
                  f"preset {preset.name}: {preset.summary}")
     if preset.generator == "diffusers":
@@ -226,7 +250,12 @@ def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
             else:
                 ((image, record),) = generate(loaded, request.negative_caption, [seed])
                 record.update(defect=None, shows_caption=None)
-            sha256, path, display_path = store_image(root, image)
+            try:
+                sha256, path, display_path = store_image(root, image)
+            except OSError as error:
+                if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                raise _disk_full(error, root, stored + done, wanted, reporter) from error
             campaigns.add_candidate(store_path, request.item_id, slot,
                                     {**record, "sha256": sha256, "path": path, "display_path": display_path})
             done += 1

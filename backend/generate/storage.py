@@ -11,7 +11,9 @@ Why a display copy: annotators download every image they judge (BiVLC showed
 WebP support. The PNG stays the reference for exports and regeneration.
 
 Writes are atomic (a temporary file in the same folder, then `os.replace`),
-so a job killed mid-write never leaves a truncated image under a final name.
+so a job killed mid-write never leaves a truncated image under a final name;
+the temporary file such a kill leaves is removed by the next run
+(`remove_partial`), and a failed write (a full disk) removes its own.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from PIL import Image, features
 
 DISPLAY_MAX_SIDE = 512
 DISPLAY_QUALITY = 85
+PARTIAL = ".part"  # suffix of a file being written (write_atomic)
 
 
 def display_format() -> tuple[str, str]:
@@ -50,18 +53,38 @@ def display_bytes(image: Image.Image) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """`data` at `path`, all or nothing: written beside it under a temporary name, then renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    """`data` at `path`, all or nothing: written beside it under a temporary name, then renamed over it.
+
+    An `OSError` (a full disk: ENOSPC) names `path`, which a failed write() alone would not.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=PARTIAL)
+    except OSError as error:
+        error.filename = error.filename or str(path)
+        raise
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            error.filename = str(path)
         raise
+
+
+def remove_partial(root: Path, before: float) -> int:
+    """Delete the temporary files that writes interrupted by a kill left under `root` (those last modified
+    before `before`, so another process's write in flight is spared); return how many."""
+    removed = 0
+    for path in Path(root).rglob(f".*{PARTIAL}"):
+        if path.is_file() and path.stat().st_mtime < before:
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def store_image(root: Path, image: Image.Image) -> tuple[str, str, str]:

@@ -1,4 +1,4 @@
-"""`python -m backend jobs ...`: kinds, list, show, cancel, launch, and run (what every target starts).
+"""`python -m backend jobs ...`: kinds, list, show, cancel, launch, resume, and run (what every target starts).
 
 Nothing here imports torch, so these commands answer instantly. The command
 line acts as the machine's own admin (`backend.auth.cli_actor`).
@@ -74,8 +74,11 @@ def _show(args: argparse.Namespace) -> int:
             print(f"{key}: {job[key]}")
     if job.get("result"):
         print("result: " + json.dumps(job["result"]))
-    if job.get("error") and job["status"] != "failed":
-        print(f"note: {job['error']}")
+    if job.get("error"):  # a failed job's error goes on with the log tail printed below
+        print(f"error: {job['error'].splitlines()[0]}" if job["status"] == "failed" else f"note: {job['error']}")
+    links = jobs.resume_links(store, job)
+    if links:
+        print(links)
     for title, values in (("latest train metrics", train), ("eval metrics", evals)):
         if values:
             print(f"{title}:")
@@ -109,8 +112,19 @@ def _launch(args: argparse.Namespace) -> int:
     options = {"nproc": args.nproc} if args.target == "torchrun" else {"flavor": args.flavor} if args.flavor else {}
     job_id = jobs.submit(cli_actor(), args.kind, _read_config(Path(args.config)), args.target, options,
                          store=store, name=args.name)
+    return _started(store, job_id, args.follow)
+
+
+def _resume(args: argparse.Namespace) -> int:
+    store = _store(args)
+    jobs.reconcile(store)  # a job whose process died unseen is still "running" until settled
+    return _started(store, jobs.resume(cli_actor(), args.job_id, store=store), args.follow)
+
+
+def _started(store: Store, job_id: int, follow: bool) -> int:
+    """Print a started job's id; with `follow`, its log until it ends (exit 0 only if it is done)."""
     print(job_id, flush=True)
-    if not args.follow:
+    if not follow:
         return 0
     status = jobs.follow(store, job_id, sys.stdout)
     print(f"job {job_id}: {status}", file=sys.stderr)
@@ -122,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def add_jobs_parser(subparsers) -> None:
-    """Register `jobs kinds|list|show|cancel|launch|run` (a `PARSER_BUILDERS` entry of `backend.cli`)."""
+    """Register `jobs kinds|list|show|cancel|launch|resume|run` (a `PARSER_BUILDERS` entry of `backend.cli`)."""
     parser = subparsers.add_parser("jobs", help="list, inspect, cancel and launch background jobs",
                                    description="Background jobs (training runs, ...) recorded in the SQLite store.")
     actions = parser.add_subparsers(dest="action", required=True)
@@ -158,9 +172,19 @@ def add_jobs_parser(subparsers) -> None:
                        help="print the job's log until it ends; exit 0 only if it is done")
     start.set_defaults(handler=_launch)
 
+    again = actions.add_parser("resume", help="continue a failed or cancelled train or generate job as a new job; "
+                                              "prints its id",
+                               description="Start a stopped job's kind, config and target again as a new job "
+                                           "linked to it: a train run continues from its last checkpoint, a "
+                                           "generate job draws only the images still missing.")
+    again.add_argument("job_id", type=int)
+    again.add_argument("--follow", action="store_true",
+                       help="print the new job's log until it ends; exit 0 only if it is done")
+    again.set_defaults(handler=_resume)
+
     run = actions.add_parser("run", help="run an existing job in this process (what every target starts)")
     run.add_argument("job_id", type=int)
     run.set_defaults(handler=_run)
 
-    for sub in (listing, show, stop, start, run):
+    for sub in (listing, show, stop, start, again, run):
         sub.add_argument("--db", default=None, help="SQLite store (default: the db setting, $COMPLAB_DB)")

@@ -53,6 +53,8 @@ class JobKind:
     defaults: dict[str, str] = field(default_factory=dict)  # blank config key -> the Settings folder it means
     work_dir: str | None = None  # config attribute naming the folder the job owns (one active job per folder)
     collect: str | None = None  # "module:function"(store, job, log_text): keep what a remote (hf) run logged
+    # How running the same config again continues a stopped job (blank: it would start over, so `resume` refuses)
+    resumes: str = ""
 
     def load_config(self, values: dict) -> Any:
         """The validated config object; a `ValueError` names every problem."""
@@ -82,11 +84,27 @@ def get_kind(name: str) -> JobKind:
     return KINDS[name]
 
 
+def resume_command(job_id: int | None) -> str:
+    """What to type to continue a stopped job (a job run by hand, with no row, is simply run again)."""
+    return f"`python -m backend jobs resume {job_id}`" if job_id is not None else "the same command again"
+
+
+def resume_hint(job: dict) -> str:
+    """The sentence a stopped job's error ends with when `jobs resume` can continue it; '' when it cannot.
+
+    A Hugging Face job's run folder stayed in its container, so only local and torchrun jobs resume.
+    """
+    kind = KINDS.get(job.get("kind") or "")
+    if kind is None or not kind.resumes or job.get("target") == "hf":
+        return ""
+    return f"; it can be resumed {kind.resumes}: {resume_command(job['id'])}"
+
+
 register(JobKind(
     "train", "finetune a CLIP-like model (CLIP, NegCLIP, CE-CLIP, HP+HN, TROHN-Img)",
     config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
     paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, defaults={"output_dir": "runs_dir"},
-    work_dir="run_dir"))
+    work_dir="run_dir", resumes="from its run's last checkpoint"))
 register(JobKind(
     "evaluate", "run benchmarks on models; results go to the leaderboard",
     config="backend.benchmarks.job:EvaluateConfig", run="backend.benchmarks.job:run_job",
@@ -101,4 +119,5 @@ register(JobKind(
     "generate", "generate candidate images for an annotation campaign (diffusers or the built-in renderer)",
     config="backend.generate.job:GenerateConfig", run="backend.generate.job:run_job",
     paths={"data_dir": "dir", "db": "file", "model": "hub_or_dir", "assist_model": "model"},
-    defaults={"data_dir": "data_dir"}, work_dir="campaign_dir"))
+    defaults={"data_dir": "data_dir"}, work_dir="campaign_dir",
+    resumes="without redrawing the images already stored"))

@@ -12,7 +12,8 @@ Exit codes are only known to the launching process, so a watcher thread there
 records them; any other process (the app after a restart, `jobs list`) calls
 `settle_if_gone`, which marks jobs whose process vanished unseen. A run that
 wrote its result before vanishing is `done`; anything else is `failed` with its
-log tail.
+log tail, led by the job's own explanation, or else by how it ended and how to
+resume it (`backend.jobs.resume`).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 from backend.gpu import job_environment
+from backend.jobs.kinds import resume_hint
 from backend.jobs.records import ACTIVE, log_tail
 from backend.store import Store
 
@@ -74,8 +76,19 @@ def finish(store: Store, job_id: int, exit_code: int) -> None:
         return
     reason = (f"killed by {signal.Signals(-exit_code).name}" if exit_code < 0 and -exit_code in
               signal.valid_signals() else f"exit code {exit_code}")
-    store.update_job(job_id, status="failed", ended_at=time.time(),
-                     error=f"{reason}\n{log_tail(job.get('log_path'))}".rstrip())
+    store.update_job(job_id, status="failed", ended_at=time.time(), error=failure(job, reason))
+
+
+def failure(job: dict, reason: str) -> str:
+    """A failed job's error: a first line saying why, then its log tail.
+
+    The first line is the job's own explanation when it gave one (the runner
+    stores it before exiting: a non-finite loss, a full disk), else how the
+    process ended and, for a kind that can continue, how to resume it.
+    """
+    said = job.get("error") if job["status"] in ACTIVE else None
+    first = said or f"{reason}{resume_hint(job)}"
+    return f"{first}\n{log_tail(job.get('log_path'))}".rstrip()
 
 
 def process_state(pid: int | None, started_at: float | None = None) -> str | None:
@@ -130,7 +143,7 @@ def settle_if_gone(store: Store, job: dict) -> bool:
         store.update_job(job["id"], status="done", progress=1.0, ended_at=time.time())
     else:
         store.update_job(job["id"], status="failed", ended_at=time.time(),
-                         error=f"{UNSEEN} (exit code unknown)\n{log_tail(job.get('log_path'))}".rstrip())
+                         error=failure(job, f"{UNSEEN} (exit code unknown)"))
     return True
 
 

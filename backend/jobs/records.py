@@ -27,6 +27,15 @@ def get(store: Store, job_id: int) -> dict:
         raise JobError(f"No job {job_id!r}; `python -m backend jobs list` shows the existing ones") from None
 
 
+def resume_links(store: Store, job: dict) -> str:
+    """'resumes job 4; resumed as job 6 (running)': where a job sits in its chain of attempts ('' alone)."""
+    links = [f"resumes job {job['resumed_from']}"] if job.get("resumed_from") else []
+    later = store.resumed_by(job["id"])
+    if later is not None:
+        links.append(f"resumed as job {later['id']} ({later['status']})")
+    return "; ".join(links)
+
+
 def log_tail(path: str | Path | None, lines: int = TAIL_LINES) -> str:
     """The last lines of a log; progress bars' carriage-return redraws collapse to their last state."""
     if not path or not Path(path).exists():

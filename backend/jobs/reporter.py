@@ -29,6 +29,16 @@ def duration(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
+def _write(out: TextIO, text: str) -> None:
+    """Write and flush a log line; a log on a full (or vanished) disk must not end the job: the row still
+    records its progress and its error."""
+    try:
+        out.write(text)
+        out.flush()
+    except OSError:
+        pass
+
+
 class Reporter:
     """A job's voice. `progress` also estimates the time left from the rate since the first report."""
 
@@ -50,9 +60,17 @@ class Reporter:
     def log(self, message: str) -> None:
         """One line in the job's log, time-stamped."""
         if self.active:
-            out = self.out or sys.stdout
-            out.write(f"[{time.strftime('%H:%M:%S')}] {message}\n")
-            out.flush()
+            _write(self.out or sys.stdout, f"[{time.strftime('%H:%M:%S')}] {message}\n")
+
+    def failed(self, message: str) -> None:
+        """Why the job stops, in the job's words: the log's last line (every rank) and the row's error.
+
+        The status is still the process's to set (`backend.jobs.process`), which then leads
+        the job's error with this message instead of a bare exit code.
+        """
+        _write(sys.stderr, f"error: {message}\n")
+        if self._row:
+            self.store.update_job(self.job_id, error=message)
 
     def eta(self, fraction: float) -> float | None:
         """Seconds left at the rate observed since the first progress report (None until there is a rate)."""

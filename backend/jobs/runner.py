@@ -3,13 +3,13 @@
 Every target starts this same command (torchrun starts it once per rank), so a
 job's behaviour does not depend on where it runs. The row holds the kind and
 the validated config; the kind's run function gets the config and a `Reporter`.
-A bad config or input (a `ValueError`, e.g. a corrupt checkpoint) ends the job
-with that message as its last log line, not a traceback.
+A bad config or input (a `ValueError`, e.g. a corrupt checkpoint, a loss gone
+NaN, a full disk) ends the job with that message as its last log line and the
+first line of its error, not a traceback.
 """
 from __future__ import annotations
 
 import os
-import sys
 
 from backend.jobs.kinds import get_kind
 from backend.jobs.records import get
@@ -26,7 +26,7 @@ def run(store: Store, job_id: int) -> int:
         config = kind.load_config(job["args"] or {})
         result = kind.runner()(config, reporter)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr, flush=True)
+        reporter.failed(str(error))
         return 2
     reporter.result(result or {})
     return 0

@@ -1,9 +1,10 @@
-"""The job system's choke point: every launch and cancel, from the UI or the CLI, comes through here.
+"""The job system's choke point: every launch, resume and cancel, from the UI or the CLI, comes through here.
 
 `submit(actor, kind, config)` checks permission, confines every path the config
 names, validates the config with its kind, checks the target's options, and
 only then creates the row and starts the job. Bad input raises before anything
-is created.
+is created. `resume(actor, job_id)` starts a stopped job's config again through
+`submit`, as a new job linked to the old one.
 """
 from __future__ import annotations
 
@@ -24,8 +25,11 @@ HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")  # owner/name, as a hub repo 
 
 def submit(actor: Actor, kind: str, config: dict, target: str = "local", options: dict | None = None, *,
            store: Store, settings: Settings | None = None, name: str = "", api: Any = None,
-           env: dict[str, str] | None = None) -> int:
-    """Validate and start a job; return its id. Raises `PermissionDenied`, `PathError` or `JobError`/`ValueError`."""
+           env: dict[str, str] | None = None, resumed_from: int | None = None) -> int:
+    """Validate and start a job; return its id. Raises `PermissionDenied`, `PathError` or `JobError`/`ValueError`.
+
+    `resumed_from` is the stopped job this one continues (set by `resume`).
+    """
     require_admin(actor, f"launching a {kind} job")
     settings = settings or get_settings()
     job_kind = get_kind(kind)
@@ -41,7 +45,7 @@ def submit(actor: Actor, kind: str, config: dict, target: str = "local", options
         if busy:
             raise JobError(f"Job {busy[0]} is still writing to {folder}; cancel it or pick another run name")
     job_id = store.create_job(kind, args, name=name or args.get("name") or kind, target=target, actor=actor.name,
-                              target_options=target_options)
+                              target_options=target_options, resumed_from=resumed_from)
     if folder is not None:
         store.update_job(job_id, run_dir=str(folder))
     runner.start(store, store.get_job(job_id), settings, api=api, env=env)
@@ -110,6 +114,37 @@ def cancel(actor: Actor, job_id: int, *, store: Store, settings: Settings | None
         raise JobError(f"Job {job_id} is already {job['status']}; nothing to cancel")
     get_target(job["target"]).cancel(store, job, settings or get_settings(), grace=grace, api=api)
     return store.get_job(job["id"])
+
+
+def resume(actor: Actor, job_id: int, *, store: Store, settings: Settings | None = None,
+           env: dict[str, str] | None = None) -> int:
+    """Continue a failed or cancelled job: its kind, config and target again, as a new job; return the new id.
+
+    Why a new job and not the same row again: each attempt keeps its own pid,
+    log position, times, error and metrics, so the crash stays on record and the
+    new row's `resumed_from` links the chain. The kind's run picks up where the
+    old one stopped (a train run from its last checkpoint, a generate job at the
+    first missing image). The config passes `submit`'s checks again: the
+    allowed folders may have changed since.
+    """
+    require_admin(actor, "resuming a job")
+    job = get(store, job_id)
+    kind = get_kind(job["kind"])
+    if job["status"] in ACTIVE:
+        raise JobError(f"Job {job['id']} is still {job['status']}; cancel it first, or wait for it to end")
+    if job["status"] == "done":
+        raise JobError(f"Job {job['id']} is done; nothing to resume")
+    if not kind.resumes:
+        raise JobError(f"A {kind.name} job does not resume (it would start over); launch it again instead")
+    if job["target"] == "hf":
+        raise JobError(f"Job {job['id']} ran on Hugging Face Jobs, whose run folder stayed in its container; "
+                       "launch it again")
+    later = store.resumed_by(job["id"])
+    if later is not None:
+        raise JobError(f"Job {job['id']} was already resumed as job {later['id']} ({later['status']}); "
+                       f"resume that one if it stopped too")
+    return submit(actor, kind.name, dict(job["args"] or {}), job["target"], job.get("target_options") or {},
+                  store=store, settings=settings, name=job["name"], env=env, resumed_from=job["id"])
 
 
 def reconcile(store: Store, settings: Settings | None = None) -> list[int]:

@@ -4,10 +4,11 @@ AdamW without weight decay on gains, biases and logit_scale (open_clip's rule),
 cosine schedule with linear warmup, gradient accumulation, optional gradient
 checkpointing and gradient clipping, bf16 autocast on GPUs that run it natively
 (else fp16 with a loss scaler), logit scale clamped after every step, periodic
-evaluation, best/last checkpoints, and an exact resume: data (augmentation crops
-included) is a pure function of (seed, step) and the optimizer, scaler, schedule
-position and RNG state are saved, so on CPU a resumed run ends with the same
-weights as an uninterrupted one.
+evaluation, best/last checkpoints, a stop with a message when the loss goes
+non-finite (`backend.train.divergence`), and an exact resume: data
+(augmentation crops included) is a pure function of (seed, step) and the
+optimizer, scaler, schedule position and RNG state are saved, so on CPU a
+resumed run ends with the same weights as an uninterrupted one.
 
 Everything the run tells the world goes through one `backend.jobs.reporter.Reporter`
 (log lines, progress with ETA, metrics, result), as every job kind does; the run
@@ -36,6 +37,7 @@ from backend.models import LoadedModel, autocast_for, load_model, pick_device, p
 from backend.train import data as train_data
 from backend.train.checkpoint import CheckpointError, load_for_resume, save_checkpoint
 from backend.train.config import TrainConfig
+from backend.train.divergence import FiniteWatch
 from backend.train.loader import StepBatches, image_chunks, step_loader
 from backend.train.objectives import Objective
 from backend.train.transforms import train_transform
@@ -221,6 +223,7 @@ class Session:
     scaler: torch.amp.GradScaler | None
     rank: int = 0
     best_score: float | None = None
+    saved_step: int | None = None  # the step `last` holds (None: nothing saved yet)
 
     @property
     def checkpoints(self) -> Path:
@@ -258,6 +261,7 @@ class Session:
                  "eval": metrics}
         model, architecture = self.loaded.model, self.loaded.architecture
         save_checkpoint(self.checkpoints / "last", model, architecture, extra, self.trainer_state(step))
+        self.saved_step = step
         score = metrics.get(config_select_metric(self.config))
         if score is None or self.best_score is None or score > self.best_score:  # no selection metric: best = last
             save_checkpoint(self.checkpoints / "best", model, architecture, extra)
@@ -288,8 +292,9 @@ class Session:
         if self.scaler is not None and state.get("scaler"):
             self.scaler.load_state_dict(state["scaler"])
         self.best_score = state.get("best_score")
+        self.saved_step = int(state["step"])
         self.reporter.log(f"resuming from step {state['step']} ({self.checkpoints / 'last'})")
-        return int(state["step"])
+        return self.saved_step
 
     def result(self) -> dict:
         last_config = json.loads((self.checkpoints / "last" / "open_clip_config.json").read_text())
@@ -361,17 +366,21 @@ def train(config: TrainConfig, reporter: Reporter | None = None, stop_after: int
     steps = StepBatches(session.data, range(start, end), config.batch_size, config.seed, config.grad_accum,
                         rank, world_size)
     throughput = _Throughput(config.batch_size * world_size * config.grad_accum, start)
+    watch = FiniteWatch(device, config.steps, config.lr, session.checkpoints)
     for item in step_loader(steps, config.workers, pin_memory=device.startswith("cuda")):
         step = item.step
         for group in session.optimizer.param_groups:
             group["lr"] = cosine_lr(step, config)
         loss, parts = train_step(trained, session.objective, session.optimizer, item.batches, autocast,
                                  max_log_scale, session.scaler, config.grad_clip_norm)
+        watch.see(step + 1, loss, parts)
         if on_step:
             on_step(step)
-        if step % LOG_EVERY == 0 or step == end - 1:
+        if step % LOG_EVERY == 0 or step in (start, end - 1):  # a resumed run's curve goes on at once
+            watch.check(session.saved_step)
             session.report_step(step + 1, loss, parts, throughput.rate(step + 1))
         if (step + 1) % config.eval_every == 0 or step + 1 == config.steps:
+            watch.check(session.saved_step, model, step + 1)  # never save over `last` what a NaN touched
             session.evaluate_and_save(step + 1)
             throughput.restart(step + 1)
     if world_size > 1:
