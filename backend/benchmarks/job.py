@@ -51,6 +51,7 @@ class EvaluateConfig:
         problems = []
         if not self.models:
             problems.append("pick at least one model")
+        problems += _model_problems(self.models)
         if not self.benchmarks:
             problems.append("pick at least one benchmark")
         for name in self.benchmarks:
@@ -67,6 +68,20 @@ class EvaluateConfig:
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+
+def _model_problems(specs: list) -> list[str]:
+    """A malformed spec or an architecture open_clip does not know fails now, not after other models were
+    evaluated (what loading can reveal still fails at its load, with what was tried)."""
+    from backend.models import ModelLoadError, check_spec
+
+    problems = []
+    for spec in specs:
+        try:
+            check_spec(str(spec))
+        except ModelLoadError as error:
+            problems.append(str(error))
+    return problems
 
 
 Progress = Callable[[float, str], None]  # (fraction of the whole run, what is being done)

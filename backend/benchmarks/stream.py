@@ -17,10 +17,12 @@ import os
 from typing import Callable, Sequence
 
 import torch
+from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
 from backend.benchmarks.task import ImageSource, image_source_key, load_image
 from backend.encoder import EmbeddingCache, pixel_embeddings, text_embeddings
+from backend.images import ImageFileError
 from backend.models import LoadedModel
 
 Progress = Callable[[int, int], None]  # (done, total) distinct inputs encoded
@@ -41,7 +43,9 @@ class _Images(Dataset):
         source = self.sources[index]
         try:
             return self.preprocess(load_image(source))
-        except (OSError, ValueError, SyntaxError) as error:  # PIL raises all three on bad files
+        except ImageFileError as error:
+            raise BenchmarkImageError(f"cannot read image {image_source_key(source)}: {error.reason}") from None
+        except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:  # a damaged or huge file
             raise BenchmarkImageError(f"cannot read image {image_source_key(source)}: {error}") from None
 
 
