@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable
@@ -29,6 +30,9 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from backend.limits import MAX_IMAGE_PIXELS
 
 Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
+# PIL warns between the limit and twice it, before `open_image` refuses such a file with its own message: the
+# warning would only repeat, in a log, what the user is told.
+warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 FORMATS = "PNG, JPEG, WebP, GIF, BMP, TIFF"
 MISSING_FILE = "the file does not exist"
 DAMAGED = (OSError, SyntaxError, ValueError, EOFError)  # what PIL's decoders raise on a damaged file

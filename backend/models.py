@@ -47,8 +47,11 @@ TokenizerFactory = Callable[..., Callable]  # called with context_length=...
 _TOKENIZERS: dict[str, TokenizerFactory | str] = {"toyclip-v1": "backend.toyworld.tokenizer:ToyTokenizer"}
 
 
-class ModelLoadError(RuntimeError):
-    """A model could not be loaded; the message says what was tried and how to fix it."""
+class ModelLoadError(ValueError):
+    """A model could not be loaded; the message says what was tried and how to fix it.
+
+    A ValueError, like every other input the user must fix: the command line prints it as ``error: ...``, a job
+    ends with it as its last line and a tab shows it, where a RuntimeError was a traceback in all three."""
 
 
 def register_tokenizer(name: str, factory: TokenizerFactory | str) -> None:
@@ -206,7 +209,7 @@ def autocast_for(device: str, precision: str):
     return torch.autocast(device.split(":")[0], dtype=dtype, enabled=dtype is not None)
 
 
-def _read_config(spec: ModelSpec) -> dict:
+def read_config(spec: ModelSpec) -> dict:
     """Our checkpoints (and open_clip's hub exports) carry a JSON config next to the weights."""
     if spec.source == "hf-hub":
         from huggingface_hub import hf_hub_download
@@ -314,20 +317,6 @@ def _pickle_message(spec: ModelSpec) -> str:
             "tensors, or a local-dir: folder with open_clip_config.json and open_clip_model.safetensors.")
 
 
-def declared_architecture(spec_str: str) -> dict | None:
-    """A spec's model config (open_clip's ``model_cfg``) read without loading weights, or None when it cannot be
-    known that way (a hub repo not on disk, a catalog entry, a config file that cannot be read). Lets two models be
-    compared before any work."""
-    try:
-        spec = parse_spec(spec_str)
-        config = {} if spec.source == "catalog" else _read_config(spec)
-    except Exception:  # offline hub, unreadable JSON, bad spec: the load itself will say why
-        return None
-    cfg = config.get("model_cfg") or (open_clip.get_model_config(spec.architecture.replace("/", "-"))
-                                      if spec.source in ("tag", "file") else None)
-    return dict(cfg) if cfg else None
-
-
 def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
                   models_dir: Path | None) -> LoadedModel:
     """A catalog entry: fetched, checked and converted by `model_catalog`, then loaded like any local folder.
@@ -360,7 +349,7 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
     precision = pick_precision(device, precision)
     notes: list[str] = []
     try:
-        config = _read_config(spec)
+        config = read_config(spec)
         expected = _expected_activation(spec, config)
         force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
         if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():

@@ -59,9 +59,7 @@ def architecture_problems(pretrained: str, finetuned: str) -> list[str]:
     ([] when they match or a config cannot be read without loading: the loaded models are checked again)."""
     from open_clip.model import CLIPTextCfg, CLIPVisionCfg
 
-    from backend.models import declared_architecture
-
-    configs = [declared_architecture(spec) for spec in (pretrained, finetuned)]
+    configs = [_declared_architecture(spec) for spec in (pretrained, finetuned)]
     if None in configs:
         return []
     try:
@@ -145,6 +143,23 @@ def recommend(rows: Sequence[dict], compositional: str, object_centric: str, tol
     return {"alpha": best["alpha"], "compositional": best[compositional], "object_centric": best[object_centric],
             "criterion": f"highest {compositional} among alphas whose {object_centric} is at most "
                          f"{100 * tolerance:g} points below the pretrained model's ({100 * base:.1f})"}
+
+
+def _declared_architecture(spec_str: str) -> dict | None:
+    """A spec's open_clip ``model_cfg`` read without loading weights, or None when it cannot be known that way (a
+    hub repo not on disk, a catalog entry, a config file that cannot be read)."""
+    import open_clip
+
+    from backend.models import parse_spec, read_config
+
+    try:
+        spec = parse_spec(spec_str)
+        config = read_config(spec)
+    except Exception:  # offline hub, unreadable JSON, bad spec: the load itself will say why
+        return None
+    cfg = config.get("model_cfg") or (open_clip.get_model_config(spec.architecture.replace("/", "-"))
+                                      if spec.source in ("tag", "file") else None)
+    return dict(cfg) if cfg else None
 
 
 @dataclass

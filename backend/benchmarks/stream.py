@@ -49,6 +49,12 @@ class _Images(Dataset):
             raise BenchmarkImageError(f"cannot read image {image_source_key(source)}: {error}") from None
 
 
+def _own_message(error: BenchmarkImageError) -> str:
+    """The error's own one-line message: a DataLoader worker's is the last line of the traceback it carries."""
+    last = str(error).strip().splitlines()[-1]
+    return last.removeprefix(f"{BenchmarkImageError.__module__}.").removeprefix("BenchmarkImageError: ")
+
+
 def distributed() -> tuple[int, int]:
     """(rank, world size): (0, 1) unless torch.distributed is initialised (torchrun)."""
     if torch.distributed.is_available() and torch.distributed.is_initialized():
@@ -129,11 +135,14 @@ class StreamEncoder:
                             num_workers=workers, pin_memory=self.loaded.device.startswith("cuda"),
                             persistent_workers=False)
         rows, done = [], 0
-        for pixels in loader:
-            rows.append(pixel_embeddings(self.loaded, pixels))
-            done += len(pixels)
-            if progress:
-                progress(done, len(sources))
+        try:
+            for pixels in loader:
+                rows.append(pixel_embeddings(self.loaded, pixels))
+                done += len(pixels)
+                if progress:
+                    progress(done, len(sources))
+        except BenchmarkImageError as error:  # from a worker, its message is wrapped in the worker's traceback
+            raise BenchmarkImageError(_own_message(error)) from None
         return torch.cat(rows)
 
     def _encode_texts(self, texts: list[str], progress: Progress | None) -> torch.Tensor:
