@@ -87,6 +87,9 @@ def parse_spec(spec: str) -> ModelSpec:
     spec = spec.strip()
     if not spec:
         raise ModelLoadError("Empty model spec. " + _SPEC_HELP)
+    if len(spec) > MAX_SPEC_CHARS:
+        raise ModelLoadError(f"The model spec '{spec[:60]}...' is {len(spec):,} characters long; the limit is "
+                             f"{MAX_SPEC_CHARS:,} (the longest path Linux takes). " + _SPEC_HELP)
     if spec.startswith("hf-hub:"):
         return ModelSpec(spec, "hf-hub", location=spec[len("hf-hub:"):])
     if spec.startswith("local-dir:"):
@@ -100,9 +103,6 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(spec, "catalog", location=name)
     if spec in BUILTIN_MODELS:
         return ModelSpec(spec, "local-dir", location=str(BUILTIN_MODELS[spec]))
-    if len(spec) > MAX_SPEC_CHARS:
-        raise ModelLoadError(f"The model spec '{spec[:60]}...' is {len(spec):,} characters long; the limit is "
-                             f"{MAX_SPEC_CHARS:,} (the longest path Linux takes). " + _SPEC_HELP)
     if _is_dir(spec):
         return ModelSpec(spec, "local-dir", location=spec)
     if ":" in spec:

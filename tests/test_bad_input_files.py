@@ -21,6 +21,7 @@ from backend.perturb import perturb
 from backend.store import Store
 from tests.appserver import running_app, workspace_settings
 from tests.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
+from tests.browser import VIEWPORT, chromium, upload_image
 from tests.test_train_tab import form as train_form
 
 LONG = "a brown dog on the green grass " * 646  # 20,026 characters
@@ -72,12 +73,16 @@ def test_the_command_line_probe_names_a_bad_image_and_exits_2(images, tiny_check
                      message), message
 
 
+def fifty_megabytes(path):
+    with path.open("wb") as handle:
+        handle.truncate(50 * 1024 * 1024)
+    return path
+
+
 def test_a_50_mb_upload_is_refused_with_the_limit_and_the_server_still_serves(app, images, tiny_checkpoints,
                                                                               tmp_path):
     client, _ = app
-    huge = tmp_path / "huge.png"
-    with huge.open("wb") as handle:
-        handle.truncate(50 * 1024 * 1024)
+    huge = fifty_megabytes(tmp_path / "huge.png")
     with pytest.raises(ValueError, match=f"exceeds the maximum file size of {MAX_UPLOAD_BYTES} bytes"):
         probe(client, huge)  # gradio_client reads the server's limit from its config and does not even send it
     with huge.open("rb") as handle:  # what a browser or any other client gets from the server itself
@@ -85,6 +90,20 @@ def test_a_50_mb_upload_is_refused_with_the_limit_and_the_server_still_serves(ap
     assert response.status_code == 413
     assert f"File size exceeded maximum allowed size of {MAX_UPLOAD_BYTES} bytes" in response.text
     assert_still_serves(client, images, tiny_checkpoints)
+
+
+@pytest.mark.browser
+def test_the_page_shows_the_upload_limit_and_a_bomb_refusal_then_takes_a_good_image(app, images, tmp_path):
+    client, _ = app
+    huge = fifty_megabytes(tmp_path / "huge.png")
+    with chromium() as browser:
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(client.src)
+        for path, message in ((huge, 'File(s) exceed the maximum allowed size of 20.0 Mb: "huge.png"'),
+                              (images["bomb.png"], f"Could not read the image 'bomb.png': {BAD_IMAGES['bomb.png'][1]}")):
+            page.locator("[data-testid=image] input[type=file]").set_input_files(str(path))
+            page.locator("[data-testid=toast-body].error").filter(has_text=message).first.wait_for()
+        upload_image(page, images["good.jpg"])
 
 
 @pytest.mark.parametrize("caption, extra, message", [
