@@ -11,6 +11,7 @@ import gradio as gr
 from backend import auth, catalog, jobs
 from backend.annotate import mirror
 from backend.encoder import EmbeddingCache
+from backend.limits import MAX_UPLOAD_BYTES
 from backend.models import ModelRegistry
 from backend.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.store import Store
@@ -94,11 +95,12 @@ def build_annotate_app(ctx: AppContext) -> gr.Blocks:
 
 
 def launch_options(ctx: AppContext) -> dict:
-    """What `launch` needs besides the app: address, port, theme, the keyboard script and the folders files may
-    be served from."""
+    """What `launch` needs besides the app: address, port, theme, the keyboard script, the folders files may
+    be served from, and the largest upload (Gradio refuses a bigger file with HTTP 413 before it is stored)."""
     return {"server_name": ctx.settings.server_name, "server_port": ctx.settings.server_port,
             "theme": gr.themes.Soft(), "head": annotate.KEYBOARD_SCRIPT,
-            "allowed_paths": [str(path) for path in served_folders(ctx.settings)]}
+            "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
+            "max_file_size": MAX_UPLOAD_BYTES}
 
 
 def served_folders(settings: Settings) -> list[Path]:

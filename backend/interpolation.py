@@ -18,13 +18,18 @@ class PatchingError(ValueError):
 
 
 def check_compatible(pretrained: dict[str, torch.Tensor], finetuned: dict[str, torch.Tensor]) -> None:
-    """Refuse two state dicts that are not the same architecture (different keys or shapes)."""
+    """Refuse two state dicts that are not the same architecture (different keys or shapes), naming the tensors."""
     if pretrained.keys() != finetuned.keys():
-        missing = sorted(pretrained.keys() ^ finetuned.keys())[:5]
-        raise PatchingError(f"the models have different parameters (e.g. {', '.join(missing)})")
-    mismatched = [k for k in pretrained if pretrained[k].shape != finetuned[k].shape]
+        only = [f"{key} (only in the {side})" for side, keys in (("pretrained", pretrained.keys() - finetuned.keys()),
+                                                                ("finetuned", finetuned.keys() - pretrained.keys()))
+                for key in sorted(keys)]
+        raise PatchingError(f"the models have different parameters: {len(only)} tensor(s) are in one only, e.g. "
+                            f"{', '.join(only[:4])}")
+    mismatched = [f"{key} {list(pretrained[key].shape)} vs {list(finetuned[key].shape)}"
+                  for key in pretrained if pretrained[key].shape != finetuned[key].shape]
     if mismatched:
-        raise PatchingError(f"shapes differ for {', '.join(mismatched[:5])}")
+        raise PatchingError(f"{len(mismatched)} tensor(s) differ in shape (pretrained vs finetuned), e.g. "
+                            f"{', '.join(mismatched[:4])}")
 
 
 def interpolate(pretrained: dict[str, torch.Tensor], finetuned: dict[str, torch.Tensor],

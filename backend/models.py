@@ -17,9 +17,11 @@ warning the user sees.
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import json
 import os
+import pickle
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ from backend import model_catalog, paths
 from backend.settings import SHIPPED_MODELS
 
 CHECKPOINT_SUFFIXES = (".safetensors", ".pt", ".pth", ".bin")
+MAX_SPEC_CHARS = 4096
 CONFIG_NAME = "open_clip_config.json"
 
 # Models shipped in the repo, usable with no network: spec alias -> checkpoint directory.
@@ -44,8 +47,11 @@ TokenizerFactory = Callable[..., Callable]  # called with context_length=...
 _TOKENIZERS: dict[str, TokenizerFactory | str] = {"toyclip-v1": "backend.toyworld.tokenizer:ToyTokenizer"}
 
 
-class ModelLoadError(RuntimeError):
-    """A model could not be loaded; the message says what was tried and how to fix it."""
+class ModelLoadError(ValueError):
+    """A model could not be loaded; the message says what was tried and how to fix it.
+
+    A ValueError, like every other input the user must fix: the command line prints it as ``error: ...``, a job
+    ends with it as its last line and a tab shows it, where a RuntimeError was a traceback in all three."""
 
 
 def register_tokenizer(name: str, factory: TokenizerFactory | str) -> None:
@@ -81,6 +87,9 @@ def parse_spec(spec: str) -> ModelSpec:
     spec = spec.strip()
     if not spec:
         raise ModelLoadError("Empty model spec. " + _SPEC_HELP)
+    if len(spec) > MAX_SPEC_CHARS:
+        raise ModelLoadError(f"The model spec '{spec[:60]}...' is {len(spec):,} characters long; the limit is "
+                             f"{MAX_SPEC_CHARS:,} (the longest path Linux takes). " + _SPEC_HELP)
     if spec.startswith("hf-hub:"):
         return ModelSpec(spec, "hf-hub", location=spec[len("hf-hub:"):])
     if spec.startswith("local-dir:"):
@@ -94,17 +103,27 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(spec, "catalog", location=name)
     if spec in BUILTIN_MODELS:
         return ModelSpec(spec, "local-dir", location=str(BUILTIN_MODELS[spec]))
-    if Path(spec).is_dir():
+    if _is_dir(spec):
         return ModelSpec(spec, "local-dir", location=spec)
     if ":" in spec:
         arch, pretrained = spec.split(":", 1)
+        if not arch.strip() or not pretrained.strip():
+            raise ModelLoadError(f"'{spec}' needs an architecture before its ':' and a pretrained tag or checkpoint "
+                                 "after it (an empty tag would load random weights). " + _SPEC_HELP)
         source = "file" if pretrained.endswith(CHECKPOINT_SUFFIXES) else "tag"
         return ModelSpec(spec, source, architecture=arch, pretrained=pretrained)
     if spec.endswith(CHECKPOINT_SUFFIXES):
         raise ModelLoadError(
             f"'{spec}' is a checkpoint file without an architecture. Write it as ARCH:{spec} "
-            "(e.g. ViT-B-32-quickgelu:{spec}) so the right tower and activation are built.")
+            f"(e.g. ViT-B-32-quickgelu:{spec}) so the right tower and activation are built.")
     raise ModelLoadError(f"'{spec}' has no pretrained tag or checkpoint. " + _SPEC_HELP)
+
+
+def _is_dir(spec: str) -> bool:
+    try:
+        return Path(spec).is_dir()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte: not a folder either way
+        return False
 
 
 _SPEC_HELP = ("Accepted forms: 'ViT-B-32-quickgelu:openai' (architecture:tag), "
@@ -190,7 +209,7 @@ def autocast_for(device: str, precision: str):
     return torch.autocast(device.split(":")[0], dtype=dtype, enabled=dtype is not None)
 
 
-def _read_config(spec: ModelSpec) -> dict:
+def read_config(spec: ModelSpec) -> dict:
     """Our checkpoints (and open_clip's hub exports) carry a JSON config next to the weights."""
     if spec.source == "hf-hub":
         from huggingface_hub import hf_hub_download
@@ -258,6 +277,46 @@ def _failure_message(spec: ModelSpec, error: Exception) -> str:
     return f"Could not load '{spec.raw}': tried {what}.{mode} Reason: {reason}. To fix: {hints}."
 
 
+def check_spec(spec_str: str) -> ModelSpec:
+    """Parse a spec and check what can be checked without loading it (its form, its open_clip architecture), so
+    that a command with several models fails on a bad one before any work."""
+    spec = parse_spec(spec_str)
+    _check_architecture(spec)
+    return spec
+
+
+def _check_architecture(spec: ModelSpec) -> None:
+    """An architecture open_clip does not know is named with the closest ones it does (open_clip's own message
+    lists all of its ~200)."""
+    if spec.source not in ("tag", "file"):
+        return
+    known = open_clip.list_models()
+    name = spec.architecture.replace("/", "-")  # open_clip reads ViT-B/32 as ViT-B-32
+    if name in known:
+        return
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = (f"did you mean {' or '.join(close)}?" if close else
+            "python -c 'import open_clip; print(open_clip.list_models())' lists them.")
+    raise ModelLoadError(f"Could not load '{spec.raw}': open_clip has no architecture {spec.architecture!r}; {hint}")
+
+
+def _is_refused_pickle(error: BaseException | None) -> bool:
+    """Whether torch.load(weights_only=True) refused the file (anywhere in the chain of causes)."""
+    while error is not None:
+        if isinstance(error, pickle.UnpicklingError):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _pickle_message(spec: ModelSpec) -> str:
+    return (f"Refused '{spec.raw}': {local_path(spec)} is a pickled checkpoint that holds Python objects besides "
+            "tensors, and torch.load(weights_only=True) refused to unpickle it: doing so could run code stored in "
+            "the file, which the lab never does. Use a .safetensors file (where you trust the file: "
+            "safetensors.torch.save_file(state_dict, 'model.safetensors')), a .pt holding only a state dict of "
+            "tensors, or a local-dir: folder with open_clip_config.json and open_clip_model.safetensors.")
+
+
 def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
                   models_dir: Path | None) -> LoadedModel:
     """A catalog entry: fetched, checked and converted by `model_catalog`, then loaded like any local folder.
@@ -285,11 +344,12 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
     if spec.source == "catalog":
         return _load_catalog(spec, device, precision, models_dir)
     confine(spec, allowed_roots)
+    _check_architecture(spec)  # after confine: a refused path is refused before anything else is said about it
     device = pick_device(device)
     precision = pick_precision(device, precision)
     notes: list[str] = []
     try:
-        config = _read_config(spec)
+        config = read_config(spec)
         expected = _expected_activation(spec, config)
         force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
         if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():
@@ -304,6 +364,8 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
     except ModelLoadError:
         raise
     except Exception as error:  # any download/parse/shape failure becomes one clear message
+        if _is_refused_pickle(error):
+            raise ModelLoadError(_pickle_message(spec)) from None
         raise ModelLoadError(_failure_message(spec, error)) from error
     model.eval()
     activation = model_activation(model)

@@ -29,16 +29,52 @@ from backend.interpolation import PatchingError, check_compatible, interpolate
 from backend.jobs.kinds import check_known_keys
 from backend.models import LoadedModel
 
-__all__ = ["PatchingError", "SweepConfig", "apply_alpha", "export_patched", "exported_models", "interpolate",
+__all__ = ["PatchingError", "SweepConfig", "apply_alpha", "architecture_problems", "export_patched", "exported_models", "interpolate",
            "patched_model", "recommend", "sweep"]
 DEFAULT_ALPHAS = tuple(round(0.1 * i, 2) for i in range(11))
 PATCHED_FOLDER = "patched"
 
 
 def _check_pair(pretrained: LoadedModel, finetuned: LoadedModel) -> None:
+    """Refuse two loaded models that cannot be interpolated, naming both and what differs, before any work."""
     if pretrained.activation != finetuned.activation:
         raise PatchingError(f"activations differ ({pretrained.activation} vs {finetuned.activation}): "
                             "one of the two was loaded into the wrong architecture")
+    try:
+        check_compatible(pretrained.model.state_dict(), finetuned.model.state_dict())
+    except PatchingError as error:
+        names = " and ".join(f"{role} '{loaded.spec}' ({loaded.architecture.get('architecture', '?')})"
+                             for role, loaded in (("pretrained", pretrained), ("finetuned", finetuned)))
+        raise PatchingError(f"{names} are different architectures, so their weights cannot be interpolated: "
+                            f"{error}") from None
+
+
+SHAPE_FIELDS = {"vision": ("image_size", "layers", "width", "head_width", "mlp_ratio", "patch_size",
+                           "timm_model_name"),
+                "text": ("context_length", "vocab_size", "width", "heads", "layers", "hf_model_name")}
+
+
+def architecture_problems(pretrained: str, finetuned: str) -> list[str]:
+    """What makes two specs different architectures, read from their configs without loading any weights
+    ([] when they match or a config cannot be read without loading: the loaded models are checked again)."""
+    from open_clip.model import CLIPTextCfg, CLIPVisionCfg
+
+    configs = [_declared_architecture(spec) for spec in (pretrained, finetuned)]
+    if None in configs:
+        return []
+    try:
+        shapes = [{"embed_dim": cfg.get("embed_dim"),
+                   **{f"vision_cfg.{k}": getattr(CLIPVisionCfg(**cfg.get("vision_cfg", {})), k)
+                      for k in SHAPE_FIELDS["vision"]},
+                   **{f"text_cfg.{k}": getattr(CLIPTextCfg(**cfg.get("text_cfg", {})), k) for k in SHAPE_FIELDS["text"]}}
+                  for cfg in configs]
+    except TypeError:  # a config open_clip's dataclasses do not take: leave it to the load
+        return []
+    differing = [f"{key} {shapes[0][key]} vs {shapes[1][key]}" for key in shapes[0] if shapes[0][key] != shapes[1][key]]
+    if not differing:
+        return []
+    return [f"pretrained '{pretrained}' and finetuned '{finetuned}' are different architectures, so their weights "
+            f"cannot be interpolated: {', '.join(differing)} (pretrained vs finetuned)"]
 
 
 def patched_model(pretrained: LoadedModel, finetuned: LoadedModel, alpha: float) -> LoadedModel:
@@ -75,7 +111,6 @@ def _state_pair(pretrained: LoadedModel, finetuned: LoadedModel) -> tuple[dict, 
     _check_pair(pretrained, finetuned)
     start = {k: v.detach().clone() for k, v in pretrained.model.state_dict().items()}
     end = {k: v.detach().clone() for k, v in finetuned.model.state_dict().items()}
-    check_compatible(start, end)
     return start, end
 
 
@@ -108,6 +143,23 @@ def recommend(rows: Sequence[dict], compositional: str, object_centric: str, tol
     return {"alpha": best["alpha"], "compositional": best[compositional], "object_centric": best[object_centric],
             "criterion": f"highest {compositional} among alphas whose {object_centric} is at most "
                          f"{100 * tolerance:g} points below the pretrained model's ({100 * base:.1f})"}
+
+
+def _declared_architecture(spec_str: str) -> dict | None:
+    """A spec's open_clip ``model_cfg`` read without loading weights, or None when it cannot be known that way (a
+    hub repo not on disk, a catalog entry, a config file that cannot be read)."""
+    import open_clip
+
+    from backend.models import parse_spec, read_config
+
+    try:
+        spec = parse_spec(spec_str)
+        config = read_config(spec)
+    except Exception:  # offline hub, unreadable JSON, bad spec: the load itself will say why
+        return None
+    cfg = config.get("model_cfg") or (open_clip.get_model_config(spec.architecture.replace("/", "-"))
+                                      if spec.source in ("tag", "file") else None)
+    return dict(cfg) if cfg else None
 
 
 @dataclass
@@ -153,6 +205,8 @@ class SweepConfig:
                 problems.append(str(error))
         if not 0 <= self.tolerance <= 1:
             problems.append(f"tolerance is a fraction between 0 and 1, got {self.tolerance}")
+        if self.pretrained and self.finetuned:
+            problems += architecture_problems(self.pretrained, self.finetuned)
         if problems:
             raise ValueError("; ".join(problems))
         self.alphas = sorted({round(float(a), 4) for a in self.alphas})
@@ -193,6 +247,9 @@ def export_patched(pretrained: str, finetuned: str, alpha: float, name: str, mod
     target = Path(models_dir) / PATCHED_FOLDER / check_slug(name, "patched model name")
     if target.exists():
         raise ValueError(f"a patched model named {name!r} already exists in {target.parent}; pick another name")
+    problems = architecture_problems(pretrained, finetuned)
+    if problems:
+        raise PatchingError(problems[0])
     start, end = (load_model(spec, device="cpu", precision="fp32") for spec in (pretrained, finetuned))
     _check_pair(start, end)
     start.model.load_state_dict(interpolate(start.model.state_dict(), end.model.state_dict(), alpha))

@@ -17,13 +17,13 @@ them by one positive number, so verdicts and metrics are the same either way.
 from __future__ import annotations
 
 import difflib
-import io
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image
 
 from backend.encoder import EmbeddingCache, Encoder
+from backend.images import ImageFileError, open_image
 from backend.metrics import caption_probe_metrics
 from backend.auth import Actor
 from backend.models import ModelLoadError, ModelRegistry, local_path, parse_spec
@@ -125,24 +125,14 @@ def verdict(index: int, texts: Sequence[ProbeText], margins: Sequence[float]) ->
 
 def load_image(source: Image.Image | str | bytes, name: str | None = None) -> Image.Image:
     """Accept a PIL image, a path or raw bytes, upright as its EXIF orientation says (as a viewer shows it);
-    a file that is not an image is the user's to fix. `name` is how the message calls the file (an upload's
-    own name rather than the server's copy of it)."""
+    a file that is not an image, is damaged or declares too many pixels is the user's to fix. `name` is how
+    the message calls the file (an upload's own name rather than the server's copy of it)."""
     if isinstance(source, Image.Image):
         return source.convert("RGB")
     try:
-        opened = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
-        opened.load()
-    except (UnidentifiedImageError, OSError) as error:
-        shown = name or ("(uploaded bytes)" if isinstance(source, bytes) else str(source))
-        raise _unreadable_image(shown, error) from error
-    return ImageOps.exif_transpose(opened).convert("RGB")
-
-
-def _unreadable_image(name: str, error: Exception) -> ProbeInputError:
-    """The one message for a file that is not an image, on the command line and on the page alike."""
-    why = ("it is not an image file this app can open (PNG, JPEG, WebP, GIF, BMP, TIFF)"
-           if isinstance(error, UnidentifiedImageError) else f"the file is damaged ({error})")
-    return ProbeInputError(f"Could not read the image {name!r}: {why}. Pick another file.")
+        return open_image(source, name, upright=True)
+    except ImageFileError as error:
+        raise ProbeInputError(f"{error} Pick another file.") from error
 
 
 def validate_caption(caption: str | None) -> str:

@@ -6,7 +6,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from app import build_app
+from app import build_app, launch_options
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
 from backend.settings import Settings
@@ -54,7 +54,7 @@ def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=
     demo = build_app(ctx).queue()
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                allowed_paths=[str(output_dir)])
+                allowed_paths=[str(output_dir)], max_file_size=launch_options(ctx)["max_file_size"])
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:

@@ -10,6 +10,7 @@ from backend.auth import ADMIN, Actor, PermissionDenied
 from backend.paths import PathError
 from backend.store import Store
 from tests.appserver import workspace_settings
+from tests.tiny import solid_image
 
 WEB_ADMIN = Actor("admin", ADMIN, "password")  # signed in through the page: paths stay inside the allowed roots
 GUEST = Actor("guest")
@@ -25,6 +26,8 @@ def sugarcrepe_file(folder, name="swap_att.json"):
 def test_a_sugarcrepe_file_becomes_normalised_items_typed_by_its_name(tmp_path):
     settings = workspace_settings(tmp_path)
     path = sugarcrepe_file(settings.workspace)
+    (settings.workspace / "coco").mkdir()
+    solid_image((20, 90, 200)).save(settings.workspace / "coco" / "000000565045.jpg")  # the items' images must open
     summary = service.create_campaign(WEB_ADMIN, "sc", "file", settings, path=str(path), images_dir="coco",
                                       config={"gold_items": 2})
     assert (summary["items"], summary["gold_items"]) == (1, 5)  # at least one session's gold tasks (50 x 0.1)

@@ -40,13 +40,28 @@ def save_tiny_model(root: Path, hub_cache: Path, seed: int = 0) -> TinyCheckpoin
     state = {k: v.contiguous() for k, v in model.state_dict().items()}
     file_path = root / "tiny.safetensors"
     save_file(state, file_path)
-    config = {"model_cfg": MODEL_CFG, "architecture": ARCH, "activation": "gelu"}
-    local_dir = root / "tiny-dir"
-    local_dir.mkdir()
-    save_file(state, local_dir / "open_clip_model.safetensors")
-    (local_dir / "open_clip_config.json").write_text(json.dumps(config))
+    local_dir = save_local_dir(root / "tiny-dir", state, MODEL_CFG, ARCH)
     _lay_out_hub_cache(hub_cache, local_dir)
     return TinyCheckpoints(f"{ARCH}:{file_path}", f"local-dir:{local_dir}", f"hf-hub:{HUB_ID}", root)
+
+
+def save_local_dir(folder: Path, state: dict, model_cfg: dict, architecture: str) -> Path:
+    """A `local-dir:` checkpoint folder: safetensors weights and the config that rebuilds their model."""
+    folder.mkdir(parents=True)
+    save_file(state, folder / "open_clip_model.safetensors")
+    config = {"model_cfg": model_cfg, "architecture": architecture, "activation": "gelu"}
+    (folder / "open_clip_config.json").write_text(json.dumps(config))
+    return folder
+
+
+def save_wider_model(folder: Path, width: int = 48) -> str:
+    """The tiny architecture with every width (and the embedding) at `width`: same keys, other shapes. Its spec."""
+    model_cfg = {"embed_dim": width, "vision_cfg": {**MODEL_CFG["vision_cfg"], "width": width},
+                 "text_cfg": {**MODEL_CFG["text_cfg"], "width": width}}
+    torch.manual_seed(1)
+    model = open_clip.model.CLIP(**model_cfg)
+    save_local_dir(folder, {k: v.contiguous() for k, v in model.state_dict().items()}, model_cfg, f"{ARCH}-w{width}")
+    return f"local-dir:{folder}"
 
 
 def _lay_out_hub_cache(hub_cache: Path, source_dir: Path) -> None:

@@ -24,9 +24,8 @@ if TYPE_CHECKING:
 def score_candidates(store_path: Path | str, campaign: str, folder: Path, loaded: "LoadedModel",
                      batch_size: int = 64) -> int:
     """Score every candidate of the campaign with `loaded`; returns how many were scored."""
-    from PIL import Image
-
     from backend.encoder import Encoder
+    from backend.images import open_image
 
     campaign_id = campaigns.get(store_path, campaign)["id"]
     rows = db.rows(store_path, "select c.id, c.path, i.caption, i.negative_caption from candidates c join items i "
@@ -35,7 +34,7 @@ def score_candidates(store_path: Path | str, campaign: str, folder: Path, loaded
     updates = []
     for start in range(0, len(rows), batch_size):
         chunk = rows[start:start + batch_size]
-        images = [Image.open(folder / row["path"]).convert("RGB") for row in chunk]
+        images = [open_image(folder / row["path"]) for row in chunk]
         texts = sorted({text for row in chunk for text in (row["caption"], row["negative_caption"])})
         column = {text: k for k, text in enumerate(texts)}
         cosine = encoder.score(images, texts).cosine

@@ -6,13 +6,12 @@ name any path, as for jobs).
 """
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
-from backend import jobs
+from backend import jobs, tabular
 from backend.annotate import campaigns, db, sources
 from backend.annotate.campaigns import CampaignConfig
 from backend.auth import Actor, require_admin
@@ -38,6 +37,8 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
     config_obj = CampaignConfig.from_dict({**({"generator": "toyworld"} if source == "toyworld" else {}),
                                            **(config or {})})
     folder = campaigns.campaign_dir(settings.data_dir, name)
+    if any(row["name"] == name for row in campaigns.list_campaigns(settings.db)):  # before any file is written
+        raise ValueError(f"a campaign named {name!r} exists already; choose another name")
     if source == "toyworld":
         items = sources.toy_items(n_items, seed, folder)
     elif source == "file":
@@ -48,10 +49,11 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
         probe_file = _user_path(actor, path, settings, "probe result")
         if not probe_file.is_file():
             raise ValueError(f"probe result {path} does not exist")
-        result = json.loads(probe_file.read_text())
+        result = tabular.read_json(probe_file, "probe result")
         items = sources.items_from_probe(result, str(_user_path(actor, probe_image, settings, "probed image")))
     else:
         raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
+    sources.check_images(items, folder)
     gold = sources.toy_items(campaigns.gold_count(config_obj), seed + 1, folder, gold=True)
     campaign_id = campaigns.create(settings.db, name, items + gold, config_obj, source, actor.name)
     return {"id": campaign_id, "name": name, "items": len(items), "gold_items": len(gold), "folder": str(folder),

@@ -7,14 +7,15 @@ is what makes them usable as gold items in any campaign.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import json
 from pathlib import Path
 
 import numpy as np
 
+from backend import tabular
 from backend.annotate.campaigns import ItemSpec
+from backend.images import image_problems, listed_problems
+from backend.limits import caption_problem
 
 BIVLC_COLUMNS = ("image", "caption", "negative_caption", "type", "subtype")
 TOY_RESOLUTION = 256
@@ -22,42 +23,39 @@ TOY_RESOLUTION = 256
 
 def items_from_file(path: Path, images_dir: Path | None = None) -> list[ItemSpec]:
     """Items from a SugarCrepe JSON (id -> {filename, caption, negative_caption}; type and subtype from the
-    file name, e.g. ``swap_att.json``) or a BiVLC-format CSV/JSONL (image, caption, negative_caption, type,
-    subtype). Image names are taken relative to `images_dir` (e.g. COCO val2017) when given."""
+    file name, e.g. ``swap_att.json``) or a BiVLC-format CSV/TSV/JSONL (image, caption, negative_caption, type,
+    subtype). Image names are taken relative to `images_dir` (e.g. COCO val2017) when given.
+
+    A file that cannot be read, or a record with an empty or over-long caption, is refused as a whole with
+    its file and line (`backend.tabular`): a campaign is created complete or not at all."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"campaign file {path} does not exist")
-    if path.suffix == ".json":
-        records = _sugarcrepe_records(path)
-    elif path.suffix == ".jsonl":
-        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    elif path.suffix in (".csv", ".tsv"):
-        with path.open(newline="") as handle:
-            records = list(csv.DictReader(handle, dialect="excel-tab" if path.suffix == ".tsv" else "excel"))
-    else:
-        raise ValueError(f"{path.name}: expected a SugarCrepe .json or a BiVLC-format .csv/.tsv/.jsonl file")
-    items = []
-    for number, record in enumerate(records, start=1):
-        missing = [key for key in ("caption", "negative_caption") if not str(record.get(key) or "").strip()]
-        if missing:
-            raise ValueError(f"{path.name}, record {number}: missing {', '.join(missing)}")
-        image = record.get("image") or record.get("filename") or None
-        if image and images_dir is not None:
-            image = str(Path(images_dir) / image)
-        items.append(ItemSpec(record["caption"], record["negative_caption"], record.get("type") or "",
-                              record.get("subtype") or "", image))
-    if not items:
-        raise ValueError(f"{path.name} holds no items")
-    return items
+    records = tabular.read_records(path, "campaign file", required=("caption", "negative_caption"))
+    type_, _, subtype = path.stem.partition("_") if path.suffix == ".json" else ("", "", "")
+    return [_file_item(record, images_dir, type_, subtype) for record in records]
 
 
-def _sugarcrepe_records(path: Path) -> list[dict]:
-    data = json.loads(path.read_text())
-    if isinstance(data, dict):
-        data = list(data.values())
-    type_, _, subtype = path.stem.partition("_")
-    return [{**record, "type": record.get("type", type_), "subtype": record.get("subtype", subtype)}
-            for record in data]
+def _file_item(record: tabular.Record, images_dir: Path | None, type_: str, subtype: str) -> ItemSpec:
+    captions = []
+    for field in ("caption", "negative_caption"):
+        text = record.text(field)
+        problem = caption_problem(text)
+        if problem:
+            raise ValueError(f"{record.source}, {record.where}: {field} {problem}")
+        captions.append(text)
+    image = record.text("image") or record.text("filename") or None
+    if image and images_dir is not None:
+        image = str(Path(images_dir) / image)
+    return ItemSpec(*captions, record.text("type") or type_, record.text("subtype") or subtype, image)
+
+
+def check_images(items: list[ItemSpec], folder: Path) -> None:
+    """Refuse items whose original image is missing, damaged, not an image or too large (`backend.images`):
+    annotators would get a broken step 4 and the export would fail. Relative paths are in the campaign folder."""
+    problems = image_problems(Path(folder) / item.image for item in items if item.image)
+    if problems:
+        raise ValueError(listed_problems(problems, "the items name") + ". Fix or remove them: nothing was created")
 
 
 def toy_items(n: int, seed: int, folder: Path, gold: bool = False) -> list[ItemSpec]:
@@ -85,7 +83,10 @@ def toy_items(n: int, seed: int, folder: Path, gold: bool = False) -> list[ItemS
 def items_from_probe(result: dict, image: str) -> list[ItemSpec]:
     """The negatives a probed model failed on (scored at least as high as the original), one item each,
     from a probe's JSON (the Probe tab's download, ``python -m backend probe --json``)."""
-    rows = result.get("rows") or []
+    rows = result.get("rows") if isinstance(result, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        raise ValueError("the probe result is not a probe's JSON (an object whose \"rows\" is a list of rows): "
+                         "use the Probe tab's JSON download or `python -m backend probe --json`")
     original = next((row["text"] for row in rows if row.get("kind") == "original"), None)
     if original is None:
         raise ValueError("the probe result has no original caption row")

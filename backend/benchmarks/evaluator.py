@@ -30,7 +30,7 @@ import torch
 from torch import Tensor
 
 from backend.benchmarks.stream import Progress, StreamEncoder
-from backend.benchmarks.task import Task, item_scores, pool_texts
+from backend.benchmarks.task import EmptyTextError, Task, item_scores, pool_texts
 from backend.encoder import EmbeddingCache
 from backend.models import LoadedModel
 
@@ -117,7 +117,10 @@ def _root(root: Path | str | None) -> Path:
 
 @functools.lru_cache(maxsize=32)
 def _prepare(name: str, limit: int | None, root: Path) -> Task:
-    return get_benchmark(name).build(limit, root)
+    try:
+        return get_benchmark(name).build(limit, root)
+    except EmptyTextError as error:
+        raise ValueError(f"{name}: {error}") from None
 
 
 def prepare(name: str, limit: int | None = None, root: Path | str | None = None) -> Task:

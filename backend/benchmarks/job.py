@@ -51,6 +51,7 @@ class EvaluateConfig:
         problems = []
         if not self.models:
             problems.append("pick at least one model")
+        problems += _model_problems(self.models)
         if not self.benchmarks:
             problems.append("pick at least one benchmark")
         for name in self.benchmarks:
@@ -69,6 +70,20 @@ class EvaluateConfig:
         return self
 
 
+def _model_problems(specs: list) -> list[str]:
+    """A malformed spec or an architecture open_clip does not know fails now, not after other models were
+    evaluated (what loading can reveal still fails at its load, with what was tried)."""
+    from backend.models import ModelLoadError, check_spec
+
+    problems = []
+    for spec in specs:
+        try:
+            check_spec(str(spec))
+        except ModelLoadError as error:
+            problems.append(str(error))
+    return problems
+
+
 Progress = Callable[[float, str], None]  # (fraction of the whole run, what is being done)
 
 
@@ -78,18 +93,14 @@ def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = Non
     from backend.benchmarks.evaluator import get_benchmark, prepare, run_task
     from backend.benchmarks.results import save_result
     from backend.benchmarks.stream import StreamEncoder, join_torchrun
-    from backend.models import ModelLoadError, load_model
+    from backend.models import load_model
 
     root = Path(config.data_root) if config.data_root else None
     tasks = {name: prepare(name, config.limit, root) for name in config.benchmarks}  # missing data fails first
     rank, _, rank_device = join_torchrun()
     summaries, steps = [], len(config.models) * len(config.benchmarks)
     for m, spec in enumerate(config.models):
-        try:
-            loaded = load_model(spec, device=rank_device or config.device or None,
-                                precision=config.precision or None)
-        except ModelLoadError as error:  # what was tried and what to do: the user's to act on, not a crash
-            raise ValueError(str(error)) from None
+        loaded = load_model(spec, device=rank_device or config.device or None, precision=config.precision or None)
         encoder = StreamEncoder(loaded, batch_size=config.batch_size, workers=config.workers, shard=True)
         for b, (name, task) in enumerate(tasks.items()):
             step = m * len(tasks) + b

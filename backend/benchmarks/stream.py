@@ -17,10 +17,12 @@ import os
 from typing import Callable, Sequence
 
 import torch
+from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
 from backend.benchmarks.task import ImageSource, image_source_key, load_image
 from backend.encoder import EmbeddingCache, pixel_embeddings, text_embeddings
+from backend.images import ImageFileError
 from backend.models import LoadedModel
 
 Progress = Callable[[int, int], None]  # (done, total) distinct inputs encoded
@@ -41,8 +43,16 @@ class _Images(Dataset):
         source = self.sources[index]
         try:
             return self.preprocess(load_image(source))
-        except (OSError, ValueError, SyntaxError) as error:  # PIL raises all three on bad files
+        except ImageFileError as error:
+            raise BenchmarkImageError(f"cannot read image {image_source_key(source)}: {error.reason}") from None
+        except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:  # a damaged or huge file
             raise BenchmarkImageError(f"cannot read image {image_source_key(source)}: {error}") from None
+
+
+def _own_message(error: BenchmarkImageError) -> str:
+    """The error's own one-line message: a DataLoader worker's is the last line of the traceback it carries."""
+    last = str(error).strip().splitlines()[-1]
+    return last.removeprefix(f"{BenchmarkImageError.__module__}.").removeprefix("BenchmarkImageError: ")
 
 
 def distributed() -> tuple[int, int]:
@@ -125,11 +135,14 @@ class StreamEncoder:
                             num_workers=workers, pin_memory=self.loaded.device.startswith("cuda"),
                             persistent_workers=False)
         rows, done = [], 0
-        for pixels in loader:
-            rows.append(pixel_embeddings(self.loaded, pixels))
-            done += len(pixels)
-            if progress:
-                progress(done, len(sources))
+        try:
+            for pixels in loader:
+                rows.append(pixel_embeddings(self.loaded, pixels))
+                done += len(pixels)
+                if progress:
+                    progress(done, len(sources))
+        except BenchmarkImageError as error:  # from a worker, its message is wrapped in the worker's traceback
+            raise BenchmarkImageError(_own_message(error)) from None
         return torch.cat(rows)
 
     def _encode_texts(self, texts: list[str], progress: Progress | None) -> torch.Tensor:

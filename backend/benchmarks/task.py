@@ -24,7 +24,13 @@ import torch
 from PIL import Image
 from torch import Tensor
 
+from backend.images import open_image
+
 MetricFn = Callable[[Tensor], dict[str, float]]
+
+
+class EmptyTextError(ValueError):
+    """A benchmark item with an empty text (the evaluator adds the benchmark's name to the message)."""
 
 
 @runtime_checkable
@@ -49,8 +55,7 @@ class ImageFile:
         return self.path if self.box is None else f"{self.path}#{','.join(f'{v:g}' for v in self.box)}"
 
     def load(self) -> Image.Image:
-        with Image.open(self.path) as image:
-            image = image.convert("RGB")
+        image = open_image(self.path)  # a damaged or oversized file: an ImageFileError naming it
         if self.box is not None:
             x, y, width, height = self.box
             image = image.crop((x, y, x + width, y + height))
@@ -136,6 +141,7 @@ def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[
                 image_ids[key] = len(distinct_images)
                 distinct_images.append(source)
         image_rows.append([image_ids[key] for key in keys])
+    _check_texts(texts, ids)
     text_ids: dict[str, int] = {}
     text_rows = [[text_ids.setdefault(text, len(text_ids)) for text in row] for row in texts]
     n_items = len(image_rows)
@@ -146,6 +152,17 @@ def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[
         items = Items([str(i) for i in (ids if ids is not None else range(n_items))],
                       list(subtypes) if subtypes is not None else ["all"] * n_items, correct)
     return Task(distinct_images, list(text_ids), metrics, image_index, text_index, items)
+
+
+def _check_texts(texts: Sequence[Sequence[str]], ids: Sequence[str] | None) -> None:
+    """Refuse an item with an empty text: it would be scored as the bare start and end tokens, a number that
+    means nothing. Long texts are cut at the model's context length by its tokenizer, as every published CLIP
+    evaluation does."""
+    empty = [n for n, row in enumerate(texts) if any(not str(text).strip() for text in row)]
+    if empty:
+        first = ids[empty[0]] if ids is not None else empty[0]
+        raise EmptyTextError(f"{len(empty)} item(s) have an empty text (first: item {first}); the benchmark's "
+                             "data is damaged: fetch it again or fix its file")
 
 
 def pool_texts(text_emb: Tensor, pool: Tensor) -> Tensor:

@@ -15,9 +15,11 @@ import yaml
 
 from backend.jobs.kinds import check_known_keys
 from backend.paths import PathError, check_slug
+from backend.tabular import RecordFileError, read_records
 
 LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
 DATA_SOURCES = ("toyworld-finetune", "toyworld-pretrain", "manifest")
+MANIFEST_COLUMNS = ("image", "caption")  # required; negatives, positives, negative_image, negative_caption optional
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 # Training-image augmentation (backend.train.transforms): open_clip's default training transform
 # (RandomResizedCrop, scale 0.9-1.0, bicubic), or none (training sees the eval preprocess).
@@ -89,6 +91,8 @@ class TrainConfig:
             problems.append(f"data must be one of {', '.join(DATA_SOURCES)}, not {self.data!r}")
         if self.data == "manifest" and not self.manifest:
             problems.append("data 'manifest' needs a manifest path")
+        elif self.data == "manifest" and Path(self.manifest).is_file():  # a remote job's may exist only there
+            problems += self._manifest_problems()
         for name in ("steps", "batch_size", "grad_accum"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1")
@@ -112,6 +116,15 @@ class TrainConfig:
         if problems:
             raise ValueError("Invalid training config: " + "; ".join(problems))
         return self
+
+    def _manifest_problems(self) -> list[str]:
+        """A manifest that cannot be read as records is refused at launch, before a job exists (its rows and images
+        are checked by the job, `backend.train.data.read_manifest`)."""
+        try:
+            read_records(Path(self.manifest), "Manifest", MANIFEST_COLUMNS)
+        except RecordFileError as error:
+            return [str(error)]
+        return []
 
     def to_dict(self) -> dict:
         values = dataclasses.asdict(self)

@@ -15,7 +15,6 @@ without saving any data-loader state.
 from __future__ import annotations
 
 import copy
-import csv
 import dataclasses
 import json
 from collections import Counter
@@ -27,7 +26,11 @@ import numpy as np
 import torch
 from PIL import Image
 
+from backend.images import MISSING_FILE, image_problems, open_image
+from backend.limits import MAX_CAPTION_CHARS, caption_problem
 from backend.losses import CE_CLIP_TYPES
+from backend.tabular import Record, read_records
+from backend.train.config import MANIFEST_COLUMNS
 from backend.train.transforms import TrainTransform, crop_rng
 
 TOY_RESOLUTION = 64  # the built-in world's images are rendered at the toy model's input size
@@ -103,8 +106,7 @@ class ImageBank:
 
 
 def _open_rgb(path: str) -> Image.Image:
-    with Image.open(path) as image:  # closes the file: a long run opens millions
-        return image.convert("RGB")
+    return open_image(path)  # closes the file (a long run opens millions); a damaged one is named
 
 
 @dataclass
@@ -237,45 +239,76 @@ def toyworld_data(kind: str, size: int, seed: int, preprocess: Callable, familie
 
 
 def read_manifest(path: str | Path) -> tuple[list[dict], Counter]:
-    """Rows of a CSV or JSONL manifest; rows with a missing/unreadable image or empty caption are skipped."""
+    """Rows of a CSV, TSV, JSONL or JSON manifest, and how many rows were skipped for what.
+
+    A file that cannot be read as records (not UTF-8, cut short, ragged, without an image or caption column)
+    is refused with its file and line (`backend.tabular`). A row that cannot be trained on is skipped and
+    counted: an empty or over-long caption (the perturbation engine takes at most MAX_CAPTION_CHARS), a missing
+    or unusable image or negative image (every image is decoded once here, so a truncated file is found now,
+    not in a DataLoader worker hours into the run), negatives/positives that are not a list of usable texts.
+    """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"Manifest {path} does not exist.")
-    if path.suffix == ".jsonl":
-        raw = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    else:
-        with path.open(newline="") as handle:
-            raw = list(csv.DictReader(handle))
     rows, skipped = [], Counter()
-    for row in raw:
-        image = (path.parent / str(row.get("image", ""))).resolve() if row.get("image") else None
-        if not str(row.get("caption") or "").strip():
-            skipped["empty caption"] += 1
-        elif image is None or not image.is_file():
-            skipped["missing image"] += 1
-        elif not _readable(image):
-            skipped["unreadable image"] += 1
+    for record in read_records(path, "Manifest", MANIFEST_COLUMNS):
+        row, reason = _manifest_row(record, path.parent)
+        if reason:
+            skipped[reason] += 1
         else:
-            rows.append({**row, "image": str(image), "caption": str(row["caption"]).strip()})
-    if not rows:
+            rows.append(row)
+    problems = image_problems(p for row in rows for p in (row["image"], row.get("negative_image")) if p)
+    usable = []
+    for row in rows:
+        reason = _image_skip(row, problems)
+        if reason:
+            skipped[reason] += 1
+        else:
+            usable.append(row)
+    if not usable:
         raise ValueError(f"Manifest {path} has no usable rows ({dict(skipped) or 'it is empty'}).")
-    return rows, skipped
+    return usable, skipped
 
 
-def _readable(image: Path) -> bool:
+def _manifest_row(record: Record, folder: Path) -> tuple[dict, str | None]:
+    """The row with its paths resolved and texts checked, or the reason it is skipped."""
     try:
-        with Image.open(image) as handle:
-            handle.verify()
-        return True
-    except Exception:  # any decoder error means the file cannot be trained on
-        return False
+        caption = record.text("caption").strip()
+        image, negative = record.text("image").strip(), record.text("negative_image").strip()
+        for field in ("negatives", "positives"):
+            if any(caption_problem(text) for text in _text_list(record.values.get(field))):
+                return {}, f"a {field[:-1]} over {MAX_CAPTION_CHARS:,} characters"
+    except ValueError:  # a field of the wrong type, or negatives/positives that are not a JSON list
+        return {}, "malformed negatives, positives or paths"
+    if caption_problem(caption):
+        return {}, "empty caption" if not caption else f"caption over {MAX_CAPTION_CHARS:,} characters"
+    if not image:
+        return {}, "missing image"
+    row = {**record.values, "image": str((folder / image).resolve()), "caption": caption}
+    if negative:
+        row["negative_image"] = str((folder / negative).resolve())
+    return row, None
+
+
+def _image_skip(row: dict, problems: dict[str, str]) -> str | None:
+    """Why a row's image or negative image cannot be used ("missing image", "unreadable negative image"), or None."""
+    for key, which in (("image", "image"), ("negative_image", "negative image")):
+        reason = problems.get(row.get(key) or "")
+        if reason:
+            return f"{'missing' if reason == MISSING_FILE else 'unreadable'} {which}"
+    return None
 
 
 def _text_list(value) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value if str(v).strip()]
     if isinstance(value, str) and value.strip():
-        return [str(v) for v in json.loads(value)] if value.strip().startswith("[") else [value.strip()]
+        if not value.strip().startswith("["):
+            return [value.strip()]
+        parsed = json.loads(value)
+        if not isinstance(parsed, list):
+            raise ValueError(f"expected a JSON list of texts, got {value[:40]!r}")
+        return [str(v) for v in parsed if str(v).strip()]
     return []
 
 
