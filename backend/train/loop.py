@@ -322,14 +322,16 @@ def _rank_reporter(reporter: Reporter | None, rank: int) -> Reporter:
 
 def _open_session(config: TrainConfig, reporter: Reporter, device: str, precision: str, rank: int,
                   world_size: int) -> Session:
-    """Model, data, optimizer, objective and scaler, with the run folder created and announced."""
+    """Model, data, optimizer, objective and scaler, with the run folder created and announced.
+
+    The base model loads first: a spec that cannot load leaves no run folder behind."""
+    reporter.log(f"training {config.loss} from {config.base_model} on {config.data}: {config.steps} steps, "
+                 f"{world_size} x {config.batch_size} x {config.grad_accum} per step, {precision} on {device}")
+    loaded = build_model(config, device)
     config.run_dir.mkdir(parents=True, exist_ok=True)
     if rank == 0:
         (config.run_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
     reporter.update(run_dir=str(config.run_dir))
-    reporter.log(f"training {config.loss} from {config.base_model} on {config.data}: {config.steps} steps, "
-                 f"{world_size} x {config.batch_size} x {config.grad_accum} per step, {precision} on {device}")
-    loaded = build_model(config, device)
     if config.grad_checkpointing:
         loaded.model.set_grad_checkpointing(True)
     loaded.model.train()
