@@ -80,11 +80,13 @@ FINISH_ROUNDS = 10
 @dataclass
 class Crash:
     """When to kill the server (after this many acknowledged answers, or seconds into the load) and what
-    happened: when it was killed and back (time.monotonic()), and how many answers were acknowledged by then."""
+    happened (time.monotonic()): SIGKILL sent, the process gone, the new one serving; and how many answers
+    were acknowledged by the kill."""
 
     after_answers: int = 0
     after_s: float = 0.0
     killed_at: float = 0.0
+    dead_at: float = 0.0
     up_at: float = 0.0
     acknowledged_at_kill: int = 0
 
@@ -143,6 +145,7 @@ def _crash(server: ServerProcess, crowd: Crowd, crash: Crash) -> None:
         return
     crash.acknowledged_at_kill, crash.killed_at = crowd.acknowledged, time.monotonic()
     server.kill()
+    crash.dead_at = time.monotonic()
     server.start()
     crash.up_at = time.monotonic()
 
@@ -184,10 +187,10 @@ def failure_causes(annotators: list[Annotator], crash: Crash | None) -> dict[str
         for failure in annotator.failures:
             if crash is None or not crash.killed_at:
                 cause = "unexpected"
-            elif failure.started < crash.killed_at:
+            elif failure.started < crash.dead_at:
                 cause = "in flight at the kill" if failure.ended >= crash.killed_at else "unexpected"
             elif failure.started < crash.up_at:
-                cause = "sent while the server was down"
+                cause = "sent or retried while the server was down"
             elif "Start a session first" in failure.error:
                 cause = "sent on the session the killed server held"
             else:
@@ -197,13 +200,10 @@ def failure_causes(annotators: list[Annotator], crash: Crash | None) -> dict[str
 
 
 def in_flight(annotators: list[Annotator], crash: Crash) -> Counter:
-    """What became of the answers sent before the kill whose response had not come back when it came."""
-    fates = Counter()
-    for annotator in annotators:
-        for sent in annotator.sent:
-            if sent.started < crash.killed_at <= sent.ended:
-                fates["answered just before" if sent.acked else sent.fate or "unresolved"] += 1
-    return fates
+    """What became of the answers in flight at the kill (sent before the process was gone, no response): each
+    "stored" (its annotator was shown the next task) or "re-asked" (the same task again)."""
+    return Counter(sent.fate or "unresolved" for annotator in annotators for sent in annotator.sent
+                   if sent.started < crash.dead_at and not sent.acked)
 
 
 def print_run(run: Run, label: str) -> bool:
@@ -219,7 +219,7 @@ def print_run(run: Run, label: str) -> bool:
         _print_crash(run)
     run.audit.print()
     unexpected = run.failures.get("unexpected", [])
-    print(f"  failed calls: {sum(len(v) for v in run.failures.values())} "
+    print(f"  failed calls, every try counted: {sum(len(v) for v in run.failures.values())} "
           f"({', '.join(f'{cause}: {len(v)}' for cause, v in run.failures.items()) or 'none'})")
     for name, failure in unexpected[:10]:
         print(f"    unexpected: {name} {failure.call}: {failure.error}")
@@ -234,7 +234,7 @@ def _print_crash(run: Run) -> None:
         return
     started = min(s.started for a in team for s in a.sent)
     fates = in_flight(team, crash)
-    later = Counter(s.fate for a in team for s in a.sent if s.started >= crash.killed_at and s.fate)
+    later = Counter(s.fate for a in team for s in a.sent if s.started >= crash.dead_at and s.fate)
     print(f"CRASH: kill -9 {crash.killed_at - started:.1f} s into the load, after {crash.acknowledged_at_kill} "
           f"acknowledged answers; back on the same store and port {crash.up_at - crash.killed_at:.1f} s later")
     print(f"  answers in flight at the kill: {sum(fates.values())} ({dict(fates) or 'none'}); sent after it, "
