@@ -68,8 +68,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.crowd import (Annotator, Crowd, ServerProcess, annotate, build_campaign, crowd_of, measure,  # noqa: E402
-                         report, uniform_think)
+from bench.crowd import Annotator, Crowd, annotate, crowd_of, measure, report, uniform_think  # noqa: E402
+from bench.crowd_server import ServerProcess, build_campaign  # noqa: E402
 from bench.crowd_audit import audit  # noqa: E402
 
 BUDGET_MS = 300.0

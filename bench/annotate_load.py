@@ -54,6 +54,7 @@ printed. The latency of a crash run is printed but not judged.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sqlite3
@@ -62,13 +63,14 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.crowd import (Annotator, Crowd, ServerProcess, annotate, annotate_server, build_campaign,  # noqa: E402
-                         crowd_of, measure, report, uniform_think)
+from bench.crowd import Annotator, Crowd, Sent, annotate, crowd_of, measure, report, uniform_think  # noqa: E402
+from bench.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
 from bench.crowd_audit import Audit, audit  # noqa: E402
 
 BUDGET_MS = 300.0
@@ -168,9 +170,7 @@ def finish_campaign(url: str, db_path: Path, campaign: str, seed: int) -> list[A
 
 def _open_items(db_path: Path, campaign: str) -> tuple[int, int, int]:
     """(items neither done nor dropped, overlap, tasks per session)."""
-    import json
-
-    with sqlite3.connect(db_path) as conn:
+    with closing(sqlite3.connect(db_path)) as conn:
         campaign_id, config = conn.execute("select id, config from campaigns where name = ?", (campaign,)).fetchone()
         open_items = conn.execute("select count(*) from items where campaign_id = ? and gold = 0 and stage not in "
                                   "('done', 'dropped')", (campaign_id,)).fetchone()[0]
@@ -199,11 +199,12 @@ def failure_causes(annotators: list[Annotator], crash: Crash | None) -> dict[str
     return causes
 
 
-def in_flight(annotators: list[Annotator], crash: Crash) -> Counter:
-    """What became of the answers in flight at the kill (sent before the process was gone, no response): each
-    "stored" (its annotator was shown the next task) or "re-asked" (the same task again)."""
-    return Counter(sent.fate or "unresolved" for annotator in annotators for sent in annotator.sent
-                   if sent.started < crash.dead_at and not sent.acked)
+def in_flight(annotators: list[Annotator], crash: Crash) -> list[tuple[str, Sent]]:
+    """The answers in flight at the kill (sent before the process was gone, no response), with their annotator;
+    each one's `fate` says what became of it: "stored" (its annotator was shown the next task) or "re-asked"
+    (the same task again)."""
+    return [(annotator.name, sent) for annotator in annotators for sent in annotator.sent
+            if sent.started < crash.dead_at and not sent.acked]
 
 
 def print_run(run: Run, label: str) -> bool:
@@ -224,7 +225,9 @@ def print_run(run: Run, label: str) -> bool:
     for name, failure in unexpected[:10]:
         print(f"    unexpected: {name} {failure.call}: {failure.error}")
     print(f"AUDIT: {'PASS' if run.ok else 'FAIL'}")
-    return run.ok and (not judged or p95 < BUDGET_MS)
+    passed = run.ok and (not judged or p95 < BUDGET_MS)
+    print(f"RESULT: {'PASS' if passed else 'FAIL'}")
+    return passed
 
 
 def _print_crash(run: Run) -> None:
@@ -233,12 +236,15 @@ def _print_crash(run: Run) -> None:
         print("CRASH: the crowd finished before the kill was due: FAIL (ask for an earlier crash)")
         return
     started = min(s.started for a in team for s in a.sent)
-    fates = in_flight(team, crash)
+    flying = in_flight(team, crash)
+    fates = Counter(sent.fate or "unresolved" for _, sent in flying)
     later = Counter(s.fate for a in team for s in a.sent if s.started >= crash.dead_at and s.fate)
     print(f"CRASH: kill -9 {crash.killed_at - started:.1f} s into the load, after {crash.acknowledged_at_kill} "
           f"acknowledged answers; back on the same store and port {crash.up_at - crash.killed_at:.1f} s later")
     print(f"  answers in flight at the kill: {sum(fates.values())} ({dict(fates) or 'none'}); sent after it, "
           f"before their annotator re-joined: {sum(later.values())} ({dict(later) or 'none'})")
+    for name, sent in flying:
+        print(f"    {name} task {sent.token} (#{sent.number}, answer {sent.value!r}): {sent.fate or 'unresolved'}")
     resumed = [r for a in team for r in a.resumes]
     print(f"  annotators resumed: {len({a.name for a in team if a.resumes})} "
           f"({sum(r.at_next_task for r in resumed)} of {len(resumed)} resumes at their next task: "

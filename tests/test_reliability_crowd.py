@@ -9,11 +9,14 @@ The assertions read the SQLite file: latency is the bench's business.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 
 import pytest
 
 from bench.annotate_load import CONFIG, Crash, in_flight, load_run, prepare
-from bench.crowd import annotate_server, uniform_think
+from bench.crowd import uniform_think
+from bench.crowd_audit import audit
+from bench.crowd_server import annotate_server
 from tests.appserver import free_port
 
 ANNOTATORS, TASKS = 8, 6
@@ -32,7 +35,7 @@ def crowd_server(tmp_path_factory):
 
 def stored(db_path, campaign: str) -> dict:
     """What SQLite holds for `campaign`: answers per annotator, per (item, task) of regular items, item stages."""
-    with sqlite3.connect(db_path) as conn:
+    with closing(sqlite3.connect(db_path)) as conn:
         per_annotator = dict(conn.execute(
             "select n.external_id, count(*) from answers a join annotators n on n.id = a.annotator_id "
             "join campaigns c on c.id = a.campaign_id where c.name = ? group by n.id", (campaign,)))
@@ -62,12 +65,22 @@ def assert_nothing_lost(run, db_path, campaign: str) -> None:
     assert run.audit.lost == run.audit.phantom == run.audit.twice == run.audit.off_overlap == []
 
 
-def test_a_crowd_at_work_gets_every_answer_stored_once_and_every_item_its_overlap(crowd_server):
+def test_a_crowd_at_work_gets_every_answer_stored_once_and_every_item_its_overlap(crowd_server, tmp_path):
     server, db_path = crowd_server
     run = load_run(server, db_path, "calm", ANNOTATORS, TASKS, THINK)
     assert run.failures == {}
     assert run.audit.stored_unacknowledged == 0 and run.audit.resumes == 0
     assert_nothing_lost(run, db_path, "calm")
+    # The audit sees a lost answer: the same store with one acknowledged answer deleted.
+    tampered = tmp_path / "tampered.db"
+    with closing(sqlite3.connect(db_path)) as source, closing(sqlite3.connect(tampered)) as copy:
+        source.backup(copy)
+        token = copy.execute("select max(assignment_id) from answers a join campaigns c on c.id = a.campaign_id "
+                             "where c.name = 'calm' and a.source = 'annotator'").fetchone()[0]
+        copy.execute("delete from answers where assignment_id = ?", (token,))
+        copy.commit()
+    damaged = audit(tampered, "calm", run.result["annotators"] + run.closers, finished=True)
+    assert damaged.lost == [token] and not damaged.ok
 
 
 def test_a_kill_9_mid_load_loses_nothing_and_everyone_resumes_at_their_next_task(crowd_server):
@@ -81,6 +94,5 @@ def test_a_kill_9_mid_load_loses_nothing_and_everyone_resumes_at_their_next_task
     at_work = [a for a in run.result["annotators"] if any(s.started >= run.crash.killed_at for s in a.sent)]
     assert at_work and all(a.resumes for a in at_work)  # everyone still at work came back after the restart
     assert all(resume.at_next_task for resume in resumed)
-    fates = in_flight(run.result["annotators"], run.crash)
-    assert set(fates) <= {"stored", "re-asked"}
+    assert {sent.fate for _, sent in in_flight(run.result["annotators"], run.crash)} <= {"stored", "re-asked"}
     assert_nothing_lost(run, db_path, "crash")
