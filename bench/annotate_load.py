@@ -82,13 +82,13 @@ FINISH_ROUNDS = 10
 @dataclass
 class Crash:
     """When to kill the server (after this many acknowledged answers, or seconds into the load) and what
-    happened (time.monotonic()): SIGKILL sent, the process gone, the new one serving; and how many answers
-    were acknowledged by the kill."""
+    happened (time.monotonic()): SIGKILL sent, the new process serving; and how many answers were
+    acknowledged by the kill."""
 
     after_answers: int = 0
     after_s: float = 0.0
+    load_started: float = 0.0
     killed_at: float = 0.0
-    dead_at: float = 0.0
     up_at: float = 0.0
     acknowledged_at_kill: int = 0
 
@@ -142,12 +142,12 @@ def load_run(server: ServerProcess, db_path: Path, campaign: str, annotators: in
 def _crash(server: ServerProcess, crowd: Crowd, crash: Crash) -> None:
     """Kill -9 the server mid-load and start it again on the same store and port (nothing if the crowd
     finished first: then the run fails)."""
+    crash.load_started = time.monotonic()
     crowd.wait_for_answers(crash.after_answers or math.inf, crash.after_s or None)
     if crowd.done:
         return
     crash.acknowledged_at_kill, crash.killed_at = crowd.acknowledged, time.monotonic()
     server.kill()
-    crash.dead_at = time.monotonic()
     server.start()
     crash.up_at = time.monotonic()
 
@@ -187,7 +187,7 @@ def failure_causes(annotators: list[Annotator], crash: Crash | None) -> dict[str
         for failure in annotator.failures:
             if crash is None or not crash.killed_at:
                 cause = "unexpected"
-            elif failure.started < crash.dead_at:
+            elif failure.started < crash.killed_at:
                 cause = "in flight at the kill" if failure.ended >= crash.killed_at else "unexpected"
             elif failure.started < crash.up_at:
                 cause = "sent or retried while the server was down"
@@ -200,11 +200,11 @@ def failure_causes(annotators: list[Annotator], crash: Crash | None) -> dict[str
 
 
 def in_flight(annotators: list[Annotator], crash: Crash) -> list[tuple[str, Sent]]:
-    """The answers in flight at the kill (sent before the process was gone, no response), with their annotator;
+    """The answers in flight at the kill (sent before it, never answered), with their annotator;
     each one's `fate` says what became of it: "stored" (its annotator was shown the next task) or "re-asked"
     (the same task again)."""
     return [(annotator.name, sent) for annotator in annotators for sent in annotator.sent
-            if sent.started < crash.dead_at and not sent.acked]
+            if sent.started < crash.killed_at and not sent.acked]
 
 
 def print_run(run: Run, label: str) -> bool:
@@ -235,11 +235,10 @@ def _print_crash(run: Run) -> None:
     if not crash.killed_at:
         print("CRASH: the crowd finished before the kill was due: FAIL (ask for an earlier crash)")
         return
-    started = min(s.started for a in team for s in a.sent)
     flying = in_flight(team, crash)
     fates = Counter(sent.fate or "unresolved" for _, sent in flying)
-    later = Counter(s.fate for a in team for s in a.sent if s.started >= crash.dead_at and s.fate)
-    print(f"CRASH: kill -9 {crash.killed_at - started:.1f} s into the load, after {crash.acknowledged_at_kill} "
+    later = Counter(s.fate for a in team for s in a.sent if s.started >= crash.killed_at and s.fate)
+    print(f"CRASH: kill -9 {crash.killed_at - crash.load_started:.1f} s into the load, after {crash.acknowledged_at_kill} "
           f"acknowledged answers; back on the same store and port {crash.up_at - crash.killed_at:.1f} s later")
     print(f"  answers in flight at the kill: {sum(fates.values())} ({dict(fates) or 'none'}); sent after it, "
           f"before their annotator re-joined: {sum(later.values())} ({dict(later) or 'none'})")
