@@ -46,7 +46,8 @@ and goes on. The audit then also checks that each resumed at their next task:
 the unacknowledged task again (the answer was not stored: re-asked), or the
 one after it (stored), never a task answered before and never a skipped
 number. The answers in flight at the kill, and what became of each, are
-printed. The latency of a crash run is printed but not judged.
+printed. The latency of a crash run is printed but not judged. (gradio_client
+prints a traceback or two when its event stream breaks at the kill: expected.)
 
     .venv/bin/python bench/annotate_load.py [--annotators 50] [--tasks 20] [--think-ms 500 3000] [--seed 0]
         [--crash-after-answers N | --crash-after-s S] [--items 0] [--port 0] [--keep DIR]
