@@ -19,3 +19,5 @@ test-all: setup
 
 bench: setup
 	$(PY) bench/probe_latency.py
+	$(PY) bench/annotate_load.py
+	$(PY) bench/annotate_load.py --crash-after-answers 400
