@@ -79,6 +79,9 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             subtype TEXT, correct INTEGER, scores TEXT, texts TEXT, images TEXT, PRIMARY KEY (result_id, position))""",
         "CREATE INDEX idx_eval_items_result_correct ON eval_items (result_id, correct, subtype)",
     )),
+    ("the hash of each local annotator's resume key (backend.annotate.resume)", (
+        "ALTER TABLE annotators ADD COLUMN resume_hash TEXT",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

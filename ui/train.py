@@ -20,7 +20,7 @@ from backend.store import Store
 from backend.train.config import DATA_SOURCES, LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig
 from backend.train.recipes import RECIPES, loss_label
 from ui.context import AppContext
-from ui.session import Session, actor_of
+from ui.session import Session, actor_of, admin_initial
 
 BASE_MODELS = ["toyworld", "toyworld:random"]
 CURVE_COLUMNS = ["step", "value", "name"]
@@ -304,7 +304,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
             launched = gr.Markdown()
         with gr.Column(scale=2):
             with gr.Row():
-                run = gr.Dropdown(run_choices(ctx.store), value=None, allow_custom_value=True, label="Run", scale=4)
+                run = gr.Dropdown(admin_initial(ctx, lambda: run_choices(ctx.store), []), value=None,
+                                  allow_custom_value=True, label="Run", scale=4)
                 cancel = gr.Button("Cancel run", variant="stop", scale=1)
             shown = _run_view()
     with gr.Row():
