@@ -98,13 +98,20 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(spec, "local-dir", location=spec)
     if ":" in spec:
         arch, pretrained = spec.split(":", 1)
-        source = "file" if pretrained.endswith(CHECKPOINT_SUFFIXES) else "tag"
+        source = "file" if pretrained.endswith(CHECKPOINT_SUFFIXES) or _names_a_path(pretrained) else "tag"
         return ModelSpec(spec, source, architecture=arch, pretrained=pretrained)
     if spec.endswith(CHECKPOINT_SUFFIXES):
         raise ModelLoadError(
             f"'{spec}' is a checkpoint file without an architecture. Write it as ARCH:{spec} "
             "(e.g. ViT-B-32-quickgelu:{spec}) so the right tower and activation are built.")
     raise ModelLoadError(f"'{spec}' has no pretrained tag or checkpoint. " + _SPEC_HELP)
+
+
+def _names_a_path(pretrained: str) -> bool:
+    """Whether the part after ``ARCH:`` names a file whatever its suffix: open_clip loads any existing path given
+    as a "pretrained tag", so such a spec must be confined like a checkpoint file (no tag has '/', '.' or '~')."""
+    return any(mark in pretrained for mark in ("/", "\\", "\x00")) or pretrained.startswith((".", "~")) or \
+        Path(pretrained).exists()
 
 
 _SPEC_HELP = ("Accepted forms: 'ViT-B-32-quickgelu:openai' (architecture:tag), "

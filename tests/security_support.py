@@ -113,14 +113,14 @@ def carries_nothing(value) -> bool:
 
 @contextmanager
 def served_app(workspace: Path, model_choices: list[str], extra_roots=(), **env: str):
-    """The full app over `workspace`, launched with the app's own `launch_options` (so the folders it serves
-    are the production ones, not the test helper's). Yields (url, settings)."""
+    """The full app over `workspace`, launched with the app's own `launch_options` (the folders it serves and
+    refuses, the cap on request bodies: the production ones, not the test helper's). Yields (url, settings)."""
     settings = workspace_settings(workspace, extra_roots=extra_roots, **env)
     ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu", allowed_roots=list(settings.allowed_roots)),
                      cache=EmbeddingCache(), model_choices=model_choices, default_models=model_choices[:1],
                      store=Store(settings.db))
     demo = build_app(ctx).queue()
-    options = {key: value for key, value in launch_options(ctx).items() if key in ("allowed_paths", "blocked_paths")}
+    options = {key: value for key, value in launch_options(ctx).items() if key not in ("server_name", "server_port")}
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **options)
     try:

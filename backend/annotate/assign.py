@@ -251,7 +251,8 @@ def _choice(task: str, layout: dict, answer: str, n_images: int) -> str:
             if answer == "both":
                 return "both"
             return (layout["texts"] if task == "i2t" else layout["images"])[{"left": 0, "1": 0}.get(answer, 1)]
-    raise TaskError(f"{answer!r} is not an answer to this {task} task")
+    shown = f"{answer[:40]!r}" + ("…" if len(answer) > 40 else "")  # the page shows it: never echo a huge value
+    raise TaskError(f"{shown} is not an answer to this {task} task")
 
 
 def _correct(item: sqlite3.Row, task: str, layout: dict, choice: str) -> int | None:
