@@ -26,6 +26,7 @@ from pathlib import Path
 import gradio as gr
 
 from backend.annotate import assign, campaigns, prolific, resume
+from backend.markup import literal
 from ui.context import AppContext
 
 N_IMAGES = 4
@@ -328,7 +329,7 @@ def _remember(campaign: str, name: str, key: str) -> dict:
 def _caption(task: assign.Task) -> str:
     if task.task == "i2t":
         return "### Which description best represents the image?"
-    return f"### {task.text}"
+    return f"### {literal(task.text)}"
 
 
 def build(ctx: AppContext) -> AnnotatePage:

@@ -18,6 +18,7 @@ from backend import auth, jobs
 from backend.benchmarks import available_benchmarks, get_benchmark
 from backend.benchmarks.reference import reference_rows
 from backend.benchmarks.results import leaderboard, results
+from backend.markup import literal
 from backend.store import Store
 from ui import failures
 from ui.context import AppContext, offer
@@ -100,7 +101,7 @@ def describe(names: list[str] | None) -> str:
         try:
             benchmark = get_benchmark(name)
         except ValueError as error:
-            lines.append(f"- **{name}**: {error}")
+            lines.append(f"- **{literal(name)}**: {literal(error)}")
             continue
         lines.append(f"- **{name}** (data version {benchmark.version}): {benchmark.description}")
     return "\n".join(lines) or "Pick benchmarks to see what each measures."

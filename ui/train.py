@@ -15,6 +15,7 @@ import pandas as pd
 from backend import jobs
 from backend.auth import PermissionDenied, require_admin
 from backend.jobs.hf import gpu_flavors
+from backend.markup import literal
 from backend.perturb import FAMILIES
 from backend.store import Store
 from backend.train.config import DATA_SOURCES, LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig
@@ -130,10 +131,10 @@ def eval_frame(store: Store, job_id: int) -> pd.DataFrame:
 
 
 def status_markdown(job: dict) -> str:
-    text = (f"**#{job['id']} {job['name']}** on `{jobs.label(job)}`: **{job['status']}**, "
+    text = (f"**#{job['id']} {literal(job['name'])}** on `{jobs.label(job)}`: **{job['status']}**, "
             f"{100 * (job['progress'] or 0):.0f}% of the steps")
     if job.get("message") and job["status"] == "running":
-        text += f"  \n{job['message']}"
+        text += f"  \n{literal(job['message'])}"
     if job.get("run_dir"):
         text += f"  \nrun directory: `{job['run_dir']}`"
     result = job.get("result") if isinstance(job.get("result"), dict) else {}
@@ -142,7 +143,7 @@ def status_markdown(job: dict) -> str:
     if result.get("url"):
         text += f"  \nHugging Face job: {result['url']}"
     if job.get("error") and job["status"] != "running":
-        text += f"  \n{job['error'].splitlines()[0]}"
+        text += f"  \n{literal(job['error'].splitlines()[0])}"
     return text
 
 
@@ -271,7 +272,7 @@ def _form(ctx: AppContext) -> list:
 
 def _run_view() -> list:
     """The selected run's status, curves, log and evaluation table, in `run_status`'s output order."""
-    status = gr.Markdown("No run selected.")
+    status = gr.Markdown("No run selected.", elem_id="train-status")
     # No fixed height: with one, the legend below the plot is cut off and the lines cannot be told apart.
     losses = gr.LinePlot(x="step", y="value", color="name", label="Loss and its parts", elem_id="train-loss-plot")
     sides = []
