@@ -20,6 +20,8 @@ from pathlib import Path
 
 import httpx
 
+from gradio_client import handle_file
+
 from app import build_app, launch_options
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
@@ -145,3 +147,33 @@ def files_under(*folders: Path) -> dict[str, tuple[int, int]]:
                 stat = path.stat()
                 found[str(path)] = (stat.st_size, stat.st_mtime_ns)
     return found
+
+
+HUGE, LARGE = "a" * 10_000_000, "a" * 500_000  # over the request cap; under it but over every field's limit
+
+
+def oversized_calls(image: Path, token: str) -> list[tuple[str, tuple, str, str]]:
+    """(what, arguments, endpoint, what the refusal says) for oversized fields, through `gradio_client`:
+    a field over the request cap (`ui.limits`) gets HTTP 413, one under it the field's own limit."""
+    picture = handle_file(str(image))
+    return [
+        ("10 MB probe caption", (picture, HUGE, ["toyworld"], ["replace"], 0, ""), "/probe", "413"),
+        ("500 kB probe caption", (picture, LARGE, ["toyworld"], ["replace"], 0, ""), "/probe", "the limit is 1,000"),
+        ("5,000 extra captions", (picture, "a red square", ["toyworld"], [], 0, "\n".join(["- a cat"] * 5000)),
+         "/probe", "5000 extra captions; at most 50"),
+        ("500 kB extra caption", (picture, "a red square", ["toyworld"], [], 0, LARGE), "/probe",
+         "the limit is 1,000"),
+        ("10 MB /answer value", (token, HUGE), "/answer", "413"),
+        ("10 MB /start name", ("study", HUGE), "/start", "413"),
+        ("500 kB /start name", ("study", LARGE), "/start", "the name has 500,000 characters; at most 64"),
+    ]
+
+
+def oversized_bodies(answer_index: int) -> list[tuple[str, object, tuple[int, ...]]]:
+    """(what, body, the statuses that refuse it) posted straight to the queue's join route."""
+    return [
+        ("15 MB JSON list to /queue/join", json.dumps({"data": ["x"] * 3_000_000, "fn_index": answer_index,
+                                                       "session_hash": "big"}), (413,)),
+        ("200 kB of nested brackets", '{"data": ' + "[" * 100_000 + "]" * 100_000 + "}", (400, 422)),
+        ("100 MB chunked, no length", (b"x" * 65536 for _ in range(1600)), (413,)),
+    ]

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 from gradio_client import Client, handle_file
+from playwright.sync_api import expect
 
 from backend.annotate import campaigns, db
 from backend.annotate.campaigns import CampaignConfig
 from backend.store import Store
 from tests.annotate_fixtures import toy_campaign
-from tests.appserver import workspace_settings
+from tests.appserver import annotate_app, workspace_settings
 from tests.browser import VIEWPORT, chromium
 from tests.security_support import Page, Visitor, served_app
 from tests.tiny import solid_image
@@ -29,6 +31,7 @@ SQL, SCRIPT, IMAGE = "Robert'); DROP TABLE answers;--", "<script>window.__xss=1<
     '<img src=x onerror="window.__xss=1">'
 INJECTIONS = [SQL, SCRIPT, IMAGE, "{{7*7}}", "[x](javascript:alert(1))", "| a | b |"]
 WAIT_MS = 30_000
+STORED = "() => localStorage.getItem('complab-annotate')"  # what the annotation page remembers (encrypted)
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +123,7 @@ def test_the_annotators_task_and_the_admins_views_show_names_and_captions_as_typ
     page.get_by_role("tab", name="Annotate").click()
     page.locator("#annotate-campaign input").click()
     page.get_by_role("option", name="study", exact=True).click()
-    page.locator("#annotate-name input, #annotate-name textarea").first.fill(IMAGE)
+    page.locator(field("name")).fill(IMAGE)
     page.locator("#annotate-start").click()
     shown_literally(page, "#annotate-caption", [IMAGE])  # step 3 shows the negative caption
     assert db.rows(settings.db, "select n.external_id from annotators n join campaigns c on c.id = n.campaign_id "
@@ -142,3 +145,52 @@ def test_the_run_list_and_status_show_a_jobs_message_and_error_as_typed(lab, pag
     page.get_by_label("Run", exact=True).click()
     page.get_by_role("option", name="#1 injected (failed)").click()
     shown_literally(page, "#train-status", [IMAGE])
+
+
+def test_a_field_over_the_request_cap_gets_the_message(lab, page):
+    _, _, _, image = lab
+    page.locator("[data-testid=image] input[type=file]").set_input_files(str(image))
+    page.get_by_label("Caption", exact=True).fill("a" * 2_000_000)
+    page.get_by_role("button", name="Probe", exact=True).click()
+    page.get_by_text("Request too large: this app takes at most 1,048,576 bytes per request").first.wait_for()
+
+
+def test_a_reload_resumes_with_the_remembered_key_and_another_browser_needs_it(lab, tmp_path):
+    """On a server others can reach, the key shown at the start is what continues the session: this browser
+    remembers it (a reload fills the form in), another browser must type it."""
+    settings = workspace_settings(tmp_path, GRADIO_SERVER_NAME="0.0.0.0")
+    Store(settings.db)
+    toy_campaign(settings.db, settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
+    with annotate_app(settings) as url:
+        first, other = (lab[2].new_context(viewport=VIEWPORT) for _ in range(2))
+        page = first.new_page()
+        page.goto(url)
+        remembered = page.evaluate(STORED)
+        task = start(page, "alice")
+        key = re.search(r"\w{4}-\w{4}-\w{4}", page.inner_text("#annotate-resume-note")).group(0)
+        page.wait_for_function(f"(before) => ({STORED})() !== before", arg=remembered)  # written after the start
+        page.reload()
+        expect(page.locator(field("key"))).to_have_value(key)  # filled in from this browser's memory
+        assert start(page, None) == task  # the held task, not a new one
+        stranger = other.new_page()
+        stranger.goto(url)
+        stranger.locator(field("name")).fill("alice")
+        stranger.locator("#annotate-start").click()
+        stranger.get_by_text("'alice' has already started in this campaign").first.wait_for()
+        assert start(stranger, "alice", key) == task
+
+
+def start(page, name: str | None, key: str | None = None) -> str:
+    """Start from the form (fields left as they are when None); returns the task's counter and caption."""
+    if name is not None:
+        page.locator(field("name")).fill(name)
+    if key is not None:
+        page.locator(field("key")).fill(key)
+    page.locator("#annotate-start").click()
+    page.locator("#annotate-counter strong").wait_for()
+    return page.inner_text("#annotate-counter strong") + page.inner_text("#annotate-caption h3")
+
+
+def field(name: str) -> str:
+    """The text box of the annotation form's `name` field (Gradio draws a one-line Textbox as a textarea)."""
+    return f"#annotate-{name} textarea, #annotate-{name} input"

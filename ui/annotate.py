@@ -172,11 +172,14 @@ class AnnotatePage:
     def wire(self, demo: gr.Blocks) -> None:
         # postprocess=False everywhere: the handlers return the browser's values (see the module docstring).
         form = [self.campaign, self.name, self.key]
-        for started in (self.start.click(self.begin, [*form, self.state], self.outputs, api_name="start",
-                                         concurrency_limit=None, postprocess=False),
-                        self.name.submit(self.begin, [*form, self.state], self.outputs, api_visibility="private",
-                                         concurrency_limit=None, postprocess=False)):
-            started.success(_remember, form, self.remembered, api_visibility="private", queue=False)
+        # No progress overlay: on a refusal (no name, someone else's name) Gradio would leave its "Error" badge
+        # over every output, the form included, and the annotator could not correct it and press Start again.
+        started = [trigger(self.begin, [*form, self.state], self.outputs, concurrency_limit=None, postprocess=False,
+                           show_progress="hidden", **api)
+                   for trigger, api in ((self.start.click, {"api_name": "start"}),
+                                        (self.name.submit, {"api_visibility": "private"}))]
+        for event in started:
+            event.success(_remember, form, self.remembered, api_visibility="private", queue=False)
         buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
                       SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS)
         for button, (_, _, value) in buttons:
