@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from backend import auth, catalog, jobs
 from backend.annotate import mirror
@@ -15,7 +16,7 @@ from backend.limits import MAX_UPLOAD_BYTES
 from backend.models import ModelRegistry
 from backend.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.store import Store
-from ui import annotate, benchmarks, campaigns, probe, session, sweep, train
+from ui import annotate, benchmarks, campaigns, limits, probe, session, sweep, train
 from ui.context import AppContext
 
 # Gradio summarises up to 10,000 past events with pandas after EVERY event by default (5-13 ms each, growing):
@@ -96,20 +97,34 @@ def build_annotate_app(ctx: AppContext) -> gr.Blocks:
 
 def launch_options(ctx: AppContext) -> dict:
     """What `launch` needs besides the app: address, port, theme, the keyboard script, the folders files may
-    be served from, and the largest upload (Gradio refuses a bigger file with HTTP 413 before it is stored)."""
+    be served from (and those never), the largest upload (Gradio refuses a bigger file with HTTP 413 before it
+    is stored) and the cap on request bodies (`ui.limits`)."""
     return {"server_name": ctx.settings.server_name, "server_port": ctx.settings.server_port,
             "theme": gr.themes.Soft(), "head": annotate.KEYBOARD_SCRIPT,
             "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
-            "max_file_size": MAX_UPLOAD_BYTES}
+            "blocked_paths": [str(path) for path in never_served(ctx.settings)],
+            "max_file_size": MAX_UPLOAD_BYTES,
+            "app_kwargs": {"middleware": [Middleware(limits.BodyLimit)]}}
 
 
 def served_folders(settings: Settings) -> list[Path]:
-    """Folders whose files the page may show: downloads, examples, campaign images (data_dir) and the extra
-    roots an admin allowed (where a campaign's original images may live). Never the workspace itself (it holds
-    the store), nor runs and models."""
-    own = {settings.workspace, SHIPPED_MODELS, settings.runs_dir, settings.models_dir}
+    """Folders whose files anyone may fetch by path: examples, campaign images (data_dir) and the extra roots
+    an admin allowed (where a campaign's original images may live). Never the workspace itself (it holds the
+    store), runs and models, nor downloads (database backups, campaign exports: handlers hand their files
+    out through Gradio's cache instead, `ui.context.offer`)."""
+    own = {settings.workspace, SHIPPED_MODELS, settings.runs_dir, settings.models_dir, settings.downloads_dir}
     extra = [root for root in settings.allowed_roots if root not in own]
-    return list(dict.fromkeys([settings.downloads_dir, settings.workspace / "examples", settings.data_dir, *extra]))
+    return list(dict.fromkeys([settings.workspace / "examples", settings.data_dir, *extra]))
+
+
+def never_served(settings: Settings) -> list[Path]:
+    """Refused even where they lie inside a served folder (an admin's allowed root that holds the workspace):
+    the store and its SQLite side files, runs, models, downloads (unless configured around a served folder,
+    which Gradio would then refuse to show as well)."""
+    store = [settings.db.with_name(settings.db.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    served = [folder.resolve() for folder in served_folders(settings)]
+    return [path for path in [*store, settings.runs_dir, settings.models_dir, settings.downloads_dir]
+            if not any(folder.is_relative_to(path.resolve()) for folder in served)]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -83,6 +83,9 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "ALTER TABLE jobs ADD COLUMN resumed_from INTEGER REFERENCES jobs(id)",
         "CREATE INDEX idx_jobs_resumed_from ON jobs (resumed_from)",
     )),
+    ("the hash of each local annotator's resume key (backend.annotate.resume)", (
+        "ALTER TABLE annotators ADD COLUMN resume_hash TEXT",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

@@ -110,7 +110,7 @@ def parse_spec(spec: str) -> ModelSpec:
         if not arch.strip() or not pretrained.strip():
             raise ModelLoadError(f"'{spec}' needs an architecture before its ':' and a pretrained tag or checkpoint "
                                  "after it (an empty tag would load random weights). " + _SPEC_HELP)
-        source = "file" if pretrained.endswith(CHECKPOINT_SUFFIXES) else "tag"
+        source = "file" if pretrained.endswith(CHECKPOINT_SUFFIXES) or _names_a_path(pretrained) else "tag"
         return ModelSpec(spec, source, architecture=arch, pretrained=pretrained)
     if spec.endswith(CHECKPOINT_SUFFIXES):
         raise ModelLoadError(
@@ -123,6 +123,17 @@ def _is_dir(spec: str) -> bool:
     try:
         return Path(spec).is_dir()
     except (OSError, ValueError):  # a name too long for the file system, a NUL byte: not a folder either way
+        return False
+
+
+def _names_a_path(pretrained: str) -> bool:
+    """Whether the part after ``ARCH:`` names a file whatever its suffix: open_clip loads any existing path given
+    as a "pretrained tag", so such a spec must be confined like a checkpoint file (no tag has '/', '.' or '~')."""
+    if any(mark in pretrained for mark in ("/", "\\", "\x00")) or pretrained.startswith((".", "~")):
+        return True
+    try:
+        return Path(pretrained).exists()
+    except (OSError, ValueError):  # a name too long for the file system: not an existing file
         return False
 
 

@@ -28,6 +28,8 @@ def check_slug(value: str, what: str = "name") -> str:
 
 def confine(path: str | Path, roots: Iterable[Path], what: str = "path", base: Path | None = None) -> Path:
     """The resolved `path` (relative ones taken from `base`) if it lies inside one of `roots`, else a `PathError`."""
+    if "\x00" in str(path):
+        raise PathError(f"{what} {str(path)!r} contains a NUL byte: not a path")
     roots = [Path(root).resolve() for root in roots]
     candidate = Path(path).expanduser()
     if not candidate.is_absolute() and base is not None:

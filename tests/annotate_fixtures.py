@@ -29,3 +29,8 @@ def toy_campaign(store_path: Path | str, data_dir: Path, name: str, items: int,
                                     "data_dir": str(data_dir), "seed": seed})
     run_job(job, Reporter(out=io.StringIO()))  # the job's log is not the caller's output
     return campaign_id
+
+
+def task_token(outputs) -> str:
+    """The task token (assignment id) among the outputs of /start or /answer: the last all-digit string."""
+    return [value for value in outputs if isinstance(value, str) and value.isdigit()][-1]

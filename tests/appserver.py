@@ -6,7 +6,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from app import build_app, launch_options
+from app import build_annotate_app, build_app, launch_options
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
 from backend.settings import Settings
@@ -55,6 +55,20 @@ def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
                 allowed_paths=[str(output_dir)], max_file_size=launch_options(ctx)["max_file_size"])
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+@contextmanager
+def annotate_app(settings: Settings, **launch):
+    """The annotation flow alone (`python app.py --mode annotate`) over `settings`; `launch` adds launch options."""
+    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
+                     model_choices=[], default_models=[], store=Store(settings.db))
+    demo = build_annotate_app(ctx).queue()
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch)
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:

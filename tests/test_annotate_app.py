@@ -2,37 +2,14 @@
 and each annotator reads and writes only their own tasks. Also Prolific's identity and completion URL."""
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
 from gradio_client import Client
 
-from app import build_annotate_app
 from backend.annotate import db, prolific
 from backend.annotate.campaigns import CampaignConfig
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry
 from backend.store import Store
-from tests.annotate_fixtures import toy_campaign
-from tests.appserver import free_port, workspace_settings
-from ui.context import AppContext
-
-
-@contextmanager
-def annotate_app(settings, **launch):
-    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
-                     model_choices=[], default_models=[], store=Store(settings.db))
-    demo = build_annotate_app(ctx).queue()
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
-
-
-def token(outputs) -> str:
-    return [value for value in outputs if isinstance(value, str) and value.isdigit()][-1]
+from tests.annotate_fixtures import task_token, toy_campaign
+from tests.appserver import annotate_app, workspace_settings
 
 
 def test_annotate_mode_has_no_admin_endpoint_and_nobody_answers_anothers_task(tmp_path):
@@ -42,7 +19,7 @@ def test_annotate_mode_has_no_admin_endpoint_and_nobody_answers_anothers_task(tm
     with annotate_app(settings) as url:
         alice, mallory = (Client(url, verbose=False, download_files=False) for _ in range(2))
         assert set(alice.view_api(return_format="dict")["named_endpoints"]) == {"/start", "/answer"}
-        alices_task = token(alice.predict("study", "alice", api_name="/start"))
+        alices_task = task_token(alice.predict("study", "alice", api_name="/start"))
         mallory.predict("study", "mallory", api_name="/start")
         shown = mallory.predict(alices_task, "1", api_name="/answer")
         assert any("not yours" in str(value) for value in shown)

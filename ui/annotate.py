@@ -25,7 +25,8 @@ from pathlib import Path
 
 import gradio as gr
 
-from backend.annotate import assign, campaigns, prolific
+from backend.annotate import assign, campaigns, prolific, resume
+from backend.markup import literal
 from ui.context import AppContext
 
 N_IMAGES = 4
@@ -57,6 +58,11 @@ document.addEventListener("keydown", (event) => {
   }
 });
 </script>"""
+
+
+# Where the browser remembers its last start (campaign, name, resume key) to fill the form in after a reload. Not
+# a secret (the page's config carries it): fixed, so a restarted server still reads what browsers remembered.
+REMEMBERED = {"storage_key": "complab-annotate", "secret": "complab-annotate-v1"}
 
 
 # Style the theme has no setting for, added to the page's head by an empty gr.HTML.
@@ -97,6 +103,7 @@ class AnnotatePage:
     def __init__(self, ctx: AppContext):
         self.ctx = ctx
         self.db = ctx.store.path
+        self.need_key = resume.keys_required(ctx.settings)  # see backend.annotate.resume
 
     # layout
     def build(self) -> None:
@@ -108,6 +115,9 @@ class AnnotatePage:
             with gr.Row():
                 self.campaign = gr.Dropdown(self._campaign_names(), label="Campaign", elem_id="annotate-campaign")
                 self.name = gr.Textbox(label="Your name or id", elem_id="annotate-name")
+                self.key = gr.Textbox("", label="Resume key", visible=self.need_key, elem_id="annotate-key",
+                                      placeholder="e.g. K7PQ-3XMA-HW2R",
+                                      info="only to continue a session begun in another browser")
             self.start = gr.Button("Start", variant="primary", elem_id="annotate-start")
         with gr.Column(visible=False, elem_id="annotate-task") as self.task_box:
             self.counter = gr.Markdown(elem_id="annotate-counter")
@@ -131,7 +141,9 @@ class AnnotatePage:
                 self.text_buttons = self._buttons(TEXT_BUTTONS)
             self.keys = gr.Markdown(elem_id="annotate-keys")
             self.message = gr.Markdown(elem_id="annotate-message")
+            self.resume_note = gr.Markdown(elem_id="annotate-resume-note")
         self.done = gr.Markdown(visible=False, elem_id="annotate-done")
+        self.remembered = gr.BrowserState({}, **REMEMBERED)
         gr.HTML(head=PAGE_STYLE, visible="hidden", container=False, padding=False, elem_id="annotate-style")
 
     @staticmethod
@@ -152,15 +164,22 @@ class AnnotatePage:
 
     @property
     def outputs(self) -> list:
-        """What starting (or a study link) fills: the start form, and the task with every panel set up."""
-        return [self.state, self.start_box, self.campaign, *self.select_buttons, *self.task_outputs[1:]]
+        """What starting (or a study link) fills: the start form, the task with every panel set up, and the
+        name, resume key and its note."""
+        return [self.state, self.start_box, self.campaign, *self.select_buttons, *self.task_outputs[1:], self.name,
+                self.key, self.resume_note]
 
     def wire(self, demo: gr.Blocks) -> None:
         # postprocess=False everywhere: the handlers return the browser's values (see the module docstring).
-        self.start.click(self.begin, [self.campaign, self.name], self.outputs, api_name="start",
-                         concurrency_limit=None, postprocess=False)
-        self.name.submit(self.begin, [self.campaign, self.name], self.outputs, api_visibility="private",
-                         concurrency_limit=None, postprocess=False)
+        form = [self.campaign, self.name, self.key]
+        # No progress overlay: on a refusal (no name, someone else's name) Gradio would leave its "Error" badge
+        # over every output, the form included, and the annotator could not correct it and press Start again.
+        started = [trigger(self.begin, [*form, self.state], self.outputs, concurrency_limit=None, postprocess=False,
+                           show_progress="hidden", **api)
+                   for trigger, api in ((self.start.click, {"api_name": "start"}),
+                                        (self.name.submit, {"api_visibility": "private"}))]
+        for event in started:
+            event.success(_remember, form, self.remembered, api_visibility="private", queue=False)
         buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
                       SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS)
         for button, (_, _, value) in buttons:
@@ -170,25 +189,29 @@ class AnnotatePage:
         gr.Button(visible=False).click(self.answer, [self.state, self.token, hidden_answer], self.task_outputs,
                                        api_name="answer", concurrency_limit=None, postprocess=False)
         # A study's participants arrive together: opening the page must not wait in a queue of two.
-        demo.load(self.from_link, None, self.outputs, api_visibility="private", concurrency_limit=None,
+        demo.load(self.from_link, self.remembered, self.outputs, api_visibility="private", concurrency_limit=None,
                   postprocess=False)
 
     # handlers
-    def begin(self, campaign: str, name: str, request: gr.Request | None = None):
-        """Start (or resume) as a named local annotator."""
+    def begin(self, campaign: str, name: str, key: str = "", session: Annotating | None = None):
+        """Start (or resume) as a named local annotator. Resuming a name from another browser session needs its
+        resume key where keys are required (`backend.annotate.resume`); API callers pass it as `key`."""
         try:
-            return self._enter(campaign, prolific.local_identity(name or ""))
+            return self._enter(campaign, prolific.local_identity(name or ""), key or "", session)
         except ValueError as error:
             raise gr.Error(str(error), print_exception=False) from error
 
-    def from_link(self, request: gr.Request | None = None):
-        """Opened from a study link: ``?campaign=NAME&PROLIFIC_PID=...&STUDY_ID=...&SESSION_ID=...``.
+    def from_link(self, remembered: dict | None = None, request: gr.Request | None = None):
+        """Opened from a study link: ``?campaign=NAME&PROLIFIC_PID=...&STUDY_ID=...&SESSION_ID=...``; without
+        one, the start form, filled in with what this browser last started with (`remembered`).
         `request` is None for API calls, which start with /start instead."""
         params = dict(request.query_params) if request is not None else {}
+        remembered = remembered if isinstance(remembered, dict) else {}
         try:
             identity = prolific.identity_from_params(params)
             if identity is None:
-                return self._view(None, None, campaign=params.get("campaign"))
+                return self._view(None, None, campaign=params.get("campaign") or remembered.get("campaign"),
+                                  remembered=remembered)
             return self._enter(params.get("campaign") or "", identity)
         except ValueError as error:
             return self._view(None, None, message=f"**{error}**")
@@ -214,32 +237,41 @@ class AnnotatePage:
     def _campaign_names(self) -> list[str]:
         return [row["name"] for row in campaigns.list_campaigns(self.db)]
 
-    def _enter(self, name: str, identity: prolific.Identity):
+    def _enter(self, name: str, identity: prolific.Identity, key: str = "", current: Annotating | None = None):
         names = self._campaign_names()
         name = name or (names[0] if len(names) == 1 else "")
         if not name:
             raise ValueError("choose a campaign")
         campaign = campaigns.get(self.db, name)
-        annotator_id = assign.join(self.db, campaign["id"], identity.external_id, identity.source,
-                                   identity.study_id, identity.session_id)
+        holder = current.annotator_id if isinstance(current, Annotating) and current.campaign == name else None
+        entry = resume.enter(self.db, campaign["id"], identity, key, required=self.need_key, current=holder)
         config = campaign["config"]
-        session = Annotating(name, annotator_id, campaigns.campaign_dir(self.ctx.settings.data_dir, name),
+        session = Annotating(name, entry.annotator_id, campaigns.campaign_dir(self.ctx.settings.data_dir, name),
                              config.completion_code, identity.source, min(config.images_per_item, N_IMAGES))
-        return self._view(session, assign.next_task(self.db, annotator_id))
+        return self._view(session, assign.next_task(self.db, entry.annotator_id), key=entry.issued or key)
 
     def _view(self, session: Annotating | None, task: assign.Task | None, message: str = "",
-              campaign: str | None = None) -> list:
-        """`outputs`: the start form, a task, or the end of the session. What the page shows is not known
-        here (a first visit, a reload), so every panel is set up."""
+              campaign: str | None = None, remembered: dict | None = None, key: str = "") -> list:
+        """`outputs`: the start form (filled in with what this browser `remembered`), a task, or the end of the
+        session. What the page shows is not known here (a first visit, a reload), so every panel is set up."""
         if session is None:  # the start form, the campaign preselected when the link names one
             chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign) if campaign else gr.Dropdown()
+            remembered = remembered or {}
             return [None, gr.Column(visible=True), chosen, *[gr.Button()] * len(SELECT_BUTTONS),
                     gr.Column(visible=False), gr.Markdown(visible=False), "", gr.Accordion(open=False), "", "",
-                    *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message]
+                    *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message,
+                    remembered.get("name") or gr.Textbox(), remembered.get("key") or gr.Textbox(), ""]
         state, *rest = self._task_view(replace(session, panel="", seen=(), opened=False), task, message)
         shown = [k <= session.images for k in range(1, N_IMAGES + 1)] + [True]  # None is always there
         return [state, gr.Column(visible=False), gr.Dropdown(), *[gr.Button(visible=visible) for visible in shown],
-                *rest]
+                *rest, gr.Textbox(), key or gr.Textbox(), self._resume_note(session, key)]
+
+    def _resume_note(self, session: Annotating, key: str) -> str:
+        """The key to continue this session elsewhere, where keys are required (local names only)."""
+        if not (self.need_key and key and session.source == "local"):
+            return ""
+        return (f"Your resume key: **{key}**. This browser remembers it; to continue in another browser, type it "
+                "with your name.")
 
     def _task_view(self, session: Annotating, task: assign.Task | None, message: str = "") -> list:
         """`task_outputs` for `task` (None: the session is over). Values only, unless the panel on screen
@@ -292,10 +324,15 @@ class AnnotatePage:
                 f"\n\n[Return to Prolific to complete your submission]({url})")
 
 
+def _remember(campaign: str, name: str, key: str) -> dict:
+    """What this browser keeps (localStorage) after a start: the form, to fill it in after a reload."""
+    return {"campaign": campaign, "name": name, "key": key}
+
+
 def _caption(task: assign.Task) -> str:
     if task.task == "i2t":
         return "### Which description best represents the image?"
-    return f"### {task.text}"
+    return f"### {literal(task.text)}"
 
 
 def build(ctx: AppContext) -> AnnotatePage:

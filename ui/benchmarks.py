@@ -19,9 +19,10 @@ from backend.benchmarks import available_benchmarks, get_benchmark
 from backend.benchmarks.reference import reference_rows
 from backend.benchmarks.results import leaderboard, results
 from backend.gpu import local_job_note
+from backend.markup import literal
 from backend.store import Store
 from ui import failures
-from ui.context import AppContext
+from ui.context import AppContext, offer
 from ui.probe import model_labels
 from ui.session import Session, admin_actor, shown
 
@@ -101,7 +102,7 @@ def describe(names: list[str] | None) -> str:
         try:
             benchmark = get_benchmark(name)
         except ValueError as error:
-            lines.append(f"- **{name}**: {error}")
+            lines.append(f"- **{literal(name)}**: {literal(error)}")
             continue
         lines.append(f"- **{name}** (data version {benchmark.version}): {benchmark.description}")
     return "\n".join(lines) or "Pick benchmarks to see what each measures."
@@ -124,7 +125,7 @@ def write_csv(ctx: AppContext, benchmarks: list[str] | None) -> str:
     ctx.output_dir.mkdir(parents=True, exist_ok=True)
     path = ctx.output_dir / f"leaderboard-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6}.csv"
     path.write_text(leaderboard(ctx.store, benchmarks or (), reference_rows=reference_rows()).to_csv())
-    return str(path)
+    return offer(path)
 
 
 def make_handlers(ctx: AppContext) -> dict:
@@ -169,11 +170,15 @@ def make_handlers(ctx: AppContext) -> dict:
 def evaluate_status_api(store: Store):
     """`evaluate_status` for API callers, who name the job (the page watches the job it launched)."""
     def evaluate_status(job_id: int) -> str:
-        """The progress line of evaluate job `job_id`."""
+        """The progress line of evaluate job `job_id`. Anyone may ask (evaluations feed the public leaderboard);
+        other jobs are admins' to read (their errors name server paths), so they are "not an evaluate job"."""
         try:
-            return job_markdown(jobs.get(store, job_id))
+            job = jobs.get(store, job_id)
         except jobs.JobError as error:
             raise shown(error) from error
+        if job["kind"] != "evaluate":
+            raise gr.Error(f"Job {job['id']} is not an evaluate job.", print_exception=False)
+        return job_markdown(job)
     return evaluate_status
 
 

@@ -17,6 +17,7 @@ from backend import jobs
 from backend.annotate import assist, campaigns, db, report
 from backend.annotate.resolution import valid_decisions
 from backend.generate.presets import PRESETS, model_card
+from backend.markup import literal
 from backend.store import Store
 
 ITEM_COLUMNS = ["id", "stage", "gold", "caption", "negative caption", "type", "answers", "model pick"]
@@ -199,8 +200,8 @@ def item_markdown(item: dict, pick: str | None) -> str:
     outcome, truth = db.loads(item["outcome"], {}), db.loads(item["truth"], {})
     lines = [f"**Item {item['id']}**{' (gold)' if item['gold'] else ''}: stage **{item['stage']}**"
              + (f" ({outcome['stage_reason']})" if outcome.get("stage_reason") else ""),
-             f"Original caption: {item['caption']}  \nNegative caption: {item['negative_caption']}"]
-    decided = [f"{task}: **{outcome[task]['decision']}**" + (f" (by {outcome[task]['override']})"
+             f"Original caption: {literal(item['caption'])}  \nNegative caption: {literal(item['negative_caption'])}"]
+    decided = [f"{task}: **{outcome[task]['decision']}**" + (f" (by {literal(outcome[task]['override'])})"
                                                              if outcome[task].get("override") else "")
                for task in ("select", "ambiguity") if isinstance(outcome.get(task), dict)]
     if decided:

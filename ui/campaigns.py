@@ -10,9 +10,6 @@ hiding the tab is a courtesy. Each action is a named API endpoint, mirroring
 """
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import gradio as gr
 import pandas as pd
 from gradio import route_utils
@@ -22,7 +19,7 @@ from backend.annotate import campaigns, mirror, resolution, service
 from backend.auth import PermissionDenied, require_admin
 from backend.gpu import local_job_note
 from ui import campaign_items as view
-from ui.context import AppContext
+from ui.context import AppContext, offer
 from ui.session import Session, actor_of
 
 REFRESH_S = 2.0
@@ -171,17 +168,12 @@ def make_handlers(ctx: AppContext) -> dict:
                 f"`datasets.load_from_disk`); {result['answers']} raw answers in `{result['answers_csv']}`.")
         if result["pushed"]:
             text += f"  \nPushed to {result['pushed']}"
-        answers_csv = Path(result["answers_csv"])
-        if not answers_csv.resolve().is_relative_to(settings.downloads_dir.resolve()):
-            # Only the downloads folder is served; an export elsewhere is offered through a copy there.
-            settings.downloads_dir.mkdir(parents=True, exist_ok=True)
-            answers_csv = Path(shutil.copyfile(answers_csv, settings.downloads_dir / f"{name}-answers.csv"))
-        return text, str(answers_csv)
+        return text, offer(result["answers_csv"])
 
     def backup(session=None):
         """A consistent copy of the whole store (every campaign, answer and job), for download."""
         actor = admin(session, "downloading the database")
-        return str(guarded(service.backup_database, actor, settings))
+        return offer(guarded(service.backup_database, actor, settings))
 
     def list_campaigns(session=None):
         admin(session, "viewing campaigns")

@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gradio import processing_utils
+from gradio import utils as gradio_utils
+
 from backend import catalog, jobs
 from backend.encoder import EmbeddingCache
 from backend.models import ModelRegistry
@@ -38,3 +41,10 @@ class AppContext:
     def offered_specs(self) -> list[str]:
         """Every spec the model list offers: what anyone may probe without naming a server path."""
         return [spec for _, spec in self.current_model_choices()]
+
+
+def offer(path: str | Path) -> str:
+    """A file for a download output: a copy in Gradio's cache (a folder named by the content's hash), which the
+    page fetches. The downloads folder itself is never served (`app.served_folders`): anyone could fetch a
+    database backup or a campaign's answers there by guessing its name."""
+    return processing_utils.save_file_to_cache(path, cache_dir=gradio_utils.get_upload_folder())

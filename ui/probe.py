@@ -11,7 +11,7 @@ import pandas as pd
 
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES
 from backend.probe import ProbeInputError, ProbeResult, diff_segments, load_image, percent, run_probe
-from ui.context import AppContext
+from ui.context import AppContext, offer
 from ui.session import Session, actor_of
 
 VERDICT_HELP = ("A **negative** that scores at or above the original is a failure (ties count as wrong). "
@@ -179,7 +179,7 @@ def write_downloads(result: ProbeResult, ctx: AppContext) -> tuple[str, str]:
     csv_path, json_path = stem.with_suffix(".csv"), stem.with_suffix(".json")
     pd.DataFrame(result.rows(digits=None)).to_csv(csv_path, index=False)  # full precision, like the JSON
     json_path.write_text(json.dumps(result.as_dict(), indent=2))
-    return str(csv_path), str(json_path)
+    return offer(csv_path), offer(json_path)
 
 
 def check_upload(payload: dict | None) -> None:

@@ -9,6 +9,7 @@ is a courtesy: their endpoints refuse anyone else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
 import gradio as gr
 
@@ -16,10 +17,19 @@ from backend import auth
 from backend.auth import Actor, PermissionDenied, require_admin
 from ui.context import AppContext
 
+T = TypeVar("T")
+
 
 def actor_of(ctx: AppContext, session: Actor | None) -> Actor:
     """The session's actor, else who a visitor is before signing in (admin only on a loopback-only app)."""
     return session if isinstance(session, Actor) else auth.default_actor(ctx.settings)
+
+
+def admin_initial(ctx: AppContext, read: Callable[[], T], empty: T) -> T:
+    """What an admin view lists when the page is built. The page's config, which every visitor downloads, holds the
+    hidden admin tabs too: stored admin data (runs, sweeps) goes in only where every visitor is an admin
+    (open-local); elsewhere the view starts `empty` and an admin's refresh fills it."""
+    return read() if auth.default_actor(ctx.settings).is_admin else empty
 
 
 def status_text(ctx: AppContext, actor: Actor) -> str:

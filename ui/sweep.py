@@ -19,7 +19,7 @@ from backend.gpu import local_job_note
 from backend.patching import DEFAULT_ALPHAS, SweepConfig, export_patched
 from backend.store import Store
 from ui.context import AppContext
-from ui.session import Session, actor_of, admin_actor, shown
+from ui.session import Session, actor_of, admin_actor, admin_initial, shown
 from ui.tradeoff import tradeoff_svg
 
 REFRESH_S = 2.0
@@ -214,8 +214,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
             launched = gr.Markdown()
         with gr.Column(scale=2):
             with gr.Row():
-                job = gr.Dropdown(sweep_choices(ctx.store), value=None, allow_custom_value=True, label="Sweep",
-                                  scale=4, elem_id="sweep-job")
+                job = gr.Dropdown(admin_initial(ctx, lambda: sweep_choices(ctx.store), []), value=None,
+                                  allow_custom_value=True, label="Sweep", scale=4, elem_id="sweep-job")
                 refresh = gr.Button("↻", size="sm", scale=0, min_width=40)
             status = gr.Markdown("No sweep selected.", elem_id="sweep-status")
             plot = gr.HTML(tradeoff_svg([], "", ""), elem_id="sweep-plot")

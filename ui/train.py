@@ -17,12 +17,13 @@ from backend import jobs
 from backend.auth import PermissionDenied, require_admin
 from backend.gpu import local_job_note, on_zero_gpu
 from backend.jobs.hf import gpu_flavors
+from backend.markup import literal
 from backend.perturb import FAMILIES
 from backend.store import Store
 from backend.train.config import DATA_SOURCES, LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig
 from backend.train.recipes import RECIPES, loss_label
 from ui.context import AppContext
-from ui.session import Session, actor_of
+from ui.session import Session, actor_of, admin_initial
 
 BASE_MODELS = ["toyworld", "toyworld:random"]
 CURVE_COLUMNS = ["step", "value", "name"]
@@ -133,10 +134,10 @@ def eval_frame(store: Store, job_id: int) -> pd.DataFrame:
 
 def status_markdown(job: dict, links: str = "") -> str:
     """The run's status line, folders, checkpoint, the first line of its error, and its chain of attempts."""
-    text = (f"**#{job['id']} {job['name']}** on `{jobs.label(job)}`: **{job['status']}**, "
+    text = (f"**#{job['id']} {literal(job['name'])}** on `{jobs.label(job)}`: **{job['status']}**, "
             f"{100 * (job['progress'] or 0):.0f}% of the steps" + (f" ({links})" if links else ""))
     if job.get("message") and job["status"] == "running":
-        text += f"  \n{job['message']}"
+        text += f"  \n{literal(job['message'])}"
     if job.get("run_dir"):
         text += f"  \nrun directory: `{job['run_dir']}`"
     result = job.get("result") if isinstance(job.get("result"), dict) else {}
@@ -145,7 +146,7 @@ def status_markdown(job: dict, links: str = "") -> str:
     if result.get("url"):
         text += f"  \nHugging Face job: {result['url']}"
     if job.get("error") and job["status"] != "running":
-        text += f"  \n{job['error'].splitlines()[0]}"
+        text += f"  \n{literal(job['error'].splitlines()[0])}"
     return text
 
 
@@ -285,7 +286,7 @@ def _form(ctx: AppContext) -> list:
 
 def _run_view() -> list:
     """The selected run's status, curves, log and evaluation table, in `run_status`'s output order."""
-    status = gr.Markdown("No run selected.")
+    status = gr.Markdown("No run selected.", elem_id="train-status")
     # No fixed height: with one, the legend below the plot is cut off and the lines cannot be told apart.
     losses = gr.LinePlot(x="step", y="value", color="name", label="Loss and its parts", elem_id="train-loss-plot")
     sides = []
@@ -321,7 +322,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
             launched = gr.Markdown()
         with gr.Column(scale=2):
             with gr.Row():
-                run = gr.Dropdown(run_choices(ctx.store), value=None, allow_custom_value=True, label="Run", scale=4)
+                run = gr.Dropdown(admin_initial(ctx, lambda: run_choices(ctx.store), []), value=None,
+                                  allow_custom_value=True, label="Run", scale=4)
                 cancel = gr.Button("Cancel run", variant="stop", scale=1)
                 resume = gr.Button("Resume run", scale=1)
             shown = _run_view()

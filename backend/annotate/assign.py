@@ -61,18 +61,25 @@ class Submitted:
 
 def join(store_path: Path | str, campaign_id: int, external_id: str, source: str = "local",
          study_id: str = "", session_id: str = "") -> int:
-    """The annotator's id in this campaign, created on first visit (a Prolific PID or a local name)."""
+    """The annotator's id in this campaign, created on first visit (a Prolific PID or a local name). Trusts its
+    caller; whether a visitor may continue someone's session is `backend.annotate.resume.enter`'s question."""
+    with db.write(store_path) as conn:
+        return joined(conn, campaign_id, external_id, source, study_id, session_id)
+
+
+def joined(conn: sqlite3.Connection, campaign_id: int, external_id: str, source: str = "local",
+           study_id: str = "", session_id: str = "", resume_hash: str | None = None) -> int:
+    """`join` inside the caller's write transaction; a new annotator gets `resume_hash`."""
     external_id = external_id.strip()
     if not external_id:
         raise TaskError("a name (or a Prolific ID) is needed to start")
-    with db.write(store_path) as conn:
-        conn.execute("insert or ignore into annotators (campaign_id, external_id, source, study_id, session_id, "
-                     "started_at) values (?,?,?,?,?,?)",
-                     (campaign_id, external_id, source, study_id, session_id, time.time()))
-        annotator_id = conn.execute("select id from annotators where campaign_id = ? and external_id = ?",
-                                    (campaign_id, external_id)).fetchone()[0]
-        db.changed(conn, "annotators", annotator_id)
-        return annotator_id
+    conn.execute("insert or ignore into annotators (campaign_id, external_id, source, study_id, session_id, "
+                 "started_at, resume_hash) values (?,?,?,?,?,?,?)",
+                 (campaign_id, external_id, source, study_id, session_id, time.time(), resume_hash))
+    annotator_id = conn.execute("select id from annotators where campaign_id = ? and external_id = ?",
+                                (campaign_id, external_id)).fetchone()[0]
+    db.changed(conn, "annotators", annotator_id)
+    return annotator_id
 
 
 def next_task(store_path: Path | str, annotator_id: int, now: float | None = None) -> Task | None:
@@ -244,7 +251,8 @@ def _choice(task: str, layout: dict, answer: str, n_images: int) -> str:
             if answer == "both":
                 return "both"
             return (layout["texts"] if task == "i2t" else layout["images"])[{"left": 0, "1": 0}.get(answer, 1)]
-    raise TaskError(f"{answer!r} is not an answer to this {task} task")
+    shown = f"{answer[:40]!r}" + ("…" if len(answer) > 40 else "")  # the page shows it: never echo a huge value
+    raise TaskError(f"{shown} is not an answer to this {task} task")
 
 
 def _correct(item: sqlite3.Row, task: str, layout: dict, choice: str) -> int | None:

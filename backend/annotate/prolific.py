@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_NAME = 64  # what an id may hold
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,12 @@ def identity_from_params(params: Mapping[str, str] | None) -> Identity | None:
 
 
 def local_identity(name: str) -> Identity:
-    """A named local annotator; names are trimmed and limited to what an id may hold."""
-    name = " ".join(str(name).split())[:64]
+    """A named local annotator; names are trimmed (inner spaces collapsed) and at most `MAX_NAME` characters."""
+    name = " ".join(str(name or "").split())
     if not name:
         raise ValueError("type your name (or the id you were given) to start")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"the name has {len(name):,} characters; at most {MAX_NAME}")
     return Identity(name, "local")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from backend.annotate import campaigns, db
 from backend.annotate.agreement import (Answer, chosen_image, flagged, gold_accuracy, krippendorff_alpha,
                                         pairwise_kappa, picked_or_none, wilson_interval)
+from backend.markup import literal
 
 
 def status(store_path: Path | str, name: str) -> dict[str, Any]:
@@ -121,7 +122,7 @@ def to_markdown(state: dict[str, Any]) -> str:
              "|---|---|---|---|---|---|---|---|---|"]
     for row in state["annotators"]:
         median = "n/a" if row["median_ms"] is None else f"{row['median_ms'] / 1000:.1f} s"
-        table.append(f"| {row['annotator']} | {row['source']} | {row['answered']} | {row['held']} | {row['gold']} "
+        table.append(f"| {literal(row['annotator'])} | {row['source']} | {row['answered']} | {row['held']} | {row['gold']} "
                      f"| {_percent(row['gold_accuracy'])} | {median} | {'FLAGGED' if row['flagged'] else ''} "
                      f"| {'yes' if row['finished'] else ''} |")
     if state["annotators"]:

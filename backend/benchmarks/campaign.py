@@ -23,6 +23,7 @@ from backend.benchmarks.data import DataMissing, default_root, steps_message
 from backend.benchmarks.evaluator import Benchmark, BenchmarkFamily, register_family
 from backend.benchmarks.grouping import TWO_BY_TWO_CHANCE
 from backend.benchmarks.task import Task
+from backend.paths import check_slug
 
 PREFIX = "campaign"
 
@@ -89,6 +90,7 @@ def make(name: str) -> Benchmark:
     """The benchmark of campaign ``name``; its version hashes the export found under the default data root."""
     if not name:
         raise ValueError("campaign:NAME needs a campaign name")
+    check_slug(name, "campaign name")  # it becomes a folder name: no '/' or '..' out of the search folders
     folder = find_export(name, default_root())
     version = f"sha256:{export_digest(folder)}" if folder else "not exported yet"
     return Benchmark(f"{PREFIX}:{name}",

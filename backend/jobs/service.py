@@ -20,7 +20,7 @@ from backend.jobs.targets import get_target
 from backend.settings import Settings, get_settings
 from backend.store import Store
 
-HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")  # owner/name, as a hub repo id is written
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")  # owner/name, as a hub repo id is written (never with "..")
 
 
 def submit(actor: Actor, kind: str, config: dict, target: str = "local", options: dict | None = None, *,
@@ -74,7 +74,7 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
         if role == "model":
             _check_model(value, actor, settings)
             continue
-        if role == "hub_or_dir" and HUB_ID.fullmatch(value) and not (base / value).exists():
+        if role == "hub_or_dir" and HUB_ID.fullmatch(value) and ".." not in value and not (base / value).exists():
             continue  # a repo id, fetched by the job
         resolved = (base / value).resolve() if actor.trusted_paths else \
             paths.confine(value, settings.allowed_roots, what=key.replace("_", " "), base=base)
