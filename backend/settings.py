@@ -53,7 +53,8 @@ SETTINGS = (
     Setting("downloads_dir", "COMPLAB_DOWNLOADS_DIR", "{workspace}/downloads", "Files the UI offers for download."),
     Setting("allowed_roots", "COMPLAB_ALLOWED_ROOTS", "",
             "Extra folders user-supplied paths may point into (separated by `:`); the workspace, its "
-            "sub-folders above and `models/` are always allowed."),
+            "sub-folders above and `models/` are always allowed. Files in these folders can be fetched by anyone "
+            "who knows their path (campaign images may live there)."),
     Setting("admin_user", "COMPLAB_ADMIN_USER", "", "Admin user name for the password login."),
     Setting("admin_password", "COMPLAB_ADMIN_PASSWORD", "", "Admin password for the password login.", secret=True),
     Setting("admins", "COMPLAB_ADMINS", "",

@@ -39,7 +39,7 @@ PUBLIC = {
 }
 # Anyone else gets the PermissionDenied message: they launch, cancel or read jobs, campaigns, exports, the store.
 ADMIN = {
-    "launch", "run_status", "cancel", "list_runs", "launch_evaluate",
+    "launch", "run_status", "cancel", "resume", "list_runs", "launch_evaluate",
     "launch_sweep", "sweep_status", "list_sweeps", "export_patched",
     "create_campaign", "list_campaigns", "campaign_status", "campaign_items", "launch_generation",
     "save_instructions", "items", "items_1", "items_2", "item", "item_1", "item_2", "campaign_item",

@@ -9,6 +9,7 @@ from safetensors.torch import load_file
 
 from backend import jobs
 from backend.auth import cli_actor
+from backend.markup import literal
 from backend.cli import main
 from backend.jobs import process
 from backend.settings import ROOT
@@ -116,7 +117,7 @@ def test_a_loss_gone_nan_stops_the_run_with_its_message_and_resume_replays_from_
     assert checkpoint.load_trainer_state(last)["step"] == 1  # not overwritten by what the NaN touched
     assert all(torch.isfinite(weights).all() for weights in load_file(last / checkpoint.WEIGHTS).values())
     status, *_ = client.predict(job_id, api_name="/run_status")
-    assert f"**#{job_id} diverging** on `local`: **failed**" in status and message in status
+    assert f"**#{job_id} diverging** on `local`: **failed**" in status and literal(message) in status  # as typed
     assert main(["jobs", "show", str(job_id), "--db", str(store.path)]) == 0
     assert f"error: {message}" in capsys.readouterr().out
 
