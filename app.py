@@ -119,11 +119,12 @@ def served_folders(settings: Settings) -> list[Path]:
 
 def never_served(settings: Settings) -> list[Path]:
     """Refused even where they lie inside a served folder (an admin's allowed root that holds the workspace):
-    the store and its SQLite side files, runs, models, downloads (unless configured around a served folder,
+    the store and its SQLite side files, runs, models, downloads, the campaign backup's tables (unless configured around a served folder,
     which Gradio would then refuse to show as well)."""
     store = [settings.db.with_name(settings.db.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
     served = [folder.resolve() for folder in served_folders(settings)]
-    return [path for path in [*store, settings.runs_dir, settings.models_dir, settings.downloads_dir]
+    private = [settings.runs_dir, settings.models_dir, settings.downloads_dir, mirror.tables_folder(settings)]
+    return [path for path in [*store, *private]
             if not any(folder.is_relative_to(path.resolve()) for folder in served)]
 
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from backend.annotate.backup import Backup, BackupError, read_backup, restore
+from backend.annotate.backup import Backup, BackupError, read_backup, restore, tables_dir
 from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
 
 REPO = "lab/campaign-backup"
@@ -63,13 +63,13 @@ def test_two_processes_back_up_into_one_folder_and_restore_on_a_fresh_disk(tmp_p
     second.flush()
     assert hub.repos[REPO]["private"] is True
     remote = remote_lines(hub)
-    assert sorted(remote) == sorted(f"backup/{path.name}" for path in disk.iterdir())
-    assert sorted(remote) == sorted([f"backup/answers-{first.process_id}.jsonl",
-                                     f"backup/answers-{second.process_id}.jsonl",
-                                     f"backup/items-{first.process_id}.jsonl"])
-    assert remote[f"backup/answers-{first.process_id}.jsonl"] == [
+    assert sorted(remote) == sorted(f"backup/_tables/{path.name}" for path in tables_dir(disk).iterdir())
+    assert sorted(remote) == sorted([f"backup/_tables/answers-{first.process_id}.jsonl",
+                                     f"backup/_tables/answers-{second.process_id}.jsonl",
+                                     f"backup/_tables/items-{first.process_id}.jsonl"])
+    assert remote[f"backup/_tables/answers-{first.process_id}.jsonl"] == [
         {"item_id": i, "annotator": "ann", "choice": str(i + 1)} for i in range(3)]
-    assert [r["annotator"] for r in remote[f"backup/answers-{second.process_id}.jsonl"]] == ["bob"] * 3
+    assert [r["annotator"] for r in remote[f"backup/_tables/answers-{second.process_id}.jsonl"]] == ["bob"] * 3
 
     fresh = tmp_path / "new-space-disk"
     records = restore(fresh, REPO, TOKEN, api=FakeHfApi(hub))
@@ -99,12 +99,14 @@ def test_torn_last_line_is_skipped_and_counted(tmp_path, hub, make_backup, caplo
     with make_backup(tmp_path / "disk") as backup:
         backup.append("answers", {"item_id": 1, "choice": "1"})
         backup.append("answers", {"item_id": 2, "choice": "3"})
-    name = f"backup/answers-{backup.process_id}.jsonl"
+    name = f"backup/_tables/answers-{backup.process_id}.jsonl"
     hub.repos[REPO]["files"][name] += b'{"item_id": 3, "cho'  # the process died mid-write
     hub.repos[REPO]["files"]["backup/README.md"] = b"not a table"
+    # a backup written before the tables had their own folder still restores (first: its process started earlier)
+    hub.repos[REPO]["files"]["backup/answers-20250101T000000Z-1-0ld.jsonl"] = b'{"item_id": 0, "choice": "2"}\n'
     with caplog.at_level(logging.WARNING, logger="backend.annotate.backup"):
         records = restore(tmp_path / "fresh", REPO, TOKEN, api=FakeHfApi(hub))
-    assert [r["item_id"] for r in records] == [1, 2]
+    assert [r["item_id"] for r in records] == [0, 1, 2]
     assert "skipped 1 unreadable line" in caplog.text
     assert read_backup(tmp_path / "fresh") == (records, 1)
     assert not (tmp_path / "fresh" / "README.md").exists()

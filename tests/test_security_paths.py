@@ -17,6 +17,7 @@ import httpx
 import pytest
 from gradio_client import Client, handle_file
 
+from backend.annotate import mirror
 from backend.annotate.campaigns import CampaignConfig
 from backend.auth import ADMIN, Actor
 from backend.jobs.kinds import get_kind
@@ -55,6 +56,8 @@ def lab(tmp_path_factory):
     (seed.runs_dir / "r1" / "best" / "open_clip_model.safetensors").write_bytes(b"weights")
     (seed.models_dir / "patched" / "p1" / "open_clip_model.safetensors").write_bytes(b"weights")
     (seed.downloads_dir / "study" / "answers.csv").write_text("campaign,annotator\nstudy,5f1a2b3c4d5e6f7a8b9c0d1e\n")
+    mirror.tables_folder(seed).mkdir(parents=True)  # the Space backup's tables, beside the served campaign images
+    (mirror.tables_folder(seed) / "answers-20261123T000000-1-ab12.jsonl").write_text('{"external_id": "5f1a2b"}\n')
     store.create_job("sweep", {"pretrained": "toyworld", "finetuned": "toyworld:random"}, actor="admin")
     with served_app(workspace, ["toyworld"], **env) as (url, settings):
         admin = Client(url, verbose=False, download_files=False)
@@ -135,6 +138,7 @@ def test_the_file_route_serves_campaign_images_and_nothing_else(lab):
     refused = [settings.db, f"{settings.db}-wal", "/etc/passwd", "lab.db", workspace / "runs" / "r1" / "best" /
                "open_clip_model.safetensors", workspace / "models" / "patched" / "p1" / "open_clip_model.safetensors",
                settings.downloads_dir / "study" / "answers.csv", data / "etc-link" / "passwd",
+               mirror.tables_folder(settings) / "answers-20261123T000000-1-ab12.jsonl",
                data / "campaigns" / "study" / "passwd.png", f"{data}/%2e%2e/lab.db", f"{data}/..%2Flab.db",
                "..%2F..%2F..%2F..%2Fetc%2Fpasswd", f"{data}/items.csv%00.png", f"{image}%00"]
     for path in refused:

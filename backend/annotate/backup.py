@@ -1,7 +1,7 @@
 """Mirror campaign data to a Hugging Face dataset repo: a Space's disk is ephemeral.
 
 Every change the campaign code wants to survive a restart is appended as one
-JSON line to `folder/<table>-<process id>.jsonl`, and huggingface_hub's
+JSON line to `folder/_tables/<table>-<process id>.jsonl`, and huggingface_hub's
 `CommitScheduler` uploads the folder to `backup/` in the repo every few
 minutes. `restore` brings the files back onto a fresh disk and returns their
 records, from which the caller rebuilds its database.
@@ -42,6 +42,9 @@ from pathlib import Path
 from typing import Any
 
 PATH_IN_REPO = "backup"
+# The tables' own sub-folder: campaign images beside it are served to annotators, the tables (annotator ids,
+# answers) never are (app.never_served). No campaign can be called this: campaign names start with a letter or digit.
+TABLES_DIR = "_tables"
 # the tables, and the campaigns' images beside them (fnmatch's "*" crosses folders)
 ALLOW_PATTERNS = ["*.jsonl", "*.json", "*.png", "*.webp", "*.jpg", "*.jpeg"]
 TABLE_NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -97,7 +100,7 @@ class Backup:
         if self._scheduler is not None:
             raise BackupError("this backup is already started")
         from huggingface_hub import CommitScheduler, HfApi
-        self.folder.mkdir(parents=True, exist_ok=True)
+        tables_dir(self.folder).mkdir(parents=True, exist_ok=True)
         try:  # the scheduler creates the repo (exist_ok) before it starts its thread
             self._scheduler = CommitScheduler(
                 repo_id=self.repo_id, folder_path=self.folder, every=self.every_minutes, path_in_repo=PATH_IN_REPO,
@@ -112,7 +115,7 @@ class Backup:
         """This process's file for `table`."""
         if not TABLE_NAME.fullmatch(table):
             raise BackupError(f"table name {table!r} must be lowercase letters, digits and _")
-        return self.folder / f"{table}-{self.process_id}.jsonl"
+        return tables_dir(self.folder) / f"{table}-{self.process_id}.jsonl"
 
     def append(self, table: str, record: dict) -> None:
         """Append `record` as one JSON line to this process's file for `table`.
@@ -166,8 +169,14 @@ class Backup:
         self.stop()
 
 
+def tables_dir(folder: Path | str) -> Path:
+    """Where a backup folder keeps its JSONL tables."""
+    return Path(folder) / TABLES_DIR
+
+
 def read_backup(folder: Path) -> tuple[list[dict], int]:
-    """Every record of every `<table>-<id>.jsonl` in `folder`, with its "table" added, and the skipped count.
+    """Every record of every `<table>-<id>.jsonl` in `folder`'s tables (and, from backups written before the
+    tables had their own sub-folder, in `folder` itself), with its "table" added, and the skipped count.
 
     Order: by file name (so by table, then by the writing process's start
     time), then by line. Lines that are not a JSON object (a torn last line
@@ -176,7 +185,8 @@ def read_backup(folder: Path) -> tuple[list[dict], int]:
     """
     records: list[dict] = []
     skipped = 0
-    for path in sorted(Path(folder).glob("*.jsonl")):
+    for path in sorted([*Path(folder).glob("*.jsonl"), *tables_dir(folder).glob("*.jsonl")],
+                       key=lambda path: path.name):
         match = BACKUP_FILE.fullmatch(path.name)
         if not match:
             continue

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.annotate import db
-from backend.annotate.backup import Backup, restore
+from backend.annotate.backup import Backup, restore, tables_dir
 from backend.settings import Settings
 
 TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers")  # replay order
@@ -40,6 +40,11 @@ def replay(store_path: Path | str, records: list[dict]) -> int:
                     conn.execute(f"insert or replace into {table} ({', '.join(values)}) "
                                  f"values ({', '.join('?' * len(values))})", list(values.values()))
     return len(latest)
+
+
+def tables_folder(settings: Settings) -> Path:
+    """Where this app's backup tables (annotator ids, answers) are written: never served by the web app."""
+    return tables_dir(settings.data_dir / "campaigns")
 
 
 def start(settings: Settings, api: Any = None, every_minutes: float = 5) -> Backup | None:
