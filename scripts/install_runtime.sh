@@ -37,7 +37,7 @@ install_apt() {
   say "installing Debian packages:$missing"
   local sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
   $sudo rm -rf /var/lib/apt/lists/*
 }
 
