@@ -4,7 +4,7 @@ export NLTK_DATA := $(CURDIR)/.cache/nltk_data
 export GRADIO_ANALYTICS_ENABLED := False
 PY := .venv/bin/python
 
-.PHONY: setup run test test-all bench
+.PHONY: setup run test test-all bench space-check
 setup:
 	@scripts/setup.sh
 
@@ -21,3 +21,7 @@ bench: setup
 	$(PY) bench/probe_latency.py
 	$(PY) bench/annotate_load.py
 	$(PY) bench/annotate_load.py --crash-after-answers 400
+
+# Reproduce the Hugging Face Space build in a fresh folder and venv, start it as a Space would, check it (CI runs it).
+space-check:
+	python3 scripts/space_build.py

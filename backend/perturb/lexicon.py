@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from backend import wordnet_data
+
 LEXICON_PATH = Path(__file__).with_name("lexicon.json")
 
 # Coarse parts of speech used across the package; "SPATIAL" is a spatial
@@ -230,15 +232,27 @@ def wordnet():
     """NLTK's WordNet reader, or None when the corpus is not installed.
 
     NLTK looks in NLTK_DATA and its default folders only; it never
-    downloads on its own, and neither does this package.
+    downloads on its own, and neither does this package. Where NLTK finds
+    nothing but Debian's WordNet is installed (a Space: its `packages.txt`
+    ran, no set-up script did), the corpus is laid out in a cache folder
+    first (`backend.wordnet_data`).
     """
     try:
         from nltk.corpus import wordnet as reader
 
-        reader.ensure_loaded()
+        _load(reader)
     except (ImportError, LookupError, OSError):
         return None
     return reader
+
+
+def _load(reader) -> None:
+    try:
+        reader.ensure_loaded()
+    except LookupError:
+        if wordnet_data.provide() is None:
+            raise
+        reader.ensure_loaded()
 
 
 def _synsets(word: str, pos: str) -> list:
