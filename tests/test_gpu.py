@@ -1,7 +1,8 @@
 """`backend.gpu.gpu_task`: `spaces.GPU(duration=...)` on ZeroGPU, the function itself elsewhere.
 
-The `spaces` package here is tests/fake_spaces (the real one is installed only by the Space builder); it
-records what it is asked to do in the file named by FAKE_SPACES_LOG. How the app server uses it is in
+The `spaces` package here is tests/fake_spaces (the real one, pinned in requirements.txt as the Space builder
+installs it, is set aside for these tests); it records what it is asked to do in the file named by
+FAKE_SPACES_LOG. How the app server uses it is in
 tests/test_space_runtime.py.
 """
 from __future__ import annotations
@@ -22,7 +23,10 @@ FAKE_SPACES = Path(__file__).parent / "fake_spaces"
 
 @pytest.fixture
 def fake_spaces(tmp_path, monkeypatch):
-    """The fake `spaces` importable, its log file; `spaces` is forgotten again afterwards."""
+    """The fake `spaces` importable, its log file; `spaces` is forgotten again afterwards. A `spaces` already
+    imported (the real one: Gradio imports it when SYSTEM=spaces) is set aside meanwhile."""
+    for name in [name for name in sys.modules if name == "spaces" or name.startswith("spaces.")]:
+        monkeypatch.delitem(sys.modules, name)
     log = tmp_path / "spaces.jsonl"
     monkeypatch.setenv("FAKE_SPACES_LOG", str(log))
     monkeypatch.syspath_prepend(str(FAKE_SPACES))
