@@ -29,8 +29,10 @@ class ServerProcess:
     """A Gradio server in a process of its own on a fixed port: started, stopped, killed and started again,
     so a restart comes back where the crowd's clients expect it. A context manager: leaves nothing running."""
 
-    def __init__(self, command: list[str], port: int, env: dict[str, str] | None = None):
-        self.command, self.port, self.env = command, port, env
+    def __init__(self, command: list[str], port: int, env: dict[str, str] | None = None,
+                 output: Path | None = None):
+        """`output`: a file that receives the server's stdout and stderr (None: discarded)."""
+        self.command, self.port, self.env, self.output = command, port, env, output
         self.process: subprocess.Popen | None = None
 
     @property
@@ -45,11 +47,17 @@ class ServerProcess:
         """Start the process and return once it serves its config page."""
         import httpx
 
-        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL)
+        if self.output is None:
+            self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL)
+        else:
+            with open(self.output, "wb") as log:
+                self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log,
+                                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with code {self.process.returncode}: {self.command}")
+                said = f":\n{self.output.read_text()[-3000:]}" if self.output is not None else ""
+                raise RuntimeError(f"the server exited with code {self.process.returncode}: {self.command}{said}")
             try:
                 if httpx.get(self.url + "config", timeout=2).status_code == 200:
                     return

@@ -8,27 +8,18 @@ environment at import time (ZeroGPU) or at start (a Space's backup).
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from backend.settings import ROOT
-from tests.appserver import free_port, wait_for
+from bench.crowd_server import ServerProcess
+from tests.appserver import free_port
 
 # Variables of the machine running the tests that would change what the app does.
 CLEARED = ("SYSTEM", "SPACE_ID", "HF_TOKEN", "SPACES_ZERO_GPU", "COMPLAB_CONFIG", "COMPLAB_BACKUP_REPO", "COMPLAB_ADMIN_USER",
            "COMPLAB_ADMIN_PASSWORD", "COMPLAB_ADMINS", "PYTHONPATH")
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "config", timeout=5) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @contextmanager
@@ -45,19 +36,9 @@ def app_process(workspace: Path, env: dict[str, str], pythonpath: tuple[Path, ..
                 "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "HF_HUB_OFFLINE": "1",
                 "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
                 "PYTHONPATH": os.pathsep.join(str(path) for path in (*pythonpath, ROOT)), **env}
-    url = f"http://127.0.0.1:{port}/"
-    with open(output, "wb") as log:
-        process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=full_env, stdout=log,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    server = ServerProcess([sys.executable, str(ROOT / "app.py")], port, full_env, output)
+    server.start(timeout)
     try:
-        wait_for(lambda: process.poll() is not None or answers(url), timeout, "the app to answer")
-        if process.poll() is not None:
-            raise AssertionError(f"app.py exited with {process.returncode}:\n{output.read_text()[-3000:]}")
-        yield url, output
+        yield server.url, output
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        server.stop()

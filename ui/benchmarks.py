@@ -24,7 +24,7 @@ from backend.store import Store
 from ui import failures
 from ui.context import AppContext, offer
 from ui.probe import model_labels
-from ui.session import Session, admin_actor, shown
+from ui.session import Session, admin_actor, job_of_kind, shown
 
 REFRESH_S = 2.0
 CHART_COLUMNS = ["bar", "model", "benchmark", "metric", "value (%)"]
@@ -172,13 +172,7 @@ def evaluate_status_api(store: Store):
     def evaluate_status(job_id: int) -> str:
         """The progress line of evaluate job `job_id`. Anyone may ask (evaluations feed the public leaderboard);
         other jobs are admins' to read (their errors name server paths), so they are "not an evaluate job"."""
-        try:
-            job = jobs.get(store, job_id)
-        except jobs.JobError as error:
-            raise shown(error) from error
-        if job["kind"] != "evaluate":
-            raise gr.Error(f"Job {job['id']} is not an evaluate job.", print_exception=False)
-        return job_markdown(job)
+        return job_markdown(job_of_kind(store, job_id, "evaluate", "Job {id} is not an evaluate job."))
     return evaluate_status
 
 

@@ -13,7 +13,8 @@ from typing import Callable, TypeVar
 
 import gradio as gr
 
-from backend import auth
+from backend import auth, jobs
+from backend.store import Store
 from backend.auth import Actor, PermissionDenied, require_admin
 from ui.context import AppContext
 
@@ -43,6 +44,18 @@ def status_text(ctx: AppContext, actor: Actor) -> str:
 def shown(error: Exception) -> gr.Error:
     """A refusal or bad input as the message the visitor reads (no traceback in the server log)."""
     return gr.Error(str(error), print_exception=False)
+
+
+def job_of_kind(store: Store, job_id: int | str, kind: str, other_kind: str) -> dict:
+    """Job `job_id` if it is a `kind` job; otherwise the visitor reads why not (`other_kind` is formatted with
+    the job's `id` and `kind`)."""
+    try:
+        job = jobs.get(store, job_id)
+    except jobs.JobError as error:
+        raise shown(error) from error
+    if job["kind"] != kind:
+        raise gr.Error(other_kind.format(**job), print_exception=False)
+    return job
 
 
 def admin_actor(ctx: AppContext, session: Actor | None, action: str) -> Actor:

@@ -19,7 +19,7 @@ from backend.gpu import local_job_note
 from backend.patching import DEFAULT_ALPHAS, SweepConfig, export_patched
 from backend.store import Store
 from ui.context import AppContext
-from ui.session import Session, actor_of, admin_actor, admin_initial, shown
+from ui.session import Session, actor_of, admin_actor, admin_initial, job_of_kind, shown
 from ui.tradeoff import tradeoff_svg
 
 REFRESH_S = 2.0
@@ -109,13 +109,7 @@ def make_handlers(ctx: AppContext) -> dict:
     def sweep_job(value) -> dict:
         if value in (None, ""):
             raise gr.Error("Pick a sweep first (or launch one).", print_exception=False)
-        try:
-            job = jobs.get(store, value)
-        except jobs.JobError as error:
-            raise shown(error) from error
-        if job["kind"] != "sweep":
-            raise gr.Error(f"Job {job['id']} is a {job['kind']} job, not a sweep.", print_exception=False)
-        return job
+        return job_of_kind(store, value, "sweep", "Job {id} is a {kind} job, not a sweep.")
 
     def launch(pretrained, finetuned, alphas, compositional, object_centric, tolerance, limit, session=None):
         """Validate the form and start the sweep; a bad value is a message and nothing starts."""
