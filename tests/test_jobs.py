@@ -193,7 +193,8 @@ def test_finished_checkpoints_are_labelled_by_run_name_newest_first(store, tmp_p
 
 def test_torchrun_target_runs_the_command_as_ranks(store, tmp_path):
     job_id = store.create_job("cli", {}, target="torchrun", target_options={"nproc": 2})
-    rank = "import os; print('rank', os.environ['RANK'], 'of', os.environ['WORLD_SIZE'], flush=True)"
+    # one write per rank: print() writes its arguments one by one, and two ranks' pieces could interleave
+    rank = "import os; os.write(1, f\"rank {os.environ['RANK']} of {os.environ['WORLD_SIZE']}\\n\".encode())"
     prefix = jobs.get_target("torchrun").prefix({"nproc": 2})
     process.start(store, job_id, [sys.executable, *prefix, "--no-python", sys.executable, "-c", rank],
                   tmp_path / "ranks.log", cwd=ROOT)
