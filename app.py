@@ -9,14 +9,18 @@ from pathlib import Path
 import gradio as gr
 from starlette.middleware import Middleware
 
-from backend import auth, catalog, jobs
+from backend import jobs, plugins
+from backend.core import auth
+from backend.models import choices
 from backend.annotate import mirror
-from backend.encoder import EmbeddingCache
-from backend.limits import MAX_UPLOAD_BYTES
-from backend.models import ModelRegistry
-from backend.settings import SHIPPED_MODELS, Settings, get_settings
-from backend.store import Store
-from ui import annotate, benchmarks, campaigns, limits, probe, session, sweep, train
+from backend.models.registry import EmbeddingCache
+from backend.core.gpu import on_zero_gpu
+from backend.core.limits import MAX_UPLOAD_BYTES
+from backend.models.registry import ModelRegistry
+from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
+from backend.core.store import Store
+from ui import limits, session
+from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
 from ui.context import AppContext
 
 # Gradio summarises up to 10,000 past events with pandas after EVERY event by default (5-13 ms each, growing):
@@ -30,21 +34,26 @@ HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbat
 
 def default_context(settings: Settings | None = None) -> AppContext:
     """Wire the shared backend objects from the settings; local model paths are confined to the allowed roots."""
-    from backend.toyworld.gallery import example_gallery
-
     settings = settings or get_settings()
     store = Store(settings.db)
     mirror.start(settings)  # on a Space: restore campaigns from the backup repo, then mirror them to it
     jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
     registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir)
     return AppContext(settings=settings, registry=registry,
-                      cache=EmbeddingCache(), model_choices=catalog.model_choices(),
-                      default_models=catalog.default_models(), store=store,
-                      examples=example_gallery(settings.workspace / "examples"))
+                      cache=EmbeddingCache(), model_choices=choices.model_choices(),
+                      default_models=choices.default_models(), store=store,
+                      examples=plugin_examples(settings.workspace / "examples"))
+
+
+def plugin_examples(folder: Path) -> list[list[str]]:
+    """The Probe tab's examples: every plug-in's, written under `folder` (`backend.plugins`, ``add_examples``)."""
+    return [row for build in plugins.hooks().examples for row in plugins.resolve(build)(folder)]
 
 
 def build_app(ctx: AppContext) -> gr.Blocks:
-    """The whole app. Admin tabs exist only where an admin is possible (see `backend.auth.policy`)."""
+    """The whole app. Admin tabs exist only where an admin is possible (see `backend.core.auth.policy`)."""
+    if on_zero_gpu():  # ZeroGPU counts the GPU functions when the app is built: define them (its auto-wrap off)
+        from backend.models import encoder  # noqa: F401  (the Probe's `embed_on_device`)
     with gr.Blocks(title="Compositionality Lab") as demo:
         gr.Markdown(HEADER)
         visitor = session.build(ctx)
@@ -137,9 +146,21 @@ def main(argv: list[str] | None = None) -> None:
     if args.mode == "annotate":
         build_annotate_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx))
         return
-    from backend.perturb import warm_up
-    threading.Thread(target=warm_up, daemon=True).start()  # spaCy + WordNet load while the page opens
-    build_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx))
+    demo = build_app(ctx).queue(default_concurrency_limit=2)
+    demo.launch(prevent_thread_lock=True, **launch_options(ctx))
+    # Once the server answers: the perturbation engine (spaCy, WordNet) and the model code (torch, open_clip)
+    # load in the background, so the first probe does not wait for them. Started before the launch, they held
+    # the interpreter while the app was built and doubled the time to the first page.
+    threading.Thread(target=warm_up, daemon=True).start()
+    demo.block_thread()
+
+
+def warm_up() -> None:
+    """Import what the first probe needs: the perturbation engine with its data, and the model code."""
+    from backend import perturb
+    from backend.models import encoder  # noqa: F401  (torch and open_clip)
+
+    perturb.warm_up()
 
 
 if __name__ == "__main__":

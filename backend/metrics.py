@@ -1,4 +1,4 @@
-"""Benchmark metrics on precomputed scores (REFERENCE.md, "Metrics").
+"""Benchmark metrics on precomputed scores (docs/REFERENCE.md, "Metrics").
 
 Every function takes torch tensors, numpy arrays or nested lists of scores
 (higher = better match) and returns bool tensors for per-item correctness or
@@ -11,16 +11,19 @@ false, so an item whose scores contain NaN is wrong under the strict rules.
 
 from __future__ import annotations
 
-import itertools
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
-import torch
-from torch import Tensor
 
-ArrayLike = Tensor | np.ndarray | Sequence
+ArrayLike = Union["Tensor", np.ndarray, Sequence]  # a string: torch is imported where a metric runs
 
 SUGARCREPE_CATEGORIES = ("replace", "swap", "add")
 
@@ -64,7 +67,9 @@ DEFAULT_SYMMETRIC_RELATIONS: frozenset[str] = frozenset((
 
 
 def _as_tensor(x: ArrayLike) -> Tensor:
-    return x if isinstance(x, Tensor) else torch.as_tensor(np.asarray(x))
+    import torch
+
+    return x if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x))
 
 
 def _accuracy(correct: ArrayLike) -> float:
@@ -104,6 +109,8 @@ def sugarcrepe_summary(per_subset_correct: Mapping[str, ArrayLike]) -> dict:
     (CLOVe, following Tschannen et al.), and overall is the mean of the subset
     accuracies (CLOVe's "average of the seven fine-grained tasks").
     """
+    import torch
+
     subsets = {name: _as_tensor(c).reshape(-1) for name, c in per_subset_correct.items()}
     if not subsets:
         raise ValueError("no SugarCrepe subset given")
@@ -209,6 +216,8 @@ def caption_probe_metrics(
     positive. A metric with no item to average (no negative, or no positive
     for the pair metrics) is None. Counts are returned for display.
     """
+    import torch
+
     negs = _as_tensor(s_negs).reshape(-1).double()
     poss = _as_tensor(s_poss).reshape(-1).double()
     orig = torch.as_tensor(s_orig, dtype=torch.float64)
@@ -256,6 +265,8 @@ def _best_rank(sim: Tensor, is_positive: Tensor) -> Tensor:
     NaN right columns are ignored; a row whose right columns are all NaN gets
     the largest representable rank, so it is never retrieved at any K.
     """
+    import torch
+
     usable = is_positive & ~torch.isnan(sim)
     best = sim.masked_fill(~usable, -math.inf).max(dim=1).values
     rank = 1 + ((sim >= best[:, None]) & ~is_positive).sum(dim=1)
@@ -278,6 +289,8 @@ def recall_at_k(
     with no caption is still a candidate for text->image but is not an
     image->text query. Keys: ``"i2t_R@K"`` and ``"t2i_R@K"``.
     """
+    import torch
+
     sim = _as_tensor(sim)
     n_images, n_texts = sim.shape
     owner = torch.arange(n_texts) if positives is None else _as_tensor(positives).long().reshape(-1)
@@ -292,48 +305,3 @@ def recall_at_k(
         result[f"i2t_R@{k}"] = _accuracy(i2t_rank <= k)
         result[f"t2i_R@{k}"] = _accuracy(t2i_rank <= k)
     return result
-
-
-def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """Cohen's kappa between two annotators' labels on the same items.
-
-    kappa = (p_o - p_e) / (1 - p_e) with p_o the observed agreement and p_e
-    the agreement expected from each annotator's label frequencies.
-    Degenerate case p_e == 1: it only happens when both annotators gave the
-    same single label to every item, so they agree perfectly and 1.0 is
-    returned (the formula is 0/0; scikit-learn returns NaN).
-    """
-    if len(a) != len(b):
-        raise ValueError(f"{len(a)} labels vs {len(b)} labels")
-    if not a:
-        raise ValueError("kappa of zero items is undefined")
-    n = len(a)
-    p_o = sum(x == y for x, y in zip(a, b)) / n
-    count_a, count_b = defaultdict(int), defaultdict(int)
-    for x, y in zip(a, b):
-        count_a[x] += 1
-        count_b[y] += 1
-    p_e = sum(count_a[c] * count_b[c] for c in count_a) / (n * n)
-    if p_e == 1.0:
-        return 1.0
-    return (p_o - p_e) / (1.0 - p_e)
-
-
-def mean_pairwise_kappa(
-    labels_by_annotator: Mapping[Hashable, Mapping[Hashable, Hashable]],
-) -> tuple[float, dict[tuple[Hashable, Hashable], float]]:
-    """Mean Cohen's kappa over annotator pairs, each pair on its shared items.
-
-    ``labels_by_annotator[annotator][item] = label``. Pairs without a shared
-    item are skipped. Returns the mean and the per-pair kappas (BiVLC's
-    Table 7 reports both).
-    """
-    per_pair = {}
-    for x, y in itertools.combinations(labels_by_annotator, 2):
-        shared = [item for item in labels_by_annotator[x] if item in labels_by_annotator[y]]
-        if shared:
-            per_pair[(x, y)] = cohen_kappa([labels_by_annotator[x][i] for i in shared],
-                                           [labels_by_annotator[y][i] for i in shared])
-    if not per_pair:
-        raise ValueError("no two annotators labelled a common item")
-    return float(np.mean(list(per_pair.values()))), per_pair

@@ -22,14 +22,17 @@ from typing import Callable, Sequence
 
 from PIL import Image
 
-from backend.encoder import EmbeddingCache, Encoder
-from backend.images import ImageFileError, open_image
+from typing import TYPE_CHECKING
+
+from backend.core.auth import Actor
+from backend.core.images import ImageFileError, open_image
+from backend.core.limits import MAX_CAPTION_CHARS
 from backend.metrics import caption_probe_metrics
-from backend.auth import Actor
-from backend.models import ModelLoadError, ModelRegistry, local_path, parse_spec
-from backend.perturb import MAX_CAPTION_CHARS, perturb
-from backend.perturb import order as aro
-from backend.perturb.grammar import GrammarFilter
+from backend.models.registry import EmbeddingCache, ModelRegistry
+from backend.models.spec import ModelLoadError, local_path, parse_spec
+
+if TYPE_CHECKING:  # the encoder (torch, open_clip) and the engine (spaCy) load on the first probe
+    from backend.perturb.grammar import GrammarFilter
 
 MAX_EXTRA_CAPTIONS = 50
 JUDGED_KINDS = ("negative", "positive")
@@ -167,6 +170,9 @@ def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=N
 
     `families` None means every family; an empty list means none (only the user's captions), never all.
     A caption left with nothing to compare it with is refused: a table of one row says nothing."""
+    from backend.perturb import order as aro
+    from backend.perturb import perturb
+
     caption = validate_caption(caption)
     variants = [] if families is not None and len(families) == 0 else perturb(caption, families=families, seed=seed)
     texts = [ProbeText(caption, "original")]
@@ -218,6 +224,8 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         raise ProbeInputError("No image: upload one, paste one, or pick an example.")
     if not model_specs:
         raise ProbeInputError("Pick at least one model.")
+    from backend.models.encoder import Encoder
+
     picture = load_image(image)
     texts = build_texts(caption, families, seed, extra)
     if grammar_filter is not None:

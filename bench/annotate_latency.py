@@ -83,9 +83,9 @@ def serve(workspace: Path | None, port: int, profile: Path | None) -> None:
     import gradio as gr
 
     from app import build_annotate_app, launch_options
-    from backend.encoder import EmbeddingCache
-    from backend.models import ModelRegistry
-    from backend.store import Store
+    from backend.models.registry import EmbeddingCache
+    from backend.models.registry import ModelRegistry
+    from backend.core.store import Store
     from tests.appserver import workspace_settings
     from ui.context import AppContext
 

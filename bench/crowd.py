@@ -42,7 +42,7 @@ AMBIGUITY_ANSWERS = ["1", "1", "1", "2", "both"]  # answer button values; the la
 
 # ---------------------------------------------------------------- the page, as a client reads it
 class PageChanged(RuntimeError):
-    """The outputs are not where `Page` expects them (ui/annotate.py changed): no retry can help."""
+    """The outputs are not where `Page` expects them (ui/tabs/annotate.py changed): no retry can help."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Page:
     """Where /start's and /answer's outputs hold what a client needs. The API names outputs after their kind
     only, so they are found by kind: the one Textbox is the task token, the Markdown before it the key hint,
     the one after it the message; the first Markdown is the end-of-session text, the second the counter
-    (see `ui.annotate.AnnotatePage.task_outputs`)."""
+    (see `ui.tabs.annotate.AnnotatePage.task_outputs`)."""
 
     def __init__(self, client):
         endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
@@ -79,7 +79,7 @@ class Page:
         counter = re.match(r"\*\*(\d+) / \d+\*\*", str(outputs[at["counter"]]))
         done = isinstance(done, dict) and done.get("visible") is True
         if not (str(token).isdigit() and counter and "Keys:" in str(outputs[at["keys"]])) and not (token == "" and done):
-            raise PageChanged(f"unexpected outputs (did ui/annotate.py change?): {outputs!r:.400}")
+            raise PageChanged(f"unexpected outputs (did ui/tabs/annotate.py change?): {outputs!r:.400}")
         return View(str(token), int(counter[1]) if counter else 0, str(outputs[at["keys"]]),
                     str(outputs[at["message"]] or ""), done)
 

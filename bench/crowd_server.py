@@ -100,7 +100,7 @@ def build_campaign(workspace: Path, name: str, items: int, config: dict, seed: i
     """A toy campaign (`tests.annotate_fixtures.toy_campaign`: real candidate images) in the store the app would
     use for `workspace`; returns the store's path."""
     from backend.annotate.campaigns import CampaignConfig
-    from backend.store import Store
+    from backend.core.store import Store
     from tests.annotate_fixtures import toy_campaign
     from tests.appserver import workspace_settings
 

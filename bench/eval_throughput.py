@@ -27,7 +27,7 @@ Accuracies are compared per subset (on CPU fp32 they must be identical;
 under autocast both round differently, so a few near-tied items may flip).
 
 Sweep cost: ``--alphas`` evaluations of ``--sweep-items`` items per subset,
-(a) in place: ONE model instance, per alpha ``backend.patching.apply_alpha``
+(a) in place: ONE model instance, per alpha ``backend.patching.sweep.apply_alpha``
 (``torch.lerp`` of the pretrained and finetuned state dicts into the model's
 tensors, under no_grad) then ``evaluate_many``; (b) the plain way: per
 evaluation ``create_model`` + ``load_state_dict`` from the safetensors file then
@@ -142,7 +142,7 @@ def make_model(weights: Path, device: str):
 
 
 def loaded_model(weights: Path, device: str):
-    from backend.models import LoadedModel, pick_precision
+    from backend.models.loading import LoadedModel, pick_precision
 
     model, preprocess, tokenizer = make_model(weights, device)
     return LoadedModel(f"{ARCH} random init (bench)", model, preprocess, tokenizer, "gelu", device,
@@ -214,7 +214,7 @@ def run_in_place(args: argparse.Namespace) -> dict:
     """ONE model instance; per alpha the lerped weights are written into it, then it is evaluated."""
     from safetensors.torch import load_file
 
-    from backend.patching import apply_alpha
+    from backend.patching.sweep import apply_alpha
 
     loaded = loaded_model(args.work / "pretrained.safetensors", args.device)
     warm_up(loaded.model, loaded.tokenizer, args.device, loaded.autocast())

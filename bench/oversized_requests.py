@@ -39,7 +39,7 @@ def main() -> None:
     from gradio_client import Client
 
     from backend.annotate.campaigns import CampaignConfig
-    from backend.store import Store
+    from backend.core.store import Store
     from tests.annotate_fixtures import task_token, toy_campaign
     from tests.appserver import workspace_settings
     from tests.security_support import Page, oversized_bodies, oversized_calls, served_app

@@ -78,7 +78,7 @@ def build_side(side: str, batch: int, n_batches: int, threads: int):
 
     if side == "ours":
         sys.path.insert(0, str(ROOT))
-        from backend.models import autocast_for
+        from backend.models.loading import autocast_for
         from backend.train.config import TrainConfig
         from backend.train.data import Batch
         from backend.train.loop import parameter_groups, train_step

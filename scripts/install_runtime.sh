@@ -8,7 +8,7 @@
 #   pip      what the Space builder installs into PY (default python3): first its own base packages, then
 #            requirements.txt together with gradio[oauth,mcp]==V, uvicorn, websockets and spaces.
 #            V defaults to the gradio pin of requirements.txt (README.md's sdk_version equals it: tests/test_deploy.py).
-#   wordnet  Debian's WordNet laid out as NLTK's corpus in .cache/nltk_data (python -m backend.wordnet_data).
+#   wordnet  Debian's WordNet laid out as NLTK's corpus in .cache/nltk_data (python -m backend.core.wordnet_data).
 #            A Space runs no such step: the app does it on first use.
 # Run from anywhere; it works in the checkout that holds it.
 set -euo pipefail
@@ -54,7 +54,7 @@ install_pip() {
 }
 
 install_wordnet() {
-  say "WordNet: $("$py" -m backend.wordnet_data .cache/nltk_data)"
+  say "WordNet: $("$py" -m backend.core.wordnet_data .cache/nltk_data)"
 }
 
 for step in "${steps[@]}"; do "install_$step"; done

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from backend.settings import ROOT
+from backend.core.settings import ROOT
 from bench.crowd_server import ServerProcess
 from tests.appserver import free_port
 

@@ -7,10 +7,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app import build_annotate_app, build_app, launch_options
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry
-from backend.settings import Settings
-from backend.store import Store
+from backend.models.registry import EmbeddingCache
+from backend.models.registry import ModelRegistry
+from backend.core.settings import Settings
+from backend.core.store import Store
 from ui.context import AppContext
 
 

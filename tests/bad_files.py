@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from backend.limits import MAX_IMAGE_PIXELS
+from backend.core.limits import MAX_IMAGE_PIXELS
 
 
 def good_image(path: Path, seed: int = 0, size: tuple[int, int] = (64, 48)) -> Path:

@@ -21,8 +21,8 @@ from backend.benchmarks import prepare, run_task
 from backend.benchmarks.evaluator import TaskResult
 from backend.benchmarks.stream import StreamEncoder
 from backend.benchmarks.task import Task
-from backend.encoder import Encoder
-from backend.models import LoadedModel
+from backend.models.encoder import Encoder
+from backend.models.loading import LoadedModel
 
 BLUE, RED = (0, 0, 255), (255, 0, 0)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from backend import jobs
 from backend.annotate import campaigns, db
 from backend.jobs import process
-from backend.store import Store
+from backend.core.store import Store
 from tests.appserver import wait_for
 
 CANDIDATE_COLUMNS = "c.id, c.item_id, c.slot, c.sha256, c.path, c.display_path, c.seed, c.created_at"
@@ -53,10 +53,10 @@ def partial_files(folder: Path) -> list[Path]:
 
 def toy_campaign(db_path: Path | str, data_dir: Path, n_items: int, name: str = "c1") -> Path:
     """A toyworld campaign of `n_items` items (no gold) in a store; returns its folder."""
-    from backend.annotate import sources
+    from backend.toyworld.campaign import toy_items
 
     Store(db_path)  # migrations
     folder = campaigns.campaign_dir(data_dir, name)
-    campaigns.create(db_path, name, sources.toy_items(n_items, 0, folder),
+    campaigns.create(db_path, name, toy_items(n_items, 0, folder),
                      campaigns.CampaignConfig.from_dict({"generator": "toyworld"}), source="test")
     return folder

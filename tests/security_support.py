@@ -23,9 +23,9 @@ import httpx
 from gradio_client import handle_file
 
 from app import build_app, launch_options
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry
-from backend.store import Store
+from backend.models.registry import EmbeddingCache
+from backend.models.registry import ModelRegistry
+from backend.core.store import Store
 from tests.appserver import free_port, workspace_settings
 from ui.context import AppContext
 

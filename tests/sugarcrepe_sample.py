@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from backend.benchmarks import sugarcrepe
-from backend.checkpoint_files import sha256_of
+from backend.core.files import sha256_of
 
 SAMPLE = Path(__file__).parent / "data" / "sugarcrepe-sample"
 

@@ -11,9 +11,9 @@ docs/TOYWORLD.md.
 import pytest
 
 from backend.benchmarks import evaluate_many
-from backend.models import load_model
-from backend.patching import sweep
-from backend.train.commands import toy_finetune_config
+from backend.models.loading import load_model
+from backend.patching.sweep import sweep
+from backend.toyworld.recipes import finetune_config
 from backend.train.loop import train
 
 pytestmark = pytest.mark.slow
@@ -24,9 +24,9 @@ BENCHMARKS = ["toy-sugarcrepe", "toy-hard-positives"]
 def finetuned(tmp_path_factory):
     root = tmp_path_factory.mktemp("acceptance")
     results = {"start": evaluate_many(BENCHMARKS, load_model("toyworld", device="cpu"))}
-    runs = {recipe: toy_finetune_config(recipe, output_dir=str(root), eval_benchmarks=BENCHMARKS)
+    runs = {recipe: finetune_config(recipe, output_dir=str(root), eval_benchmarks=BENCHMARKS)
             for recipe in ("negclip", "ce_clip", "hp_hn", "hn_only")}
-    runs["ce_clip itc"] = toy_finetune_config("ce_clip", output_dir=str(root), eval_benchmarks=BENCHMARKS,
+    runs["ce_clip itc"] = finetune_config("ce_clip", output_dir=str(root), eval_benchmarks=BENCHMARKS,
                                               name="ce_clip-itc", loss_weights={"alpha": 0.0, "beta": 0.0})
     for name, config in runs.items():
         run = train(config)

@@ -53,6 +53,11 @@ def test_picked_vs_none_kappa_differs_from_chosen_image_kappa():
     assert chosen == PairKappa("ann", "bob", 3, pytest.approx(0.0))
 
 
+def test_kappa_hand_example_on_two_labels():
+    # p_o = 4/5, p_e = 3/5*2/5 + 2/5*3/5 = 12/25 -> (20/25 - 12/25) / (13/25) = 8/13
+    assert cohen_kappa(list(zip("yynny", "ynnny"))) == pytest.approx(8 / 13)
+
+
 def test_kappa_degenerate_cases():
     assert cohen_kappa([]) is None
     # one label for everything from both: p_e = 1, 0/0, reported as 1.0 (documented convention)

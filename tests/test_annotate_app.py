@@ -7,7 +7,7 @@ from gradio_client import Client
 
 from backend.annotate import db, prolific
 from backend.annotate.campaigns import CampaignConfig
-from backend.store import Store
+from backend.core.store import Store
 from tests.annotate_fixtures import task_token, toy_campaign
 from tests.appserver import annotate_app, workspace_settings
 

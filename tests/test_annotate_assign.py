@@ -8,7 +8,7 @@ import pytest
 
 from backend.annotate import assign, campaigns, db, report, resolution
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
-from backend.store import Store
+from backend.core.store import Store
 
 
 def make_campaign(tmp_path, n_items=6, n_gold=0, right=("2",), **config) -> tuple[str, int]:

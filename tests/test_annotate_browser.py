@@ -19,9 +19,9 @@ import pytest
 from app import build_annotate_app, launch_options
 from backend.annotate import assign, campaigns, db
 from backend.annotate.campaigns import CampaignConfig
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry
-from backend.store import Store
+from backend.models.registry import EmbeddingCache
+from backend.models.registry import ModelRegistry
+from backend.core.store import Store
 from tests.annotate_fixtures import toy_campaign
 from tests.appserver import free_port, workspace_settings
 from tests.browser import VIEWPORT, chromium, inside

@@ -15,8 +15,8 @@ from gradio_client import Client
 
 from backend import jobs
 from backend.annotate import assist, campaigns, db, report, service
-from backend.auth import cli_actor
-from backend.store import Store
+from backend.core.auth import cli_actor
+from backend.core.store import Store
 from backend.toyworld.render import render, to_pil
 from backend.toyworld.scene import sample_scene
 from tests.appserver import running_app, wait_for, workspace_settings

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from backend.annotate import assign, campaigns, db, mirror, report
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
-from backend.settings import Settings
-from backend.store import Store
+from backend.core.settings import Settings
+from backend.core.store import Store
 from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
 
 TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers")

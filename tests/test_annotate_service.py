@@ -6,9 +6,9 @@ import json
 import pytest
 
 from backend.annotate import db, service, sources
-from backend.auth import ADMIN, Actor, PermissionDenied
-from backend.paths import PathError
-from backend.store import Store
+from backend.core.auth import ADMIN, Actor, PermissionDenied
+from backend.core.paths import PathError
+from backend.core.store import Store
 from tests.appserver import workspace_settings
 from tests.tiny import solid_image
 

@@ -8,8 +8,8 @@ import httpx
 import pytest
 from gradio_client import Client, handle_file
 
-from backend import auth
-from backend.auth import Actor, PermissionDenied
+from backend.core import auth
+from backend.core.auth import Actor, PermissionDenied
 from tests.appserver import running_app, workspace_settings
 from tests.tiny import solid_image
 

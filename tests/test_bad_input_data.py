@@ -20,9 +20,9 @@ from backend.benchmarks import prepare, run_task
 from backend.benchmarks.stream import BenchmarkImageError, StreamEncoder
 from backend.benchmarks.task import ImageFile
 from backend.cli import main
-from backend.encoder import Encoder
-from backend.models import load_model
-from backend.tabular import RecordFileError
+from backend.models.encoder import Encoder
+from backend.models.loading import load_model
+from backend.core.tabular import RecordFileError
 from backend.train.config import TrainConfig
 from backend.train.data import read_manifest
 from tests.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
@@ -52,7 +52,7 @@ def test_malformed_manifests_are_named_with_their_line_and_refused_before_a_job(
         with pytest.raises(RecordFileError, match=f"Manifest {message}"):
             read_manifest(path)
         with pytest.raises(ValueError, match=f"Invalid training config: Manifest {message}"):
-            TrainConfig.from_dict({"data": "manifest", "manifest": str(path)})
+            TrainConfig.from_dict({"base_model": "toyworld", "data": "manifest", "manifest": str(path)})
 
 
 @pytest.fixture

@@ -16,9 +16,9 @@ from gradio_client import Client, handle_file
 
 from backend.annotate import campaigns
 from backend.cli import main
-from backend.limits import MAX_UPLOAD_BYTES
+from backend.core.limits import MAX_UPLOAD_BYTES
 from backend.perturb import perturb
-from backend.store import Store
+from backend.core.store import Store
 from tests.appserver import running_app, workspace_settings
 from tests.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
 from tests.browser import VIEWPORT, chromium, upload_image

@@ -16,9 +16,11 @@ from safetensors.torch import load_file
 
 from backend.benchmarks.results import results
 from backend.cli import main
-from backend.models import load_model
-from backend.patching import PATCHED_FOLDER, PatchingError, patched_model
-from backend.store import Store
+from backend.models.loading import load_model
+from backend.patching.config import PATCHED_FOLDER
+from backend.patching.interpolation import PatchingError
+from backend.patching.sweep import patched_model
+from backend.core.store import Store
 from tests.appserver import running_app, workspace_settings
 from tests.bad_files import good_image, pickled_checkpoint
 from tests.test_train_tab import form as train_form
@@ -115,8 +117,8 @@ def test_the_train_tab_refuses_a_bad_base_model_and_creates_no_job(app, base_mod
     ("hf-hub:nobody/nothing", UNKNOWN_SPECS["hf-hub:nobody/nothing"][0]),
 ])
 def test_training_from_an_unknown_base_model_ends_with_what_was_tried(tmp_path, capsys, base_model, message):
-    assert main(["train", "--set", f"base_model={base_model}", f"output_dir={tmp_path}", "name=bad-base",
-                 "steps=1"]) == 2
+    assert main(["train", "--set", f"base_model={base_model}", "data=toyworld-finetune", f"output_dir={tmp_path}",
+                 "name=bad-base", "steps=1"]) == 2
     assert re.search(f"^error: {message}", capsys.readouterr().err, re.MULTILINE)
 
 

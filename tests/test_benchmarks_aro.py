@@ -16,7 +16,7 @@ from PIL import Image
 from backend import metrics as M
 from backend.benchmarks import aro, order, prepare
 from backend.benchmarks.data import DataMissing, Remote
-from backend.models import load_model
+from backend.models.loading import load_model
 from tests.benchmark_files import RED, evaluate, go_online, item_texts, mean, one_by_one, serve, write_image
 
 RELATIONS = [  # (relation, true caption, false caption); "near" is in ARO's filter list, the others are not

@@ -15,15 +15,15 @@ from PIL import Image
 
 from backend.annotate import campaigns, db, resolution, service
 from backend.annotate.campaigns import CampaignConfig
-from backend.auth import cli_actor
+from backend.core.auth import cli_actor
 from backend.benchmarks import available_benchmarks, get_benchmark, prepare, run_task
 from backend.benchmarks.bivlc import HUB_ID, bivlc_metrics
 from backend.benchmarks.campaign import export_digest
 from backend.benchmarks.data import DataMissing
 from backend.benchmarks.stream import StreamEncoder
-from backend.encoder import Encoder
-from backend.models import load_model
-from backend.store import Store
+from backend.models.encoder import Encoder
+from backend.models.loading import load_model
+from backend.core.store import Store
 from tests.annotate_fixtures import toy_campaign
 from tests.appserver import workspace_settings
 
@@ -62,7 +62,7 @@ def datasets_cache(tmp_path, monkeypatch) -> Path:
 
 
 def hand_flags(encoder: Encoder, images, captions) -> dict[str, bool]:
-    """One item on its own: REFERENCE.md's seven flags from s(C, I), every comparison strict."""
+    """One item on its own: docs/REFERENCE.md's seven flags from s(C, I), every comparison strict."""
     cos = encoder.score(list(images), list(captions)).cosine  # [image, caption]
     s = {(c, i): cos[i, c].item() for c in (0, 1) for i in (0, 1)}
     flags = {"ipos2t": s[0, 0] > s[1, 0], "ineg2t": s[1, 1] > s[0, 1], "tpos2i": s[0, 0] > s[0, 1],
@@ -203,7 +203,7 @@ def test_exported_campaign_is_scored_like_bivlc(tmp_path, loaded, monkeypatch):
     task = prepare(f"campaign:{name}", None, root)
     assert task.items.ids == [str(i) for i in items] and len(items) == len(table) == 4
     monkeypatch.setenv("COMPLAB_BENCHMARKS_DIR", str(root))
-    from backend.settings import get_settings
+    from backend.core.settings import get_settings
     get_settings.cache_clear()
     try:
         version = get_benchmark(f"campaign:{name}").version

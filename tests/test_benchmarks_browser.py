@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 
 from backend import jobs
-from backend.auth import Actor
+from backend.core.auth import Actor
 from backend.benchmarks.job import EvaluateConfig, evaluate_models
 from backend.benchmarks.results import items, results
-from backend.store import Store
+from backend.core.store import Store
 from tests.appserver import running_app, wait_for, workspace_settings
 from tests.browser import VIEWPORT, chromium, read_table
 from tests.test_benchmarks_tab import random_toy_checkpoint
+from tests.test_benchmarks_jobs import TOY_AXES
 from tests.test_sweep_tab import perturbed_toy_checkpoint
 
 pytestmark = pytest.mark.browser
@@ -53,7 +54,7 @@ def lab(tmp_path_factory):
     store = Store(settings.db)
     models = ["toyworld", random_toy_checkpoint(workspace / "random-toy")]
     evaluate_models(EvaluateConfig(models=models, benchmarks=[BENCHMARK], limit=12, workers=0), store)
-    sweep = jobs.submit(ADMIN, "sweep", {"pretrained": "toyworld", "alphas": [0.0, 0.5, 1.0], "limit": 6,
+    sweep = jobs.submit(ADMIN, "sweep", {"pretrained": "toyworld", "alphas": [0.0, 0.5, 1.0], "limit": 6, **TOY_AXES,
                                          "finetuned": perturbed_toy_checkpoint(workspace / "perturbed-toy")},
                         store=store, settings=settings)
     with running_app(workspace, ["toyworld"], workspace) as url:
@@ -72,7 +73,7 @@ def test_leaderboard_chart_failures_and_send_to_probe(lab, tmp_path):
         toy_row = shown["toyworld (gelu, fp32) [first 12 items]"]
         assert toy_row[f"{BENCHMARK}/overall"]["text"] == f"{100 * toy['metrics']['overall']:.1f}"
         assert len([m for m in shown if m.startswith("local-dir:")]) == 1
-        assert shown["Chance"]["source"]["text"] == "REFERENCE.md, Metrics table"
+        assert shown["Chance"]["source"]["text"] == "docs/REFERENCE.md, Metrics"
         bars = wait_for(lambda: drawn_bars(page), 20, "the chart's bars")
         assert len(bars) == 2 and bars[0] != bars[1], "one bar per model, of different heights"
         screenshot(page, tmp_path, "benchmarks.png")

@@ -18,8 +18,8 @@ from backend.benchmarks.results import disagreements, item_images, items, leader
 from backend.benchmarks.stream import BenchmarkImageError, StreamEncoder
 from backend.benchmarks.task import first_caption_wins
 from backend.benchmarks.zeroshot import ensemble_task, top_k
-from backend.models import load_model
-from backend.store import Store
+from backend.models.loading import load_model
+from backend.core.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 COLOURS = {"red": (220, 30, 30), "blue": (30, 30, 220), "green": (30, 200, 30)}

@@ -15,7 +15,7 @@ from PIL import Image
 from backend.benchmarks import hard_positives as hp
 from backend.benchmarks import prepare
 from backend.benchmarks.data import DataMissing
-from backend.models import load_model
+from backend.models.loading import load_model
 from tests.benchmark_files import RED, evaluate, go_online, item_texts, mean, one_by_one, serve, write_image
 
 SAMPLE = Path(__file__).parent / "data" / "hard-positives-sample"

@@ -7,20 +7,23 @@ import pytest
 import torch
 
 from backend import jobs
-from backend.auth import Actor, PermissionDenied
+from backend.core.auth import Actor, PermissionDenied
 from backend.benchmarks import evaluate_many
 from backend.benchmarks.results import results
-from backend.models import load_model
-from backend.paths import PathError
-from backend.patching import apply_alpha, export_patched, exported_models, patched_model, recommend, sweep
-from backend.store import Store
-from backend.train.checkpoint import save_checkpoint
+from backend.models.loading import load_model
+from backend.core.paths import PathError
+from backend.patching.config import exported_models
+from backend.patching.sweep import apply_alpha, export_patched, patched_model, recommend, sweep
+from backend.core.store import Store
+from backend.models.checkpoint import save_checkpoint
 from tests.appserver import wait_for, workspace_settings
 
 ADMIN = Actor("alice", "admin", "password")
 GUEST = Actor("visitor", "annotator", "password")
 BENCHMARKS = ["toy-sugarcrepe", "toy-zeroshot-shape"]
 LIMIT = 6
+# The built-in world's sweep axes (a sweep names them; the defaults are CLOVe's, which need downloaded data).
+TOY_AXES = {"compositional": "toy-sugarcrepe/overall", "object_centric": "toy-zeroshot-shape/top1"}
 
 
 @pytest.fixture
@@ -112,7 +115,7 @@ def test_a_sweep_job_reports_each_alpha_and_its_export_loads_back(tmp_path, fine
                     settings=workspace_settings(tmp_path / "closed"))
     settings = workspace_settings(tmp_path / "ws", extra_roots=[folder.parent])
     store = Store(settings.db)
-    config = {"pretrained": "toyworld", "finetuned": finetuned, "alphas": [0, 0.5, 1], "limit": LIMIT}
+    config = {"pretrained": "toyworld", "finetuned": finetuned, "alphas": [0, 0.5, 1], "limit": LIMIT, **TOY_AXES}
     job = settled(store, jobs.submit(ADMIN, "sweep", config, store=store, settings=settings))
     points = store.metrics(job["id"], "sweep")
     assert sorted({row["step"] for row in points}) == [0, 1, 2]

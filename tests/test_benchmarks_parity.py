@@ -37,7 +37,7 @@ from backend.benchmarks import ImageFile, grid_task, prepare, run_task, sugarcre
 from backend.benchmarks.stream import StreamEncoder
 from backend.benchmarks.task import fraction, group_correct
 from backend.metrics import group_scores
-from backend.models import LoadedModel, load_model
+from backend.models.loading import LoadedModel, load_model
 from tests.sugarcrepe_sample import SAMPLE, block_image, pin_checksums, write_sugarcrepe_root
 
 

@@ -14,8 +14,8 @@ import pytest
 from gradio_client import Client
 
 from backend.benchmarks.results import items, model_label, results
-from backend.store import Store
-from backend.train.checkpoint import save_checkpoint
+from backend.core.store import Store
+from backend.models.checkpoint import save_checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import build_model
 from tests.appserver import running_app, wait_for
@@ -76,7 +76,7 @@ def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(ev
             assert row[f"{BENCHMARK}/{metric}"] == round(100 * value, 1), metric
     assert table["headers"][2] == f"{BENCHMARK}/overall", "the benchmark's summary comes first"
     chance = rows["Chance"]
-    assert chance["source"] == "REFERENCE.md, Metrics table" and chance[f"{BENCHMARK}/overall"] == 50.0
+    assert chance["source"] == "docs/REFERENCE.md, Metrics" and chance[f"{BENCHMARK}/overall"] == 50.0
     bars = {row[1]: row[4] for row in chart["data"]}  # model -> headline value
     assert len(chart["data"]) == 2 and bars["toyworld"] == round(100 * next(
         r for r in stored if r["model"] == "toyworld")["metrics"]["overall"], 1)
@@ -88,7 +88,7 @@ def test_the_csv_download_has_every_row(evaluated):
     for result in results(evaluated["store"], [BENCHMARK]):
         label = f"{model_label(result)} [first {LIMIT} items]"
         assert rows[label][f"{BENCHMARK}/overall"] == f"{100 * result['metrics']['overall']:.2f}"
-    assert rows["Chance"]["source"] == "REFERENCE.md, Metrics table"
+    assert rows["Chance"]["source"] == "docs/REFERENCE.md, Metrics"
 
 
 def test_the_column_filter_keeps_only_the_chosen_benchmarks(evaluated):

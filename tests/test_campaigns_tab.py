@@ -19,7 +19,7 @@ from gradio_client import Client
 from playwright.sync_api import expect
 
 from backend.annotate import assign, assist, campaigns, db
-from backend.store import Store
+from backend.core.store import Store
 from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import negative_scene, scene_for_caption
 from backend.toyworld.oracle import evaluate
@@ -51,7 +51,7 @@ def admin(app):
 
 @pytest.fixture(scope="module")
 def toy_model():
-    from backend.models import load_model
+    from backend.models.loading import load_model
     return load_model("toyworld", device="cpu")
 
 

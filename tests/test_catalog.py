@@ -21,9 +21,14 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from backend import catalog, model_catalog, patching
-from backend.encoder import EmbeddingCache, Encoder
-from backend.models import ModelLoadError, ModelRegistry, load_model, parse_spec, tag_needs_quick_gelu
+from backend.models import catalog, choices
+from backend.models.checkpoint import remove_checkpoint
+from backend.patching import sweep as patching
+from backend.models.encoder import Encoder
+from backend.models.registry import EmbeddingCache
+from backend.models.loading import load_model, tag_needs_quick_gelu
+from backend.models.registry import ModelRegistry
+from backend.models.spec import ModelLoadError, parse_spec
 from backend.probe import run_probe
 from tests.tiny import ARCH, solid_image
 
@@ -79,8 +84,8 @@ def add_entry(monkeypatch, tiny_checkpoints):
         raw = {"name": name, "label": f"Test {name}", "paper": "test", "kind": "url", "architecture": ARCH,
                "activation": "gelu", "origin": "openai", "format": "test", "licence": "test", "size": "tiny",
                "found_at": ["https://example.org/readme"], "filename": f"{name}.pt", "sha256": None, **fields}
-        entry = model_catalog.validate(raw, allow_plain_http=True)
-        monkeypatch.setitem(model_catalog.ENTRIES, name, entry)
+        entry = catalog.validate(raw, allow_plain_http=True)
+        monkeypatch.setitem(catalog.ENTRIES, name, entry)
         return entry
     return add
 
@@ -131,26 +136,26 @@ def cosine(spec: str, models_dir=None) -> torch.Tensor:
 # ---- the catalog's own data --------------------------------------------------------------------------------
 
 def test_every_entry_has_the_fields_a_user_and_the_loader_need():
-    raw = json.loads(model_catalog.DATA_FILE.read_text())["entries"]
+    raw = json.loads(catalog.DATA_FILE.read_text())["entries"]
     assert len({entry["name"] for entry in raw}) == len(raw) >= 9
-    for entry in model_catalog.ENTRIES.values():
-        assert all(getattr(entry, key) for key in model_catalog.REQUIRED_FIELDS), entry.name
+    for entry in catalog.ENTRIES.values():
+        assert all(getattr(entry, key) for key in catalog.REQUIRED_FIELDS), entry.name
         assert all(url.startswith("https://") for url in entry.found_at), entry.name
         assert entry.sha256 is None or re.fullmatch(r"[0-9a-f]{64}", entry.sha256), entry.name
         assert parse_spec(entry.model_spec).source == ("tag" if entry.kind == "tag" else "catalog")
         if entry.kind in ("url", "hub"):
             assert entry.filename and (entry.url or entry.hub_repo), entry.name
-    names = {entry.name for entry in model_catalog.ENTRIES.values()}
+    names = {entry.name for entry in catalog.ENTRIES.values()}
     assert {"negclip", "ce-clip", "clove", "bivlc-trohn-text", "bivlc-trohn-img", "bivlc-clip-coco"} <= names
 
 
 def test_openai_based_finetunes_declare_quickgelu():
     """The trap of ARO issue 35 / sugar-crepe issue 7: OpenAI-derived weights run in a GELU tower."""
-    openai_based = [e for e in model_catalog.ENTRIES.values() if e.origin == "openai"]
+    openai_based = [e for e in catalog.ENTRIES.values() if e.origin == "openai"]
     assert len(openai_based) >= 8
     for entry in openai_based:
         assert entry.activation == "quickgelu", entry.name
-    for entry in model_catalog.ENTRIES.values():
+    for entry in catalog.ENTRIES.values():
         for spec in filter(None, [entry.spec, (entry.patch or {}).get("base")]):
             architecture, tag = spec.split(":", 1)
             assert tag_needs_quick_gelu(architecture, tag) == (entry.activation == "quickgelu"), entry.name
@@ -169,8 +174,8 @@ def test_malformed_entries_are_refused(change, message):
     raw = {"name": "x", "label": "X", "paper": "p", "kind": "url", "url": "https://example.org/x.pt",
            "filename": "x.pt", "architecture": "ViT-B-32", "activation": "quickgelu", "origin": "openai",
            "format": "f", "licence": "l", "size": "s", "found_at": ["https://example.org"], **change}
-    with pytest.raises(model_catalog.CatalogError, match=message):
-        model_catalog.validate(raw)
+    with pytest.raises(catalog.CatalogError, match=message):
+        catalog.validate(raw)
 
 
 def test_unknown_catalog_names_are_refused_with_the_known_ones():
@@ -242,8 +247,8 @@ def test_without_a_published_checksum_the_first_copy_is_recorded_and_enforced(se
     assert any("no published checksum" in note for note in loaded.notes)
     book = json.loads((models_dir / "catalog" / "checksums.json").read_text())
     assert book["tiny-tofu.pt"]["sha256"] == hashlib.sha256(first).hexdigest()
-    for path in (models_dir / "catalog" / "downloads" / "tiny-tofu.pt", models_dir / "catalog" / "tiny-tofu"):
-        path.unlink() if path.is_file() else shutil.rmtree(path)
+    (models_dir / "catalog" / "downloads" / "tiny-tofu.pt").unlink()
+    remove_checkpoint(models_dir / "catalog" / "tiny-tofu")
     serve(server, "t.pt", saved(negclip_style(tiny_state(1))))  # the host now serves other bytes
     with pytest.raises(ModelLoadError, match="SHA-256 mismatch.*recorded from its first copy"):
         load_model("catalog:tiny-tofu", device="cpu", models_dir=models_dir)
@@ -333,7 +338,7 @@ def test_weights_of_another_architecture_are_refused(add_entry, models_dir):
 
 def test_patched_entry_is_backend_patching_of_base_and_finetune(server, online, add_entry, models_dir,
                                                                  tiny_checkpoints):
-    """CLoVe: the release is interpolated into its base at alpha 0.6, as backend.patching defines it."""
+    """CLoVe: the release is interpolated into its base at alpha 0.6, as backend.patching.sweep defines it."""
     finetuned = tiny_state(1)
     base_spec = tiny_checkpoints.file_spec
     add_entry("tiny-clove", url=serve(server, "clove.pt", saved(negclip_style(finetuned))),
@@ -354,7 +359,7 @@ def test_hub_entry_is_read_from_the_hugging_face_cache_offline(add_entry, models
     (repo / "snapshots" / ("1" * 40) / "best.pt").write_bytes(body)
     add_entry("tiny-hub", kind="hub", hub_repo="complab-tests/tiny-bivlc", filename="best.pt",
               sha256=hashlib.sha256(body).hexdigest())
-    assert catalog.describe("catalog:tiny-hub", models_dir).available
+    assert choices.describe("catalog:tiny-hub", models_dir).available
     assert torch.equal(cosine("catalog:tiny-hub", models_dir), cosine(tiny_checkpoints.file_spec))
 
 
@@ -362,15 +367,15 @@ def test_hub_entry_is_read_from_the_hugging_face_cache_offline(add_entry, models
 
 def test_label_flips_from_not_downloaded_to_available(add_entry, models_dir):
     add_entry("tiny-flip", url="https://example.org/flip.pt")
-    before = catalog.describe("catalog:tiny-flip", models_dir)
+    before = choices.describe("catalog:tiny-flip", models_dir)
     assert (before.label, before.available) == ("Test tiny-flip — not downloaded: needs network", False)
     assert "put tiny-flip.pt in" in before.detail and "https://example.org/flip.pt" in before.detail
     (models_dir / "catalog" / "downloads").mkdir(parents=True)
     (models_dir / "catalog" / "downloads" / "tiny-flip.pt").write_bytes(saved(tiny_state()))
-    after = catalog.describe("catalog:tiny-flip", models_dir)
+    after = choices.describe("catalog:tiny-flip", models_dir)
     assert (after.label, after.available) == ("Test tiny-flip", True)
     load_model("catalog:tiny-flip", device="cpu", models_dir=models_dir)
-    assert catalog.describe("catalog:tiny-flip", models_dir).detail.startswith("converted copy in")
+    assert choices.describe("catalog:tiny-flip", models_dir).detail.startswith("converted copy in")
 
 
 def test_patched_entry_needs_its_base_too(add_entry, models_dir, tmp_path):
@@ -378,15 +383,15 @@ def test_patched_entry_needs_its_base_too(add_entry, models_dir, tmp_path):
               patch={"base": f"{ARCH}:{tmp_path / 'missing.safetensors'}", "alpha": 0.6})
     models_dir.mkdir(parents=True)
     (models_dir / "tiny-half.pt").write_bytes(b"raw")
-    choice = catalog.describe("catalog:tiny-half", models_dir)
+    choice = choices.describe("catalog:tiny-half", models_dir)
     assert not choice.available and "base weights" in choice.detail
 
 
 def test_the_papers_models_are_offered_and_labelled_offline(models_dir):
-    offered = catalog.model_choices()
+    offered = choices.model_choices()
     assert offered[0] == "toyworld"
     assert {"catalog:negclip", "catalog:clove", "catalog:bivlc-trohn-img", "ViT-L-14-quickgelu:openai"} <= set(offered)
-    labels = dict((spec, label) for label, spec in catalog.labelled_choices(offered, models_dir))
+    labels = dict((spec, label) for label, spec in choices.labelled_choices(offered, models_dir))
     assert labels["catalog:negclip"] == "NegCLIP (ARO) — not downloaded: needs network"
     assert labels["ViT-B-32-quickgelu:openai"] == "OpenAI CLIP ViT-B/32 — not downloaded: needs network"
     assert labels["catalog:hard-positives"].endswith("not on disk: location unknown")
@@ -418,5 +423,5 @@ def test_refresh_endpoint_shows_the_download(add_entry, tiny_checkpoints, tmp_pa
 
 
 def test_readme_shows_the_catalog_as_the_app_reads_it():
-    readme = (model_catalog.DATA_FILE.parents[1] / "README.md").read_text()
-    assert catalog.catalog_table() in readme
+    readme = (catalog.DATA_FILE.parents[2] / "README.md").read_text()
+    assert choices.catalog_table() in readme

@@ -5,8 +5,8 @@ import os
 import pytest
 import torch
 
-from backend.train import checkpoint
-from backend.train.checkpoint import CheckpointError, committed, load_for_resume, save_checkpoint
+from backend.models import checkpoint
+from backend.models.checkpoint import CheckpointError, committed, load_for_resume, save_checkpoint
 
 
 def _model(value: float) -> torch.nn.Module:
@@ -24,7 +24,7 @@ def _save(directory, step: int, value: float | None = None):
 
 
 def _versions(directory):
-    return sorted(p.name for p in directory.parent.iterdir() if p.name.startswith(f"{directory.name}-"))
+    return sorted(p.name for p in directory.parent.iterdir() if p.name.startswith(f"{directory.name}@"))
 
 
 def test_last_is_a_relative_link_to_one_complete_version(tmp_path):
@@ -32,7 +32,7 @@ def test_last_is_a_relative_link_to_one_complete_version(tmp_path):
     _save(last, 1)
     _save(last, 2)
     assert last.is_symlink() and not os.path.isabs(os.readlink(last))
-    assert _versions(last) == [os.readlink(last)] and os.readlink(last).startswith("last-step2-")
+    assert _versions(last) == [os.readlink(last)] and os.readlink(last).startswith("last@step2-")
     assert json.loads((last / checkpoint.CONFIG).read_text()) == {"architecture": "test", "step": 2}
     model = _model(0.0)
     assert load_for_resume(last, model)["step"] == 2

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from backend import catalog
+from backend.models import choices
 from backend.cli import main
 from backend.toyworld import tokenizer as toy_tokenizer
 from tests.tiny import solid_image
@@ -68,7 +68,7 @@ def test_bad_input_exits_2_with_a_message(tiny_checkpoints, tmp_path, capsys):
 
 def test_probe_without_model_uses_the_apps_default(image, capsys):
     # the test session's hub cache is empty, so the default is the built-in toy model
-    assert catalog.default_models() == ["toyworld"]
+    assert choices.default_models() == ["toyworld"]
     assert main(["probe", "--image", str(image), "--caption", "a red circle to the left of a blue square",
                  "--families", "binding_swap", "--json"]) == 0
     captured = capsys.readouterr()
@@ -78,7 +78,7 @@ def test_probe_without_model_uses_the_apps_default(image, capsys):
 
 def test_probe_without_model_follows_the_catalog(tiny_checkpoints, image, capsys, monkeypatch):
     # whatever the app would open with (e.g. a cached pretrained model), not a name fixed in the CLI
-    monkeypatch.setattr(catalog, "default_models", lambda: [tiny_checkpoints.dir_spec])
+    monkeypatch.setattr(choices, "default_models", lambda: [tiny_checkpoints.dir_spec])
     assert main(["probe", "--image", str(image), "--caption", "the brown dog and the white cat",
                  "--families", "binding_swap", "--json"]) == 0
     captured = capsys.readouterr()
@@ -87,7 +87,7 @@ def test_probe_without_model_follows_the_catalog(tiny_checkpoints, image, capsys
 
 
 def test_probe_without_model_and_no_default_exits_2(image, capsys, monkeypatch):
-    monkeypatch.setattr(catalog, "default_models", lambda: [])
+    monkeypatch.setattr(choices, "default_models", lambda: [])
     assert main(["probe", "--image", str(image), "--caption", "a red circle"]) == 2
     assert "pass --model SPEC" in capsys.readouterr().err
 

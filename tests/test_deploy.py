@@ -16,7 +16,8 @@ import open_clip
 import pytest
 import yaml
 
-from backend import catalog, wordnet_data
+from backend.core import wordnet_data
+from backend.models import choices
 from tests.test_imports import imports
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,9 +76,9 @@ def test_card_preloads_the_weights_the_default_model_loads():
     """The first pretrained choice becomes the default once its weights are cached: preload exactly those."""
     (entry,) = space_card()["preload_from_hub"]
     repo, filename = entry.split()
-    architecture, tag = catalog.PRETRAINED_CHOICES[0].split(":")
+    architecture, tag = choices.PRETRAINED_CHOICES[0].split(":")
     assert repo == open_clip.get_pretrained_cfg(architecture.replace("-quickgelu", ""), tag)["hf_hub"].strip("/")
-    assert filename == "open_clip_model.safetensors" and filename in catalog._WEIGHT_FILES
+    assert filename == "open_clip_model.safetensors" and filename in choices._WEIGHT_FILES
 
 
 def test_debian_packages_are_listed_once():

@@ -13,14 +13,16 @@ from PIL import Image
 
 from backend.annotate import campaigns, db, sources
 from backend.annotate.campaigns import CampaignConfig
-from backend.generate import regenerate, storage, toy
+from backend.generate import regenerate, storage
+from backend.toyworld import candidates as toy
+from backend.toyworld.campaign import toy_items
 from backend.generate.diffusion import GenerationError, generate, load_pipeline
 from backend.generate.job import GenerateConfig, run_job, shard
-from backend.generate.presets import PRESETS, Preset, prompt_for
+from backend.generate.presets import PRESETS, Preset, presets, prompt_for
 from backend.generate.seeds import image_seed, item_seed
 from backend.jobs.kinds import get_kind
 from backend.jobs.reporter import Reporter
-from backend.store import Store
+from backend.core.store import Store
 from backend.toyworld.benchmarks import BIVLC_TYPES, pair_for_type
 from backend.toyworld.grammar import realise
 from backend.toyworld.oracle import holds
@@ -189,7 +191,7 @@ def make_campaign(tmp_path, n_items: int, n_gold: int, generator: str) -> str:
     path = tmp_path / "lab.db"
     Store(path)  # migrations
     folder = campaigns.campaign_dir(tmp_path / "data", "c1")
-    items = sources.toy_items(n_items, 0, folder) + sources.toy_items(n_gold, 1, folder, gold=True)
+    items = toy_items(n_items, 0, folder) + toy_items(n_gold, 1, folder, gold=True)
     campaigns.create(path, "c1", items, CampaignConfig.from_dict({"generator": generator}), source="test")
     return str(path)
 
@@ -270,13 +272,13 @@ def test_a_toy_item_outside_the_grammar_is_refused_clearly():
 
 def test_a_launched_generate_job_runs_through_the_job_system_and_owns_its_campaign_folder(tmp_path):
     from backend import jobs
-    from backend.auth import Actor
+    from backend.core.auth import Actor
     from tests.appserver import wait_for, workspace_settings
 
     settings = workspace_settings(tmp_path / "ws")
     store = Store(settings.db)
     folder = campaigns.campaign_dir(settings.data_dir, "c1")
-    campaigns.create(settings.db, "c1", sources.toy_items(3, 0, folder), CampaignConfig.from_dict(
+    campaigns.create(settings.db, "c1", toy_items(3, 0, folder), CampaignConfig.from_dict(
         {"generator": "toyworld"}), source="test")
     admin = Actor("alice", "admin", "password")
     job_id = jobs.submit(admin, "generate", {"campaign": "c1"}, store=store, settings=settings)

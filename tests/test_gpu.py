@@ -1,4 +1,4 @@
-"""`backend.gpu.gpu_task`: `spaces.GPU(duration=...)` on ZeroGPU, the function itself elsewhere.
+"""`backend.core.gpu.gpu_task`: `spaces.GPU(duration=...)` on ZeroGPU, the function itself elsewhere.
 
 The `spaces` package here is tests/fake_spaces (the real one, pinned in requirements.txt as the Space builder
 installs it, is set aside for these tests); it records what it is asked to do in the file named by
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from backend.encoder import Encoder, ModelHandle, embed_on_device
-from backend.gpu import gpu_task, job_environment, on_zero_gpu
-from backend.models import load_model
+from backend.models.encoder import Encoder, ModelHandle, embed_on_device
+from backend.core.gpu import gpu_task, job_environment, on_zero_gpu
+from backend.models.loading import load_model
 
 FAKE_SPACES = Path(__file__).parent / "fake_spaces"
 

@@ -8,8 +8,8 @@ import torch
 from transformers import AutoModelForSequenceClassification, BertConfig, BertForSequenceClassification, BertTokenizer
 
 from backend import cli
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry
+from backend.models.registry import EmbeddingCache
+from backend.models.registry import ModelRegistry
 from backend.perturb import Variant
 from backend.perturb.grammar import DEFAULT_GRAMMAR_MODEL, GrammarFilter, GrammarModelError, acceptable_index
 from backend.probe import run_probe
@@ -173,7 +173,7 @@ def test_cli_grammar_model(tiny_checkpoints, image, cola_dir, capsys):
 
 
 def test_default_model_is_bivlcs_cola_classifier():
-    assert DEFAULT_GRAMMAR_MODEL == cli.DEFAULT_GRAMMAR_MODEL == "textattack/roberta-base-CoLA"
+    assert DEFAULT_GRAMMAR_MODEL == "textattack/roberta-base-CoLA"
     parser = cli.build_parser()
     args = parser.parse_args(["probe", "--image", "x.png", "--caption", "a dog", "--grammar-model"])
     assert args.grammar_model == DEFAULT_GRAMMAR_MODEL and args.grammar_threshold == 0.5

@@ -22,13 +22,13 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from backend import jobs
-from backend.auth import Actor, PermissionDenied
+from backend.core.auth import Actor, PermissionDenied
 from backend.cli import main
 from backend.generate.job import GenerateConfig, run_job
 from backend.jobs.reporter import Reporter
-from backend.settings import ROOT
-from backend.store import Store
-from backend.train import checkpoint
+from backend.core.settings import ROOT
+from backend.core.store import Store
+from backend.models import checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import train
 from tests.appserver import wait_for, workspace_settings

@@ -12,16 +12,19 @@ import pytest
 from huggingface_hub import JobInfo
 
 from backend import jobs
-from backend.auth import Actor, PermissionDenied, cli_actor
+from backend.core.auth import Actor, PermissionDenied, cli_actor
 from backend.cli import main
 from backend.jobs import hf, process
-from backend.paths import PathError
-from backend.settings import ROOT
-from backend.store import Store
+from backend.core.paths import PathError
+from backend.core.settings import ROOT
+from backend.core.store import Store
 from tests.appserver import wait_for, workspace_settings
 
 SLEEPER = "import time; print('working', flush=True); time.sleep(120)"
 ADMIN = Actor("alice", "admin", "password")
+
+# A valid training config: the built-in world's model and data (a config names both; nothing is assumed).
+TOY_RUN = {"base_model": "toyworld", "data": "toyworld-finetune"}
 
 
 @pytest.fixture
@@ -92,7 +95,7 @@ def test_cancel_stops_the_whole_process_group_and_keeps_cancelled(store, setting
 def test_reconcile_marks_a_vanished_process_failed_with_its_log_tail(store, settings, tmp_path):
     # A launcher process that exits right away leaves its job running unwatched (like `jobs launch`).
     launcher = (f"import sys; from pathlib import Path; from backend.jobs import process; "
-                f"from backend.store import Store; s = Store({str(store.path)!r}); j = s.create_job('cli', {{}}); "
+                f"from backend.core.store import Store; s = Store({str(store.path)!r}); j = s.create_job('cli', {{}}); "
                 f"process.start(s, j, [sys.executable, '-c', {SLEEPER!r}], Path({str(tmp_path / 'job.log')!r}), "
                 f"cwd=Path('.')); print(j)")
     result = subprocess.run([sys.executable, "-c", launcher], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -142,17 +145,17 @@ def test_only_an_admin_may_launch_or_cancel(store, settings):
 ])
 def test_bad_configs_and_paths_create_no_job(store, settings, config, error, message):
     with pytest.raises(error, match=message):
-        jobs.submit(ADMIN, "train", config, store=store, settings=settings)
+        jobs.submit(ADMIN, "train", {**TOY_RUN, **config}, store=store, settings=settings)
     assert store.list_jobs() == []
 
 
 def test_bad_targets_create_no_job(store, settings):
     with pytest.raises(jobs.JobError, match="Unknown target 'cloud'"):
-        jobs.submit(ADMIN, "train", {}, "cloud", store=store, settings=settings)
+        jobs.submit(ADMIN, "train", TOY_RUN, "cloud", store=store, settings=settings)
     with pytest.raises(jobs.JobError, match="at least 1 process"):
-        jobs.submit(ADMIN, "train", {}, "torchrun", {"nproc": 0}, store=store, settings=settings)
+        jobs.submit(ADMIN, "train", TOY_RUN, "torchrun", {"nproc": 0}, store=store, settings=settings)
     with pytest.raises(jobs.JobError, match="takes only flavor"):
-        jobs.submit(ADMIN, "train", {}, "hf", {"image": "attacker/image"}, store=store, settings=settings)
+        jobs.submit(ADMIN, "train", TOY_RUN, "hf", {"image": "attacker/image"}, store=store, settings=settings)
     assert store.list_jobs() == []
 
 
@@ -160,7 +163,7 @@ def test_a_folder_another_active_job_writes_is_refused(store, settings):
     busy = store.create_job("train", {}, name="taken")
     store.update_job(busy, status="running", run_dir=str(settings.runs_dir / "taken"))
     with pytest.raises(jobs.JobError, match=f"Job {busy} is still writing to"):
-        jobs.submit(ADMIN, "train", {"name": "taken"}, store=store, settings=settings)
+        jobs.submit(ADMIN, "train", {**TOY_RUN, "name": "taken"}, store=store, settings=settings)
     assert [job["id"] for job in store.list_jobs()] == [busy]
 
 
@@ -246,7 +249,7 @@ def fast_poll(monkeypatch):
 ])
 def test_hf_target_submits_streams_logs_and_maps_stages(store, settings, fast_poll, stages, status, in_error):
     api = FakeHfApi(stages, ["step 1 loss 2.0", "step 2 loss 1.5"])
-    job_id = jobs.submit(ADMIN, "train", {"steps": 7, "name": "remote"}, "hf", {"flavor": "l4x1"}, store=store,
+    job_id = jobs.submit(ADMIN, "train", {**TOY_RUN, "steps": 7, "name": "remote"}, "hf", {"flavor": "l4x1"}, store=store,
                          settings=settings, api=api)
     job = settled(store, job_id, timeout=20)
     name, call = api.calls[0]
@@ -272,17 +275,17 @@ def test_hf_image_comes_from_settings_and_a_space_uses_its_own(tmp_path):
 
 def test_hf_cancel_and_bad_requests(store, settings, tmp_path, fast_poll):
     api = FakeHfApi([("SCHEDULING", None)], [])
-    job_id = jobs.submit(ADMIN, "train", {}, "hf", store=store, settings=settings, api=api)
+    job_id = jobs.submit(ADMIN, "train", TOY_RUN, "hf", store=store, settings=settings, api=api)
     assert jobs.cancel(ADMIN, job_id, store=store, settings=settings, api=api)["status"] == "cancelled"
     assert ("cancel_job", {"job_id": "hf-123", "token": "hf_secret"}) in api.calls
     with pytest.raises(jobs.JobError, match="Unknown GPU flavor 'cpu-basic'"):
-        jobs.submit(ADMIN, "train", {}, "hf", {"flavor": "cpu-basic"}, store=store, settings=settings, api=api)
+        jobs.submit(ADMIN, "train", TOY_RUN, "hf", {"flavor": "cpu-basic"}, store=store, settings=settings, api=api)
     no_image = workspace_settings(tmp_path / "ws", HF_TOKEN="hf_secret")
     with pytest.raises(jobs.JobError, match="No image for Hugging Face Jobs: set COMPLAB_HF_IMAGE"):
-        jobs.submit(ADMIN, "train", {}, "hf", store=store, settings=no_image, api=api)
+        jobs.submit(ADMIN, "train", TOY_RUN, "hf", store=store, settings=no_image, api=api)
     no_token = workspace_settings(tmp_path / "ws", COMPLAB_HF_IMAGE="img")
     with pytest.raises(jobs.JobError, match="HF_TOKEN is not set"):
-        jobs.submit(ADMIN, "train", {}, "hf", store=store, settings=no_token, api=api)
+        jobs.submit(ADMIN, "train", TOY_RUN, "hf", store=store, settings=no_token, api=api)
     assert [job["id"] for job in store.list_jobs()] == [job_id]
 
 

@@ -10,7 +10,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 import torch.nn.functional as F
 
-from backend.losses import (
+from backend.train.losses import (
     CE_CLIP_TYPES,
     AdaptiveThresholds,
     ce_clip_loss,

@@ -13,11 +13,9 @@ from backend.metrics import (
     aro_order_correct,
     aro_relation_accuracy,
     caption_probe_metrics,
-    cohen_kappa,
     group_accuracy,
     group_scores,
     hard_positive_metrics,
-    mean_pairwise_kappa,
     mean_std,
     pairwise_correct,
     recall_at_k,
@@ -229,41 +227,3 @@ def test_recall_nan_and_uncaptioned_image():
     assert out["i2t_R@3"] == pytest.approx(1 / 2)
     # t0: right score NaN -> not retrieved; t1: 0.9 top (NaN distractor outranks nothing)
     assert out["t2i_R@1"] == pytest.approx(1 / 2)
-
-
-def test_cohen_kappa_hand_example():
-    a = ["y", "y", "n", "n", "y"]
-    b = ["y", "n", "n", "n", "y"]
-    # p_o = 4/5, p_e = 3/5*2/5 + 2/5*3/5 = 12/25 -> (20/25 - 12/25) / (13/25)
-    assert cohen_kappa(a, b) == pytest.approx(8 / 13)
-    assert cohen_kappa(["img", "none", "img"], ["img", "none", "img"]) == pytest.approx(1.0)
-    # complete, systematic disagreement on two balanced labels: -1
-    assert cohen_kappa(["a", "b"], ["b", "a"]) == pytest.approx(-1.0)
-
-
-def test_cohen_kappa_degenerate_cases():
-    assert cohen_kappa(["img"] * 4, ["img"] * 4) == 1.0  # p_e == 1: perfect agreement
-    assert cohen_kappa(["img"] * 3, ["none"] * 3) == pytest.approx(0.0)  # p_o = p_e = 0
-    with pytest.raises(ValueError):
-        cohen_kappa([], [])
-    with pytest.raises(ValueError):
-        cohen_kappa(["a"], ["a", "b"])
-
-
-def test_mean_pairwise_kappa_on_shared_items():
-    labels = {
-        "ann1": {1: "y", 2: "y", 3: "n", 4: "n", 5: "y"},
-        "ann2": {1: "y", 2: "n", 3: "n", 4: "n", 5: "y", 9: "n"},
-        "ann3": {3: "n", 4: "y"},
-        "ann4": {7: "y"},  # shares nothing: no pair
-    }
-    mean, pairs = mean_pairwise_kappa(labels)
-    # ann1-ann2 on 1..5: 8/13 (hand example above);
-    # ann1-ann3 on 3,4: (n,n),(n,y): p_o 1/2, p_e = 1*1/2 = 1/2 -> 0;
-    # ann2-ann3 on 3,4: same labels as ann1 -> 0
-    assert set(pairs) == {("ann1", "ann2"), ("ann1", "ann3"), ("ann2", "ann3")}
-    assert pairs[("ann1", "ann2")] == pytest.approx(8 / 13)
-    assert pairs[("ann1", "ann3")] == pytest.approx(0.0)
-    assert mean == pytest.approx((8 / 13 + 0 + 0) / 3)
-    with pytest.raises(ValueError):
-        mean_pairwise_kappa({"a": {1: "x"}, "b": {2: "x"}})

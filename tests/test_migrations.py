@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from backend import migrations
+from backend.core import migrations
 from backend.cli import main
-from backend.store import Store
+from backend.core.store import Store
 
 FIXTURE = Path(__file__).parent / "data" / "lab-release-ac2e601.db"
 
@@ -73,7 +73,7 @@ def test_a_store_from_a_newer_release_is_refused_untouched(tmp_path):
 
 def test_processes_opening_a_fresh_store_together_migrate_it_once(tmp_path):
     path = tmp_path / "lab.db"
-    code = f"from backend.store import Store; print(Store({str(path)!r}).applied_migrations)"
+    code = f"from backend.core.store import Store; print(Store({str(path)!r}).applied_migrations)"
     root = Path(__file__).resolve().parents[1]
     runs = [subprocess.Popen([sys.executable, "-c", code], cwd=root, stdout=subprocess.PIPE, text=True)
             for _ in range(4)]

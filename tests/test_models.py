@@ -4,8 +4,11 @@ import json
 import pytest
 import torch
 
-from backend.encoder import EmbeddingCache, Encoder
-from backend.models import ModelLoadError, ModelRegistry, load_model, parse_spec
+from backend.models.encoder import Encoder
+from backend.models.registry import EmbeddingCache
+from backend.models.loading import load_model
+from backend.models.registry import ModelRegistry
+from backend.models.spec import ModelLoadError, parse_spec
 from tests.tiny import ARCH, solid_image
 
 CAPTIONS = ["a red square", "a blue square", "a green field", "a photo of a dog"]
@@ -132,7 +135,7 @@ def test_reprobing_an_image_encodes_only_the_new_caption(tiny_checkpoints):
 
 def test_trimmed_text_encoding_equals_full_encoding(tiny_checkpoints):
     """Dropping positions after the last end-of-text token must not change any embedding."""
-    from backend.encoder import encode_text_trimmed
+    from backend.models.encoder import encode_text_trimmed
 
     loaded = load_model(tiny_checkpoints.dir_spec, device="cpu")
     for batch in (["a dog", "a red cat"], ["a dog", "a small brown dog holding a white frisbee"]):

@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from backend import losses
+from backend.train import losses
 from backend.train.config import TrainConfig
 from backend.train.data import ImageBank, TrainData, make_batch
 from backend.train.objectives import Objective, model_outputs

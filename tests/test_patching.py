@@ -1,4 +1,4 @@
-"""Weight interpolation (REFERENCE.md, "Model patching") on hand-made and real open_clip state dicts."""
+"""Weight interpolation (docs/REFERENCE.md, "Model patching") on hand-made and real open_clip state dicts."""
 import json
 from pathlib import Path
 
@@ -7,11 +7,12 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from backend.cli import main
-from backend.models import BUILTIN_MODELS, load_model
-from backend.patching import PatchingError, interpolate, patched_model
+from backend.models.loading import load_model
+from backend.toyworld.plugin import SHIPPED_MODEL
+from backend.patching.sweep import PatchingError, interpolate, patched_model
 from backend.toyworld.model import create_toy_model
 
-TOY_DIR = Path(BUILTIN_MODELS["toyworld"])
+TOY_DIR = SHIPPED_MODEL
 
 
 def test_float_tensors_are_interpolated_and_integers_copied():

@@ -4,10 +4,10 @@ import json
 import pytest
 
 from backend.cli import main
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry
+from backend.models.registry import EmbeddingCache
+from backend.models.registry import ModelRegistry
 from backend.perturb import Variant, perturb
-from backend.perturb import plausibility
+from backend.perturb import nouns, plausibility
 from backend.perturb.plausibility import changed_spans, implausibilities, is_plausible, mark_plausibility
 from backend.probe import run_probe
 from tests.tiny import solid_image
@@ -118,8 +118,8 @@ def test_variant_defaults_to_plausible_and_marking_leaves_positives_alone():
 
 
 def test_curated_lists_decide_without_wordnet(monkeypatch):
-    monkeypatch.setattr(plausibility, "wordnet", lambda: None)
-    caches = [plausibility._wordnet_class, plausibility._wordnet_heavy, plausibility.violations]
+    monkeypatch.setattr(nouns, "wordnet", lambda: None)
+    caches = [nouns._wordnet_class, plausibility._wordnet_heavy, plausibility.violations]
     for cache in caches:
         cache.cache_clear()
     try:

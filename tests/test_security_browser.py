@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from backend.annotate import campaigns, db
 from backend.annotate.campaigns import CampaignConfig
-from backend.store import Store
+from backend.core.store import Store
 from tests.annotate_fixtures import toy_campaign
 from tests.appserver import annotate_app, workspace_settings
 from tests.browser import VIEWPORT, chromium

@@ -18,7 +18,7 @@ from gradio_client import Client
 
 from backend.annotate import campaigns, db, prolific, resume
 from backend.annotate.campaigns import CampaignConfig
-from backend.store import Store
+from backend.core.store import Store
 from tests.annotate_fixtures import task_token, toy_campaign
 from tests.appserver import annotate_app, workspace_settings
 from tests.security_support import Page, Visitor, carries_nothing, database_rows, files_under, served_app

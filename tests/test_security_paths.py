@@ -19,10 +19,10 @@ from gradio_client import Client, handle_file
 
 from backend.annotate import mirror
 from backend.annotate.campaigns import CampaignConfig
-from backend.auth import ADMIN, Actor
+from backend.core.auth import ADMIN, Actor
 from backend.jobs.kinds import get_kind
 from backend.jobs.service import confine_config
-from backend.store import Store
+from backend.core.store import Store
 from tests.annotate_fixtures import task_token, toy_campaign
 from tests.appserver import workspace_settings
 from tests.security_support import LARGE, Page, Visitor, oversized_bodies, oversized_calls, served_app

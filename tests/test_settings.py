@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from backend.cli import main
-from backend.settings import EXAMPLE_FILE, ROOT, SETTINGS, Settings, SettingsError, example_toml, settings_table
+from backend.core.settings import EXAMPLE_FILE, ROOT, SETTINGS, Settings, SettingsError, example_toml, settings_table
 
 
 def test_defaults_put_everything_under_the_workspace(tmp_path):
@@ -50,7 +50,7 @@ def test_secrets_are_masked(tmp_path):
 
 def test_the_cli_reads_the_same_settings_as_the_app(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("COMPLAB_WORKSPACE", str(tmp_path))
-    from backend.settings import get_settings
+    from backend.core.settings import get_settings
     get_settings.cache_clear()
     try:
         assert main(["jobs", "list"]) == 0

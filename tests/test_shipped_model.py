@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from backend.benchmarks import evaluate_many
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry, load_model
+from backend.models.registry import EmbeddingCache
+from backend.models.loading import load_model
+from backend.models.registry import ModelRegistry
 from backend.probe import run_probe
 from backend.toyworld import render, sample_scene, to_pil
 

@@ -19,10 +19,10 @@ from gradio_client import Client, handle_file
 
 from backend.annotate import assign, assist, campaigns, db, mirror
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
-from backend.encoder import GPU_SECONDS
-from backend.models import load_model
-from backend.settings import Settings
-from backend.store import Store
+from backend.models.encoder import GPU_SECONDS
+from backend.models.loading import load_model
+from backend.core.settings import Settings
+from backend.core.store import Store
 from tests.appprocess import app_process
 from tests.appserver import running_app, wait_for
 from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
@@ -66,9 +66,9 @@ def test_the_probe_scores_inside_spaces_gpu(zero_gpu_space, tmp_path):
     # One GPU function, declared at import with its duration; Gradio's auto-wrap (which would decorate every
     # event handler, a training launch included, without a duration: the fake refuses that) is off.
     [declared] = events(zero_gpu_space, "decorate")
-    assert (declared["function"], declared["duration"]) == ("backend.encoder.embed_on_device", GPU_SECONDS)
+    assert (declared["function"], declared["duration"]) == ("backend.models.encoder.embed_on_device", GPU_SECONDS)
     calls = events(zero_gpu_space, "call")
-    assert calls and {call["function"] for call in calls} == {"backend.encoder.embed_on_device"}
+    assert calls and {call["function"] for call in calls} == {"backend.models.encoder.embed_on_device"}
     assert max(call["arg_bytes"] for call in calls) < 1_000_000  # a handle, pixels and texts: never the model
 
 

@@ -11,12 +11,12 @@ import pytest
 import torch
 from gradio_client import Client, handle_file
 
-from backend.models import load_model
-from backend.store import Store
+from backend.models.loading import load_model
+from backend.core.store import Store
 from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import scene_for_caption
 from backend.toyworld.render import render, to_pil
-from backend.train.checkpoint import save_checkpoint
+from backend.models.checkpoint import save_checkpoint
 from tests.appserver import running_app, wait_for
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
@@ -128,7 +128,7 @@ def test_a_bad_sweep_is_a_message_and_starts_nothing(swept, overrides, message):
 
 
 def test_alpha_ranges_read_as_written():
-    from ui.sweep import parse_alphas
+    from ui.tabs.sweep import parse_alphas
 
     assert parse_alphas("0:1:0.1") == [round(0.1 * i, 4) for i in range(11)]
     assert parse_alphas("0, 0.25 1") == [0.0, 0.25, 1.0]

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import backend.toyworld as tw
+from backend.toyworld import benchmarks as toy_benchmarks
 from backend.toyworld.render import shape_mask, box_side
 from backend.toyworld.scene import RELATION_MARGIN
 
@@ -203,17 +204,9 @@ def test_zero_shot_sets():
 
 # ---------------------------------------------------------------- benchmarks
 
-def _build_all():
-    return {
-        "sugarcrepe": tw.build_sugarcrepe(), "hard_positives": tw.build_hard_positives(),
-        "bivlc": tw.build_bivlc(), "aro_order": tw.build_aro_order(), "retrieval": tw.build_retrieval(),
-        "zeroshot_shape": tw.build_zero_shot("shape"), "zeroshot_colour": tw.build_zero_shot("colour"),
-    }
-
-
 @pytest.fixture(scope="module")
 def benches():
-    return _build_all()
+    return toy_benchmarks.build_all()
 
 
 def _fingerprint(value):
@@ -232,7 +225,9 @@ def _fingerprint(value):
 def test_benchmarks_are_deterministic_and_pinned(benches):
     assert tw.BENCHMARK_VERSION == "toyworld-bench-1"
     assert set(benches) == set(tw.BENCHMARK_SPECS)
-    assert _fingerprint(benches) == _fingerprint(_build_all())
+    assert _fingerprint(benches) == _fingerprint(toy_benchmarks.build_all())
+    # the content itself is pinned: a builder whose output changed without a new version fails here
+    assert toy_benchmarks.content_sha256(benches) == toy_benchmarks.BENCHMARK_SHA256
     size = {name: spec.size for name, spec in tw.BENCHMARK_SPECS.items()}
     assert {k: len(v) for k, v in benches["sugarcrepe"].items()} == dict.fromkeys(tw.SUGARCREPE_TYPES, size["sugarcrepe"])
     assert {k: len(v) for k, v in benches["hard_positives"].items()} == dict.fromkeys(("replace", "swap"), size["hard_positives"])

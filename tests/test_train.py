@@ -8,11 +8,12 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from backend.jobs.reporter import Reporter
-from backend.losses import CE_CLIP_TYPES
-from backend.models import load_model
-from backend.store import Store
-from backend.train import checkpoint
+from backend.train.losses import CE_CLIP_TYPES
+from backend.models.loading import load_model
+from backend.core.store import Store
+from backend.models import checkpoint
 from backend.train import data as train_data
+from backend.toyworld import training as toy_training
 from backend.train.config import LOSSES, TrainConfig
 from backend.train.divergence import FiniteWatch, TrainingDiverged
 from backend.train.loop import build_model, cosine_lr, parameter_groups, run_job, train
@@ -107,7 +108,7 @@ def test_a_crash_while_saving_keeps_the_previous_checkpoint_and_resume_continues
     train(interrupted)
     _assert_same_weights(straight_weights, _last_weights(interrupted))
     assert checkpoint.load_trainer_state(last)["step"] == 6
-    versions = sorted(p.name for p in last.parent.iterdir() if p.name.startswith("last-"))
+    versions = sorted(p.name for p in last.parent.iterdir() if p.name.startswith("last@"))
     assert len(versions) == 1 and "step6" in versions[0]  # the interrupted save's folder is gone
 
 
@@ -222,7 +223,7 @@ def test_hard_negative_images_are_other_images(tmp_path):
 
 
 def test_batches_are_a_pure_function_of_seed_and_step():
-    data = train_data.toyworld_data("toyworld-finetune", 20, 0, preprocess=None, families=["negclip_swap"],
+    data = toy_training.world_data("toyworld-finetune", 20, 0, preprocess=None, families=["negclip_swap"],
                                     mean_std=([0.5] * 3, [0.5] * 3))
     first = train_data.make_batch(data, 7, 4, seed=1)
     again = train_data.make_batch(data, 7, 4, seed=1)

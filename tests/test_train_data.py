@@ -7,6 +7,7 @@ from safetensors.torch import load_file
 
 from backend.toyworld.model import create_toy_model
 from backend.train import data as train_data
+from backend.toyworld import training as toy_training
 from backend.train.config import TrainConfig
 from backend.train.loader import StepBatches, image_chunks, step_loader
 from backend.train.loop import train
@@ -48,7 +49,7 @@ def test_the_transform_follows_the_model_and_none_means_the_eval_preprocess():
 
 
 def _toy(augment):
-    return train_data.toyworld_data("toyworld-finetune", 12, 0, preprocess=None, families=["negclip_swap"],
+    return toy_training.world_data("toyworld-finetune", 12, 0, preprocess=None, families=["negclip_swap"],
                                     mean_std=MEAN_STD, augment=augment)
 
 

@@ -8,13 +8,13 @@ from gradio_client import Client
 from safetensors.torch import load_file
 
 from backend import jobs
-from backend.auth import cli_actor
-from backend.markup import literal
+from backend.core.auth import cli_actor
+from backend.core.markup import literal
 from backend.cli import main
 from backend.jobs import process
-from backend.settings import ROOT
-from backend.store import Store
-from backend.train import checkpoint
+from backend.core.settings import ROOT
+from backend.core.store import Store
+from backend.models import checkpoint
 from tests.appserver import running_app, workspace_settings
 from tests.crashes import settled
 
@@ -35,7 +35,8 @@ def form(**overrides):
                   alpha=0.2, beta=0.4, imc="contrastive", aux_types=["relation", "attribute", "action", "object"],
                   w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
                   hard_negative_images=False, steps=5, batch_size=8, lr=1e-4, warmup_steps=1, grad_accum=1,
-                  seed=0, eval_every=5, target="local", nproc=1, flavor="a10g-small")
+                  seed=0, eval_every=5, eval_benchmarks=[], recipe=None, target="local", nproc=1,
+                  flavor="a10g-small")
     values.update(overrides)
     return list(values.values())
 
@@ -103,7 +104,7 @@ def test_runs_table_status_curves_and_cancel(app, tmp_path):
 def test_a_loss_gone_nan_stops_the_run_with_its_message_and_resume_replays_from_the_checkpoint(app, capsys):
     """lr 1e6 on the built-in world: a real divergence (step 1's loss is finite, step 2's is NaN), nothing injected."""
     client, store, output = app
-    config = {"base_model": "toyworld:random", "steps": 6, "batch_size": 8, "dataset_size": 24, "eval_every": 1,
+    config = {"base_model": "toyworld:random", "data": "toyworld-finetune", "steps": 6, "batch_size": 8, "dataset_size": 24, "eval_every": 1,
               "eval_benchmarks": [], "warmup_steps": 1, "lr": 1e6, "workers": 0, "name": "diverging"}
     job_id = jobs.submit(cli_actor(), "train", config, store=store, settings=workspace_settings(output, store.path))
     job = settled(store, job_id)
@@ -133,25 +134,29 @@ def test_a_loss_gone_nan_stops_the_run_with_its_message_and_resume_replays_from_
 
 
 def test_launch_records_the_form_as_the_job_config(app):
-    """What the form says (here: IMC and CMR on relation negatives only) is what the job trains with."""
+    """What the form says (here: IMC and CMR on relation negatives only) is what the job trains with, and the
+    chosen recipe's settings the form has no field for (the built-in world's runs are measured without
+    augmentation) come with it."""
     client, store, _ = app
     before = {job["id"] for job in store.list_jobs()}
-    client.predict(*form(name="relation-only", aux_types=["relation"], alpha=0.1), api_name="/launch")
+    client.predict(*form(name="relation-only", aux_types=["relation"], alpha=0.1, recipe="built-in world: ce_clip"),
+                   api_name="/launch")
     [job] = [job for job in store.list_jobs() if job["id"] not in before]
     try:
         assert job["name"] == "relation-only"
         assert job["args"]["loss_weights"] == {"alpha": 0.1, "beta": 0.4, "imc": "contrastive",
                                                "aux_types": ["relation"]}
+        assert (job["args"]["augment"], job["args"]["dataset_size"], job["args"]["steps"]) == ("none", 4000, 5)
     finally:
         client.predict(job["id"], api_name="/cancel")
 
 
 def test_every_recipe_is_a_valid_config_and_fills_the_form():
     from backend.train.config import TrainConfig
-    from backend.train.recipes import RECIPES
-    from ui.train import FORM_KEYS, recipe_values
+    from backend.train.recipes import recipes
+    from ui.tabs.train import FORM_KEYS, recipe_values
 
-    for name, values in RECIPES.items():
+    for name, values in recipes().items():
         TrainConfig.from_dict({**values, "manifest": "coco.csv"})  # raises on a bad recipe
         form = dict(zip(FORM_KEYS, recipe_values(name)))
         assert form["loss"] == values["loss"] and form["steps"] == values["steps"] and form["name"] == ""

@@ -8,7 +8,7 @@ import nltk
 import pytest
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-from backend import wordnet_data
+from backend.core import wordnet_data
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_debian_wordnet = pytest.mark.skipif(not (wordnet_data.SOURCE / "data.noun").is_file(),
@@ -28,7 +28,7 @@ def test_laid_out_corpus_loads_with_known_lexnames(tmp_path, monkeypatch):
 
 @needs_debian_wordnet
 def test_set_up_command_writes_the_corpus(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "backend.wordnet_data", str(tmp_path)], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "backend.core.wordnet_data", str(tmp_path)], cwd=ROOT,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "corpora" / "wordnet" / "lexnames").read_text() == wordnet_data.lexnames_text()
@@ -53,7 +53,7 @@ _FIRST_USE = """
 import sys
 from pathlib import Path
 import nltk
-from backend import wordnet_data
+from backend.core import wordnet_data
 from backend.perturb.lexicon import wordnet
 try:
     nltk.data.find("corpora/wordnet")

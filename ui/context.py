@@ -7,12 +7,13 @@ from pathlib import Path
 from gradio import processing_utils
 from gradio import utils as gradio_utils
 
-from backend import catalog, jobs
-from backend.encoder import EmbeddingCache
-from backend.models import ModelRegistry
-from backend.patching import exported_models
-from backend.settings import Settings
-from backend.store import Store
+from backend import jobs
+from backend.models import choices
+from backend.models.registry import EmbeddingCache
+from backend.models.registry import ModelRegistry
+from backend.patching.config import exported_models
+from backend.core.settings import Settings
+from backend.core.store import Store
 
 
 @dataclass
@@ -33,7 +34,7 @@ class AppContext:
     def current_model_choices(self) -> list[tuple[str, str]]:
         """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished
         training runs' checkpoints and exported patched models, which join without restarting the app."""
-        labels = {spec: label for label, spec in catalog.labelled_choices(self.model_choices, self.settings.models_dir)}
+        labels = {spec: label for label, spec in choices.labelled_choices(self.model_choices, self.settings.models_dir)}
         for label, spec in [*jobs.finished_checkpoints(self.store), *exported_models(self.settings.models_dir)]:
             labels.setdefault(spec, label)
         return [(label, spec) for spec, label in labels.items()]

@@ -3,7 +3,7 @@
 The signed-in actor lives in a `gr.State`, which Gradio keeps on the server per
 browser session (or per `gradio_client.Client`); a caller cannot send one of
 their own. Handlers read it through `actor_of`; the backend decides what that
-actor may do (`backend.auth`). Admin tabs are shown to admins, but hiding them
+actor may do (`backend.core.auth`). Admin tabs are shown to admins, but hiding them
 is a courtesy: their endpoints refuse anyone else.
 """
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import Callable, TypeVar
 
 import gradio as gr
 
-from backend import auth, jobs
-from backend.store import Store
-from backend.auth import Actor, PermissionDenied, require_admin
+from backend import jobs
+from backend.core import auth
+from backend.core.store import Store
+from backend.core.auth import Actor, PermissionDenied, require_admin
 from ui.context import AppContext
 
 T = TypeVar("T")

@@ -7,10 +7,9 @@ BiVLC (appendix H.3) measured Cohen's kappa between pairs of annotators on
 "picked one of the 4 images" vs "none", not on which image was picked; both
 views are offered because they answer different questions: the first is whether
 annotators agree that a usable image exists, the second whether they agree on
-which one. Degenerate cases follow the convention `backend.metrics.cohen_kappa`
-set for the project (docs/SCIENCE.md): an undefined 0/0 from everybody giving
-the same single label is reported as perfect agreement, 1.0. That module imports
-torch, which this one must not, hence the second implementation.
+which one. This is the project's one Cohen's kappa. Its degenerate case follows the
+convention set for the project (docs/SCIENCE.md): an undefined 0/0 from everybody
+giving the same single label is reported as perfect agreement, 1.0.
 """
 
 from __future__ import annotations
@@ -82,8 +81,8 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     every item, which forces p_o == 1 too (so "p_e == 1 with p_o < 1" cannot
     happen); the formula is then 0/0. scikit-learn's cohen_kappa_score returns
     NaN there (its `replace_undefined_by`, default NaN); this project reports
-    the agreement it saw, 1.0, as `backend.metrics.cohen_kappa` does, and the
-    caller shows n_items next to it so that "1.0 on 3 items" reads as weak.
+    the agreement it saw, 1.0, and the caller shows n_items next to it so that
+    "1.0 on 3 items" reads as weak.
     """
     n = len(pairs)
     if n == 0:

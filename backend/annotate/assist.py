@@ -4,7 +4,7 @@ Each candidate gets its score for the negative caption and for the original
 one. The model's pick for an item is the candidate that scores highest for the
 negative caption; the model says "none" when even that candidate scores no
 higher for the negative caption than for the original (a tie counts as none,
-as ties count as failures in REFERENCE.md). On items whose right answer is
+as ties count as failures in docs/REFERENCE.md, "Metrics"). On items whose right answer is
 known (toy items) `report` measures how often that pick is right and how many
 "none" items it would catch: whether it could pre-filter items before paying
 annotators. It is a measurement, not a filter the tool applies.
@@ -18,14 +18,14 @@ from backend.annotate import campaigns, db
 from backend.annotate.agreement import wilson_interval
 
 if TYPE_CHECKING:
-    from backend.models import LoadedModel
+    from backend.models.loading import LoadedModel
 
 
 def score_candidates(store_path: Path | str, campaign: str, folder: Path, loaded: "LoadedModel",
                      batch_size: int = 64) -> int:
     """Score every candidate of the campaign with `loaded`; returns how many were scored."""
-    from backend.encoder import Encoder
-    from backend.images import open_image
+    from backend.models.encoder import Encoder
+    from backend.core.images import open_image
 
     campaign_id = campaigns.get(store_path, campaign)["id"]
     rows = db.rows(store_path, "select c.id, c.path, i.caption, i.negative_caption from candidates c join items i "

@@ -23,7 +23,7 @@ from typing import Any
 
 from backend.annotate import db
 from backend.jobs.kinds import check_known_keys
-from backend.paths import check_slug
+from backend.core.paths import check_slug
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTIONS_DIR = ROOT / "annotations" / "instructions"
@@ -51,7 +51,7 @@ class CampaignConfig:
     reclaim_after_s: float = 600.0  # a task held this long without an answer goes to someone else
     human_baseline: bool = False  # also ask BiVLC's separate I2T and T2I questions
     images_per_item: int = 4
-    generator: str = "bivlc"  # a backend.generate preset, or "toyworld"
+    generator: str = "bivlc"  # a backend.generate preset (a plug-in's source sets its own generator's)
     completion_code: str = ""  # Prolific completion code; made up when blank
     instructions: dict = field(default_factory=default_instructions)
 
@@ -200,8 +200,8 @@ CANDIDATE_FIELDS = ("sha256", "path", "display_path", "generator", "model", "une
 
 def add_candidate(store_path: Path | str, item_id: int, slot: int, record: dict) -> None:
     """Record one stored candidate image (idempotent on item and slot); an item whose slots are all there
-    moves from ``pending`` to ``generated``, ready for step 3. Toy candidates know what they show, so a
-    toy item's right answer is derived here."""
+    moves from ``pending`` to ``generated``, ready for step 3. A plug-in generator's candidates know what they
+    show (``shows_caption``), so such an item's right answer is derived here."""
     values = {name: record.get(name) for name in CANDIDATE_FIELDS}
     if values["shows_caption"] is not None:
         values["shows_caption"] = int(bool(values["shows_caption"]))

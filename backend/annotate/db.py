@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from backend import migrations
+from backend.core import migrations
 
 _local = threading.local()
 # Threads of one process queue on a lock that wakes the next one at once; SQLite's busy handler (which still

@@ -17,7 +17,7 @@ from typing import Any
 
 from backend.annotate import db
 from backend.annotate.backup import Backup, restore, tables_dir
-from backend.settings import Settings
+from backend.core.settings import Settings
 
 TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers")  # replay order
 log = logging.getLogger(__name__)

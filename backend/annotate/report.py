@@ -17,7 +17,7 @@ from typing import Any
 from backend.annotate import campaigns, db
 from backend.annotate.agreement import (Answer, chosen_image, flagged, gold_accuracy, krippendorff_alpha,
                                         pairwise_kappa, picked_or_none, wilson_interval)
-from backend.markup import literal
+from backend.core.markup import literal
 
 
 def status(store_path: Path | str, name: str) -> dict[str, Any]:

@@ -11,15 +11,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from backend import jobs, tabular
+from backend import jobs, plugins
+from backend.core import tabular
 from backend.annotate import campaigns, db, sources
 from backend.annotate.campaigns import CampaignConfig
-from backend.auth import Actor, require_admin
-from backend.paths import confine
-from backend.settings import Settings
-from backend.store import Store
+from backend.core.auth import Actor, require_admin
+from backend.core.paths import confine
+from backend.core.settings import Settings
+from backend.core.store import Store
 
-SOURCES = ("toyworld", "file", "probe")
+BUILT_IN_SOURCES = ("file", "probe")
+
+
+def sources_offered() -> tuple[str, ...]:
+    """Every campaign source: the plug-ins' (the built-in world's) first, then a file and a probe result."""
+    return (*plugins.hooks().campaign_sources, *BUILT_IN_SOURCES)
 
 
 def _user_path(actor: Actor, path: str | Path, settings: Settings, what: str) -> Path:
@@ -31,16 +37,18 @@ def _user_path(actor: Actor, path: str | Path, settings: Settings, what: str) ->
 def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *, config: dict | None = None,
                     n_items: int = 20, seed: int = 0, path: str = "", images_dir: str = "",
                     probe_image: str = "") -> dict[str, Any]:
-    """A new campaign from the built-in world, a SugarCrepe/BiVLC file or a probe's JSON, with its gold items
-    (toy items whose right answers the renderer knows). Returns a summary."""
+    """A new campaign from a plug-in's source (the built-in world), a SugarCrepe/BiVLC file or a probe's JSON,
+    with its gold items (whose right answers their generator knows, `backend.plugins`). Returns a summary."""
     require_admin(actor, "creating a campaign")
-    config_obj = CampaignConfig.from_dict({**({"generator": "toyworld"} if source == "toyworld" else {}),
-                                           **(config or {})})
+    hooks = plugins.hooks()
+    plugin_source = hooks.campaign_sources.get(source)
+    preset = {"generator": plugin_source.generator} if plugin_source and plugin_source.generator else {}
+    config_obj = CampaignConfig.from_dict({**preset, **(config or {})})
     folder = campaigns.campaign_dir(settings.data_dir, name)
     if any(row["name"] == name for row in campaigns.list_campaigns(settings.db)):  # before any file is written
         raise ValueError(f"a campaign named {name!r} exists already; choose another name")
-    if source == "toyworld":
-        items = sources.toy_items(n_items, seed, folder)
+    if plugin_source is not None:
+        items = plugins.resolve(plugin_source.build)(n_items, seed, folder)
     elif source == "file":
         file = _user_path(actor, path, settings, "campaign file")
         images = _user_path(actor, images_dir, settings, "images folder") if images_dir else None
@@ -52,12 +60,23 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
         result = tabular.read_json(probe_file, "probe result")
         items = sources.items_from_probe(result, str(_user_path(actor, probe_image, settings, "probed image")))
     else:
-        raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
+        raise ValueError(f"source must be one of {', '.join(sources_offered())}, not {source!r}")
     sources.check_images(items, folder)
-    gold = sources.toy_items(campaigns.gold_count(config_obj), seed + 1, folder, gold=True)
+    gold = _gold_items(campaigns.gold_count(config_obj), seed + 1, folder)
     campaign_id = campaigns.create(settings.db, name, items + gold, config_obj, source, actor.name)
     return {"id": campaign_id, "name": name, "items": len(items), "gold_items": len(gold), "folder": str(folder),
             "completion_code": config_obj.completion_code}
+
+
+def _gold_items(n: int, seed: int, folder: Path) -> list:
+    """`n` gold items from the plug-in that provides them; none is an error only when some are wanted."""
+    build = plugins.hooks().gold_items
+    if not n:
+        return []
+    if not build:
+        raise ValueError(f"the campaign wants {n} gold items but no installed plug-in provides them; set "
+                         "gold_rate 0")
+    return plugins.resolve(build)(n, seed, folder)
 
 
 def launch_generation(actor: Actor, name: str, settings: Settings, store: Store, *, preset: str = "",

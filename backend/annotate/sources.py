@@ -1,24 +1,20 @@
-"""Where a campaign's items come from: a SugarCrepe or BiVLC file, the built-in world, or a probe.
+"""Where a campaign's items come from: a SugarCrepe or BiVLC file, a probe, or a plug-in's source.
 
 Every source returns `ItemSpec`s; `campaigns.create` normalises the captions
-as BiVLC did. Toy items carry their original image (rendered here) and learn
-their right answers from the renderer when their candidates are drawn, which
-is what makes them usable as gold items in any campaign.
+as BiVLC did. A plug-in's source (`backend.plugins`: the built-in world's)
+may also provide gold items: items whose candidates its own generator
+draws, so their right answers are known.
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-import numpy as np
-
-from backend import tabular
+from backend.core import tabular
 from backend.annotate.campaigns import ItemSpec
-from backend.images import image_problems, listed_problems
-from backend.limits import caption_problem
+from backend.core.images import image_problems, listed_problems
+from backend.core.limits import caption_problem
 
 BIVLC_COLUMNS = ("image", "caption", "negative_caption", "type", "subtype")
-TOY_RESOLUTION = 256
 
 
 def items_from_file(path: Path, images_dir: Path | None = None) -> list[ItemSpec]:
@@ -27,7 +23,7 @@ def items_from_file(path: Path, images_dir: Path | None = None) -> list[ItemSpec
     subtype). Image names are taken relative to `images_dir` (e.g. COCO val2017) when given.
 
     A file that cannot be read, or a record with an empty or over-long caption, is refused as a whole with
-    its file and line (`backend.tabular`): a campaign is created complete or not at all."""
+    its file and line (`backend.core.tabular`): a campaign is created complete or not at all."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"campaign file {path} does not exist")
@@ -51,33 +47,11 @@ def _file_item(record: tabular.Record, images_dir: Path | None, type_: str, subt
 
 
 def check_images(items: list[ItemSpec], folder: Path) -> None:
-    """Refuse items whose original image is missing, damaged, not an image or too large (`backend.images`):
+    """Refuse items whose original image is missing, damaged, not an image or too large (`backend.core.images`):
     annotators would get a broken step 4 and the export would fail. Relative paths are in the campaign folder."""
     problems = image_problems(Path(folder) / item.image for item in items if item.image)
     if problems:
         raise ValueError(listed_problems(problems, "the items name") + ". Fix or remove them: nothing was created")
-
-
-def toy_items(n: int, seed: int, folder: Path, gold: bool = False) -> list[ItemSpec]:
-    """`n` BiVLC-style toy instances over the BiVLC types (add_* excluded: no image shows such a negative
-    without the original), their original images rendered into ``folder/originals``."""
-    from backend.toyworld.benchmarks import BIVLC_TYPES, pair_for_type
-    from backend.toyworld.grammar import realise
-    from backend.toyworld.render import render, to_pil
-
-    rng = np.random.default_rng([seed, int(gold)])
-    (folder / "originals").mkdir(parents=True, exist_ok=True)
-    items = []
-    for index in range(n):
-        type_ = BIVLC_TYPES[index % len(BIVLC_TYPES)]
-        scene, caption, negative = pair_for_type(type_, rng)
-        image = to_pil(render(scene, TOY_RESOLUTION))
-        digest = hashlib.sha256(image.tobytes()).hexdigest()[:16]
-        relative = f"originals/{digest}.png"
-        image.save(folder / relative)
-        kind, _, subtype = type_.partition("_")
-        items.append(ItemSpec(realise(caption), realise(negative), kind, subtype, relative, gold=gold))
-    return items
 
 
 def items_from_probe(result: dict, image: str) -> list[ItemSpec]:

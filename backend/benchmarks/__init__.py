@@ -2,27 +2,57 @@
 
 Each real benchmark is one small module here that registers itself
 (``register(Benchmark(name, description, version, build))``, ``build(limit,
-root) -> Task``); importing this package registers them all, and the toy
-world's ``toy-*`` sets.
+root) -> Task``); plug-ins add theirs the same way (`backend.plugins`: the built-in
+world's ``toy-*`` sets). Modules are imported on first use of the registry
+(`load_all`), not when this package is imported: a config class such as
+`backend.benchmarks.job.EvaluateConfig` can be read without torch.
 
 Entry points: ``evaluate_many(names, loaded)`` -> flat ``{"<benchmark>/<metric>": value}``
-for the trainer and sweeps, ``evaluate_report`` adding model identity and benchmark
-versions for the CLI and stored results, ``run_task`` for one prepared task.
+for the trainer and sweeps, ``run_task`` for one prepared task; the CLI, the Benchmarks
+tab and the `evaluate` job store results with the model's identity and each benchmark's
+version through `backend.benchmarks.job.evaluate_models`.
 """
-from backend.benchmarks.evaluator import (BENCHMARKS, FAMILIES, Benchmark, BenchmarkFamily, EvaluationReport,
-                                          TaskResult, available_benchmarks, eval_mode, evaluate, evaluate_many,
-                                          evaluate_report, get_benchmark, prepare, register, register_family,
-                                          run_task)
-from backend.benchmarks.task import ImageFile, Items, Task, grid_task
+from __future__ import annotations
 
-import importlib as _importlib
-import pkgutil as _pkgutil
+import importlib
+import pkgutil
+import threading
+from typing import Any
 
-# Every module of this package is imported, so a benchmark module registers itself by existing.
-for _module in _pkgutil.iter_modules(__path__):
-    _importlib.import_module(f"{__name__}.{_module.name}")
-from backend.benchmarks import toy  # noqa: E402  (re-exported)
+_EXPORTS = {
+    **dict.fromkeys(("BENCHMARKS", "FAMILIES", "Benchmark", "BenchmarkFamily", "TaskResult",
+                     "available_benchmarks", "eval_mode", "evaluate", "evaluate_many",
+                     "get_benchmark", "prepare", "register", "register_family", "run_task"), "evaluator"),
+    **dict.fromkeys(("ImageFile", "Items", "Task", "grid_task"), "task"),
+}
+# The evaluator's machinery, not benchmarks: torch and the model code load only when something is evaluated.
+MACHINERY = ("stream", "job")
+_LOCK = threading.RLock()
+_loaded = False
 
-__all__ = ["BENCHMARKS", "FAMILIES", "Benchmark", "BenchmarkFamily", "EvaluationReport", "ImageFile", "Items",
-           "Task", "TaskResult", "available_benchmarks", "eval_mode", "evaluate", "evaluate_many", "evaluate_report",
-           "get_benchmark", "grid_task", "prepare", "register", "register_family", "run_task", "toy"]
+
+def load_all() -> None:
+    """Import every benchmark module of this package and of the plug-ins, so that each registers itself."""
+    global _loaded
+    with _LOCK:
+        if _loaded:
+            return
+        _loaded = True  # first: the modules import this package while it loads them
+        from backend import plugins
+
+        for module in pkgutil.iter_modules(__path__):
+            if module.name not in MACHINERY:
+                importlib.import_module(f"{__name__}.{module.name}")
+        for name in plugins.hooks().benchmark_modules:
+            importlib.import_module(name)
+
+
+def __getattr__(name: str) -> Any:
+    """The registry's names (PEP 562), with every benchmark registered first."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    load_all()
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+
+
+__all__ = [*_EXPORTS, "load_all"]

@@ -9,7 +9,7 @@ The image is cropped to the row's box exactly as the authors crop it,
 ``(x, y, x + w, y + h)`` (``task.ImageFile``), which matters: uncropped
 scenes change every score.
 
-Rule (REFERENCE.md, "Metrics"): an item is right when s(true) > s(false),
+Rule (docs/REFERENCE.md, "Metrics"): an item is right when s(true) > s(false),
 strictly (the authors' ``argmax([false, true]) == 1`` gives a tie to the
 false caption). VG-R's headline is the macro mean over relations after
 ARO's own relation filter (``metrics.DEFAULT_SYMMETRIC_RELATIONS``; the
@@ -20,11 +20,16 @@ computed from another rule.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import math
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from torch import Tensor
 
 from backend import metrics as M
 from backend.benchmarks.data import Remote, ensure

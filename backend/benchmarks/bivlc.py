@@ -13,11 +13,16 @@ very schema (plus item_id) and is scored by exactly these rules
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from torch import Tensor
 
 from backend.benchmarks import hub
 from backend.benchmarks.evaluator import Benchmark, register

@@ -9,7 +9,8 @@ folder. A campaign is found, first match wins, at:
    written next to the other benchmarks, e.g. on another machine), then
 2. ``<downloads_dir>/<name>/dataset`` (the export's default place).
 
-The version is the SHA-256 of the saved table's Arrow files, so two exports
+The version is ``sha256:`` and the first 16 hex digits of a SHA-256 over the saved
+table's Arrow shards (names and bytes), so two exports
 of the same campaign with different items never compare as one item set.
 """
 from __future__ import annotations
@@ -23,13 +24,13 @@ from backend.benchmarks.data import DataMissing, default_root, steps_message
 from backend.benchmarks.evaluator import Benchmark, BenchmarkFamily, register_family
 from backend.benchmarks.grouping import TWO_BY_TWO_CHANCE
 from backend.benchmarks.task import Task
-from backend.paths import check_slug
+from backend.core.paths import check_slug
 
 PREFIX = "campaign"
 
 
 def _downloads_dir() -> Path:
-    from backend.settings import get_settings
+    from backend.core.settings import get_settings
 
     return get_settings().downloads_dir
 

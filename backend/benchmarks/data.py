@@ -6,16 +6,18 @@ entries: where the file comes from, and its SHA-256 where the publisher's
 copy is pinned. ``ensure`` returns the local file, downloading it first when
 a URL is known and the network allows, and checks its checksum; a file with
 no pinned checksum is recorded at first download (``checksums.json``) and
-must match afterwards. What cannot be fetched (COCO images behind a 19 GB
-zip, gated or licence-bound data) raises ``DataMissing`` with the exact steps.
+must match afterwards. What cannot be fetched (COCO and Visual Genome images behind
+zips of up to about 15 GB, gated or licence-bound data) raises ``DataMissing`` with the
+exact steps.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.checkpoint_files import CatalogError, ChecksumBook, check_sha256, download_url, sha256_of
+from backend.core import env
+from backend.core.files import sha256_of
+from backend.models.checkpoint_files import CatalogError, ChecksumBook, check_sha256, download_url
 
 
 class DataMissing(ValueError):
@@ -32,13 +34,9 @@ class Remote:
 
 
 def default_root() -> Path:
-    from backend.settings import get_settings
+    from backend.core.settings import get_settings
 
     return get_settings().benchmarks_dir
-
-
-def offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0") or os.environ.get("COMPLAB_OFFLINE", "") == "1"
 
 
 def steps_message(benchmark: str, folder: Path, steps: list[str]) -> str:
@@ -58,7 +56,7 @@ def ensure(benchmark: str, folder: Path, remote: Remote, steps: list[str]) -> Pa
     if not path.is_file():
         if not remote.url:
             raise DataMissing(steps_message(benchmark, folder, steps))
-        if offline():
+        if env.hub_offline():
             raise DataMissing(steps_message(benchmark, folder, [
                 f"download {remote.url} to {path} (not tried: offline mode, HF_HUB_OFFLINE or COMPLAB_OFFLINE)",
                 *steps]))

@@ -21,18 +21,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-import torch
-from torch import Tensor
-
-from backend.benchmarks.stream import Progress, StreamEncoder
+from backend.benchmarks import load_all
 from backend.benchmarks.task import EmptyTextError, Task, item_scores, pool_texts
-from backend.encoder import EmbeddingCache
-from backend.models import LoadedModel
+
+if TYPE_CHECKING:  # the encoder and the models import torch: only a run needs them, registering must not
+    import torch
+    from torch import Tensor
+
+    from backend.benchmarks.stream import Progress, StreamEncoder
+    from backend.models.loading import LoadedModel
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ def register_family(family: BenchmarkFamily) -> BenchmarkFamily:
 
 def available_benchmarks(root: Path | str | None = None) -> list[str]:
     """Every registered benchmark name, then every family member found under the data root."""
+    load_all()
     root = _root(root)
     return [*BENCHMARKS, *(f"{prefix}:{name}" for prefix, family in FAMILIES.items()
                            for name in family.available(root))]
@@ -99,6 +101,7 @@ def register(benchmark: Benchmark) -> Benchmark:
 
 def get_benchmark(name: str) -> Benchmark:
     """The registered benchmark (or family member ``prefix:name``), or a ValueError that lists the valid names."""
+    load_all()
     prefix, colon, member = name.partition(":")
     if colon and prefix in FAMILIES:
         return FAMILIES[prefix].make(member)
@@ -184,6 +187,9 @@ def evaluate_many(names: Sequence[str], loaded: LoadedModel, limit: int | None =
     embeddings from an earlier call would be stale. Within a call the cache
     is shared, so an image or text used by several benchmarks is encoded once.
     """
+    from backend.benchmarks.stream import StreamEncoder
+    from backend.models.registry import EmbeddingCache
+
     for name in names:
         get_benchmark(name)  # fail on a bad name before encoding anything
     encoder = StreamEncoder(loaded, EmbeddingCache(max_items=200_000), batch_size=batch_size, workers=workers)
@@ -192,25 +198,3 @@ def evaluate_many(names: Sequence[str], loaded: LoadedModel, limit: int | None =
         metrics = evaluate(name, encoder, limit, root).metrics
         results.update({f"{name}/{key}": value for key, value in metrics.items()})
     return results
-
-@dataclass
-class EvaluationReport:
-    """Metrics with what makes them comparable: model identity and benchmark versions."""
-
-    identity: dict[str, str]
-    metrics: dict[str, float]
-    benchmark_versions: dict[str, str]
-    seconds: float
-    notes: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return {**self.identity, "metrics": self.metrics, "benchmark_versions": self.benchmark_versions,
-                "seconds": self.seconds, "notes": self.notes}
-
-
-def evaluate_report(names: Sequence[str], loaded: LoadedModel, limit: int | None = None) -> EvaluationReport:
-    """``evaluate_many`` plus the model's identity and each benchmark's version, for storing and printing."""
-    start = time.perf_counter()
-    metrics = evaluate_many(names, loaded, limit)
-    versions = {name: get_benchmark(name).version for name in names}
-    return EvaluationReport(loaded.identity, metrics, versions, time.perf_counter() - start, list(loaded.notes))

@@ -8,27 +8,35 @@ keeps the key layout (``<group>/<flag>``, overall without a prefix) identical.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 from collections.abc import Iterable, Mapping, Sequence
 
-import torch
-from torch import Tensor
 
 from backend import metrics as M
 from backend.benchmarks.task import fraction
 
 TWO_BY_TWO_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5, "i2t": 0.25, "t2i": 0.25,
                      "group": 1 / 6}
-"""Chance of the seven 2x2 flags (REFERENCE.md: 25 / 25 / 16.7; each single comparison 50)."""
+"""Chance of the seven 2x2 flags (docs/REFERENCE.md, "Metrics": 25 / 25 / 16.7; each single comparison 50)."""
 
 
 def label_masks(labels: Sequence[str]) -> dict[str, Tensor]:
     """One boolean mask per distinct label, in order of first appearance."""
+    import torch
+
     return {label: torch.tensor([value == label for value in labels], dtype=torch.bool)
             for label in dict.fromkeys(labels)}
 
 
 def multi_label_masks(labels: Sequence[Iterable[str]]) -> dict[str, Tensor]:
     """One mask per label for items that may carry several (Winoground's secondary tags)."""
+    import torch
+
     sets = [set(item) for item in labels]
     names = dict.fromkeys(label for item in labels for label in item)
     return {name: torch.tensor([name in item for item in sets], dtype=torch.bool) for name in names}

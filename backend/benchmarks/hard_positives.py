@@ -14,7 +14,7 @@ fetched from GitHub at the pinned commit into
 the REPLACE files' SHA-256 are pinned here.
 
 Texts per item: [c, c_n, c_p]; the failure browser's "correct" is
-s(c) > s(c_n) (strict). Metrics (REFERENCE.md): original_acc, augmented_acc
+s(c) > s(c_n) (strict). Metrics (docs/REFERENCE.md, "Metrics"): original_acc, augmented_acc
 and brittleness per subset, each a fraction of all its items
 (``metrics.hard_positive_metrics``); the unprefixed keys average the
 subsets, as the paper's Table 1 averages REPLACE attributes and relations;
@@ -22,13 +22,17 @@ subsets, as the paper's Table 1 averages REPLACE attributes and relations;
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import functools
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from backend import metrics as M
 from backend.benchmarks.aro import ROW_KEYS, crop
@@ -45,7 +49,7 @@ SUBSETS = {
     "hard-positives-replace": {"att": "vl_checklist_attributes.json", "rel": "vl_checklist_relations.json"},
     "hard-positives-swap": {"att": "visual_genome_attribution.json"},
 }
-PINNED_SHA256 = {  # checked against the copies in /work/shared/data/hard-positives (same commit)
+PINNED_SHA256 = {  # SHA-256 of the authors' files at COMMIT (raw.githubusercontent.com/amitakamath/hard_positives)
     "data/vl_checklist_attributes.json": "4c7d262e77e1a1fd5a89ee0de43191fe697d4cf1c044e76c496761f07d824950",
     "swapped_data/vl_checklist_attributes.json": "7f6d2f2614ff8a037780ab4b6243c6e1165ceabc5e4db506ad70c63fd95f6441",
     "data/vl_checklist_relations.json": "f4aee47194df09f73c4bdb13e2f24c17901d71fbb15ab629b40c8667a841d535",
@@ -103,6 +107,8 @@ def item_image(benchmark: str, folder: Path, row: dict) -> ImageFile:
 
 def subset_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, float]:
     """``scores`` (N, 3, 1) = s(c), s(c_n), s(c_p): the three fractions per subset, their mean, pooled."""
+    import torch
+
     s = scores[:, :, 0]
     labels = np.asarray(subsets)
     out: dict[str, float] = {}

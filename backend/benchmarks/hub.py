@@ -46,7 +46,7 @@ class RowImage:
 
 def hf_token() -> str:
     """The token for gated or private datasets: the ``hf_token`` setting (it reads ``HF_TOKEN``)."""
-    from backend.settings import get_settings
+    from backend.core.settings import get_settings
 
     return get_settings().hf_token or os.environ.get("HF_TOKEN", "").strip()
 

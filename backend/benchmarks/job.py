@@ -26,7 +26,8 @@ RESULT_MARK = "[complab-result] "  # a log line carrying one result, for runs wh
 
 @dataclass
 class EvaluateConfig:
-    """What to evaluate. Blank device / precision: the best device, bf16 autocast on GPU, fp32 on CPU."""
+    """What to evaluate. Blank device / precision: the best device; bf16 autocast on a GPU that runs bf16
+    natively, else fp16 (MPS too); fp32 on CPU."""
 
     models: list[str] = field(default_factory=list)
     benchmarks: list[str] = field(default_factory=list)
@@ -73,7 +74,8 @@ class EvaluateConfig:
 def _model_problems(specs: list) -> list[str]:
     """A malformed spec or an architecture open_clip does not know fails now, not after other models were
     evaluated (what loading can reveal still fails at its load, with what was tried)."""
-    from backend.models import ModelLoadError, check_spec
+    from backend.models.loading import check_spec
+    from backend.models.spec import ModelLoadError
 
     problems = []
     for spec in specs:
@@ -93,7 +95,7 @@ def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = Non
     from backend.benchmarks.evaluator import get_benchmark, prepare, run_task
     from backend.benchmarks.results import save_result
     from backend.benchmarks.stream import StreamEncoder, join_torchrun
-    from backend.models import load_model
+    from backend.models.loading import load_model
 
     root = Path(config.data_root) if config.data_root else None
     tasks = {name: prepare(name, config.limit, root) for name in config.benchmarks}  # missing data fails first

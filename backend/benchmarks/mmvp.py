@@ -17,13 +17,17 @@ Chance: 1/4 (each statement 1/2).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-from torch import Tensor
 
 from backend.benchmarks.data import DataMissing, require_dir, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
@@ -55,6 +59,8 @@ def pattern_key(pattern: str) -> str:
 
 def pair_correct(scores: Tensor, owner: Tensor) -> Tensor:
     """Both statements pick their image; statement k picks image 0 iff s[k, 0] > s[k, 1] (their "> 0.5")."""
+    import torch
+
     picks = torch.where(scores[:, :, 0] > scores[:, :, 1], 0, 1)  # (N, 2) image picked by each statement
     return (picks == owner).all(dim=1)
 
@@ -108,6 +114,8 @@ def mmvp_pairs(root: Path, limit: int | None = None) -> list[Pair]:
 
 
 def _build(limit: int | None, root: Path) -> Task:
+    import torch
+
     pairs = mmvp_pairs(root, limit)
     owner = torch.tensor([pair.owner for pair in pairs], dtype=torch.long).reshape(-1, 2)
     patterns = [pattern_key(pair.pattern) for pair in pairs]

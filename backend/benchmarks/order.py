@@ -22,14 +22,18 @@ images of an image's five captions are one ``ImageFile``, encoded once.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import functools
 import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import torch
-from torch import Tensor
 
 from backend import metrics as M
 from backend.benchmarks.data import Remote, ensure
@@ -38,7 +42,7 @@ from backend.benchmarks.rows import read_rows, require_files
 from backend.benchmarks.task import ImageFile, Task, fraction, grid_task, original_not_beaten
 
 SEEDS: tuple[int, ...] = (0, 1, 2)
-"""Perturbation seeds; the paper reports one draw, REFERENCE.md asks for mean +- std over several."""
+"""Perturbation seeds; the paper reports one draw, docs/REFERENCE.md ("Metrics") asks for mean +- std over several."""
 BLIP_ANNOTATIONS = "https://storage.googleapis.com/sfr-vision-language-research/datasets/"
 FLICKR_SIGNUP = "https://forms.illinois.edu/sec/229675"
 COCO_VAL2014 = "http://images.cocodataset.org/zips/val2014.zip"
@@ -113,6 +117,8 @@ def draw_rng(seed: int, caption: Caption) -> random.Random:
 
 def order_metrics(scores: Tensor, seeds: Sequence[int]) -> dict[str, float]:
     """``scores`` (N, 5, 1), item n drawn with ``seeds[n]``: per-seed accuracy, their mean and sample std."""
+    import torch
+
     correct = M.aro_order_correct(scores[:, :, 0])
     seed_of = torch.tensor(list(seeds))
     per_seed = {seed: fraction(correct[seed_of == seed]) for seed in dict.fromkeys(seeds)}

@@ -1,13 +1,14 @@
 """Published numbers shown beside the leaderboard's own rows, each labelled with its source; and chance rows.
 
 Values are fractions, keyed like the evaluator's metrics (``<benchmark>/<metric>``),
-copied from the papers in ``../shared/papers`` (table and row named in
+copied from the papers (cited in docs/REFERENCE.md; table and row named in
 ``source``). They are only comparable with a row of this tool when the model,
 its activation and the benchmark's data version match: the leaderboard shows
 them as "published", never as results of this installation.
 """
 from __future__ import annotations
 
+from backend.benchmarks import load_all
 from backend.benchmarks.evaluator import BENCHMARKS
 
 _BIVLC_TABLE3 = "Miranda et al. 2024 (BiVLC), Table 3 (SugarCrepe: all 7,511 items pooled)"
@@ -33,7 +34,8 @@ PUBLISHED: tuple[dict, ...] = (
 
 def chance_rows() -> list[dict]:
     """One row, "Chance", with every registered benchmark's chance level per metric."""
-    row = {"model": "Chance", "source": "REFERENCE.md, Metrics table"}
+    row = {"model": "Chance", "source": "docs/REFERENCE.md, Metrics"}
+    load_all()
     for name, benchmark in BENCHMARKS.items():
         row.update({f"{name}/{metric}": value for metric, value in benchmark.chance.items()})
     return [row]

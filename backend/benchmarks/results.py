@@ -1,14 +1,16 @@
 """Benchmark results in the store: metrics with what makes them comparable, and every item's scores.
 
 A result is one (model, benchmark) evaluation: the model spec, activation
-(QuickGELU or GELU: the trap of REFERENCE.md), precision, benchmark version,
+(QuickGELU or GELU: docs/REFERENCE.md, "Traps"), precision, benchmark version,
 item limit, date and metrics. Its items (scores, correctness, texts, image
 references) are kept so the failure browser can show what a model got wrong
 and where two models disagree, without evaluating again.
 
-The leaderboard keeps the latest result per (model, activation, precision,
-benchmark, version, limit): re-running a model replaces its row, a changed
-precision or data version makes a separate row.
+Stored results are kept per (model, activation, precision, benchmark, version,
+limit), and `results` returns the newest of each. The leaderboard has one row per
+(model, activation, precision, limit): re-running a model replaces its numbers, a
+changed precision makes a separate row, and a result on another data version
+overwrites that benchmark's columns in the same row (the version is not shown).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from backend.benchmarks.task import ImageFile, ImageSource, Task, load_image
-from backend.store import Store
+from backend.core.store import Store
 
 IDENTITY = ("model", "activation", "precision")
 

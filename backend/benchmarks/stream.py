@@ -1,7 +1,8 @@
 """Streaming encoders for the evaluator: each distinct image decoded once, in DataLoader workers.
 
-Why not the app's ``Encoder``: a benchmark such as ARO or SugarCrepe has
-10-25k images. Decoding them all first would hold gigabytes; here workers
+Why not the app's ``Encoder``: a benchmark such as ARO's VG-Relation or
+VG-Attribution has 24-29k image crops (SugarCrepe: 7,511 items over about 1,560 COCO
+images). Decoding them all first would hold gigabytes; here workers
 decode and preprocess one batch ahead of the model while the main process
 only keeps embeddings (2 KB per image at 512 dimensions). Texts are encoded
 once each, shortest first so that ``encode_text_trimmed`` runs short batches.
@@ -13,7 +14,6 @@ the embeddings are gathered, so N GPUs share the work of one evaluation.
 """
 from __future__ import annotations
 
-import os
 from typing import Callable, Sequence
 
 import torch
@@ -21,9 +21,12 @@ from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
 from backend.benchmarks.task import ImageSource, image_source_key, load_image
-from backend.encoder import EmbeddingCache, pixel_embeddings, text_embeddings
-from backend.images import ImageFileError
-from backend.models import LoadedModel
+from backend.models.encoder import pixel_embeddings, text_embeddings
+from backend.models.registry import EmbeddingCache
+from backend.core import env
+from backend.core.errors import last_line
+from backend.core.images import ImageFileError
+from backend.models.loading import LoadedModel
 
 Progress = Callable[[int, int], None]  # (done, total) distinct inputs encoded
 
@@ -51,7 +54,7 @@ class _Images(Dataset):
 
 def _own_message(error: BenchmarkImageError) -> str:
     """The error's own one-line message: a DataLoader worker's is the last line of the traceback it carries."""
-    last = str(error).strip().splitlines()[-1]
+    last = last_line(error, limit=10_000)
     return last.removeprefix(f"{BenchmarkImageError.__module__}.").removeprefix("BenchmarkImageError: ")
 
 
@@ -64,12 +67,10 @@ def distributed() -> tuple[int, int]:
 
 def join_torchrun() -> tuple[int, int, str | None]:
     """Under torchrun: join the process group; returns (rank, world size, this rank's GPU or None)."""
-    if "RANK" not in os.environ:
+    if not env.distributed():
         return 0, 1, None
-    if not torch.distributed.is_initialized():
-        torch.distributed.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
-    device = f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else None
-    return (*distributed(), device)
+    rank, world = env.join_process_group()
+    return rank, world, env.pick_device() if torch.cuda.is_available() else None
 
 
 def _gather(rows: torch.Tensor, total: int, world: int) -> torch.Tensor:

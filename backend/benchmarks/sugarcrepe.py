@@ -3,7 +3,7 @@
 Seven subsets, ``replace_{obj,att,rel}``, ``swap_{obj,att}``, ``add_{obj,att}``
 (7,511 items; ``swap_obj`` has 245, one wrong item was removed upstream). An
 item is right when the image scores its caption strictly above the negative
-(REFERENCE.md, "Metrics": a tie is wrong). clip_benchmark's evaluation picks
+(docs/REFERENCE.md, "Metrics": a tie is wrong). clip_benchmark's evaluation picks
 ``argmax`` over the two captions, which gives a tie to the true caption, so a
 tie counts as right there (docs/BENCHMARKS.md, "SugarCrepe", "Parity with clip_benchmark").
 
@@ -17,13 +17,17 @@ Data layout under the ``benchmarks_dir`` setting, ``<root>``:
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import json
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from backend import metrics as M
 from backend.benchmarks.data import DataMissing, Remote, ensure, require_dir, steps_message
@@ -91,6 +95,8 @@ def sugarcrepe_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, floa
     item pooled: the single SugarCrepe number of BiVLC's Table 2/3, 76.56 for
     OpenAI ViT-B/32).
     """
+    import torch
+
     correct = M.pairwise_correct(scores[:, 0], scores[:, 1])
     labels = np.asarray(subsets)
     summary = M.sugarcrepe_summary({s: correct[torch.from_numpy(labels == s)] for s in dict.fromkeys(subsets)})

@@ -15,18 +15,22 @@ instead: they leave ``image_index`` None.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import hashlib
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
-import torch
 from PIL import Image
-from torch import Tensor
 
-from backend.images import open_image
+from backend.core.images import open_image
 
-MetricFn = Callable[[Tensor], dict[str, float]]
+MetricFn = Callable[["Tensor"], dict[str, float]]
 
 
 class EmptyTextError(ValueError):
@@ -129,6 +133,8 @@ def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[
     ``correct`` (with ``ids`` and ``subtypes``, default: the item number and
     "all") to make the items browsable as failures.
     """
+    import torch
+
     if len({len(row) for row in images}) > 1 or len({len(row) for row in texts}) > 1:
         raise ValueError("every item needs the same number of images and of texts (split the benchmark by shape)")
     image_ids: dict[str, int] = {}
@@ -171,11 +177,15 @@ def pool_texts(text_emb: Tensor, pool: Tensor) -> Tensor:
     The mean must be taken over embeddings, not scores: the norm of the mean
     differs per class, so averaging cosines would rank classes differently.
     """
+    import torch
+
     return torch.nn.functional.normalize(pool.to(text_emb.dtype) @ text_emb, dim=-1)
 
 
 def item_scores(image_emb: Tensor, text_emb: Tensor, task: Task, chunk: int = 4096) -> Tensor:
     """Scores (N, K, I) of an item task from normalised embeddings, ``chunk`` items at a time (bounded memory)."""
+    import torch
+
     parts = []
     for start in range(0, task.n_items, chunk):
         images = image_emb[task.image_index[start:start + chunk]]  # (n, I, D)
@@ -186,7 +196,7 @@ def item_scores(image_emb: Tensor, text_emb: Tensor, task: Task, chunk: int = 40
     return torch.cat(parts)
 
 
-# -- per-item correctness rules shared by benchmarks (REFERENCE.md, "Metrics") -----------------------------
+# -- per-item correctness rules shared by benchmarks (docs/REFERENCE.md, "Metrics") -----------------------------
 
 def first_caption_wins(scores: Tensor) -> Tensor:
     """Image 0 scores caption 0 above every other caption, strictly (SugarCrepe, ARO VG-R/VG-A, VALSE)."""

@@ -13,12 +13,17 @@ the paper's code (``c0_i0 > c1_i0 and c1_i1 > c0_i1``): a tie is wrong.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from torch import Tensor
 
 from backend.benchmarks import hub
 from backend.benchmarks.data import DataMissing, steps_message

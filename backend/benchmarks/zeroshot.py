@@ -1,7 +1,7 @@
 """Object-centric zero-shot classification (CIFAR-10, ImageNet) with CLIP's prompt ensembles.
 
 The axis a patching sweep trades compositionality against (CLOVe plots
-ImageNet; REFERENCE.md, "Model patching"). Each class is the re-normalised
+ImageNet; docs/REFERENCE.md, "Model patching"). Each class is the re-normalised
 mean of its prompts' text embeddings (``task.pool_texts``), as in CLIP's
 zero-shot recipe: the 18 CIFAR-10 templates of CLIP's prompt-engineering
 notebook, and the 80 ImageNet templates open_clip ships. Top-1 is strict: a
@@ -14,14 +14,19 @@ given when it is missing.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 from pathlib import Path
 from typing import Sequence
 
-import torch
-from torch import Tensor
 
-from backend.benchmarks.data import DataMissing, offline, steps_message
+from backend.benchmarks.data import DataMissing, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
+from backend.core import env
 from backend.benchmarks.task import ImageFile, ImageSource, Task
 
 CIFAR10_CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
@@ -39,6 +44,8 @@ TOP_KS = (1, 5)
 def top_k(sim: Tensor, labels: Tensor, ks: Sequence[int] = TOP_KS) -> dict[str, float]:
     """Top-k accuracy; the true class's rank is the number of classes scoring >= it, itself included, so a tie
     with another class costs a place (ties are wrong); a NaN true score is never right."""
+    import torch
+
     true = sim[torch.arange(len(labels)), labels]
     rank = (sim >= true[:, None]).sum(dim=1).masked_fill(torch.isnan(true), sim.shape[1] + 1)
     return {f"top{k}": (rank <= k).double().mean().item() for k in ks if k <= sim.shape[1]}
@@ -47,6 +54,8 @@ def top_k(sim: Tensor, labels: Tensor, ks: Sequence[int] = TOP_KS) -> dict[str, 
 def ensemble_task(images: list[ImageSource], labels: Sequence[int], classnames: Sequence[str],
                   templates: Sequence) -> Task:
     """A gallery task: every (class, template) prompt encoded once, pooled per class, top-k read off the matrix."""
+    import torch
+
     texts = [template.format(name) if isinstance(template, str) else template(name)
              for name in classnames for template in templates]
     pool = torch.zeros(len(classnames), len(texts))
@@ -63,7 +72,7 @@ def _cifar10(limit: int | None, root: Path) -> Task:
     steps = [f"mkdir -p {folder} && wget {CIFAR10_URL} -P {folder} && tar xzf {folder}/cifar-10-python.tar.gz "
              f"-C {folder}", "or run once with network access: the archive is fetched and checked automatically"]
     try:
-        data = CIFAR10(str(folder), train=False, download=not offline())
+        data = CIFAR10(str(folder), train=False, download=not env.hub_offline())
     except RuntimeError as error:  # torchvision: "Dataset not found or corrupted" / download failures
         raise DataMissing(steps_message("cifar10", folder, [f"torchvision said: {error}", *steps])) from None
     except OSError as error:

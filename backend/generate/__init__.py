@@ -1,10 +1,10 @@
-"""Candidate images for annotation campaigns: diffusers models or the built-in world's renderer.
+"""Candidate images for annotation campaigns: diffusers models, or a plug-in's generator (the built-in world's
+renderer).
 
 | module | role |
 |---|---|
-| `presets.py` | `Preset`, `PRESETS` (bivlc, sdxl-turbo, sd-turbo, toyworld), `Preset.custom`, `prompt_for` |
+| `presets.py` | `Preset`, `PRESETS` (bivlc, sdxl-turbo, sd-turbo), `presets()` (with the plug-ins'), `Preset.custom`, `prompt_for` |
 | `diffusion.py` | `load_pipeline`, `generate` (one image per call, one CPU generator per image), `regenerate` |
-| `toy.py` | the renderer as a generator: exact and flawed scenes, the oracle's truth per image |
 | `storage.py` | content-addressed PNG + WebP display copy, atomic and idempotent |
 | `seeds.py` | an image's seed from (base seed, item id, slot) |
 | `job.py` | the `generate` job kind: `GenerateConfig`, `run_job` (resumable, sharded under torchrun) |
@@ -17,9 +17,11 @@ from PIL import Image
 
 
 def regenerate(record: dict, device: str = "auto") -> Image.Image:
-    """Draw a stored candidate again from its record, whichever generator made it."""
-    if record.get("generator") == "toyworld":
-        from backend.generate import toy
-        return toy.regenerate(record)
+    """Draw a stored candidate again from its record, whichever generator made it (diffusers, or a plug-in's)."""
+    from backend import plugins
+
+    generator = plugins.hooks().generators.get(record.get("generator") or "diffusers")
+    if generator is not None:
+        return plugins.resolve(generator.regenerate)(record)
     from backend.generate import diffusion
     return diffusion.regenerate(record, device=device)

@@ -22,7 +22,6 @@ CPU generators: the initial noise then does not depend on the device, and
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -31,7 +30,9 @@ from typing import Any, Sequence
 import torch
 from PIL import Image
 
-from backend.generate.presets import DTYPE_CHOICES, Preset, find_preset, prompt_for
+from backend.core import env
+from backend.core.errors import first_line
+from backend.generate.presets import DTYPE_CHOICES, Preset, find_preset, offline_presets, prompt_for
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}  # as recorded
@@ -41,16 +42,6 @@ LOCAL = "local"  # the revision recorded for a model loaded from a folder
 
 class GenerationError(ValueError):
     """A model that cannot be loaded or used; the message names it and says what to do."""
-
-
-def pick_device(device: str = "auto") -> str:
-    """`auto`: this rank's GPU when CUDA is there, else the CPU. A bare `cuda` also means this rank's GPU
-    (LOCAL_RANK under torchrun), so that N ranks do not all load onto GPU 0."""
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda":
-        return f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
-    return device
 
 
 def pick_dtype(dtype: str, device: str) -> torch.dtype:
@@ -94,17 +85,15 @@ def _cached_commit(repo_id: str, filename: str, revision: str | None) -> str | N
 
 def _load_error(what: str, model_id: str, revision: str | None, error: Exception) -> GenerationError:
     """The error a failed load raises: what was tried, why it may have failed, and the ways out."""
-    from huggingface_hub import constants
-
     where = ("HF_HUB_OFFLINE is set, so only the local Hugging Face cache was searched"
-             if constants.HF_HUB_OFFLINE else "HF_HUB_OFFLINE is not set, so the download itself failed")
-    cause = (str(error).strip().splitlines() or [""])[0]
+             if env.hub_offline() else "HF_HUB_OFFLINE is not set, so the download itself failed")
+    cause = first_line(error)
     return GenerationError(
         f"Could not load the {what} {model_id!r} (revision {revision or 'main'}): {where} "
         f"({type(error).__name__}: {cause}). To fix it: download the model on a machine with network "
         f"(`hf download {model_id}`) and copy its Hugging Face cache (HF_HUB_CACHE) here, or pass a local folder "
         "saved with `save_pretrained`; for a gated model, accept its licence on the hub and set HF_TOKEN; or "
-        "generate with the built-in renderer (preset 'toyworld'), which needs no download.")
+        f"generate with a preset that needs no download ({', '.join(offline_presets()) or 'none installed'}).")
 
 
 def load_pipeline(preset: Preset, device: str = "auto", dtype: str = "auto", revision: str | None = None,
@@ -118,7 +107,7 @@ def load_pipeline(preset: Preset, device: str = "auto", dtype: str = "auto", rev
 
     if preset.generator != "diffusers":
         raise GenerationError(f"preset {preset.name!r} is not a diffusers model")
-    device = pick_device(device)
+    device = env.pick_device(device)
     torch_dtype = pick_dtype(dtype, device)
     variant = preset.variant if torch_dtype == torch.float16 else None
     components = {}
@@ -204,6 +193,6 @@ def regenerate(record: dict, device: str = "auto") -> Image.Image:
     if record.get("generator") != "diffusers":
         raise GenerationError(f"not a diffusers record (generator {record.get('generator')!r})")
     loaded = _loaded_for(record["model"], record.get("unet"), record["revision"], record["dtype"],
-                         pick_device(device))
+                         env.pick_device(device))
     image = _draw(loaded, record["prompt"], record["seed"], record["steps"], record["guidance"])
     return _resized(image, (record["width"], record["height"]))

@@ -11,10 +11,12 @@ space and resume.
 Seeds: image ``slot`` of item ``item_id`` gets ``seeds.image_seed(seed,
 item_id, slot)`` (a hash of the three numbers), so a resumed, re-ordered or
 sharded run draws exactly the images one uninterrupted run would; rerun with
-the same ``seed`` (a toy item's plan of exact slots also derives from it).
+the same ``seed`` (a plug-in generator's plan of an item's slots derives from
+its item seed).
 
-Gold items always come from the toy renderer, whatever the preset: their
-right answers must be known, and only the renderer knows what its images show.
+Gold items are always drawn by the generator their plug-in names
+(`backend.plugins`, ``set_gold_items``), whatever the preset: their right
+answers must be known, and only that generator knows what its images show.
 
 Sharding: under ``torchrun`` rank r of W handles the items whose id % W == r
 (a whole item per rank, so its slots share one plan); LOCAL_RANK picks the
@@ -25,23 +27,23 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from backend.generate.presets import DTYPE_CHOICES, PRESETS, Preset, get_preset
+from backend import plugins
+from backend.core import env
+from backend.core.paths import PathError, check_slug
+from backend.generate.presets import DTYPE_CHOICES, Preset, get_preset, presets
 from backend.jobs.kinds import check_known_keys, resume_command
-from backend.paths import PathError, check_slug
 
 if TYPE_CHECKING:
     from backend.jobs.reporter import Reporter
 
-PRESET_CHOICES = ("", *PRESETS, "custom")  # "": the campaign's own `generator` setting
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 CUSTOM_STEPS, CUSTOM_GUIDANCE = 30, 5.0
-REPORT_EVERY_S = 2.0  # progress rows at most this often (toy images take a millisecond each)
+REPORT_EVERY_S = 2.0  # progress rows at most this often (a renderer's images take a millisecond each)
 
 
 def _whole(value: object) -> bool:
@@ -55,13 +57,13 @@ def _number(value: object) -> bool:
 @dataclass
 class GenerateConfig:
     campaign: str = ""  # the campaign's name (a slug)
-    preset: str = ""  # one of PRESET_CHOICES; blank: the campaign's generator setting
+    preset: str = ""  # one of preset_choices(); blank: the campaign's generator setting
     model: str = ""  # preset "custom": a diffusers model id or a local save_pretrained folder
     steps: int | None = None  # None: the preset's
     guidance: float | None = None  # None: the preset's
     images_per_item: int | None = None  # None: the campaign's setting (which it must equal when given)
     seed: int = 0  # base seed: image seeds are seeds.image_seed(seed, item_id, slot)
-    p_none: float = 0.25  # toy renderer: share of items with no exact candidate (the answer is "none")
+    p_none: float = 0.25  # a plug-in generator's share of items with no exact candidate (answer "none")
     device: str = "auto"  # auto | cpu | cuda | cuda:N
     dtype: str = "auto"  # auto (fp16 on GPU, fp32 on CPU) | fp32 | fp16 | bf16
     db: str = ""  # the store holding the campaign; blank: the job's own store (else the db setting)
@@ -75,7 +77,7 @@ class GenerateConfig:
         from backend.annotate.campaigns import campaign_dir
         if self.data_dir:
             return campaign_dir(Path(self.data_dir), self.campaign)
-        from backend.settings import get_settings
+        from backend.core.settings import get_settings
         return campaign_dir(get_settings().data_dir, self.campaign)
 
     def validate(self) -> "GenerateConfig":
@@ -87,9 +89,9 @@ class GenerateConfig:
         for name in ("preset", "model", "device", "dtype", "db", "data_dir", "assist_model"):
             if not isinstance(getattr(self, name), str):
                 problems.append(f"{name} must be text, not {getattr(self, name)!r}")
-        if self.preset not in PRESET_CHOICES:
-            problems.append(f"preset must be one of {', '.join(p for p in PRESET_CHOICES if p)} (or blank for the "
-                            f"campaign's generator), not {self.preset!r}")
+        if self.preset not in preset_choices():
+            problems.append(f"preset must be one of {', '.join(p for p in preset_choices() if p)} (or blank for "
+                            f"the campaign's generator), not {self.preset!r}")
         if self.preset == "custom" and not str(self.model).strip():
             problems.append("preset 'custom' needs model: a diffusers model id or a local model folder")
         if self.preset != "custom" and str(self.model).strip():
@@ -100,8 +102,9 @@ class GenerateConfig:
                 problems.append(f"{name} must be a whole number >= {low} (or null for the default), not {value!r}")
         if self.guidance is not None and (not _number(self.guidance) or self.guidance < 0):
             problems.append(f"guidance must be a number >= 0 (or null for the preset's), not {self.guidance!r}")
-        if self.preset == "toyworld" and (self.steps is not None or self.guidance is not None):
-            problems.append("the toyworld renderer takes no steps or guidance")
+        if self.preset in presets() and presets()[self.preset].generator != "diffusers" and \
+                (self.steps is not None or self.guidance is not None):
+            problems.append(f"preset {self.preset!r} takes no steps or guidance (its generator is not diffusion)")
         if not _whole(self.seed) or self.seed < 0:
             problems.append(f"seed must be a whole number >= 0, not {self.seed!r}")
         if not _whole(self.limit) or self.limit < 0:
@@ -126,9 +129,7 @@ class GenerateConfig:
             return Preset.custom(self.model, self.steps or CUSTOM_STEPS,
                                  CUSTOM_GUIDANCE if self.guidance is None else self.guidance)
         preset = get_preset(name)
-        if preset.generator == "toyworld":
-            return preset
-        return preset.with_settings(self.steps, self.guidance)
+        return preset if preset.generator != "diffusers" else preset.with_settings(self.steps, self.guidance)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -137,6 +138,11 @@ class GenerateConfig:
     def from_dict(cls, values: dict) -> "GenerateConfig":
         check_known_keys(cls, values, "generate config")
         return cls(**values).validate()
+
+
+def preset_choices() -> tuple[str, ...]:
+    """What `preset` may be: "" (the campaign's own `generator` setting), every named preset, or "custom"."""
+    return ("", *presets(), "custom")
 
 
 def shard(requests: list, rank: int, world_size: int) -> list:
@@ -150,7 +156,7 @@ def _store_path(config: GenerateConfig, reporter: "Reporter") -> Path:
         return Path(config.db)
     if reporter.store is not None:
         return Path(reporter.store.path)
-    from backend.settings import get_settings
+    from backend.core.settings import get_settings
     return get_settings().db
 
 
@@ -158,7 +164,7 @@ def run_job(config: GenerateConfig, reporter: "Reporter") -> dict:
     """The `generate` kind's entry point: draw the missing images (mirrored to the Space backup when one is
     configured), then score them for the admin when `assist_model` is set."""
     from backend.annotate import mirror
-    from backend.settings import get_settings
+    from backend.core.settings import get_settings
 
     backup = mirror.start(get_settings())
     try:
@@ -172,7 +178,7 @@ def run_job(config: GenerateConfig, reporter: "Reporter") -> dict:
 
 def _assist(config: GenerateConfig, reporter: "Reporter") -> dict:
     from backend.annotate import assist
-    from backend.models import load_model
+    from backend.models.loading import load_model
 
     reporter.update(message=f"scoring candidates with {config.assist_model}")
     loaded = load_model(config.assist_model, device=None if config.device == "auto" else config.device)
@@ -200,10 +206,19 @@ def _disk_full(error: OSError, root: Path, stored: int, wanted: int, reporter: "
                       f"{resume_command(reporter.job_id)}")
 
 
+def _plugin_drawer(generator: str):
+    """The ``draw_slot`` function of a plug-in's generator; None for diffusers."""
+    if generator == "diffusers":
+        return None
+    found = plugins.hooks().generators.get(generator)
+    if found is None:
+        raise ValueError(f"no installed plug-in provides the generator {generator!r}")
+    return plugins.resolve(found.draw)
+
+
 def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
     """Fill the campaign's missing candidate slots; return the counts."""
     from backend.annotate import campaigns, report
-    from backend.generate import toy
     from backend.generate.seeds import image_seed, item_seed
     from backend.generate.storage import store_image
 
@@ -215,7 +230,7 @@ def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
         raise ValueError(f"campaign {config.campaign!r} has {per_item} images per item, not "
                          f"{config.images_per_item}; change the campaign's setting or leave images_per_item blank")
     preset = config.preset_for(campaign["config"].generator)
-    rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+    rank, world = env.rank(), env.world_size()
     requests = campaigns.image_requests(store_path, config.campaign, per_item)
     status = report.status(store_path, config.campaign)
     wanted = per_item * (sum(status["stages"].values()) + status["gold_items"])
@@ -233,11 +248,8 @@ def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
     loaded = None
     done, last_report, drawing_since = 0, 0.0, None
     for request in mine:
-        by_toy = request.gold or preset.generator == "toyworld"
-        if by_toy:
-            plan = toy.plan_item(request.negative_caption, item_seed(config.seed, request.item_id), per_item,
-                                 config.p_none)
-        elif loaded is None:
+        drawer = _plugin_drawer(plugins.hooks().gold_generator if request.gold else preset.generator)
+        if drawer is None and loaded is None:
             from backend.generate.diffusion import generate, load_pipeline
             reporter.update(message=f"loading {preset.model_id}")  # a status line without skewing the ETA
             loaded = load_pipeline(preset, device=config.device, dtype=config.dtype)
@@ -245,8 +257,9 @@ def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
         for slot in request.missing_slots:
             drawing_since = drawing_since or time.monotonic()
             seed = image_seed(config.seed, request.item_id, slot)
-            if by_toy:
-                image, record = toy.candidate(request.caption, request.negative_caption, seed, plan[slot])
+            if drawer is not None:
+                image, record = drawer(request.caption, request.negative_caption,
+                                       item_seed(config.seed, request.item_id), per_item, slot, seed, config.p_none)
             else:
                 ((image, record),) = generate(loaded, request.negative_caption, [seed])
                 record.update(defect=None, shows_caption=None)

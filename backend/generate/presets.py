@@ -1,6 +1,6 @@
 """Generation presets: which model draws a campaign's candidate images, with which settings and licence.
 
-BiVLC's protocol (REFERENCE.md, "BiVLC annotation protocol") fixes one
+BiVLC's protocol (docs/REFERENCE.md, "BiVLC annotation protocol") fixes one
 recipe: SDXL base with the DPO-finetuned UNet released by the Diffusion-DPO
 authors (Wallace, Dang et al.), guidance 5, the caption without its final
 period plus ", high resolution, professional, 4k, highly detailed". The
@@ -10,9 +10,10 @@ generated one resized (Lanczos), exactly as the DPO model card's example does.
 
 The two Turbo presets trade quality for speed (one step, no guidance, at
 their native 512x512): for trying a campaign out, or when the GPU budget is
-small. `toyworld` is the built-in renderer (exact scenes of the toy grammar),
-which needs no download and knows the truth of every image. Any other
-diffusers text-to-image model is `Preset.custom(model_id, steps, guidance)`.
+small. Any other diffusers text-to-image model is `Preset.custom(model_id, steps,
+guidance)`. Plug-ins add presets of their own generators (`backend.plugins`: the
+built-in world's renderer, which needs no download and knows the truth of every
+image); `presets()` lists them all.
 
 Licences are recorded so that a campaign's export can say what governs its
 images; they are what the model cards said when this was written, not legal
@@ -25,7 +26,6 @@ from dataclasses import dataclass, replace
 BIVLC_SUFFIX = ", high resolution, professional, 4k, highly detailed"
 OUTPUT_SIZE = 512  # what annotators and exports get for diffusers images (BiVLC's size)
 DTYPE_CHOICES = ("auto", "fp32", "fp16", "bf16")  # auto: fp16 on a GPU, fp32 on the CPU
-TOY_SIZE = 256  # the toy renderer draws at this size directly (sharp edges, big enough to judge)
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Preset:
     licence: str
     licence_url: str
     summary: str
-    generator: str = "diffusers"  # "diffusers" or "toyworld"
+    generator: str = "diffusers"  # "diffusers", or a generator a plug-in registered
     variant: str | None = None  # weight files to fetch when running in fp16 ("fp16" halves the download)
 
     @classmethod
@@ -95,26 +95,34 @@ PRESETS: dict[str, Preset] = {preset.name: preset for preset in (
         licence="Stability AI Non-Commercial Research Community License (sai-nc-community; newer copies of the "
                 "card name the Stability AI Community License); commercial use needs a Stability AI licence",
         licence_url="https://huggingface.co/stabilityai/sd-turbo/blob/main/LICENSE.md",
-        summary="SD-Turbo (distilled SD 2.1): 1 step, no guidance, 512x512; the smallest download"),
-    Preset(
-        name="toyworld", model_id="toyworld-renderer", unet_id=None, steps=None, guidance=None,
-        images_per_caption=4, prompt_suffix="", width=TOY_SIZE, height=TOY_SIZE, output_size=TOY_SIZE,
-        licence="MIT (this project's renderer)", licence_url="", generator="toyworld",
-        summary="the built-in world's renderer: exact and deliberately flawed scenes of toy captions, each "
-                "image's truth known from the oracle; offline, no GPU"),
+        summary="SD-Turbo (distilled SD 2.1): 1 step, no guidance, 512x512; the smallest download")
 )}
+
+
+def presets() -> dict[str, Preset]:
+    """Every named preset: the plug-ins' generators first (they need no download), then the diffusers ones."""
+    from backend import plugins
+
+    own = {preset.name: preset for generator in plugins.hooks().generators.values() for preset in generator.presets}
+    return {**own, **PRESETS}
+
+
+def offline_presets() -> list[str]:
+    """Presets whose generator is a plug-in's (no model download, no GPU)."""
+    return [name for name, preset in presets().items() if preset.generator != "diffusers"]
 
 
 def get_preset(name: str) -> Preset:
     """A named preset; the error lists them and says how to use another model."""
-    if name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; one of {', '.join(PRESETS)}, or 'custom' with a model id")
-    return PRESETS[name]
+    known = presets()
+    if name not in known:
+        raise ValueError(f"unknown preset {name!r}; one of {', '.join(known)}, or 'custom' with a model id")
+    return known[name]
 
 
 def find_preset(model_id: str, unet_id: str | None) -> Preset | None:
     """The preset that uses this model and UNet (how a stored record finds its generation size), if any."""
-    return next((p for p in PRESETS.values() if p.model_id == model_id and p.unet_id == unet_id), None)
+    return next((p for p in presets().values() if p.model_id == model_id and p.unet_id == unet_id), None)
 
 
 def prompt_for(caption: str, preset: Preset) -> str:

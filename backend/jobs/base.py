@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from backend.jobs.records import JobError
-from backend.settings import Settings
-from backend.store import Store
+from backend.core.settings import Settings
+from backend.core.store import Store
 
 
 class Target(ABC):

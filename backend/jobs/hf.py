@@ -26,7 +26,7 @@ import yaml
 
 from backend.jobs.records import ACTIVE, FINAL, JobError, log_tail
 from backend.jobs.base import Target, job_dir
-from backend.store import Store
+from backend.core.store import Store
 
 CONFIG_ENV = "COMPLAB_JOB_CONFIG"
 STAGES = {"SCHEDULING": "queued", "RUNNING": "running", "COMPLETED": "done", "ERROR": "failed",

@@ -112,7 +112,7 @@ register(JobKind(
     collect="backend.benchmarks.job:collect_remote"))
 register(JobKind(
     "sweep", "interpolate a pretrained and a finetuned model (CLOVe patching) and trace the trade-off per alpha",
-    config="backend.patching:SweepConfig", run="backend.patching:run_job",
+    config="backend.patching.config:SweepConfig", run="backend.patching.sweep:run_job",
     paths={"pretrained": "model", "finetuned": "model", "data_root": "data"},
     defaults={"data_root": "benchmarks_dir"}))
 register(JobKind(

@@ -24,10 +24,10 @@ import threading
 import time
 from pathlib import Path
 
-from backend.gpu import job_environment
+from backend.core.gpu import job_environment
 from backend.jobs.kinds import resume_hint
 from backend.jobs.records import ACTIVE, log_tail
-from backend.store import Store
+from backend.core.store import Store
 
 # A job marked failed by `settle_if_gone` carries this prefix, so the watcher (which knows
 # the real exit code) may still correct it if it lost the race by a few milliseconds.
@@ -45,7 +45,7 @@ def start(store: Store, job_id: int, argv: list[str], log_path: Path, cwd: Path,
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     store.update_job(job_id, log_path=str(log_path))
-    # Not the ZeroGPU variables: a job is not the web process and gets no ZeroGPU GPU (backend.gpu).
+    # Not the ZeroGPU variables: a job is not the web process and gets no ZeroGPU GPU (backend.core.gpu).
     child_env = {**job_environment(os.environ), **(env or {}), "PYTHONUNBUFFERED": "1"}
     try:
         with open(log_path, "ab") as log:

@@ -4,14 +4,14 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from sqlite_utils.db import NotFoundError
+if TYPE_CHECKING:
+    from backend.core.store import Store
 
-from backend.store import Store
+from backend.core.store import JOB_ACTIVE as ACTIVE
+from backend.core.store import JOB_FINAL as FINAL
 
-ACTIVE = ("queued", "running")
-FINAL = ("done", "failed", "cancelled")
 TAIL_LINES = 30
 
 
@@ -21,6 +21,8 @@ class JobError(ValueError):
 
 def get(store: Store, job_id: int) -> dict:
     """The job row, or a `JobError` naming the missing id."""
+    from sqlite_utils.db import NotFoundError
+
     try:
         return store.get_job(int(job_id))
     except (NotFoundError, TypeError, ValueError):
@@ -78,7 +80,7 @@ def finished_checkpoints(store: Store) -> list[tuple[str, str]]:
     The label is the run's name, so two runs' checkpoints never show up as "best" and "best'".
     """
     found: dict[str, str] = {}
-    for job in store.list_jobs("train", limit=10_000):
+    for job in store.list_jobs("train", limit=None):
         result = job.get("result")
         if job["status"] != "done" or not isinstance(result, dict):
             continue

@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from backend.store import Store
+    from backend.core.store import Store
 
 
 def duration(seconds: float) -> str:

@@ -9,19 +9,19 @@ first line of its error, not a traceback.
 """
 from __future__ import annotations
 
-import os
 
+from backend.core import env
 from backend.jobs.kinds import get_kind
 from backend.jobs.records import get
 from backend.jobs.reporter import Reporter
-from backend.store import Store
+from backend.core.store import Store
 
 
 def run(store: Store, job_id: int) -> int:
     """Run job `job_id` in this process; return the exit code (0 done, 2 refused input)."""
     job = get(store, job_id)
     kind = get_kind(job["kind"])
-    reporter = Reporter(store, job["id"], rank=int(os.environ.get("RANK", "0")))
+    reporter = Reporter(store, job["id"], rank=env.rank())
     try:
         config = kind.load_config(job["args"] or {})
         result = kind.runner()(config, reporter)

@@ -12,13 +12,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from backend import paths
-from backend.auth import Actor, require_admin
+from backend.core import paths
+from backend.models.spec import ModelLoadError, local_path, parse_spec
+from backend.core.auth import Actor, require_admin
 from backend.jobs.kinds import JobKind, get_kind
 from backend.jobs.records import ACTIVE, JobError, get
 from backend.jobs.targets import get_target
-from backend.settings import Settings, get_settings
-from backend.store import Store
+from backend.core.settings import Settings, get_settings
+from backend.core.store import Store
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")  # owner/name, as a hub repo id is written (never with "..")
 
@@ -40,7 +41,7 @@ def submit(actor: Actor, kind: str, config: dict, target: str = "local", options
     folder = job_kind.folder(loaded)
     if folder is not None:
         folder = folder.resolve()
-        busy = [job["id"] for job in store.list_jobs(kind, limit=10_000, statuses=ACTIVE)
+        busy = [job["id"] for job in store.list_jobs(kind, limit=None, statuses=ACTIVE)
                 if job.get("run_dir") == str(folder)]
         if busy:
             raise JobError(f"Job {busy[0]} is still writing to {folder}; cancel it or pick another run name")
@@ -91,8 +92,6 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
 
 def _check_model(spec: str, actor: Actor, settings: Settings) -> None:
     """A base model spec: a local path in it must exist and, for non-CLI users, lie inside the allowed roots."""
-    from backend.models import ModelLoadError, local_path, parse_spec  # torch-free callers stay light until here
-
     try:
         location = local_path(parse_spec(spec))
     except ModelLoadError as error:
@@ -154,7 +153,7 @@ def reconcile(store: Store, settings: Settings | None = None) -> list[int]:
     """
     settings = settings or get_settings()
     settled = []
-    for job in store.list_jobs(limit=10_000, statuses=ACTIVE):  # the Train tab's timer calls this: active rows only
+    for job in store.list_jobs(limit=None, statuses=ACTIVE):  # the Train tab's timer calls this: active rows only
         if get_target(job["target"]).reconcile(store, job, settings):
             settled.append(job["id"])
     return settled

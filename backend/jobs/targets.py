@@ -16,7 +16,7 @@ from backend.jobs import process
 from backend.jobs.base import Target, job_dir
 from backend.jobs.hf import HfTarget
 from backend.jobs.records import JobError
-from backend.settings import ROOT
+from backend.core.settings import ROOT
 
 
 class LocalTarget(Target):

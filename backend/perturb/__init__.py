@@ -8,28 +8,22 @@ swaps, REPLACE, binding swaps, CE-CLIP); positives keep it true (Kamath et
 al.'s hard positives). Output is deterministic in (caption, families,
 seed): every family draws from its own `random.Random` seeded by name and
 seed, never from Python's per-process hash randomisation.
+
+The family table is defined here and costs nothing to import (forms list it); the engine (`engine.py`)
+and the variant types (`core.py`) import spaCy and are loaded on first access of `perturb`, `warm_up`,
+`Edit`, `Variant` or `MASK` (PEP 562).
 """
 from __future__ import annotations
 
-import dataclasses
-import random
-from collections.abc import Callable, Sequence
+import importlib
 from types import MappingProxyType
+from typing import Any
 
-from backend.perturb.core import Edit, FillMask, Request, Variant, normalized
-from backend.perturb.lexicon import wordnet
-from backend.perturb.nlp import load_spacy, parse
-from backend.perturb.order import aro_order
-from backend.perturb.plausibility import mark_plausibility
-from backend.perturb.positives import hard_positive
-from backend.perturb.replace import MASK, ce_clip, replace
-from backend.perturb.swap import binding_swap, negclip_swap, still_true_texts
+from backend.core.limits import MAX_CAPTION_CHARS  # re-exported: callers read backend.perturb.MAX_CAPTION_CHARS
 
 __all__ = [
     "FAMILIES", "MASK", "MAX_CAPTION_CHARS", "PROBE_DEFAULT_FAMILIES", "Edit", "Variant", "perturb", "warm_up",
 ]
-
-MAX_CAPTION_CHARS = 1000
 
 FAMILIES = MappingProxyType({
     "aro_order": "ARO order shuffles (negatives): nouns and adjectives, all other words, trigrams, within trigrams",
@@ -54,118 +48,10 @@ FAMILIES = MappingProxyType({
 # and `perturb(families=None)` (training) still runs every family.
 PROBE_DEFAULT_FAMILIES: tuple[str, ...] = tuple(name for name in FAMILIES if name != "negclip_swap")
 
-_GENERATORS: dict[str, Callable[[Request], list[Variant]]] = {
-    "aro_order": aro_order,
-    "negclip_swap": negclip_swap,
-    "replace": replace,
-    "binding_swap": binding_swap,
-    "ce_clip": ce_clip,
-    "hard_positive": hard_positive,
-}
+_LAZY = {"perturb": "engine", "warm_up": "engine", "Edit": "core", "Variant": "core", "MASK": "replace"}
 
 
-# Families run in this order, each barred from texts earlier ones produced,
-# so a text is credited to its most specific origin and later families move
-# on to other candidates. Hard positives come first: a rewrite that keeps the
-# caption true is never offered as a negative, even if hard_positive was
-# not requested. ARO's blind shuffles come last.
-_CLAIM_ORDER = ("hard_positive", "binding_swap", "replace", "negclip_swap", "ce_clip", "aro_order")
-
-
-def _family_names(families: Sequence[str] | str | None) -> list[str]:
-    if families is None:
-        return list(FAMILIES)
-    names = [families] if isinstance(families, str) else list(families)
-    unknown = [name for name in names if name not in FAMILIES]
-    if unknown:
-        raise ValueError(f"Unknown perturbation family {', '.join(map(repr, unknown))}; valid: {', '.join(FAMILIES)}.")
-    return list(dict.fromkeys(names))
-
-
-def _check_caption(caption: str) -> None:
-    if not isinstance(caption, str):
-        raise TypeError(f"caption must be a string, not {type(caption).__name__}")
-    if not caption.strip():
-        raise ValueError("The caption is empty; type a sentence to perturb.")
-    if len(caption) > MAX_CAPTION_CHARS:
-        raise ValueError(f"The caption has {len(caption):,} characters; the limit is {MAX_CAPTION_CHARS:,}.")
-
-
-def _request(caption: str, seed: int, max_per_subtype: int, fill_mask: FillMask | None) -> Request:
-    """Parse once; shouted captions are parsed in lower case (same offsets).
-    `_run` gives each family its own random stream and forbidden texts."""
-    lowered = caption.lower()
-    all_caps = caption.isupper() and len(lowered) == len(caption)
-    doc = parse(lowered if all_caps else caption)
-    forbidden = frozenset([normalized(caption)])
-    return Request(caption, doc, random.Random(seed), max_per_subtype, fill_mask, all_caps, forbidden)
-
-
-def _run(request: Request, family: str, seed: int, forbidden: frozenset[str]) -> list[Variant]:
-    # A string seed is hashed with SHA-512 by `random`, so this is stable
-    # across processes, and families do not share a random stream.
-    rng = random.Random(f"{family}:{seed}")
-    return _GENERATORS[family](dataclasses.replace(request, rng=rng, forbidden=forbidden))
-
-
-def perturb(
-    caption: str,
-    families: Sequence[str] | None = None,
-    seed: int = 0,
-    max_per_subtype: int = 5,
-    *,
-    fill_mask: FillMask | None = None,
-) -> list[Variant]:
-    """Perturbed versions of `caption`, grouped by family in the order of
-    `families` (FAMILIES order when None), subtypes in a fixed order.
-
-    families: names from FAMILIES (a single name may be passed as a string);
-        None means all (training uses this); the probe's default is
-        PROBE_DEFAULT_FAMILIES, which leaves out NegCLIP's noisy swaps.
-    max_per_subtype: at most this many variants per subtype (aro_order makes
-        one per subtype, as ARO does).
-    fill_mask: optional masked-language-model hook for ce_clip's
-        attribute/action/object negatives: called with the caption where one
-        word is replaced by MASK ("<mask>"), it returns candidate words, best
-        first. Without it the curated lexicon supplies co-hyponyms. With a
-        transformers pipeline `fill = pipeline("fill-mask", "roberta-base")`:
-        `lambda text: [r["token_str"] for r in fill(text.replace(MASK, fill.tokenizer.mask_token), top_k=20)]`.
-
-    No variant repeats another or the caption (ignoring case, spacing and
-    punctuation); a text that a hard positive produces is never returned as
-    a negative, even when hard_positive is not requested, and neither is a
-    swap that keeps the caption true (conjuncts, the two sides of a
-    symmetric relation such as "by" or "next to", two modifiers of one
-    noun: see `units.still_true_swaps`), whichever family makes it. When
-    two families could make the same text, the more specific one (see _CLAIM_ORDER)
-    keeps it and the other picks a different candidate. Raises ValueError
-    for an empty caption, one over 1,000 characters, or an unknown family.
-    """
-    _check_caption(caption)
-    names = _family_names(families)
-    if isinstance(max_per_subtype, bool) or not isinstance(max_per_subtype, int) or max_per_subtype < 1:
-        raise ValueError(f"max_per_subtype must be a positive integer, not {max_per_subtype!r}.")
-    if fill_mask is not None and not callable(fill_mask):
-        raise TypeError("fill_mask must be a callable taking a masked caption and returning words.")
-    request = _request(caption, seed, max_per_subtype, fill_mask)
-    taken, results = request.forbidden, {}
-    still_true = still_true_texts(request)
-    for family in _CLAIM_ORDER:
-        if family in names or family == "hard_positive":
-            barred = taken if family == "hard_positive" else taken | still_true
-            results[family] = _run(request, family, seed, barred)
-            taken |= {normalized(variant.text) for variant in results[family]}
-    seen: set[str] = set()
-    variants = []
-    for variant in (variant for family in names for variant in results[family]):
-        key = normalized(variant.text)
-        if key not in seen:  # two subtypes of one family can meet (e.g. two ARO shuffles)
-            seen.add(key)
-            variants.append(variant)
-    return mark_plausibility(caption, variants)
-
-
-def warm_up() -> None:
-    """Load spaCy and WordNet now (seconds) so the first probe does not pay for it."""
-    load_spacy()
-    wordnet()
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)

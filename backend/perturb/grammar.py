@@ -22,12 +22,14 @@ this module (the CLI's --help, backend.probe) stays cheap.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+from backend.core import env
+from backend.core.errors import first_line
 
 DEFAULT_GRAMMAR_MODEL = "textattack/roberta-base-CoLA"
 _ACCEPTABLE = frozenset(["acceptable", "grammatical", "correct", "good", "ok", "yes"])
@@ -89,15 +91,6 @@ def _looks_like_path(source: str) -> bool:
             or source.count("/") > 1 or "\\" in source)
 
 
-def _offline() -> bool:
-    from huggingface_hub import constants
-
-    check = getattr(constants, "is_offline_mode", None)
-    if callable(check):
-        return bool(check())
-    return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
-
-
 def _load_error(source: str, error: Exception) -> GrammarModelError:
     """One message: the id, what was tried, why it failed and what to do."""
     from huggingface_hub import constants
@@ -107,8 +100,8 @@ def _load_error(source: str, error: Exception) -> GrammarModelError:
         tried = f"the local folder {folder}" + ("" if folder.exists() else " (it does not exist)")
     else:
         tried = (f"the Hugging Face hub id '{source}': the local cache ({constants.HF_HUB_CACHE}) first, "
-                 + ("no download, since HF_HUB_OFFLINE=1 is set" if _offline() else "then a download"))
-    cause = (str(error).strip().splitlines() or [""])[0].rstrip(".") + "."
+                 + ("no download, since HF_HUB_OFFLINE=1 is set" if env.hub_offline() else "then a download"))
+    cause = first_line(error).rstrip(".") + "."
     return GrammarModelError(
         f"Could not load the grammar (CoLA) model '{source}': tried {tried}. Cause: {type(error).__name__}: "
         f"{cause} To fix: connect to the network so it downloads once (and unset HF_HUB_OFFLINE), set HF_TOKEN "
@@ -140,11 +133,10 @@ class GrammarFilter:
         """Load a CoLA classifier (a hub id or a save_pretrained folder) with AutoTokenizer and
         AutoModelForSequenceClassification; raise GrammarModelError with one clear message if it fails.
 
-        device: None picks the best available (backend.models.pick_device).
+        device: None picks the best available (backend.core.env.pick_device).
         """
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from backend.models import pick_device
 
         source = str(Path(model_id_or_path).expanduser()) if _looks_like_path(model_id_or_path) else model_id_or_path
         if _looks_like_path(model_id_or_path) and not Path(source).is_dir():
@@ -155,7 +147,7 @@ class GrammarFilter:
         except (OSError, ValueError, KeyError) as error:  # hub, cache, file and config errors alike
             raise _load_error(model_id_or_path, error) from error
         index = acceptable_index(model.config.id2label, acceptable_label)
-        device = pick_device(device)
+        device = env.pick_device(device)
         return cls(tokenizer, model.to(device).eval(), index, threshold, device, model_id_or_path, batch_size)
 
     @property

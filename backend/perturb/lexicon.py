@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend import wordnet_data
+from backend.core import wordnet_data
 
 LEXICON_PATH = Path(__file__).with_name("lexicon.json")
 
@@ -235,7 +235,7 @@ def wordnet():
     downloads on its own, and neither does this package. Where NLTK finds
     nothing but Debian's WordNet is installed (a Space: its `packages.txt`
     ran, no set-up script did), the corpus is laid out in a cache folder
-    first (`backend.wordnet_data`).
+    first (`backend.core.wordnet_data`).
     """
     try:
         from nltk.corpus import wordnet as reader

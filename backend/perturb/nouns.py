@@ -1,19 +1,35 @@
-"""Noun classes the swap rules need: animacy, and nouns that are no countable object.
+"""What a noun names (a person, an animal, a figure, a thing, or unknown), and nouns that are no countable object.
 
-Role reversals must keep the doer of a posture or action alive ("a grassy
-field grazing in a group of sheep" is absurd on its face), so swaps ask
-whether a noun names a person, an animal or a thing. Curated lists decide
-first, so results do not hinge on WordNet being installed; WordNet only
-fills gaps, and only when all of a word's senses agree ("goalkeeper" is a
-person, "controller" is a person or a device: a thing, to be safe).
+Two kinds of rule ask what a noun names, and they need opposite caution.
+Swaps must keep the doer of a posture or action alive ("a grassy field
+grazing in a group of sheep" is absurd on its face), so they act only on
+nouns that surely name a person or an animal. The plausibility check flags
+"a plate grasping a sandwich" only when the doer surely names a thing. One
+classifier, `noun_class`, answers both on one scale: PERSON, ANIMAL, BEING
+(alive, but WordNet's senses do not say which), FIGURE, INANIMATE, and
+UNKNOWN kept apart from INANIMATE. `animacy` narrows it to what the swaps
+need (PERSON or ANIMAL for sure, and not "a stuffed dog": None otherwise);
+the plausibility rules read INANIMATE and LIVING (PERSON, ANIMAL or BEING)
+from it.
+
+Curated lists decide first, so results do not hinge on WordNet being
+installed; WordNet (lexicographer files) only fills gaps: a person or an
+animal when all of a word's senses agree ("goalkeeper"), a being when the
+most frequent sense is alive and no sense is a thing ("ostrich" is first a
+person who hides from reality), unknown when a sense is a person and
+another a thing ("controller"), to be safe.
 """
 from __future__ import annotations
+
+import functools
 
 from spacy.tokens import Token
 
 from backend.perturb.lexicon import wordnet
 
-PERSON, ANIMAL = "person", "animal"
+PERSON, ANIMAL, BEING = "person", "animal", "being"  # BEING: a person or an animal, WordNet cannot say which
+FIGURE, INANIMATE, UNKNOWN = "figure", "inanimate", "unknown"
+LIVING = frozenset({PERSON, ANIMAL, BEING})
 
 PERSON_NOUNS = frozenset({
     "man", "woman", "boy", "girl", "person", "child", "kid", "baby", "lady", "guy", "gentleman",
@@ -23,21 +39,55 @@ PERSON_NOUNS = frozenset({
     "friend", "bride", "groom", "husband", "wife", "customer", "vendor", "driver", "pilot", "doctor",
     "nurse", "farmer", "fan", "spectator", "passenger", "pedestrian", "shopper", "couple", "family",
     "crowd", "team", "people", "athlete", "girlfriend", "boyfriend", "grandmother", "grandfather",
+    "infant", "mom", "dad", "brother", "sister", "audience",
 })
 ANIMAL_NOUNS = frozenset({
     "dog", "cat", "horse", "cow", "sheep", "bird", "elephant", "giraffe", "zebra", "bear", "goat",
     "pig", "duck", "deer", "rabbit", "monkey", "lion", "tiger", "squirrel", "puppy", "kitten", "cattle",
     "bull", "calf", "lamb", "pigeon", "seagull", "pony", "ox", "goose", "swan", "parrot", "owl",
     "chicken", "mouse", "animal", "dolphin", "whale", "fish", "cub", "foal", "donkey", "camel",
+    "gull", "rat", "mule", "llama", "buffalo", "bison", "moose", "elk", "rhino", "hippo", "herd", "flock",
+    "gaggle",
 })
-# Modifiers that turn an animal word into a thing: "teddy bear", "stuffed
-# dog", "hot dog", "toy horse", "a dog statue" (compound heads handled too).
+# Drawn or built as people and animals: they "wear" and "hold" in captions.
+FIGURE_NOUNS = frozenset({
+    "teddy bear", "stuffed animal", "toy", "doll", "statue", "sculpture", "figurine", "snowman", "mannequin",
+    "scarecrow", "robot", "puppet", "bear toy", "action figure",
+})
+INANIMATE_NOUNS = frozenset("""
+    bench table desk couch sofa bed chair stool dresser cabinet shelf counter car truck bus train boat ship airplane
+    plane jet helicopter motorcycle bicycle bike scooter tractor van building house tower bridge church barn fence
+    wall door window roof floor field grass tree bush flower plant park street road sidewalk beach ocean sea lake
+    river mountain hill forest desert city sky snow water sand rock ground plate bowl cup mug tray fork knife spoon
+    pizza sandwich cake donut salad hamburger soup pie cookie apple banana orange lemon carrot broccoli tomato
+    potato onion shirt jacket dress coat sweater skirt scarf vest hat helmet tie shoe boot sandal sneaker laptop
+    computer phone television tv keyboard camera remote monitor refrigerator fridge oven microwave toaster stove
+    toilet sink bathtub shower ball frisbee kite skateboard surfboard snowboard racket umbrella box bag backpack
+    basket suitcase bucket kitchen bathroom bedroom office clock vase book bottle glass sign pole stroller wagon
+    cart saddle
+""".split()) | frozenset(["hot dog", "fire hydrant", "stop sign", "tennis racket", "baseball bat",
+                          "cell phone", "traffic light", "living room", "parking meter"])
+# Nouns that stand for their "of" phrase: "a group of sheep" is sheep. Alone,
+# "a crowd" is people and "a herd" animals (listed above); "a group" (or
+# "a litter": more often rubbish than puppies) is unknown.
+GROUP_NOUNS = frozenset("""
+    group bunch herd flock couple pair lot lots number crowd team pack line row few dozen set troop gaggle litter
+    school swarm family bevy rest part half majority
+""".split())
+# Pictures stand for what they show when the parser hangs a participle on
+# them: in "a photo of a dog eating" the dog eats (see `referent`). Alone,
+# what "a picture" shows the caption does not say: unknown.
+DEPICTION_NOUNS = frozenset("picture photo photograph image view painting drawing shot closeup".split())
+PERSON_PRONOUNS = frozenset("he she him her someone somebody everyone everybody anyone anybody".split())
+# Modifiers that turn an animal word into a figure or a thing: "teddy bear",
+# "stuffed dog", "hot dog", "toy horse", "a dog statue" (compound heads handled too).
 INANIMATE_MARKERS = frozenset({
     "teddy", "stuffed", "toy", "hot", "plastic", "wooden", "ceramic", "porcelain", "glass", "stone",
     "metal", "paper", "fake", "cartoon", "plush", "statue", "figurine", "sculpture", "painting",
 })
-# Groups whose members are named by "of": "a group of people", "a herd of zebras".
-GROUP_NOUNS = frozenset({"group", "herd", "flock", "crowd", "team", "pack", "couple", "pair", "family", "bunch"})
+_CURATED = PERSON_NOUNS | ANIMAL_NOUNS | FIGURE_NOUNS | INANIMATE_NOUNS | GROUP_NOUNS
+_THING_LEXNAMES = frozenset(["noun.artifact", "noun.food", "noun.object", "noun.plant"])
+_LIVING_LEXNAMES = frozenset(["noun.person", "noun.animal"])
 
 # Nouns that describe no object of their own: times and weather, views,
 # parts, measures and groups ("a large group" is many, not big), and
@@ -83,37 +133,134 @@ PLURALIA_TANTUM = frozenset({
 })
 
 
-def _wordnet_animacy(lemma: str) -> str | None:
-    """PERSON or ANIMAL only when every noun sense of the word agrees:
-    "goalkeeper" is a person, but "controller" is also a device."""
+def noun_senses(key: str) -> list:
+    """WordNet's noun senses of `key`, most frequent first; none when the corpus is not installed."""
     reader = wordnet()
-    if reader is None:
-        return None
-    lexnames = {sense.lexname() for sense in reader.synsets(lemma.replace(" ", "_"), "n")}
-    return {frozenset({"noun.person"}): PERSON, frozenset({"noun.animal"}): ANIMAL}.get(frozenset(lexnames))
+    return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
 
 
-def _lemma_animacy(lemma: str) -> str | None:
-    if lemma in PERSON_NOUNS:
+@functools.lru_cache(maxsize=4096)
+def _wordnet_class(key: str) -> str:
+    """PERSON, ANIMAL, BEING, INANIMATE or UNKNOWN from WordNet lexicographer files (UNKNOWN without WordNet).
+
+    A person (an animal) when every sense is one: swaps pair people with
+    people, so the kind must be sure. A being when the most frequent sense
+    is a person or an animal and no sense is a thing ("ostrich", "wolf":
+    alive, the kind unsure; but "trailer" is first a dawdler and "monitor"
+    first a person, and both are things too: unknown). Inanimate only when
+    no sense is a person or an animal and the most frequent one is no group,
+    top-level word ("people", "person") or body part ("hands holding a
+    phone"): nouns like "fan" or "star" with a person sense stay unknown.
+    """
+    lexnames = [sense.lexname() for sense in noun_senses(key)]
+    if not lexnames:
+        return UNKNOWN
+    if set(lexnames) == {"noun.person"} or set(lexnames) == {"noun.animal"}:
+        return PERSON if lexnames[0] == "noun.person" else ANIMAL
+    if lexnames[0] in _LIVING_LEXNAMES:
+        return UNKNOWN if _THING_LEXNAMES.intersection(lexnames) else BEING
+    if lexnames[0] in ("noun.group", "noun.Tops", "noun.body") or _LIVING_LEXNAMES.intersection(lexnames):
+        return UNKNOWN
+    return INANIMATE
+
+
+def noun_key(token: Token) -> str:
+    """Lower-case lemma, or "modifier lemma" when the two name one thing
+    ("teddy bear", "hot dog"), so the modifier is not read past. WordNet
+    is asked about noun compounds only: it knows "white horse" as a wave."""
+    lemma = token.lemma_.lower()
+    left = token.doc[token.i - 1] if token.i > 0 else None
+    if left is not None and left.head == token and left.dep_ in ("compound", "amod"):
+        compound = f"{left.lower_} {lemma}"
+        if compound in _CURATED or (left.dep_ == "compound" and _wordnet_class(compound) != UNKNOWN):
+            return compound
+    return lemma
+
+
+def referent(token: Token, *, through_depictions: bool = True) -> Token:
+    """The noun a group stands for, "sheep" in "a group of sheep"; and,
+    `through_depictions`, the noun a picture shows, "dog" in "a photo of a
+    dog" (for reading who does what, not what the picture is)."""
+    followed = GROUP_NOUNS | DEPICTION_NOUNS if through_depictions else GROUP_NOUNS
+    if token.pos_ in ("NOUN", "PROPN") and noun_key(token) in followed:
+        for prep in token.children:
+            if prep.dep_ == "prep" and prep.lower_ == "of":
+                objects = [child for child in prep.children if child.dep_ == "pobj"]
+                if objects:
+                    return referent(objects[0], through_depictions=through_depictions)
+    return token
+
+
+def is_name(token: Token) -> bool:
+    """A capitalised proper noun inside the sentence ("Max"), not "Frisbee"
+    opening it: WordNet's senses are the common word's, not the named one's."""
+    return token.pos_ == "PROPN" and token.text[:1].isupper() and not token.is_sent_start
+
+
+def _curated_class(key: str) -> str | None:
+    if key in FIGURE_NOUNS:
+        return FIGURE
+    if key in PERSON_NOUNS:
         return PERSON
-    if lemma in ANIMAL_NOUNS:
+    if key in ANIMAL_NOUNS:
         return ANIMAL
-    return _wordnet_animacy(lemma)
+    if key in INANIMATE_NOUNS:
+        return INANIMATE
+    # "a group" or "a picture" alone: of what, the caption does not say
+    return UNKNOWN if key in GROUP_NOUNS or key in DEPICTION_NOUNS else None
+
+
+def names_no_being(noun: Token) -> bool:
+    """A noun that names no living being here, whatever its word: a modifier
+    makes it a figure or a thing ("stuffed dog", "toy horse", "ceramic
+    pitcher"), or it only modifies another noun ("dog statue", "baby
+    elephant")."""
+    modifiers = (child.lower_ for child in noun.children if child.dep_ in ("amod", "compound"))
+    return (
+        noun.dep_ == "compound"
+        or noun.lemma_.lower() in INANIMATE_MARKERS
+        or any(word in INANIMATE_MARKERS for word in modifiers)
+    )
+
+
+def noun_class(token: Token) -> str:
+    """PERSON, ANIMAL, BEING, FIGURE, INANIMATE or UNKNOWN: what a noun or pronoun token's words name.
+
+    The words are the lemma, or a listed compound ("teddy bear": FIGURE,
+    "hot dog": INANIMATE, see `noun_key`). A group is what its "of" phrase
+    names ("a herd of zebras": animals); a picture is no more than UNKNOWN
+    (`referent` reads what it shows). A name is never INANIMATE by WordNet
+    ("Max" is no maximum), and pronouns other than personal ones are
+    UNKNOWN. Other modifiers are not read here ("a wooden woman" is PERSON):
+    the plausibility rules need the word ("a bench on a wooden woman" is as
+    absurd as "on a woman"), the swaps ask `animacy`, which reads them.
+    """
+    if token.pos_ == "PRON":
+        return PERSON if token.lower_ in PERSON_PRONOUNS else UNKNOWN
+    if token.pos_ not in ("NOUN", "PROPN"):
+        return UNKNOWN
+    member = referent(token, through_depictions=False)
+    if member.i != token.i:
+        return noun_class(member)
+    key = noun_key(token)
+    kind = _curated_class(key)
+    if kind is None:
+        kind = _wordnet_class(key)
+        kind = UNKNOWN if kind == INANIMATE and is_name(token) else kind
+    return kind
 
 
 def animacy(noun: Token) -> str | None:
-    """PERSON, ANIMAL or None (a thing) for a noun token in its context."""
-    lemma = noun.lemma_.lower()
-    if any(child.lower_ in INANIMATE_MARKERS for child in noun.children if child.dep_ in ("amod", "compound")):
+    """PERSON, ANIMAL or None, what swaps ask: is this a real person or
+    animal, for sure? `noun_class` narrowed to PERSON and ANIMAL (a BEING of
+    unsure kind, figures, things and unknowns are None), and None where the
+    noun, or the member a group noun stands for, `names_no_being`: a stuffed
+    dog takes any colour and does not trade roles with a cat."""
+    member = referent(noun, through_depictions=False)
+    if names_no_being(noun) or names_no_being(member):
         return None
-    if noun.dep_ == "compound" or lemma in INANIMATE_MARKERS:
-        return None
-    if lemma in GROUP_NOUNS:
-        members = [obj for prep in noun.children if prep.lower_ == "of" for obj in prep.children if obj.dep_ == "pobj"]
-        if members:
-            return animacy(members[0])
-        return PERSON if lemma in PERSON_NOUNS else None
-    return _lemma_animacy(lemma)
+    kind = noun_class(member)
+    return kind if kind in (PERSON, ANIMAL) else None
 
 
 # Nouns in -ing that head real compounds ("brick building"); any other

@@ -48,7 +48,18 @@ def noun_lemma(token: Token) -> str:
 
 def verb_lemma(token: Token) -> str:
     """The base form of a verb, mending spaCy's lemmas that do not inflect
-    back to the word ("riding" -> "rid" becomes "ride")."""
+    back to the word.
+
+    spaCy's lemmatiser drops a final "e" it should keep ("riding" -> "rid",
+    "staring" -> "star", "striped" -> "strip"), and a wrong lemma misses the
+    verb lists every caller checks (the lexicon's actions and synonyms, the
+    plausibility rules' agent verbs, "ride"). A lemma is trusted when
+    `verb_form` turns it back into the word; otherwise the first of a few
+    spellings that does is taken, and failing that spaCy's lemma. Mending
+    by rule rather than by a table of known slips covers verbs nobody
+    listed; it can over-mend a form `verb_form` does not make (British
+    "travelling" -> "travell", "lighted" -> "lighte").
+    """
     lower, lemma = token.lower_, token.lemma_.lower()
     if token.tag_ not in ("VBG", "VBZ", "VBD", "VBN") or verb_form(lemma, token.tag_) == lower:
         return lemma
@@ -65,7 +76,13 @@ def _noun_or_none(token: Token | None) -> Token | None:
 def subject_of(verb: Token) -> Token | None:
     """Who does what `verb` says: its subject, the noun a participle or
     relative clause modifies, or the subject of the verb it is joined to.
-    A relative pronoun ("a man that is standing") resolves to its noun."""
+
+    A relative pronoun ("a man that is standing") resolves to its noun, and
+    a verb joined to another ("a man sitting on a bench holding an
+    umbrella") shares its subject, since callers ask who acts, not what the
+    parse tree hangs where. The answer is a noun or pronoun or None (a
+    short chain only: past four joined verbs the parse is too unsure).
+    """
     for _ in range(4):  # a short chain of joined verbs; longer is too unsure
         subject = next((child for child in verb.children if child.dep_ in SUBJECT_DEPS), None)
         if subject is not None and subject.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl":

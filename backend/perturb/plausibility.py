@@ -3,7 +3,7 @@
 A negative such as "a bench sitting on a man" is false of the photo, but a
 text-only model rejects it without the image, so it inflates a
 vision-language model's score; SugarCrepe removed such negatives, and the
-rubric (PERTURBATION-RUBRIC.md, label "impl") reports them apart. Two rules
+rubric (docs/perturbation-rubric.md, label "impl") reports them apart. Two rules
 read the spaCy parse:
 
   inanimate_agent    an inanimate thing does what only people and animals
@@ -19,10 +19,11 @@ A violation marks a variant only if the perturbation made it: one of its
 tokens lies in an edited span, and the original caption breaks no rule with
 the same predicate (if it says "a door swinging open", "swing" takes things
 as subjects here, and "a gate swinging open" stays plausible; parser quirks
-of the original are excused the same way). Animacy comes from curated word
-lists, then from WordNet lexicon files (noun.person, noun.animal) when the
-NLTK corpus is installed; a noun neither knows is "unknown" and fires no
-rule. The result is deterministic and errs towards "plausible".
+of the original are excused the same way). What a noun names comes from
+`nouns.noun_class` (curated word lists, then WordNet lexicon files when the
+NLTK corpus is installed), the one classifier the swap rules use too; a
+noun neither knows is UNKNOWN and fires no rule. The result is
+deterministic and errs towards "plausible".
 """
 from __future__ import annotations
 
@@ -34,10 +35,9 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Token
 
 from backend.perturb.core import Variant
-from backend.perturb.lexicon import wordnet
 from backend.perturb.nlp import load_spacy, parse
-
-LIVING, FIGURE, INANIMATE, UNKNOWN = "living", "figure", "inanimate", "unknown"
+from backend.perturb.nouns import INANIMATE, LIVING, is_name, noun_class, noun_key, noun_senses, referent
+from backend.perturb.parse_reading import verb_lemma
 
 # Verbs (base forms) whose agent must be a person or an animal, or a figure
 # that is drawn as one ("a teddy bear wearing a hat"). Left out because
@@ -50,43 +50,6 @@ AGENT_VERBS = frozenset("""
     cuddle grab grasp clutch type text cook bake sleep nap wear use brush shave comb herd dance sing yell shout cry
     frown photograph kneel squat repair prepare buy shop
 """.split())
-# spaCy lemmatises some participles oddly ("riding" -> "rid").
-_VERB_FORMS = {"riding": "ride", "rides": "ride", "rode": "ride", "ridden": "ride", "rid": "ride"}
-
-LIVING_NOUNS = frozenset("""
-    man woman boy girl person people child kid baby toddler infant adult teenager teen lady gentleman guy player
-    skier surfer skateboarder snowboarder rider biker cyclist batter catcher pitcher umpire chef cook officer
-    policeman soldier tourist student worker farmer vendor driver passenger customer fan spectator mother father mom
-    dad son daughter brother sister grandmother grandfather friend bride groom dog puppy cat kitten horse pony foal
-    cow calf bull ox cattle sheep lamb goat pig bird duck goose swan pigeon seagull gull parrot owl chicken elephant
-    giraffe zebra bear lion tiger monkey deer rabbit squirrel rat fish dolphin whale camel donkey mule llama buffalo
-    bison moose elk rhino hippo animal
-""".split())
-# Drawn or built as people and animals: they "wear" and "hold" in captions.
-FIGURE_NOUNS = frozenset(["teddy bear", "stuffed animal", "toy", "doll", "statue", "sculpture", "figurine",
-                          "snowman", "mannequin", "scarecrow", "robot", "puppet", "bear toy", "action figure"])
-INANIMATE_NOUNS = frozenset("""
-    bench table desk couch sofa bed chair stool dresser cabinet shelf counter car truck bus train boat ship airplane
-    plane jet helicopter motorcycle bicycle bike scooter tractor van building house tower bridge church barn fence
-    wall door window roof floor field grass tree bush flower plant park street road sidewalk beach ocean sea lake
-    river mountain hill forest desert city sky snow water sand rock ground plate bowl cup mug tray fork knife spoon
-    pizza sandwich cake donut salad hamburger soup pie cookie apple banana orange lemon carrot broccoli tomato
-    potato onion shirt jacket dress coat sweater skirt scarf vest hat helmet tie shoe boot sandal sneaker laptop
-    computer phone television tv keyboard camera remote monitor refrigerator fridge oven microwave toaster stove
-    toilet sink bathtub shower ball frisbee kite skateboard surfboard snowboard racket umbrella box bag backpack
-    basket suitcase bucket kitchen bathroom bedroom office clock vase book bottle glass sign pole stroller wagon
-    cart saddle
-""".split()) | frozenset(["hot dog", "fire hydrant", "stop sign", "tennis racket", "baseball bat",
-                          "cell phone", "traffic light", "living room", "parking meter"])
-# Nouns that stand for their "of" phrase: "a group of sheep" acts as sheep,
-# and in "a photo of a dog eating" the dog eats.
-COLLECTIVE_NOUNS = frozenset("""
-    group bunch herd flock couple pair lot lots number crowd team pack line row few dozen set troop gaggle litter
-    school swarm family bevy rest part half majority
-""".split()) | frozenset("picture photo photograph image view painting drawing shot closeup".split())
-LIVING_COLLECTIVES = frozenset("crowd team family herd flock couple troop gaggle litter audience".split())
-PERSON_PRONOUNS = frozenset("he she him her someone somebody everyone everybody anyone anybody".split())
-
 # Things too heavy, large or fixed to lie on a person or an animal.
 HEAVY_NOUNS = frozenset("""
     bench table desk couch sofa bed chair dresser cabinet refrigerator fridge oven stove dishwasher piano toilet
@@ -104,8 +67,6 @@ LARGE_ANIMALS = frozenset("""
     llama
 """.split())
 SUPPORT_PREPOSITIONS = frozenset(["on", "onto", "atop", "upon"])
-_THING_LEXNAMES = frozenset(["noun.artifact", "noun.food", "noun.object", "noun.plant"])
-_CURATED = LIVING_NOUNS | FIGURE_NOUNS | INANIMATE_NOUNS | COLLECTIVE_NOUNS
 
 
 Span = tuple[int, int]
@@ -135,105 +96,30 @@ class Violation:
         return f"{self.rule}: {' / '.join(self.words)} ({self.predicate})"
 
 
-def _synsets(key: str) -> list:
-    """Noun senses, most frequent first; none when the WordNet corpus is not installed."""
-    reader = wordnet()
-    return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
-
-
-@functools.lru_cache(maxsize=4096)
-def _wordnet_class(key: str) -> str:
-    """LIVING, INANIMATE or UNKNOWN from WordNet lexicon files (UNKNOWN without WordNet).
-
-    Living when the most frequent sense is a person or an animal and no
-    sense is a thing ("trailer" is first a dawdler, "monitor" first a
-    person). Inanimate only when no sense is a person or an animal and the
-    most frequent one is no group, top-level word ("people", "person") or
-    body part ("hands holding a phone"): nouns like "fan" or "star" with a
-    person sense stay unknown.
-    """
-    synsets = _synsets(key)
-    if not synsets:
-        return UNKNOWN
-    lexnames = [synset.lexname() for synset in synsets]
-    if lexnames[0] in ("noun.person", "noun.animal"):
-        return UNKNOWN if _THING_LEXNAMES.intersection(lexnames) else LIVING
-    if lexnames[0] in ("noun.group", "noun.Tops", "noun.body") or {"noun.person", "noun.animal"} & set(lexnames):
-        return UNKNOWN
-    return INANIMATE
-
-
 @functools.lru_cache(maxsize=4096)
 def _wordnet_heavy(key: str) -> bool:
     """The most frequent sense is furniture, a vehicle, a building, a landform
     or water. Not any place: WordNet files "top" and "edge" as locations."""
-    synsets = _synsets(key)
-    ancestors = {s.name() for s in synsets[0].closure(lambda synset: synset.hypernyms())} if synsets else set()
+    senses = noun_senses(key)
+    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
     return bool(ancestors & _HEAVY_SYNSETS)
 
 
-def noun_key(token: Token) -> str:
-    """Lower-case lemma, or "modifier lemma" when the two name one thing
-    ("teddy bear", "hot dog"), so the modifier is not read past. WordNet
-    is asked about noun compounds only: it knows "white horse" as a wave."""
-    lemma = token.lemma_.lower()
-    left = token.doc[token.i - 1] if token.i > 0 else None
-    if left is not None and left.head == token and left.dep_ in ("compound", "amod"):
-        compound = f"{left.lower_} {lemma}"
-        if compound in _CURATED or (left.dep_ == "compound" and _wordnet_class(compound) != UNKNOWN):
-            return compound
-    return lemma
-
-
-def referent(token: Token) -> Token:
-    """The noun a collective stands for: "sheep" in "a group of sheep"."""
-    if token.pos_ in ("NOUN", "PROPN") and noun_key(token) in COLLECTIVE_NOUNS:
-        for prep in token.children:
-            if prep.dep_ == "prep" and prep.lower_ == "of":
-                objects = [child for child in prep.children if child.dep_ == "pobj"]
-                if objects:
-                    return referent(objects[0])
-    return token
-
-
-def _is_name(token: Token) -> bool:
-    """A capitalised proper noun inside the sentence ("Max"), not "Frisbee" opening it."""
-    return token.pos_ == "PROPN" and token.text[:1].isupper() and not token.is_sent_start
-
-
-def animacy(token: Token) -> str:
-    """LIVING, FIGURE, INANIMATE or UNKNOWN for a noun or pronoun token."""
-    token = referent(token)
-    if token.pos_ == "PRON":
-        return LIVING if token.lower_ in PERSON_PRONOUNS else UNKNOWN
-    if token.pos_ not in ("NOUN", "PROPN") or _is_name(token):
-        return UNKNOWN
-    key = noun_key(token)
-    if key in FIGURE_NOUNS:
-        return FIGURE
-    if key in LIVING_NOUNS or key in LIVING_COLLECTIVES:
-        return LIVING
-    if key in INANIMATE_NOUNS:
-        return INANIMATE
-    if key in COLLECTIVE_NOUNS:  # "a group" alone: of what, the caption does not say
-        return UNKNOWN
-    return _wordnet_class(key)
+def kind_of(token: Token) -> str:
+    """`noun_class` of what `token` stands for: in "a group of sheep" the
+    sheep, in "a photo of a dog eating" the dog, who eats (`referent`)."""
+    return noun_class(referent(token))
 
 
 def is_heavy(token: Token) -> bool:
     """A large animal, or a thing too heavy or fixed to lie on a living being."""
     token = referent(token)
-    if token.pos_ not in ("NOUN", "PROPN") or _is_name(token):
+    if token.pos_ not in ("NOUN", "PROPN") or is_name(token):
         return False
     key = noun_key(token)
     if key in LARGE_ANIMALS or key in HEAVY_NOUNS:
         return True
-    return animacy(token) == INANIMATE and _wordnet_heavy(key)
-
-
-def verb_lemma(token: Token) -> str:
-    """The base form, mended where spaCy's lemmatiser slips ("riding" -> "rid")."""
-    return _VERB_FORMS.get(token.lower_, token.lemma_.lower())
+    return noun_class(token) == INANIMATE and _wordnet_heavy(key)
 
 
 def _is_passive(verb: Token) -> bool:
@@ -307,7 +193,7 @@ def _inanimate_agents(doc: Doc) -> list[Violation]:
         if verb.pos_ != "VERB" or lemma not in AGENT_VERBS or _is_linking(verb):
             continue
         for option in agent_options(verb):
-            if all(animacy(agent) == INANIMATE for agent in option):
+            if all(kind_of(agent) == INANIMATE for agent in option):
                 found.append(_violation("inanimate_agent", lemma, [option[0]], verb))
     return found
 
@@ -340,14 +226,14 @@ def _support_pairs(doc: Doc) -> list[tuple[tuple[Token, ...], Token, str]]:
 
 def _crushes(above: Token, predicate: str) -> bool:
     """Heavy things and large animals cannot lie on someone; no thing rides anyone."""
-    return is_heavy(above) or (predicate == "ride" and animacy(above) == INANIMATE)
+    return is_heavy(above) or (predicate == "ride" and kind_of(above) == INANIMATE)
 
 
 def _on_top_of_living(doc: Doc) -> list[Violation]:
     """Rule 2: something heavy on top of a person or an animal, or a thing riding one."""
     found = []
     for option, below, predicate in _support_pairs(doc):
-        if animacy(below) == LIVING and all(_crushes(above, predicate) for above in option):
+        if kind_of(below) in LIVING and all(_crushes(above, predicate) for above in option):
             found.append(_violation("on_top_of_living", predicate, [option[0], below], None))
     return found
 

@@ -16,8 +16,9 @@ no reading of the recipe calls a negative:
 * a swap that leaves the caption true is refused (`units.still_true_swaps`:
   conjuncts, symmetric-relation arguments, two modifiers of one noun): a
   negative that is not false is no negative under any definition;
-* single words swap only with words of the same tag (so verbs still agree),
-  and verbs only with verbs that take the same kind of object.
+* nouns and noun phrases swap only with ones of the same number (so verbs still
+  agree); other spans only with spans whose head has the same tag, and verbs only
+  with verbs that take the same kind of object.
 
 Not applied, to stay faithful: the visual-class table (NegCLIP swaps any
 two adjectives, "young" with "concrete") and the animacy rule (any two

@@ -4,12 +4,15 @@ Each builder is a pure function of its ``BenchmarkSpec`` (seed, size,
 resolution) and returns plain dataclasses with uint8 images and texts; the
 evaluator (elsewhere) scores them with the rules of the real benchmark.
 Change ``BENCHMARK_VERSION`` whenever any builder's output changes, so that
-results computed on different versions are never compared. Each type or
+results computed on different versions are never compared; ``BENCHMARK_SHA256``
+pins the content itself (`content_sha256`: every text and every image byte of
+every benchmark), so a change that forgot the version fails a test. Each type or
 subset draws from its own ``default_rng([seed, index])`` stream, so types
 are independent of each other's sizes.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +28,7 @@ from .scene import Scene, SceneObject, sample_scene, scene_relations
 from .variants import negative_caption, positive_caption, replace_pair
 
 BENCHMARK_VERSION = "toyworld-bench-1"
+BENCHMARK_SHA256 = "01987aa4678093486a8bbb3ae19aa7ed8f94fe67d46069a3a52d2a036d6a0f4d"
 
 
 @dataclass(frozen=True)
@@ -257,3 +261,36 @@ def build_zero_shot(attribute: str, spec: BenchmarkSpec | None = None) -> ZeroSh
     """The pinned zero-shot "shape" or "colour" classification set."""
     spec = spec or BENCHMARK_SPECS[f"zeroshot_{attribute}"]
     return zero_shot_set(attribute, spec.size, spec.seed, spec.resolution)
+
+
+def build_all() -> dict[str, object]:
+    """Every pinned benchmark, by its `BENCHMARK_SPECS` name."""
+    return {"sugarcrepe": build_sugarcrepe(), "hard_positives": build_hard_positives(), "bivlc": build_bivlc(),
+            "aro_order": build_aro_order(), "retrieval": build_retrieval(),
+            "zeroshot_shape": build_zero_shot("shape"), "zeroshot_colour": build_zero_shot("colour")}
+
+
+def content_sha256(built: dict[str, object] | None = None) -> str:
+    """SHA-256 over every text and image byte of the benchmarks (`build_all()` unless given), in a fixed order:
+    what `BENCHMARK_SHA256` pins."""
+    digest = hashlib.sha256()
+
+    def feed(value: object) -> None:
+        if isinstance(value, np.ndarray):
+            digest.update(f"array{value.shape}{value.dtype}".encode())
+            digest.update(np.ascontiguousarray(value).tobytes())
+        elif isinstance(value, dict):
+            for key in sorted(value, key=str):
+                digest.update(f"key:{key}".encode())
+                feed(value[key])
+        elif isinstance(value, (list, tuple)):
+            digest.update(f"list:{len(value)}".encode())
+            for entry in value:
+                feed(entry)
+        elif hasattr(value, "__dataclass_fields__"):
+            feed({name: getattr(value, name) for name in value.__dataclass_fields__})
+        else:
+            digest.update(f"{type(value).__name__}:{value!r}".encode())
+
+    feed(build_all() if built is None else built)
+    return digest.hexdigest()

@@ -1,9 +1,11 @@
 """Training run configuration: one dataclass, loadable from YAML or flags, saved with every run.
 
-Defaults follow the five papers' shared conventions (REFERENCE.md: AdamW, betas
-(0.9, 0.98), eps 1e-6, wd 0.1, cosine schedule with 50 warmup steps) except the
-learning rate, whose paper value (1e-6..5e-6) is for ViT-B-32 on COCO; a run on
-the built-in world sets its own.
+Defaults follow the five papers' shared conventions (docs/REFERENCE.md, "Optimiser": AdamW,
+betas (0.9, 0.98), eps 1e-6, wd 0.1, cosine schedule with 50 warmup steps) except the
+learning rate, whose paper value (1e-6..5e-6) is for ViT-B-32 on COCO; a recipe sets its
+own. Nothing is assumed about the data or the model: a run names its base model and its
+data (a manifest, or a data source a plug-in registered), and is evaluated on the
+benchmarks its config names (none by default: `best` is then the last checkpoint).
 """
 from __future__ import annotations
 
@@ -14,11 +16,11 @@ from pathlib import Path
 import yaml
 
 from backend.jobs.kinds import check_known_keys
-from backend.paths import PathError, check_slug
-from backend.tabular import RecordFileError, read_records
+from backend.core.paths import PathError, check_slug
+from backend.core.tabular import RecordFileError, read_records
 
 LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
-DATA_SOURCES = ("toyworld-finetune", "toyworld-pretrain", "manifest")
+MANIFEST = "manifest"
 MANIFEST_COLUMNS = ("image", "caption")  # required; negatives, positives, negative_image, negative_caption optional
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 # Training-image augmentation (backend.train.transforms): open_clip's default training transform
@@ -28,17 +30,31 @@ AUGMENTATIONS = ("open_clip", "none")
 # IMC variant and threshold cap u; Kamath et al.'s hard-negative / hard-positive weights.
 PAPER_DEFAULT_WEIGHTS = {
     "ce_clip": {"alpha": 0.2, "beta": 0.4, "imc": "contrastive", "u": 10.0,
-                # the types IMC and CMR act on (ITC keeps all): backend.losses.CE_CLIP_TYPES, kept
+                # the types IMC and CMR act on (ITC keeps all): backend.train.losses.CE_CLIP_TYPES, kept
                 # literal here so that reading a config does not import torch
                 "aux_types": ["relation", "attribute", "action", "object"]},
     "hp_hn": {"w_hn": 1.0, "w_hp": 1.0},
 }
 
 
+def data_sources() -> tuple[str, ...]:
+    """What `TrainConfig.data` may be: a manifest, or a data source a plug-in registered."""
+    from backend import plugins
+
+    return (MANIFEST, *plugins.hooks().data_sources)
+
+
+def model_builders() -> tuple[str, ...]:
+    """Base models a plug-in builds from scratch (for pretraining), besides any spec the registry loads."""
+    from backend import plugins
+
+    return tuple(plugins.hooks().model_builders)
+
+
 @dataclass
 class TrainConfig:
-    base_model: str = "toyworld"  # a model spec, or "toyworld" / "toyworld:random" for the built-in model
-    data: str = "toyworld-finetune"  # one of DATA_SOURCES
+    base_model: str = ""  # a model spec, or a plug-in's model built from scratch (data_sources(), model builders)
+    data: str = MANIFEST  # "manifest", or a data source a plug-in registered (data_sources())
     manifest: str = ""  # CSV/JSONL path when data == "manifest"
     loss: str = "clip"  # one of LOSSES
     loss_weights: dict = field(default_factory=dict)  # e.g. {"alpha": 0.2, "beta": 0.4} for ce_clip
@@ -60,10 +76,11 @@ class TrainConfig:
     augment: str = "open_clip"  # one of AUGMENTATIONS; evaluation always uses the eval preprocess
     workers: int = 2  # DataLoader processes decoding manifest images (0: decode in the training process)
     seed: int = 0
-    dataset_size: int = 4000  # items generated for toyworld sources
+    dataset_size: int = 4000  # items a plug-in's data source generates (a manifest has its own length)
     eval_every: int = 100
-    eval_benchmarks: list = field(default_factory=lambda: ["toy-sugarcrepe", "toy-hard-positives", "toy-retrieval"])
-    name: str = ""  # the run's folder name: a slug (backend.paths.check_slug)
+    # evaluated every eval_every steps; the first one's headline metric picks `best` (none: best = last)
+    eval_benchmarks: list = field(default_factory=list)
+    name: str = ""  # the run's folder name: a slug (backend.core.paths.check_slug)
     output_dir: str = ""  # blank: the settings' runs_dir
 
     @property
@@ -75,7 +92,7 @@ class TrainConfig:
     def run_dir(self) -> Path:
         if self.output_dir:
             return Path(self.output_dir) / (self.name or f"{self.loss}-seed{self.seed}")
-        from backend.settings import get_settings
+        from backend.core.settings import get_settings
         return get_settings().runs_dir / (self.name or f"{self.loss}-seed{self.seed}")
 
     def validate(self) -> "TrainConfig":
@@ -87,15 +104,23 @@ class TrainConfig:
                 problems.append(str(error))
         if self.loss not in LOSSES:
             problems.append(f"loss must be one of {', '.join(LOSSES)}, not {self.loss!r}")
-        if self.data not in DATA_SOURCES:
-            problems.append(f"data must be one of {', '.join(DATA_SOURCES)}, not {self.data!r}")
+        if not str(self.base_model).strip():
+            problems.append("base_model is required: a model spec (e.g. ViT-B-32-quickgelu:openai) or one a "
+                            f"plug-in builds ({', '.join(model_builders()) or 'none installed'})")
+        if self.data not in data_sources():
+            problems.append(f"data must be one of {', '.join(data_sources())}, not {self.data!r}")
         if self.data == "manifest" and not self.manifest:
             problems.append("data 'manifest' needs a manifest path")
         elif self.data == "manifest" and Path(self.manifest).is_file():  # a remote job's may exist only there
             problems += self._manifest_problems()
-        for name in ("steps", "batch_size", "grad_accum"):
-            if getattr(self, name) < 1:
-                problems.append(f"{name} must be at least 1")
+        for name in ("steps", "batch_size", "grad_accum", "eval_every", "dataset_size"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                problems.append(f"{name} must be a whole number of at least 1, not {getattr(self, name)!r}")
+        if self.warmup_steps < 0:
+            problems.append(f"warmup_steps must be 0 or more, not {self.warmup_steps!r}")
+        if not self.max_logit_scale > 0:
+            problems.append(f"max_logit_scale must be positive (the cap on exp(logit_scale); CLIP's is 100), "
+                            f"not {self.max_logit_scale!r}")
         if self.lr <= 0:
             problems.append("lr must be positive")
         if self.grad_clip_norm is not None and not self.grad_clip_norm > 0:
@@ -142,3 +167,20 @@ class TrainConfig:
     @classmethod
     def from_yaml(cls, path: str | Path) -> "TrainConfig":
         return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {})
+
+
+def parse_overrides(pairs: list[str]) -> dict:
+    """`key=value` pairs, values read as YAML (numbers, lists, booleans)."""
+    values = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--set takes key=value, got {pair!r}")
+        values[key.strip()] = yaml.safe_load(value)
+    return values
+
+
+def load_config(path: str | None, overrides: list[str]) -> TrainConfig:
+    """A YAML config file (or none) with `key=value` overrides on top."""
+    values = (yaml.safe_load(Path(path).read_text()) or {}) if path else {}
+    return TrainConfig.from_dict({**values, **parse_overrides(overrides)})

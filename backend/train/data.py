@@ -1,10 +1,11 @@
 """Finetuning data: images, captions, hard negatives, hard positives, negative images.
 
-Two sources, one shape (`TrainData`):
-  - the built-in world (ground-truth negatives and positives, rendered negative images);
+Two kinds of source, one shape (`TrainData`):
   - a CSV/JSONL manifest (image path, caption, optional precomputed negatives, positives
     and a negative image); missing negatives/positives come from the perturbation
-    engine, cached per caption.
+    engine, cached per caption;
+  - a plug-in's generated data (`backend.plugins`, ``add_data_source``: the built-in
+    world's ground-truth negatives, positives and rendered negative images).
 Every batch is a pure function of (seed, step): the epoch's permutation and each
 item's sampled negative/positive come from a generator seeded by (seed, epoch), as in
 NegCLIP (one negative sampled per epoch), and each training image's augmentation
@@ -26,28 +27,12 @@ import numpy as np
 import torch
 from PIL import Image
 
-from backend.images import MISSING_FILE, image_problems, open_image
-from backend.limits import MAX_CAPTION_CHARS, caption_problem
-from backend.losses import CE_CLIP_TYPES
-from backend.tabular import Record, read_records
+from backend.core.images import MISSING_FILE, image_problems, open_image
+from backend.core.limits import MAX_CAPTION_CHARS, caption_problem
+from backend.train.losses import CE_CLIP_TYPES
+from backend.core.tabular import Record, read_records
 from backend.train.config import MANIFEST_COLUMNS
 from backend.train.transforms import TrainTransform, crop_rng
-
-TOY_RESOLUTION = 64  # the built-in world's images are rendered at the toy model's input size
-# Built-in world: which ground-truth negative kinds each perturbation family stands for.
-TOY_FAMILY_KINDS = {
-    "negclip_swap": ("swap_att", "swap_rel"),
-    "binding_swap": ("swap_att", "swap_rel"),
-    "replace": ("replace_colour", "replace_size", "replace_shape", "replace_rel"),
-    "aro_order": ("swap_rel", "flip_rel"),
-    "ce_clip": ("swap_rel", "replace_colour", "replace_size", "replace_shape"),
-}
-# CE-CLIP's types on the world's captions. "relation" = swap two nouns: around a relation that is
-# swap_rel, in "X and Y" it moves each attribute set to the other shape, i.e. swap_att. The world
-# has no verbs, so "action" is never valid (masked, as CE-CLIP masks a missing type).
-TOY_CE_CLIP_KINDS = {"relation": ("swap_att", "swap_rel"), "attribute": ("replace_colour", "replace_size"),
-                     "action": (), "object": ("replace_shape",)}
-
 
 class ImageBank:
     """Images as model-ready tensors.
@@ -203,46 +188,11 @@ def _assemble(data: TrainData, indices: list[int], draws: torch.Tensor) -> Batch
     return batch
 
 
-def toyworld_data(kind: str, size: int, seed: int, preprocess: Callable, families: Sequence[str],
-                  mean_std: tuple | None = None, augment: TrainTransform | None = None) -> TrainData:
-    """The built-in world: sparse pretraining pairs, or the dense finetuning set with ground truth.
-
-    `augment` is the training transform (None: training reads the eval preprocess).
-    """
-    from backend import toyworld
-
-    if kind == "toyworld-pretrain":
-        pairs = toyworld.pretraining_pairs(size, seed, resolution=TOY_RESOLUTION)
-        return TrainData(ImageBank(preprocess, pairs.images, mean_std=mean_std, augment=augment),
-                         list(pairs.captions), [[] for _ in pairs.captions])
-    ft = toyworld.finetuning_set(size, seed, resolution=TOY_RESOLUTION)
-    kinds = {k for family in families for k in TOY_FAMILY_KINDS.get(family, ())}
-    rng = np.random.default_rng(seed + 1)
-    positive_negatives = []
-    for scene, positives in zip(ft.scenes, ft.positives):
-        built = {}
-        for text in positives.values():
-            candidates = (toyworld.hard_negative(text, scene, k, rng) for k in sorted(kinds))
-            built[text] = [c for c in candidates if c]
-        positive_negatives.append(built)
-    return TrainData(
-        images=ImageBank(preprocess, ft.images, mean_std=mean_std, augment=augment), captions=list(ft.captions),
-        # an item none of the chosen families applies to (e.g. one object: nothing to swap)
-        # falls back to its other ground-truth negatives rather than an empty text
-        negatives=[[text for k, text in sorted(n.items()) if k in kinds] or [text for _, text in sorted(n.items())]
-                   for n in ft.negatives],
-        positives=[list(p.values()) for p in ft.positives], positive_negatives=positive_negatives,
-        typed_negatives=[{t: [n[k] for k in TOY_CE_CLIP_KINDS[t] if k in n] for t in CE_CLIP_TYPES}
-                         for n in ft.negatives],
-        negative_images=ImageBank(preprocess, ft.negative_images, mean_std=mean_std, augment=augment),
-        negative_image_captions=list(ft.negative_image_captions))
-
-
 def read_manifest(path: str | Path) -> tuple[list[dict], Counter]:
     """Rows of a CSV, TSV, JSONL or JSON manifest, and how many rows were skipped for what.
 
     A file that cannot be read as records (not UTF-8, cut short, ragged, without an image or caption column)
-    is refused with its file and line (`backend.tabular`). A row that cannot be trained on is skipped and
+    is refused with its file and line (`backend.core.tabular`). A row that cannot be trained on is skipped and
     counted: an empty or over-long caption (the perturbation engine takes at most MAX_CAPTION_CHARS), a missing
     or unusable image or negative image (every image is decoded once here, so a truncated file is found now,
     not in a DataLoader worker hours into the run), negatives/positives that are not a list of usable texts.

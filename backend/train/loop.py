@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +31,12 @@ from typing import Callable
 import torch
 import torch.distributed as dist
 
+from backend import plugins
 from backend.jobs.reporter import Reporter
-from backend.models import LoadedModel, autocast_for, load_model, pick_device, pick_precision
+from backend.core import env
+from backend.models.loading import LoadedModel, autocast_for, load_model, pick_precision
 from backend.train import data as train_data
-from backend.train.checkpoint import CheckpointError, load_for_resume, save_checkpoint
+from backend.models.checkpoint import CheckpointError, load_for_resume, save_checkpoint
 from backend.train.config import TrainConfig
 from backend.train.divergence import FiniteWatch
 from backend.train.loader import StepBatches, image_chunks, step_loader
@@ -46,16 +47,14 @@ LOG_EVERY = 10
 
 
 def build_model(config: TrainConfig, device: str) -> LoadedModel:
-    """The starting model: a registry spec, or the built-in world's model freshly initialised."""
-    if config.base_model != "toyworld:random":
+    """The starting model: a spec the model registry loads, or a plug-in's model freshly initialised from the
+    run's seed (`backend.plugins`, ``add_model_builder``: the built-in world's ``<name>:random``)."""
+    builder = plugins.hooks().model_builders.get(config.base_model)
+    if builder is None:
         return load_model(config.base_model, device=device, precision="fp32")
-    from backend.toyworld.model import IMAGE_MEAN, IMAGE_STD, MODEL_NAME, create_toy_model, model_config
-
-    model, preprocess, tokenizer = create_toy_model(config.seed)
-    architecture = {"model_cfg": model_config(), "architecture": MODEL_NAME, "tokenizer": MODEL_NAME,
-                    "activation": "gelu", "preprocess_cfg": {"mean": list(IMAGE_MEAN), "std": list(IMAGE_STD)}}
-    return LoadedModel("toyworld:random", model.to(device), preprocess, tokenizer, "gelu", device, "fp32",
-                       architecture=architecture)
+    model, preprocess, tokenizer, architecture = plugins.resolve(builder)(config.seed)
+    return LoadedModel(config.base_model, model.to(device), preprocess, tokenizer, architecture["activation"],
+                       device, "fp32", architecture=architecture)
 
 
 def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
@@ -98,22 +97,12 @@ def load_data(config: TrainConfig, loaded: LoadedModel) -> train_data.TrainData:
     if config.data == "manifest":
         data = train_data.manifest_data(config.manifest, loaded.preprocess, config.families, config.seed,
                                         augment=augment)
-    else:
-        data = train_data.toyworld_data(config.data, config.dataset_size, config.seed, loaded.preprocess,
-                                        config.families, mean_std=_exact_normalisation(loaded), augment=augment)
+    else:  # a plug-in's data source (TrainConfig.validate checked that one is registered under this name)
+        data = plugins.resolve(plugins.hooks().data_sources[config.data].build)(config, loaded, augment)
     if config.hard_negative_images:
         embeddings = _image_embeddings(loaded, data.images, config.workers)
         data.neighbours = train_data.nearest_neighbours(embeddings, k=3)
     return data
-
-
-def _exact_normalisation(loaded: LoadedModel) -> tuple | None:
-    """(mean, std) when rendered toy images need only normalising (the model's input is 64x64)."""
-    cfg = loaded.architecture.get("preprocess_cfg", {})
-    size = loaded.architecture.get("model_cfg", {}).get("vision_cfg", {}).get("image_size")
-    if size == train_data.TOY_RESOLUTION and "mean" in cfg and "std" in cfg:
-        return cfg["mean"], cfg["std"]
-    return None
 
 
 @torch.inference_mode()
@@ -124,14 +113,6 @@ def _image_embeddings(loaded: LoadedModel, images: train_data.ImageBank, workers
     rows = [loaded.model.encode_image(pixels.to(loaded.device)) for pixels in image_chunks(images, chunk, workers)]
     loaded.model.train()
     return torch.nn.functional.normalize(torch.cat(rows).float(), dim=-1).cpu()
-
-
-def _distributed() -> tuple[int, int]:
-    if "RANK" not in os.environ:
-        return 0, 1
-    if not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
-    return dist.get_rank(), dist.get_world_size()
 
 
 def evaluate(config: TrainConfig, loaded: LoadedModel) -> dict[str, float]:
@@ -277,7 +258,7 @@ class Session:
     def resume(self) -> int:
         """Restore weights, optimizer, scaler, RNG and CE-CLIP's lagged thresholds from `last`; the step to start at.
 
-        A damaged checkpoint raises `CheckpointError` (see `backend.train.checkpoint`).
+        A damaged checkpoint raises `CheckpointError` (see `backend.models.checkpoint`).
         """
         state = load_for_resume(self.checkpoints / "last", self.loaded.model)
         if state is None:
@@ -309,8 +290,15 @@ def _headline(metrics: dict[str, float]) -> list[tuple[str, float]]:
 
 
 def config_select_metric(config: TrainConfig) -> str:
-    """Model selection as in the papers (by validation): the first benchmark's overall score."""
-    return f"{config.eval_benchmarks[0]}/overall" if config.eval_benchmarks else ""
+    """Model selection (the papers pick by validation): the first eval benchmark's headline metric (the one
+    its leaderboard shows first), else its ``overall``; "" without eval benchmarks, and then `best` is `last`."""
+    if not config.eval_benchmarks:
+        return ""
+    from backend.benchmarks import get_benchmark
+
+    first = config.eval_benchmarks[0]
+    headline = get_benchmark(first).headline
+    return f"{first}/{headline[0] if headline else 'overall'}"
 
 
 def _rank_reporter(reporter: Reporter | None, rank: int) -> Reporter:
@@ -353,9 +341,9 @@ def train(config: TrainConfig, reporter: Reporter | None = None, stop_after: int
     many total steps without a final evaluation, as a crash or cancel would
     (tests use it to check exact resume). `on_step(step)` runs after every step.
     """
-    rank, world_size = _distributed()
+    rank, world_size = env.join_process_group()
     reporter = _rank_reporter(reporter, rank)
-    device = pick_device(None if not torch.cuda.is_available() else f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
+    device = env.pick_device()
     precision = training_precision(device, config.precision)
     torch.manual_seed(config.seed)
     session = _open_session(config, reporter, device, precision, rank, world_size)

@@ -1,4 +1,4 @@
-"""From a batch to a loss: encode what the chosen loss needs, gather across ranks, call `backend.losses`.
+"""From a batch to a loss: encode what the chosen loss needs, gather across ranks, call `backend.train.losses`.
 
 Each loss of the five papers takes different extra texts and images; this module
 is the one place that knows which, so the training loop stays loss-agnostic.
@@ -10,7 +10,7 @@ from typing import Callable
 
 import torch
 
-from backend import losses
+from backend.train import losses
 from backend.train.config import TrainConfig
 from backend.train.data import Batch
 

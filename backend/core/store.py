@@ -1,0 +1,111 @@
+"""The one SQLite store: jobs and their metrics, benchmark results, and annotation campaigns (their tables are
+written by `backend.benchmarks.results` and `backend.annotate`).
+
+Several processes write to it at once (the app, each job), so it runs in WAL
+mode with a busy timeout, and every write is a short transaction. The schema is
+versioned: `backend.core.migrations` brings any older database up to date when it
+opens.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from backend.core import migrations
+
+# A job's life: queued -> running -> one of the final statuses (`backend.jobs` reads them from here).
+JOB_ACTIVE = ("queued", "running")
+JOB_FINAL = ("done", "failed", "cancelled")
+JOB_STATUSES = JOB_ACTIVE + JOB_FINAL
+_JSON_FIELDS = ("args", "result", "target_options")
+
+
+class Store:
+    """Small typed API over the SQLite file; callers never write SQL."""
+
+    def __init__(self, path: Path | str | None = None):
+        if path is None:
+            from backend.core.settings import get_settings
+            path = get_settings().db
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        connection.execute("PRAGMA journal_mode=WAL")
+        self.applied_migrations = migrations.migrate(connection, str(self.path))
+        import sqlite_utils  # here: it imports pandas (seconds), which naming a status or an error must not cost
+
+        self.db = sqlite_utils.Database(connection)
+
+    @property
+    def schema_version(self) -> int:
+        return migrations.version(self.db.conn)
+
+    # jobs
+    def create_job(self, kind: str, args: dict, name: str = "", target: str = "local", actor: str = "",
+                   target_options: dict | None = None, resumed_from: int | None = None) -> int:
+        now = time.time()
+        row = {"kind": kind, "name": name or kind, "args": json.dumps(args), "target": target, "actor": actor,
+               "target_options": json.dumps(target_options or {}), "resumed_from": resumed_from,
+               "status": "queued", "progress": 0.0, "created_at": now, "updated_at": now}
+        return self.db["jobs"].insert(row).last_pk
+
+    def resumed_by(self, job_id: int) -> dict | None:
+        """The job that resumed `job_id` (`jobs resume`), or None."""
+        rows = list(self.db["jobs"].rows_where("resumed_from = ?", [job_id], order_by="id desc", limit=1))
+        return _decode(rows[0]) if rows else None
+
+    def update_job(self, job_id: int, **fields: Any) -> None:
+        if "status" in fields and fields["status"] not in JOB_STATUSES:
+            raise ValueError(f"unknown job status {fields['status']!r}; one of {JOB_STATUSES}")
+        for key in _JSON_FIELDS:
+            if key in fields and not isinstance(fields[key], (str, type(None))):
+                fields[key] = json.dumps(fields[key])
+        self.db["jobs"].update(job_id, {**fields, "updated_at": time.time()})
+
+    def get_job(self, job_id: int) -> dict:
+        return _decode(self.db["jobs"].get(job_id))
+
+    def list_jobs(self, kind: str | None = None, limit: int | None = 100,
+                  statuses: tuple[str, ...] = ()) -> list[dict]:
+        """Jobs newest first, optionally of one kind and only in the given statuses; `limit` None: all of them."""
+        clauses, params = ([], [])
+        if kind:
+            clauses.append("kind = ?")
+            params.append(kind)
+        if statuses:
+            clauses.append(f"status in ({', '.join('?' * len(statuses))})")
+            params.extend(statuses)
+        rows = self.db["jobs"].rows_where(" and ".join(clauses) or None, params or None, order_by="id desc",
+                                          limit=limit)
+        return [_decode(row) for row in rows]
+
+    def last_change(self, kind: str | None = None) -> tuple[int, float]:
+        """(number of jobs, latest update time): a cheap fingerprint views poll to know when to redraw."""
+        where, params = ("where kind = ?", [kind]) if kind else ("", [])
+        count, latest = self.db.execute(f"select count(*), max(updated_at) from jobs {where}", params).fetchone()
+        return count, latest or 0.0
+
+    # metrics
+    def log_metrics(self, job_id: int, step: int, values: dict[str, float], split: str = "train") -> None:
+        now = time.time()
+        self.db["metrics"].insert_all(
+            {"job_id": job_id, "step": step, "split": split, "name": name, "value": float(value), "time": now}
+            for name, value in values.items())
+
+    def metrics(self, job_id: int, split: str | None = None) -> list[dict]:
+        where, params = ("job_id = ?", [job_id]) if split is None else ("job_id = ? and split = ?", [job_id, split])
+        return list(self.db["metrics"].rows_where(where, params, order_by="step, rowid"))
+
+    def latest_metrics(self, job_id: int, split: str) -> dict[str, float]:
+        """The last value of every metric in a split (e.g. a run's final evaluation)."""
+        return {row["name"]: row["value"] for row in self.metrics(job_id, split)}
+
+
+def _decode(row: dict) -> dict:
+    for key in _JSON_FIELDS:
+        if row.get(key):
+            row[key] = json.loads(row[key])
+    return row

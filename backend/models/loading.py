@@ -1,0 +1,251 @@
+"""Model loading: one place that turns a spec string (`backend.models.spec`) into a loaded CLIP-like model,
+and the registry that keeps a few loaded, shared by the web app's concurrent handlers.
+
+The activation (GELU vs QuickGELU) is part of a model's identity: loading OpenAI
+weights into a GELU tower silently changes every score (sugar-crepe issue 7, ARO
+issue 35). So every loaded model records its activation, pretrained tags that
+need QuickGELU get it, and a mismatch with what a checkpoint declares is a
+warning the user sees.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import pickle
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import open_clip
+import torch
+from open_clip.transformer import QuickGELU
+
+from backend import plugins
+from backend.models import catalog
+from backend.core import env
+from backend.core.errors import first_line
+from backend.models.spec import CONFIG_NAME, ModelLoadError, ModelSpec, confine, local_path, parse_spec
+
+
+
+def tag_needs_quick_gelu(architecture: str, tag: str) -> bool:
+    """True when open_clip's pretrained table says the tag was trained with QuickGELU."""
+    cfg = open_clip.get_pretrained_cfg(architecture.replace("-quickgelu", ""), tag) or {}
+    return bool(cfg.get("quick_gelu", False))
+
+
+def model_activation(model: torch.nn.Module) -> str:
+    """Read the activation off the built modules, not off the name: it is what runs."""
+    return "quickgelu" if any(isinstance(m, QuickGELU) for m in model.modules()) else "gelu"
+
+
+def pick_precision(device: str, requested: str | None = None) -> str:
+    """fp32 on CPU (autocast there is slow and creates ties); bf16 where the GPU runs it natively, else fp16.
+
+    ``including_emulation=False``: an older GPU (e.g. a T4) "supports" bf16 only by emulation, far slower
+    than its native fp16.
+    """
+    if requested:
+        return requested
+    if device.startswith("cuda"):
+        return "bf16" if torch.cuda.is_bf16_supported(including_emulation=False) else "fp16"
+    return "fp16" if device == "mps" else "fp32"
+
+
+@dataclass
+class LoadedModel:
+    """A model ready to encode, with everything a result must carry about its identity."""
+
+    spec: str
+    model: torch.nn.Module
+    preprocess: Callable
+    tokenizer: Callable
+    activation: str
+    device: str
+    precision: str
+    notes: list[str] = field(default_factory=list)
+    architecture: dict = field(default_factory=dict)  # model_cfg, preprocess_cfg, tokenizer, activation
+
+    @property
+    def identity(self) -> dict[str, str]:
+        return {"model": self.spec, "activation": self.activation, "precision": self.precision}
+
+    def autocast(self):
+        return autocast_for(self.device, self.precision)
+
+
+def autocast_for(device: str, precision: str):
+    """Mixed precision on accelerators only; a disabled context on CPU/fp32."""
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    return torch.autocast(device.split(":")[0], dtype=dtype, enabled=dtype is not None)
+
+
+def read_config(spec: ModelSpec) -> dict:
+    """Our checkpoints (and open_clip's hub exports) carry a JSON config next to the weights."""
+    if spec.source == "hf-hub":
+        from huggingface_hub import hf_hub_download
+        path = Path(hf_hub_download(spec.location, CONFIG_NAME))
+    elif spec.source == "local-dir":
+        path = Path(spec.location) / CONFIG_NAME
+    elif spec.source == "file":
+        path = Path(spec.pretrained).with_suffix(".json")
+    else:
+        return {}
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def architecture_config(spec: ModelSpec, config: dict, model: torch.nn.Module, activation: str) -> dict:
+    """What a checkpoint derived from this model must record so it loads back identically."""
+    model_cfg = dict(config.get("model_cfg") or open_clip.get_model_config(spec.architecture) or {})
+    model_cfg["quick_gelu"] = activation == "quickgelu"
+    tokenizer = config.get("tokenizer") or spec.architecture or ""
+    return {"model_cfg": model_cfg, "preprocess_cfg": dict(getattr(model.visual, "preprocess_cfg", {})),
+            "architecture": config.get("architecture") or spec.architecture or spec.raw,
+            "tokenizer": tokenizer, "activation": activation}
+
+
+def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
+    if spec.source == "tag":
+        return "quickgelu" if tag_needs_quick_gelu(spec.architecture, spec.pretrained) else "gelu"
+    if "activation" in config:
+        return config["activation"]
+    model_cfg = config.get("model_cfg")
+    if model_cfg is not None:
+        return "quickgelu" if model_cfg.get("quick_gelu") else "gelu"
+    return None
+
+
+def _tokenizer_for(spec: ModelSpec, config: dict) -> Callable:
+    """open_clip's tokenizer for the architecture, unless a plug-in registered one for it (a word-level tokenizer
+    of a non-BPE model, `backend.plugins`, ``add_tokenizer``), named by the checkpoint's ``tokenizer`` key."""
+    name = config.get("tokenizer") or config.get("architecture") or spec.architecture
+    factory = plugins.hooks().tokenizers.get(name)
+    if factory is None:
+        return open_clip.get_tokenizer(spec.open_clip_name)
+    context_length = config.get("model_cfg", {}).get("text_cfg", {}).get("context_length")
+    build = plugins.resolve(factory)
+    return build(context_length=context_length) if context_length else build()
+
+
+def _failure_message(spec: ModelSpec, error: Exception) -> str:
+    offline = env.hub_offline()
+    what = {
+        "tag": f"open_clip pretrained weights '{spec.pretrained}' for {spec.architecture}",
+        "file": f"checkpoint file {spec.pretrained} into architecture {spec.architecture}",
+        "hf-hub": f"Hugging Face hub repo {spec.location} (config + weights)",
+        "local-dir": f"directory {spec.location} ({CONFIG_NAME} + weights)",
+    }[spec.source]
+    hints = {
+        "tag": "check the network or set HF_TOKEN for gated repos; or download the weights on a "
+               "connected machine and load them as ARCH:/path/file.safetensors",
+        "file": "check the path, and that the architecture matches the checkpoint",
+        "hf-hub": "check the network and the repo name, set HF_TOKEN for private repos, or use "
+                  "local-dir:/path with a downloaded copy",
+        "local-dir": f"the directory needs {CONFIG_NAME} and an open_clip_model.safetensors",
+    }[spec.source]
+    mode = " HF_HUB_OFFLINE=1 is set, so nothing was downloaded." if offline else ""
+    reason = first_line(error)
+    return f"Could not load '{spec.raw}': tried {what}.{mode} Reason: {reason}. To fix: {hints}."
+
+
+def check_spec(spec_str: str) -> ModelSpec:
+    """Parse a spec and check what can be checked without loading it (its form, its open_clip architecture), so
+    that a command with several models fails on a bad one before any work."""
+    spec = parse_spec(spec_str)
+    _check_architecture(spec)
+    return spec
+
+
+def _check_architecture(spec: ModelSpec) -> None:
+    """An architecture open_clip does not know is named with the closest ones it does (open_clip's own message
+    lists all of them, 144 in open_clip 3.3)."""
+    if spec.source not in ("tag", "file"):
+        return
+    known = open_clip.list_models()
+    name = spec.architecture.replace("/", "-")  # open_clip reads ViT-B/32 as ViT-B-32
+    if name in known:
+        return
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = (f"did you mean {' or '.join(close)}?" if close else
+            "python -c 'import open_clip; print(open_clip.list_models())' lists them.")
+    raise ModelLoadError(f"Could not load '{spec.raw}': open_clip has no architecture {spec.architecture!r}; {hint}")
+
+
+def _is_refused_pickle(error: BaseException | None) -> bool:
+    """Whether torch.load(weights_only=True) refused the file (anywhere in the chain of causes)."""
+    while error is not None:
+        if isinstance(error, pickle.UnpicklingError):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _pickle_message(spec: ModelSpec) -> str:
+    return (f"Refused '{spec.raw}': {local_path(spec)} is a pickled checkpoint that holds Python objects besides "
+            "tensors, and torch.load(weights_only=True) refused to unpickle it: doing so could run code stored in "
+            "the file, which the lab never does. Use a .safetensors file (where you trust the file: "
+            "safetensors.torch.save_file(state_dict, 'model.safetensors')), a .pt holding only a state dict of "
+            "tensors, or a local-dir: folder with open_clip_config.json and open_clip_model.safetensors.")
+
+
+def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
+                  models_dir: Path | None) -> LoadedModel:
+    """A catalog entry: fetched, checked and converted by `catalog`, then loaded like any local folder.
+
+    The folder is the lab's own conversion under the models folder, so it is not confined again; the result
+    keeps the catalog spec as its identity, with the entry's provenance in its notes.
+    """
+    try:
+        prepared = catalog.prepare(spec.location, models_dir)
+    except catalog.CatalogError as error:
+        raise ModelLoadError(f"Could not load '{spec.raw}': {error}") from None
+    loaded = load_model(prepared.spec, device, precision)
+    loaded.spec = spec.raw
+    loaded.notes = [*prepared.notes, *loaded.notes]
+    return loaded
+
+
+def load_model(spec_str: str, device: str | None = None, precision: str | None = None,
+               allowed_roots: list[Path] | None = None, models_dir: Path | None = None) -> LoadedModel:
+    """Load a model from a spec string, or raise ``ModelLoadError`` with a readable message.
+
+    `models_dir` is where catalog models are cached (default: the settings' models folder).
+    """
+    spec = parse_spec(spec_str)
+    if spec.source == "catalog":
+        return _load_catalog(spec, device, precision, models_dir)
+    confine(spec, allowed_roots)
+    _check_architecture(spec)  # after confine: a refused path is refused before anything else is said about it
+    device = env.pick_device(device)
+    precision = pick_precision(device, precision)
+    notes: list[str] = []
+    try:
+        config = read_config(spec)
+        expected = _expected_activation(spec, config)
+        force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
+        if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():
+            notes.append(f"'{spec.raw}' was trained with QuickGELU; loaded with QuickGELU "
+                         f"(as {spec.architecture}-quickgelu would be).")
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="QuickGELU mismatch")
+            model, _, preprocess = open_clip.create_model_and_transforms(
+                spec.open_clip_name, pretrained=spec.pretrained, device=device,
+                force_quick_gelu=force_quick_gelu, weights_only=True)
+        tokenizer = _tokenizer_for(spec, config)
+    except ModelLoadError:
+        raise
+    except Exception as error:  # any download/parse/shape failure becomes one clear message
+        if _is_refused_pickle(error):
+            raise ModelLoadError(_pickle_message(spec)) from None
+        raise ModelLoadError(_failure_message(spec, error)) from error
+    model.eval()
+    activation = model_activation(model)
+    if expected is not None and expected != activation:
+        notes.append(f"WARNING: '{spec.raw}' declares activation {expected} but runs {activation}: "
+                     "every score will differ from the original model's.")
+    if expected is None:
+        notes.append(f"'{spec.raw}' carries no activation record; running {activation} as the "
+                     "architecture defines. If it was finetuned from OpenAI weights use a -quickgelu architecture.")
+    return LoadedModel(spec.raw, model, preprocess, tokenizer, activation, device, precision, notes,
+                       architecture_config(spec, config, model, activation))

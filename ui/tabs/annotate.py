@@ -1,0 +1,341 @@
+"""The annotator's page: one task at a time, four images large, answered with the keyboard.
+
+Everything is decided by the server (`backend.annotate.assign`): which task,
+whether an answer counts, when the session is over. The page only shows the
+task and sends answers. Each answer carries the token of the task it answers
+(a hidden field), so a double click or a retried request can never answer the
+next task by mistake; the server records it once. Who the annotator is lives in
+a server-side `gr.State`: nobody can read or answer someone else's tasks.
+
+Each kind of task has a panel of its own: step 3's four images and buttons,
+a pair of images (step 4 and T2I), one image and two descriptions (I2T).
+Why: Gradio rebuilds a component and its config for every property it is sent
+(a label, a visibility), and an annotator's tasks alternate between step 3
+and step 4 more often than not, so relabelling one set of images and buttons
+cost more server time than the answer itself. Going from one kind to the next
+now only switches panels, and an answer sends values. Handlers return what the
+browser gets (``postprocess=False``): text as is, images as file references;
+Gradio's per-output postprocessing ran each of ~20 outputs on a worker thread.
+`bench/annotate_latency.py` measures the result.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import gradio as gr
+
+from backend.annotate import assign, campaigns, prolific, resume
+from backend.core.markup import literal
+from ui.context import AppContext
+
+N_IMAGES = 4
+KEYS = {"select": "Keys: 1-4 pick an image, N none.", "ambiguity": "Keys: 1 or L left, 2 or R right, B both.",
+        "i2t": "Keys: 1 first description, 2 second.", "t2i": "Keys: 1 or L left, 2 or R right."}
+PANELS = ("select", "pair", "i2t")
+PANEL_OF_TASK = {"select": "select", "ambiguity": "pair", "t2i": "pair", "i2t": "i2t"}
+# (element id suffix, label, answer sent) of each panel's buttons
+SELECT_BUTTONS = [(str(k), str(k), str(k)) for k in range(1, N_IMAGES + 1)] + [("none", "None", "none")]
+PAIR_BUTTONS = [("left", "Left", "left"), ("right", "Right", "right"), ("both", "Both", "both")]
+TEXT_BUTTONS = [("text-1", "1", "1"), ("text-2", "2", "2")]
+# Gradio has no shortcut API: this script (given to `launch(head=...)`) clicks the answer buttons by id, the
+# first one on screen: only the current task's panel is.
+KEYBOARD_SCRIPT = """<script>
+document.addEventListener("keydown", (event) => {
+  const target = event.target;
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+  const ids = {"1": ["answer-1", "answer-left", "answer-text-1"], "2": ["answer-2", "answer-right", "answer-text-2"],
+               "3": ["answer-3"], "4": ["answer-4"], "n": ["answer-none"], "l": ["answer-left"],
+               "r": ["answer-right"], "b": ["answer-both"]};
+  for (const id of ids[event.key.toLowerCase()] || []) {
+    const button = document.getElementById(id);
+    if (button && button.offsetParent !== null && !button.disabled) {
+      event.preventDefault();
+      button.click();
+      return;
+    }
+  }
+});
+</script>"""
+
+
+# Where the browser remembers its last start (campaign, name, resume key) to fill the form in after a reload. Not
+# a secret (the page's config carries it): fixed, so a restarted server still reads what browsers remembered.
+REMEMBERED = {"storage_key": "complab-annotate", "secret": "complab-annotate-v1"}
+
+
+# Style the theme has no setting for, added to the page's head by an empty gr.HTML.
+PAGE_STYLE = """<style>
+/* None is another kind of answer than 1-4 (the Soft theme draws every button alike): set apart, dashed. */
+#answer-none { background: #f3f4f6; border: 2px dashed #9ca3af; margin-left: 1.5rem; }
+/* The images have no toolbar buttons; the toolbar's empty box in their corner goes too. */
+#annotate-task .icon-button-wrapper { display: none; }
+</style>"""
+
+
+@dataclass(frozen=True)
+class Annotating:
+    """Who is annotating which campaign (kept in server-side state), and what their page shows."""
+
+    campaign: str
+    annotator_id: int
+    folder: Path
+    completion_code: str
+    source: str
+    images: int = N_IMAGES  # candidates per item in this campaign: the step 3 panel shows that many
+    panel: str = ""  # the panel on screen ("select", "pair", "i2t"); "" on a fresh page: everything is sent
+    both: bool = True  # whether the pair panel shows its Both button (step 4 does, T2I does not)
+    seen: tuple[str, ...] = ()  # the kinds of task this page has shown: their instructions were opened once
+    opened: bool = False  # whether the page opened the instructions for the task on screen
+
+
+def _file(path: Path | None) -> dict | None:
+    """An image as the browser gets it: a file reference Gradio serves from its cache."""
+    if path is None:
+        return None
+    return {"path": str(path), "orig_name": path.name, "meta": {"_type": "gradio.FileData"}}
+
+
+class AnnotatePage:
+    """The components of the page and the handlers that fill them."""
+
+    def __init__(self, ctx: AppContext):
+        self.ctx = ctx
+        self.db = ctx.store.path
+        self.need_key = resume.keys_required(ctx.settings)  # see backend.annotate.resume
+
+    # layout
+    def build(self) -> None:
+        self.state = gr.State(None)
+        # Outside the task's column: Gradio 6 shows a visible="hidden" child when its column is made visible.
+        self.token = gr.Textbox(visible="hidden", elem_id="annotate-token")
+        with gr.Column(visible=True) as self.start_box:
+            gr.Markdown("## Annotate\nChoose the campaign you were invited to and type your name or id.")
+            with gr.Row():
+                self.campaign = gr.Dropdown(self._campaign_names(), label="Campaign", elem_id="annotate-campaign")
+                self.name = gr.Textbox(label="Your name or id", elem_id="annotate-name")
+                self.key = gr.Textbox("", label="Resume key", visible=self.need_key, elem_id="annotate-key",
+                                      placeholder="e.g. K7PQ-3XMA-HW2R",
+                                      info="only to continue a session begun in another browser")
+            self.start = gr.Button("Start", variant="primary", elem_id="annotate-start")
+        with gr.Column(visible=False, elem_id="annotate-task") as self.task_box:
+            self.counter = gr.Markdown(elem_id="annotate-counter")
+            with gr.Accordion("Instructions", open=False, elem_id="annotate-instructions-box") as self.accordion:
+                self.instructions = gr.Markdown(elem_id="annotate-instructions")
+            self.caption = gr.Markdown(elem_id="annotate-caption")
+            with gr.Column(visible=False, elem_id="annotate-select") as self.select_panel:
+                self.select_images = []
+                for row in ((1, 2), (3, 4)):
+                    with gr.Row(equal_height=True):
+                        self.select_images += [self._image(str(k), f"annotate-image-{k}") for k in row]
+                with gr.Row():
+                    self.select_buttons = self._buttons(SELECT_BUTTONS)
+            with gr.Column(visible=False, elem_id="annotate-pair") as self.pair_panel:
+                with gr.Row(equal_height=True):
+                    self.pair_images = [self._image(side, f"annotate-{side}") for side in ("left", "right")]
+                with gr.Row():
+                    self.pair_buttons = self._buttons(PAIR_BUTTONS)
+            with gr.Column(visible=False, elem_id="annotate-i2t") as self.i2t_panel:
+                self.i2t_image = self._image("image", "annotate-i2t-image")
+                self.text_buttons = self._buttons(TEXT_BUTTONS)
+            self.keys = gr.Markdown(elem_id="annotate-keys")
+            self.message = gr.Markdown(elem_id="annotate-message")
+            self.resume_note = gr.Markdown(elem_id="annotate-resume-note")
+        self.done = gr.Markdown(visible=False, elem_id="annotate-done")
+        self.remembered = gr.BrowserState({}, **REMEMBERED)
+        gr.HTML(head=PAGE_STYLE, visible="hidden", container=False, padding=False, elem_id="annotate-style")
+
+    @staticmethod
+    def _image(label: str, elem_id: str) -> gr.Image:
+        return gr.Image(label=label, show_label=True, interactive=False, height=300, elem_id=elem_id, buttons=[])
+
+    @staticmethod
+    def _buttons(specs: list[tuple[str, str, str]]) -> list[gr.Button]:
+        return [gr.Button(label, elem_id=f"answer-{suffix}", min_width=80,
+                          variant="stop" if suffix == "none" else "secondary") for suffix, label, _ in specs]
+
+    @property
+    def task_outputs(self) -> list:
+        """What an answer fills: the next task (its panel's images and texts), or the end of the session."""
+        return [self.state, self.task_box, self.done, self.counter, self.accordion, self.instructions, self.caption,
+                self.select_panel, *self.select_images, self.pair_panel, *self.pair_images, self.pair_buttons[2],
+                self.i2t_panel, self.i2t_image, *self.text_buttons, self.keys, self.token, self.message]
+
+    @property
+    def outputs(self) -> list:
+        """What starting (or a study link) fills: the start form, the task with every panel set up, and the
+        name, resume key and its note."""
+        return [self.state, self.start_box, self.campaign, *self.select_buttons, *self.task_outputs[1:], self.name,
+                self.key, self.resume_note]
+
+    def wire(self, demo: gr.Blocks) -> None:
+        # postprocess=False everywhere: the handlers return the browser's values (see the module docstring).
+        form = [self.campaign, self.name, self.key]
+        # No progress overlay: on a refusal (no name, someone else's name) Gradio would leave its "Error" badge
+        # over every output, the form included, and the annotator could not correct it and press Start again.
+        started = [trigger(self.begin, [*form, self.state], self.outputs, concurrency_limit=None, postprocess=False,
+                           show_progress="hidden", **api)
+                   for trigger, api in ((self.start.click, {"api_name": "start"}),
+                                        (self.name.submit, {"api_visibility": "private"}))]
+        for event in started:
+            event.success(_remember, form, self.remembered, api_visibility="private", queue=False)
+        buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
+                      SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS)
+        for button, (_, _, value) in buttons:
+            button.click(self._answer_with(value), [self.state, self.token], self.task_outputs,
+                         api_visibility="private", concurrency_limit=None, trigger_mode="once", postprocess=False)
+        hidden_answer = gr.Textbox(visible=False)
+        gr.Button(visible=False).click(self.answer, [self.state, self.token, hidden_answer], self.task_outputs,
+                                       api_name="answer", concurrency_limit=None, postprocess=False)
+        # A study's participants arrive together: opening the page must not wait in a queue of two.
+        demo.load(self.from_link, self.remembered, self.outputs, api_visibility="private", concurrency_limit=None,
+                  postprocess=False)
+
+    # handlers
+    def begin(self, campaign: str, name: str, key: str = "", session: Annotating | None = None):
+        """Start (or resume) as a named local annotator. Resuming a name from another browser session needs its
+        resume key where keys are required (`backend.annotate.resume`); API callers pass it as `key`."""
+        try:
+            return self._enter(campaign, prolific.local_identity(name or ""), key or "", session)
+        except ValueError as error:
+            raise gr.Error(str(error), print_exception=False) from error
+
+    def from_link(self, remembered: dict | None = None, request: gr.Request | None = None):
+        """Opened from a study link: ``?campaign=NAME&PROLIFIC_PID=...&STUDY_ID=...&SESSION_ID=...``; without
+        one, the start form, filled in with what this browser last started with (`remembered`).
+        `request` is None for API calls, which start with /start instead."""
+        params = dict(request.query_params) if request is not None else {}
+        remembered = remembered if isinstance(remembered, dict) else {}
+        try:
+            identity = prolific.identity_from_params(params)
+            if identity is None:
+                return self._view(None, None, campaign=params.get("campaign") or remembered.get("campaign"),
+                                  remembered=remembered)
+            return self._enter(params.get("campaign") or "", identity)
+        except ValueError as error:
+            return self._view(None, None, message=f"**{error}**")
+
+    def answer(self, session: Annotating | None, token: str, value: str):
+        """Record `value` as the answer to the task `token` names, then show the next task."""
+        if session is None:
+            raise gr.Error("Start a session first.", print_exception=False)
+        message = ""
+        try:
+            result = assign.submit(self.db, session.annotator_id, int(token), value)
+            message = "" if result.recorded or result.message == "already recorded" else result.message
+        except (ValueError, assign.TaskError) as error:
+            message = f"**{error}**"
+        return self._task_view(session, assign.next_task(self.db, session.annotator_id), message)
+
+    def _answer_with(self, value: str):
+        def handler(session: Annotating | None, token: str):
+            return self.answer(session, token, value)
+        return handler
+
+    # helpers
+    def _campaign_names(self) -> list[str]:
+        return [row["name"] for row in campaigns.list_campaigns(self.db)]
+
+    def _enter(self, name: str, identity: prolific.Identity, key: str = "", current: Annotating | None = None):
+        names = self._campaign_names()
+        name = name or (names[0] if len(names) == 1 else "")
+        if not name:
+            raise ValueError("choose a campaign")
+        campaign = campaigns.get(self.db, name)
+        holder = current.annotator_id if isinstance(current, Annotating) and current.campaign == name else None
+        entry = resume.enter(self.db, campaign["id"], identity, key, required=self.need_key, current=holder)
+        config = campaign["config"]
+        session = Annotating(name, entry.annotator_id, campaigns.campaign_dir(self.ctx.settings.data_dir, name),
+                             config.completion_code, identity.source, min(config.images_per_item, N_IMAGES))
+        return self._view(session, assign.next_task(self.db, entry.annotator_id), key=entry.issued or key)
+
+    def _view(self, session: Annotating | None, task: assign.Task | None, message: str = "",
+              campaign: str | None = None, remembered: dict | None = None, key: str = "") -> list:
+        """`outputs`: the start form (filled in with what this browser `remembered`), a task, or the end of the
+        session. What the page shows is not known here (a first visit, a reload), so every panel is set up."""
+        if session is None:  # the start form, the campaign preselected when the link names one
+            chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign) if campaign else gr.Dropdown()
+            remembered = remembered or {}
+            return [None, gr.Column(visible=True), chosen, *[gr.Button()] * len(SELECT_BUTTONS),
+                    gr.Column(visible=False), gr.Markdown(visible=False), "", gr.Accordion(open=False), "", "",
+                    *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message,
+                    remembered.get("name") or gr.Textbox(), remembered.get("key") or gr.Textbox(), ""]
+        state, *rest = self._task_view(replace(session, panel="", seen=(), opened=False), task, message)
+        shown = [k <= session.images for k in range(1, N_IMAGES + 1)] + [True]  # None is always there
+        return [state, gr.Column(visible=False), gr.Dropdown(), *[gr.Button(visible=visible) for visible in shown],
+                *rest, gr.Textbox(), key or gr.Textbox(), self._resume_note(session, key)]
+
+    def _resume_note(self, session: Annotating, key: str) -> str:
+        """The key to continue this session elsewhere, where keys are required (local names only)."""
+        if not (self.need_key and key and session.source == "local"):
+            return ""
+        return (f"Your resume key: **{key}**. This browser remembers it; to continue in another browser, type it "
+                "with your name.")
+
+    def _task_view(self, session: Annotating, task: assign.Task | None, message: str = "") -> list:
+        """`task_outputs` for `task` (None: the session is over). Values only, unless the panel on screen
+        changes (then which panel is visible), the pair panel's Both button must appear or go, or the
+        instructions open or close: they are open on the first task of each kind, so a participant arriving
+        from a study link reads them before answering, and reads step 4's when step 4 first comes."""
+        fresh = session.panel == ""
+        panel = PANEL_OF_TASK[task.task] if task is not None else "done"
+        both = task.task != "t2i" if panel == "pair" else session.both
+        panels = self._panels(session.folder, task, session.images, switch=fresh or panel != session.panel,
+                              both=both if fresh or both != session.both else None, fresh=fresh)
+        new = task is not None and task.task not in session.seen
+        instructions = gr.Accordion(open=True) if new else \
+            gr.Accordion(open=False) if fresh or session.opened else gr.Accordion()
+        after = replace(session, panel=panel, both=both, opened=new,
+                        seen=session.seen + (task.task,) if new else session.seen)
+        if task is None:
+            return [after, gr.Column(visible=False), gr.Markdown(self._farewell(session), visible=True), "",
+                    instructions, "", "", *panels, "", "", ""]
+        return [after, gr.Column(visible=True), gr.Markdown(visible=False) if fresh else "",
+                f"**{task.number} / {task.total}**", instructions, task.instructions, _caption(task), *panels,
+                KEYS[task.task], str(task.assignment_id), message]
+
+    @staticmethod
+    def _panels(folder: Path, task: assign.Task | None, images: int, switch: bool, both: bool | None,
+                fresh: bool = False) -> list:
+        """The panels' part of `task_outputs`: the current task's images and texts in its panel (None in the
+        others); which panel is visible when `switch`; the Both button shown or hidden unless `both` is None.
+        On a `fresh` page, step 3 images beyond the campaign's `images` per item are hidden."""
+        panel = PANEL_OF_TASK[task.task] if task is not None else ""
+        files = [_file(folder / path) if path else None for path in task.images] if task is not None else []
+
+        def slots(name: str, n: int) -> list:
+            return (files + [None] * n)[:n] if panel == name else [None] * n
+
+        select = slots("select", N_IMAGES)
+        if fresh and images < N_IMAGES:
+            select = [gr.Image(value=value, visible=k < images) for k, value in enumerate(select)]
+        texts = [f"{k + 1}: {text}" for k, text in enumerate(task.texts)] if panel == "i2t" else ["1", "2"]
+        visible = [gr.Column(visible=panel == name) if switch else gr.Column() for name in PANELS]
+        return [visible[0], *select, visible[1], *slots("pair", 2), "Both" if both is None else gr.Button(visible=both),
+                visible[2], *slots("i2t", 1), *texts]
+
+    def _farewell(self, session: Annotating) -> str:
+        """Shown only once every answer is stored (the submit that ended the session has committed)."""
+        if session.source != "prolific":
+            return "## Thank you!\nAll your answers are stored. You can close this page."
+        url = prolific.completion_url(session.completion_code)
+        return (f"## Thank you!\nAll your answers are stored. Your completion code is **{session.completion_code}**."
+                f"\n\n[Return to Prolific to complete your submission]({url})")
+
+
+def _remember(campaign: str, name: str, key: str) -> dict:
+    """What this browser keeps (localStorage) after a start: the form, to fill it in after a reload."""
+    return {"campaign": campaign, "name": name, "key": key}
+
+
+def _caption(task: assign.Task) -> str:
+    if task.task == "i2t":
+        return "### Which description best represents the image?"
+    return f"### {literal(task.text)}"
+
+
+def build(ctx: AppContext) -> AnnotatePage:
+    page = AnnotatePage(ctx)
+    page.build()
+    return page

@@ -1,0 +1,215 @@
+"""The failure browser of the Benchmarks tab: what a model got wrong, item by item, and where two models disagree.
+
+Views only: items, subtypes, disagreements and images come from
+`backend.benchmarks.results` (every evaluated item's texts and scores are stored
+with its result). An item's scores are laid out as ``scores[k][i]`` = caption k
+with image i, and caption k is image k's true caption (the layout every item rule
+of `backend.benchmarks.task` reads; with one image, caption 0 is the true one).
+"Send to Probe" puts an item's image and true caption into the Probe tab.
+"""
+from __future__ import annotations
+
+import html
+
+import gradio as gr
+import pandas as pd
+from PIL import Image
+
+from backend.benchmarks.results import (disagreements, get_result, item_images, items, model_label, results,
+                                        subtypes)
+from backend.core.store import Store
+from ui.context import AppContext
+from ui.session import shown
+
+PAGE = 50
+FAILURE_COLUMNS = ["#", "subtype", "true caption", "model's pick", "margin"]
+DISAGREE_COLUMNS = ["#", "subtype", "true caption", "first right", "margin (first)", "margin (second)"]
+SHOWN_SIZE = 224  # tiny benchmark images (the toy world's are 64 px) are enlarged so a person can see them
+
+
+def result_choices(store: Store) -> list[tuple[str, int]]:
+    """(label, id) of every stored result that kept its items, newest first."""
+    return [(f"#{row['id']} {model_label(row)} · {row['benchmark']}"
+             + (f" [first {row['item_limit']}]" if row["item_limit"] else ""), row["id"])
+            for row in results(store) if row["n_items"] is not None]
+
+
+def margin(scores: list[list[float]]) -> float:
+    """How far the true captions lead: per image, its true caption's score minus the best other caption's; the
+    smallest over images (negative: the model got the item wrong)."""
+    n_images = len(scores[0])
+    return min(scores[i][i] - max(row[i] for k, row in enumerate(scores) if k != i) for i in range(n_images))
+
+
+def pick(scores: list[list[float]], image: int = 0) -> int:
+    """The caption the model scores highest with `image`."""
+    return max(range(len(scores)), key=lambda k: scores[k][image])
+
+
+def comparable(store: Store, chosen: dict) -> list[tuple[str, int]]:
+    """Other results on the same benchmark, data version and item limit: the only ones an item-by-item comparison
+    is meaningful with."""
+    key = (chosen["benchmark"], chosen["version"], chosen["item_limit"])
+    same = {row["id"] for row in results(store) if (row["benchmark"], row["version"], row["item_limit"]) == key}
+    return [(label, rid) for label, rid in result_choices(store) if rid in same - {chosen["id"]}]
+
+
+def failure_frame(rows: list[dict]) -> pd.DataFrame:
+    """One row per item: its position, subtype, true caption, the caption the model preferred, the margin."""
+    return pd.DataFrame([{"#": row["position"], "subtype": row["subtype"], "true caption": row["texts"][0],
+                          "model's pick": row["texts"][pick(row["scores"])], "margin": round(margin(row["scores"]), 4)}
+                         for row in rows], columns=FAILURE_COLUMNS)
+
+
+def disagreement_frame(rows: list[dict]) -> pd.DataFrame:
+    """One row per item the two results judge differently: which one got it right, and both margins."""
+    return pd.DataFrame([{"#": row["position"], "subtype": row["subtype"], "true caption": row["texts"][0],
+                          "first right": bool(row["correct"]), "margin (first)": round(margin(row["scores"]), 4),
+                          "margin (second)": round(margin(row["other_scores"]), 4)} for row in rows],
+                        columns=DISAGREE_COLUMNS)
+
+
+def captions_html(item: dict) -> str:
+    """The item's captions with their score per image; the true caption of each image marked, the model's pick
+    per image in bold."""
+    scores, n_images = item["scores"], len(item["scores"][0])
+    picks = {pick(scores, i) for i in range(n_images)} if n_images == 1 else set()
+    head = "".join(f"<th>score, image {i + 1}</th>" for i in range(n_images))
+    lines = []
+    for k, text in enumerate(item["texts"]):
+        role = (f"✓ true{f' (image {k + 1})' if n_images > 1 else ''}" if k < n_images else "✗ negative")
+        cells = "".join(f"<td>{'<b>' if pick(scores, i) == k else ''}{scores[k][i]:.4f}"
+                        f"{'</b>' if pick(scores, i) == k else ''}</td>" for i in range(n_images))
+        chosen = " · model's pick" if k in picks else ""
+        lines.append(f'<tr class="{"true" if k < n_images else "negative"}"><td class="role">{role}{chosen}</td>'
+                     f'<td class="caption">{html.escape(text)}</td>{cells}</tr>')
+    verdict = "right" if item["correct"] else "wrong"
+    return (f'<div id="failure-verdict">Item #{item["position"]} ({html.escape(item["subtype"])}): the model got it '
+            f'<b>{verdict}</b>; margin {margin(scores):+.4f}.</div><table class="failure-captions">'
+            f"<thead><tr><th>caption</th><th>text</th>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+
+
+def enlarged(image: Image.Image) -> Image.Image:
+    """A small image scaled up (nearest neighbour: the pixels stay what the model saw) for display only."""
+    factor = max(1, SHOWN_SIZE // max(image.size))
+    return image.resize((image.width * factor, image.height * factor), Image.NEAREST) if factor > 1 else image
+
+
+def make_handlers(ctx: AppContext) -> dict:
+    """The browser's callbacks over one store (read-only: for every visitor)."""
+    store = ctx.store
+
+    def guarded(action, *args):
+        try:
+            return action(*args)
+        except ValueError as error:  # DataMissing (a ValueError) too: a rebuilt image needs the benchmark's data
+            raise shown(error) from error
+
+    def result_id(value) -> int:
+        if value in (None, ""):
+            raise gr.Error("Pick a result (model × benchmark) first.", print_exception=False)
+        return int(value)
+
+    def pick_result(value):
+        """The result's subtypes with their counts, and the results it can be compared with (same item set); the
+        item shown for the previous result is cleared."""
+        cleared = ([], "", None)
+        if value in (None, ""):
+            return gr.Dropdown(choices=[], value=None), gr.Dropdown(choices=[], value=None), *cleared
+        chosen = guarded(get_result, store, result_id(value))
+        counts = subtypes(store, chosen["id"])
+        wrong = sum(row[2] for row in counts)
+        options = [(f"all ({wrong} wrong of {sum(row[1] for row in counts)})", "")]
+        options += [(f"{name} ({bad} wrong of {n})", name) for name, n, bad in counts]
+        return gr.Dropdown(choices=options, value=""), gr.Dropdown(choices=comparable(store, chosen), value=None), \
+            *cleared
+
+    def failures(value, subtype="", page=1):
+        """The items the model got wrong (of one subtype, or all), PAGE at a time; none while no result is picked."""
+        if value in (None, ""):
+            return pd.DataFrame(columns=FAILURE_COLUMNS)
+        offset = PAGE * max(int(page or 1) - 1, 0)
+        return failure_frame(items(store, result_id(value), True, subtype or None, PAGE, offset))
+
+    def item(rid: int, position) -> dict:
+        if position in (None, ""):
+            raise gr.Error("Pick an item first (click a row of a table).", print_exception=False)
+        found = items(store, rid, False, None, 1, int(position))  # positions run 0..n-1, so the offset is one
+        if not found:
+            raise gr.Error(f"Result {rid} has no item {position}.", print_exception=False)
+        return found[0]
+
+    def failure_item(value, position):
+        """An item's images (enlarged for display) and its captions with scores; nothing while none is picked."""
+        if position in (None, "") or value in (None, ""):
+            return [], ""
+        rid = result_id(value)
+        shown_item = item(rid, position)
+        images = guarded(item_images, store, rid, shown_item["position"], ctx.settings.benchmarks_dir)
+        return [enlarged(image) for image in images], captions_html(shown_item)
+
+    def compare(first, second):
+        """Items one result gets right and the other wrong."""
+        if second in (None, ""):
+            return pd.DataFrame(columns=DISAGREE_COLUMNS)
+        return disagreement_frame(guarded(disagreements, store, result_id(first), int(second), PAGE))
+
+    def send_to_probe(value, position):
+        """The item's first image and its true caption, into the Probe tab's inputs; the Probe tab opens."""
+        rid = result_id(value)
+        shown_item = item(rid, position)
+        image = guarded(item_images, store, rid, shown_item["position"], ctx.settings.benchmarks_dir)[0]
+        return image, shown_item["texts"][0], gr.Tabs(selected="probe")
+
+    return {"choices": lambda: gr.Dropdown(choices=result_choices(store)), "pick_result": pick_result,
+            "failures": failures, "failure_item": failure_item, "compare": compare, "send_to_probe": send_to_probe}
+
+
+def selected_position(table: pd.DataFrame, event: gr.SelectData) -> int:
+    """The item number of the clicked table row."""
+    return int(table.iloc[event.index[0]]["#"])
+
+
+def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> None:
+    """Lay out the failure browser (an accordion of the Benchmarks tab) and wire its endpoints."""
+    handlers = make_handlers(ctx)
+    with gr.Accordion("Failures: what a model got wrong", open=True, elem_id="failures"):
+        with gr.Row():
+            result = gr.Dropdown(result_choices(ctx.store), value=None, allow_custom_value=True, scale=3,
+                                 label="Result (model × benchmark)", elem_id="failure-result")
+            subtype = gr.Dropdown([], allow_custom_value=True, label="Subtype (wrong of all)", scale=2,
+                                  elem_id="failure-subtype")
+            page = gr.Number(1, precision=0, minimum=1, label=f"Page ({PAGE} items)", scale=0, min_width=110)
+            reload = gr.Button("↻", size="sm", scale=0, min_width=40)
+        with gr.Row():
+            with gr.Column(scale=3):
+                wrong = gr.Dataframe(pd.DataFrame(columns=FAILURE_COLUMNS), interactive=False, wrap=True,
+                                     column_widths=["9%", "16%", "33%", "30%", "12%"],
+                                     max_height=360, label="Items the model got wrong (click one)",
+                                     elem_id="failure-table")
+                other = gr.Dropdown([], allow_custom_value=True, elem_id="failure-other",
+                                    label="Where two models disagree: compare with (same item set)")
+                disagree = gr.Dataframe(pd.DataFrame(columns=DISAGREE_COLUMNS), interactive=False, wrap=True,
+                                        max_height=300, label="Items one gets right and the other wrong (click one)",
+                                        elem_id="failure-disagree")
+            with gr.Column(scale=2):
+                # No preview: a single image opened as a preview showed only its top-left corner.
+                gallery = gr.Gallery(label="Item image(s)", columns=2, height="auto", object_fit="contain",
+                                     allow_preview=False, preview=False, fit_columns=False, elem_id="failure-images")
+                captions = gr.HTML(elem_id="failure-captions")
+                send = gr.Button("Send to Probe", elem_id="send-to-probe")
+    position = gr.Number(None, visible=False, precision=0)
+    reload.click(handlers["choices"], None, result, api_name="failure_results")
+    # Named before the private reuses below, which would otherwise take the name "failures". `input`, not
+    # `change`: picking a result sets the subtype too, and its own step below loads the table once.
+    subtype.input(handlers["failures"], [result, subtype, page], wrong, api_name="failures")
+    result.change(handlers["pick_result"], result, [subtype, other, gallery, captions, position],
+                  api_name="failure_subtypes").then(handlers["failures"], [result, subtype, page], wrong,
+                                                    api_visibility="private")
+    page.submit(handlers["failures"], [result, subtype, page], wrong, api_visibility="private")
+    other.change(handlers["compare"], [result, other], disagree, api_name="disagreements")
+    for table in (wrong, disagree):
+        table.select(selected_position, table, position, api_visibility="private")
+    position.change(handlers["failure_item"], [result, position], [gallery, captions], api_name="failure_item")
+    send.click(handlers["send_to_probe"], [result, position], [probe_inputs["image"], probe_inputs["caption"], tabs],
+               api_name="send_to_probe")

@@ -1,0 +1,382 @@
+"""Campaigns tab (admins): create a BiVLC-style annotation campaign, generate its images, follow it, fix items
+by hand, export it.
+
+Views only: creating, generating, exporting and the database backup go through
+`backend.annotate.service` (which refuses non-admins), overrides through
+`resolution.override`, numbers come from `report`/`assist` (`ui/tabs/campaigns_items.py`
+reads them). Every handler re-checks that the session's actor is an admin:
+hiding the tab is a courtesy. Each action is a named API endpoint, mirroring
+`python -m backend campaign`.
+"""
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+from gradio import route_utils
+
+from backend import jobs, plugins
+from backend.annotate import campaigns, mirror, queries, resolution, service
+from backend.annotate.service import BUILT_IN_SOURCES
+from backend.core.auth import PermissionDenied, require_admin
+from backend.core.gpu import local_job_note
+from ui.tabs import campaigns_items as view
+from ui.context import AppContext, offer
+from ui.session import Session, actor_of
+
+REFRESH_S = 2.0
+TASK_LABELS = {"select": "Step 3: select", "ambiguity": "Step 4: ambiguity", "i2t": "Baseline: I2T",
+               "t2i": "Baseline: T2I"}
+USER_ERRORS = (ValueError, PermissionDenied, OSError, jobs.JobError)  # what a form can cause: shown, not a traceback
+DEFAULTS = campaigns.CampaignConfig()  # the form starts from the backend's defaults
+
+
+def _number(value, kind, label: str):
+    if value is None or value == "":
+        raise ValueError(f"{label} is empty")
+    return kind(value)
+
+
+def _app_url(ctx: AppContext, request: gr.Request | None) -> str:
+    """The address this visitor reached the app at (proxies' X-Forwarded-* headers honoured, as Gradio's own
+    file links are), else the configured one."""
+    raw = getattr(request, "request", None)
+    if raw is not None:
+        try:
+            return route_utils.get_root_url(raw, route_utils.get_api_call_path(raw), None)
+        except (ValueError, AttributeError):
+            pass
+    return f"http://{ctx.settings.server_name}:{ctx.settings.server_port}"
+
+
+def make_handlers(ctx: AppContext) -> dict:
+    """The tab's callbacks over one store; each takes the visitor's session last and checks it is an admin."""
+    settings, store, store_path = ctx.settings, ctx.store, ctx.store.path
+
+    def admin(session, action: str):
+        try:
+            actor = actor_of(ctx, session)
+            require_admin(actor, action)
+        except PermissionDenied as error:
+            raise gr.Error(str(error), print_exception=False) from error
+        return actor
+
+    def named(name) -> str:
+        if not name:
+            raise gr.Error("Pick a campaign first (or create one).", print_exception=False)
+        return name
+
+    def guarded(action, *args, **kwargs):
+        try:
+            return action(*args, **kwargs)
+        except USER_ERRORS as error:
+            raise gr.Error(str(error), print_exception=False) from error
+
+    def create(name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate,
+               tasks_per_session, human_baseline, preset, session=None):
+        """A new campaign from the form; a bad value is a message and the form keeps what was typed."""
+        actor = admin(session, "creating a campaign")
+        name = (name or "").strip()
+
+        def run():
+            config = {"overlap": _number(overlap, int, "overlap"), "resolution": rule,
+                      "gold_rate": _number(gold_rate, float, "gold rate"),
+                      "tasks_per_session": _number(tasks_per_session, int, "tasks per session"),
+                      "human_baseline": bool(human_baseline), **({"generator": preset} if preset and
+                                                                   preset != "custom" else {})}
+            return service.create_campaign(actor, name, source, settings, config=config,
+                                           n_items=_number(n_items, int, "number of toy items"),
+                                           seed=_number(seed, int, "seed"), path=(path or "").strip(),
+                                           images_dir=(images_dir or "").strip(),
+                                           probe_image=(probe_image or "").strip())
+        summary = guarded(run)
+        message = (f"Created **{summary['name']}**: {summary['items']} items and {summary['gold_items']} gold "
+                   f"items. Next: generate its images.")
+        return message, gr.Dropdown(choices=view.campaign_names(store_path), value=summary["name"])
+
+    def generate(name, preset, model, session=None):
+        """Start the generate job for the campaign's missing images with the chosen preset."""
+        actor = admin(session, "generating campaign images")
+        extra = {"model": (model or "").strip()} if preset == "custom" else {}
+        job_id = guarded(service.launch_generation, actor, named(name), settings, store, preset=preset or "",
+                         **extra)
+        return f"Started generate job #{job_id}.", view.generate_markdown(store, name)
+
+    def status(name, session=None, request: gr.Request | None = None):
+        """The campaign's report, its settings, its study link and its generate job's progress."""
+        admin(session, "viewing campaigns")
+        if not name:
+            return "Pick a campaign, or create one above.", "", "", ""
+        return guarded(lambda: (view.status_markdown(store_path, name), view.settings_markdown(store_path, name),
+                                view.study_link_markdown(_app_url(ctx, request), store_path, name),
+                                view.generate_markdown(store, name)))
+
+    def items(name, session=None):
+        """Every item with its stage, answers and the model's pick."""
+        admin(session, "viewing campaigns")
+        if not name:
+            return pd.DataFrame(columns=view.ITEM_COLUMNS)
+        return guarded(view.items_frame, store_path, name)
+
+    def item(name, item_id, session=None):
+        """One item: its captions and fate, original image, candidates (labelled), every raw answer."""
+        admin(session, "viewing campaigns")
+        if item_id in (None, ""):
+            raise gr.Error("Type an item id or click a row of the items table.", print_exception=False)
+        folder = guarded(campaigns.campaign_dir, settings.data_dir, named(name))
+        return guarded(view.item_view, store_path, folder, name, int(item_id))
+
+    def decisions(task, item_id, session=None):
+        admin(session, "viewing campaigns")
+        choices = guarded(view.decision_choices, store_path, task, item_id)
+        return gr.Dropdown(choices=choices, value=choices[0])
+
+    def override(name, item_id, task, decision, session=None):
+        """Decide an item's select or ambiguity task by hand; the raw answers stay as they were."""
+        actor = admin(session, "overriding an item")
+        if item_id in (None, ""):
+            raise gr.Error("Type an item id or click a row of the items table.", print_exception=False)
+
+        def run():
+            queries.item(store_path, named(name), int(item_id))  # the id must belong to this campaign
+            return resolution.override(store_path, int(item_id), task, str(decision or ""), actor.name)
+        stage = guarded(run)
+        return f"Item {int(item_id)}: {task} set to **{decision}** by {actor.name}; it is now **{stage}**."
+
+    def load_config(name, session=None):
+        """The campaign's instructions into the editors, and its generator into the preset dropdown."""
+        if not actor_of(ctx, session).is_admin or not name:
+            return [gr.skip()] * (len(campaigns.TASKS) + 1)
+        config = guarded(campaigns.get, store_path, name)["config"]
+        preset = config.generator if config.generator in view.preset_names() else gr.skip()
+        return [*(config.instructions[task] for task in campaigns.TASKS), preset]
+
+    def save_instructions(name, select, ambiguity, i2t, t2i, session=None):
+        """Store the edited instructions (annotators see them from their next task on)."""
+        admin(session, "editing campaign instructions")
+        texts = dict(zip(campaigns.TASKS, (select, ambiguity, i2t, t2i)))
+        empty = [task for task, text in texts.items() if not (text or "").strip()]
+        if empty:
+            raise gr.Error(f"Instructions for {', '.join(empty)} are empty.", print_exception=False)
+        guarded(campaigns.update_config, store_path, named(name), instructions=texts)
+        return f"Saved the instructions of **{name}**."
+
+    def export(name, out_dir, repo_id, private, session=None):
+        """The BiVLC-schema dataset and the answers CSV (and a push to the Hub when a repo id is given)."""
+        actor = admin(session, "exporting a campaign")
+        result = guarded(service.export_campaign, actor, named(name), settings, (out_dir or "").strip(),
+                         (repo_id or "").strip(), bool(private))
+        text = (f"Exported **{result['rows']}** rows to `{result['dataset']}` (load with "
+                f"`datasets.load_from_disk`); {result['answers']} raw answers in `{result['answers_csv']}`.")
+        if result["pushed"]:
+            text += f"  \nPushed to {result['pushed']}"
+        return text, offer(result["answers_csv"])
+
+    def backup(session=None):
+        """A consistent copy of the whole store (every campaign, answer and job), for download."""
+        actor = admin(session, "downloading the database")
+        return offer(guarded(service.backup_database, actor, settings))
+
+    def list_campaigns(session=None):
+        admin(session, "viewing campaigns")
+        return gr.Dropdown(choices=view.campaign_names(store_path))
+
+    def tick(name, seen, session=None):
+        """For the timer: redraw the report and the generate line only when something changed, and the
+        campaign list only when campaigns came or went (never while nothing did: no flicker, no lost edits)."""
+        skip = (seen, gr.skip(), gr.skip(), gr.skip())
+        if not actor_of(ctx, session).is_admin:
+            return skip
+        now = view.fingerprint(store_path, store, name)
+        if now == seen:
+            return skip
+        if any(job["status"] in jobs.ACTIVE for job in store.list_jobs(kind="generate", limit=20)):
+            jobs.reconcile(store, settings)  # a generate job whose process died is settled, not "running"
+        listed = gr.Dropdown(choices=now[0]) if not seen or seen[0] != now[0] else gr.skip()
+        try:
+            shown = (view.status_markdown(store_path, name), view.generate_markdown(store, name)) if name else \
+                (gr.skip(), gr.skip())
+        except ValueError:  # the campaign is gone (another admin's database restore): keep what is shown
+            shown = (gr.skip(), gr.skip())
+        return now, listed, *shown
+
+    return {"create": create, "generate": generate, "status": status, "items": items, "item": item,
+            "decisions": decisions, "override": override, "load_config": load_config,
+            "save_instructions": save_instructions, "export": export, "backup": backup,
+            "list_campaigns": list_campaigns, "tick": tick}
+
+
+def source_choices() -> list[tuple[str, str]]:
+    """(label, source) of every campaign source: the plug-ins' (they make their own items), a file, a probe."""
+    own = [(source.label, name) for name, source in plugins.hooks().campaign_sources.items()]
+    return [*own, ("file", "file"), ("probe result", "probe")]
+
+
+def _form() -> list:
+    """The new-campaign form (in an accordion); returns its inputs in `create`'s order, preset excluded."""
+    with gr.Row():
+        name = gr.Textbox(label="Name", placeholder="e.g. bivlc-pilot-1", elem_id="campaign-name", scale=2,
+                          info="letters, digits, '.', '_' or '-'")
+        offered = source_choices()
+        source = gr.Radio(offered, value=offered[0][1], label="Items from", scale=2)
+        n_items = gr.Number(20, precision=0, minimum=1, label="Items", elem_id="campaign-items", scale=1,
+                            visible=offered[0][1] in plugins.hooks().campaign_sources)
+        seed = gr.Number(0, precision=0, minimum=0, label="Seed", info="draws generated and gold items", scale=1)
+    with gr.Row(visible=False) as file_row:
+        path = gr.Textbox(label="File", info="SugarCrepe .json or BiVLC .csv/.jsonl (file); the probe's JSON "
+                                             "download (probe result); a path in the workspace")
+        images_dir = gr.Textbox(label="Images folder", info="the file's image names are relative to it, "
+                                                            "e.g. COCO val2017")
+        probe_image = gr.Textbox(label="Probed image", info="the image the probe was run on", visible=False)
+    source.change(lambda s: (gr.Number(visible=s in plugins.hooks().campaign_sources),
+                             gr.Row(visible=s in BUILT_IN_SOURCES),
+                             gr.Textbox(visible=s == "file"), gr.Textbox(visible=s == "probe")),
+                  source, [n_items, file_row, images_dir, probe_image], api_visibility="private", queue=False)
+    with gr.Row():
+        overlap = gr.Number(DEFAULTS.overlap, precision=0, minimum=1, maximum=10,
+                            label="Answers per item (overlap)")
+        rule = gr.Dropdown(list(campaigns.RESOLUTION_RULES), value=DEFAULTS.resolution,
+                           label="Resolution rule", info="third: a tie calls one more annotator")
+        gold_rate = gr.Number(DEFAULTS.gold_rate, minimum=0, maximum=0.99, step=0.05,
+                              label="Gold rate", info="share of tasks with known answers")
+        per_session = gr.Number(DEFAULTS.tasks_per_session, precision=0, minimum=1,
+                                label="Tasks per session")
+        baseline = gr.Checkbox(False, label="Human baseline (BiVLC's I2T and T2I questions)")
+    return [name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, per_session,
+            baseline]
+
+
+def _generator() -> tuple:
+    """The preset picker (and the model box of the custom preset): used by 'Generate images' and stored with
+    a new campaign."""
+    names = view.preset_names()
+    preset = gr.Dropdown(names, value=names[0], label="Image generator", elem_id="campaign-preset", scale=2)
+    model = gr.Textbox(label="Model (custom)", placeholder="diffusers model id or folder", visible=False, scale=2)
+    generate = gr.Button("Generate images", variant="primary", scale=1, elem_id="campaign-generate")
+    return preset, model, generate
+
+
+def build(ctx: AppContext, visitor: Session) -> None:
+    """Lay out the Campaigns tab inside the current Blocks context."""
+    h = make_handlers(ctx)
+    state = visitor.state
+    for note, elem_id in ((mirror.warning(ctx.settings), "campaign-backup-warning"),
+                          (local_job_note(), "campaign-zero-gpu-note")):
+        if note:
+            gr.Markdown(note, elem_id=elem_id)
+    with gr.Accordion("New campaign", open=True) as new_box:
+        form = _form()
+        with gr.Row():
+            create = gr.Button("Create", variant="primary", elem_id="campaign-create", scale=0, min_width=160)
+            gr.Markdown("The image generator chosen below is stored with the campaign.")
+    with gr.Row(equal_height=True):
+        campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick")
+        refresh = gr.Button("↻", scale=0, min_width=48)
+        preset, model, generate = _generator()
+    licence = gr.Markdown(view.licence_markdown(preset.value), elem_id="campaign-licence")
+    notice = gr.Markdown(elem_id="campaign-notice")
+    generating = gr.Markdown(elem_id="campaign-generate-status")
+    with gr.Tabs():
+        with gr.Tab("Progress"):
+            study = gr.Markdown(elem_id="campaign-study-link")
+            settings_line = gr.Markdown(elem_id="campaign-settings")
+            status = gr.Markdown("Pick a campaign, or create one above.", elem_id="campaign-status")
+        with gr.Tab("Items") as items_tab:
+            items, shown = _items_view()
+        with gr.Tab("Instructions"):
+            texts = [gr.Textbox(label=TASK_LABELS[task], lines=6, max_lines=14,
+                                elem_id=f"campaign-instructions-{task}") for task in campaigns.TASKS]
+            save = gr.Button("Save instructions")
+            saved = gr.Markdown()
+        with gr.Tab("Export"):
+            _export_view(ctx, h, campaign, state)
+    seen = gr.State(None)
+
+    preset.change(lambda p, m: (view.licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
+                  [licence, model], api_visibility="private", queue=False)
+    model.change(view.licence_markdown, [preset, model], licence, api_visibility="private", queue=False)
+    create.click(h["create"], [*form, preset, state], [notice, campaign], api_name="create_campaign").success(
+        lambda: gr.Accordion(open=False), None, new_box, api_visibility="private", queue=False)
+    refresh.click(h["list_campaigns"], state, campaign, api_name="list_campaigns")
+    campaign.change(h["status"], [campaign, state], [status, settings_line, study, generating],
+                    api_name="campaign_status")
+    campaign.change(h["items"], [campaign, state], items["table"], api_name="campaign_items")
+    campaign.change(h["load_config"], [campaign, state], [*texts, preset], api_visibility="private")
+    generate.click(h["generate"], [campaign, preset, model, state], [notice, generating],
+                   api_name="launch_generation")
+    save.click(h["save_instructions"], [campaign, *texts, state], saved, api_name="save_instructions")
+    items["refresh"].click(h["items"], [campaign, state], items["table"], api_visibility="private")
+    items_tab.select(h["items"], [campaign, state], items["table"], api_visibility="private")
+    _wire_items(h, campaign, state, items, shown, status)
+    timer = gr.Timer(REFRESH_S)
+    timer.tick(h["tick"], [campaign, seen, state], [seen, campaign, status, generating], api_visibility="private",
+               show_progress="hidden")
+
+
+def _items_view() -> tuple[dict, list]:
+    """The items table and one item's detail; returns (controls, the item view's outputs)."""
+    with gr.Row():
+        gr.Markdown("Click a row to see the item's images and answers; ↻ shows the latest stages and answers.")
+        refresh = gr.Button("↻ Refresh", size="sm", scale=0)
+    table = gr.Dataframe(pd.DataFrame(columns=view.ITEM_COLUMNS), interactive=False, max_height=320, wrap=True,
+                         column_widths=["5%", "9%", "5%", "24%", "24%", "9%", "16%", "8%"],
+                         elem_id="campaign-items-table", label="Items")
+    with gr.Row(equal_height=True):
+        item_id = gr.Number(None, precision=0, label="Item id", scale=1, elem_id="campaign-item-id")
+        show = gr.Button("Show item", scale=0)
+        task = gr.Dropdown(["select", "ambiguity"], value="select", label="Override task", scale=1)
+        # Custom values allowed: the choices follow the task, and `resolution.override` says what is valid.
+        decision = gr.Dropdown(["1", "2", "3", "4", "none"], value="1", label="Decision", scale=1,
+                               allow_custom_value=True)
+        override = gr.Button("Override", variant="stop", scale=0, elem_id="campaign-override")
+    overridden = gr.Markdown()
+    text = gr.Markdown(elem_id="campaign-item")
+    with gr.Row():
+        original = gr.Image(label="Original image", interactive=False, height=220, scale=1, buttons=[])
+        gallery = gr.Gallery(label="Candidate images, numbered as annotators see them", columns=4, height=260,
+                             scale=3, elem_id="campaign-candidates", allow_preview=True)
+    candidates = gr.Markdown(elem_id="campaign-candidates-table")
+    answers = gr.Dataframe(pd.DataFrame(columns=view.ANSWER_COLUMNS), interactive=False, max_height=240,
+                           label="Raw answers (admin overrides included)", elem_id="campaign-answers")
+    controls = {"table": table, "refresh": refresh, "item_id": item_id, "show": show, "task": task,
+                "decision": decision, "override": override, "overridden": overridden}
+    return controls, [text, original, gallery, candidates, answers]
+
+
+def _wire_items(h: dict, campaign, state, items: dict, shown: list, status) -> None:
+    def pick_row(evt: gr.SelectData):
+        """A click anywhere on a row selects that row's item."""
+        row = evt.row_value or []
+        return row[0] if row else gr.skip()
+
+    item_id, task, decision = items["item_id"], items["task"], items["decision"]
+    items["table"].select(pick_row, None, item_id, api_visibility="private", queue=False).then(
+        h["item"], [campaign, item_id, state], shown, api_visibility="private").then(
+        h["decisions"], [task, item_id, state], decision, api_visibility="private")
+    items["show"].click(h["item"], [campaign, item_id, state], shown, api_name="campaign_item").then(
+        h["decisions"], [task, item_id, state], decision, api_visibility="private")
+    item_id.submit(h["item"], [campaign, item_id, state], shown, api_visibility="private")
+    task.change(h["decisions"], [task, item_id, state], decision, api_visibility="private")
+    items["override"].click(h["override"], [campaign, item_id, task, decision, state], items["overridden"],
+                            api_name="override_item").success(
+        h["item"], [campaign, item_id, state], shown, api_visibility="private").then(
+        h["items"], [campaign, state], items["table"], api_visibility="private").then(
+        lambda name, session: h["status"](name, session)[0], [campaign, state], status, api_visibility="private")
+
+
+def _export_view(ctx: AppContext, h: dict, campaign, state) -> None:
+    """Export (dataset + answers CSV, optional Hub push) and the database backup."""
+    gr.Markdown("Items that passed both annotation steps become a BiVLC-schema dataset (images embedded); every "
+                "raw answer goes to a CSV.")
+    with gr.Row():
+        out_dir = gr.Textbox(label="Folder (optional)", placeholder=f"default: {ctx.settings.downloads_dir}/<name>")
+        repo_id = gr.Textbox(label="Hub dataset repo (optional)", placeholder="org/name; needs HF_TOKEN")
+        private = gr.Checkbox(True, label="Private on the Hub")
+    export = gr.Button("Export", variant="primary")
+    result = gr.Markdown(elem_id="campaign-export")
+    answers_csv = gr.File(label="Answers CSV", interactive=False)
+    gr.Markdown("A copy of the whole database (campaigns, answers, jobs), made safely while the app runs:")
+    backup = gr.Button("Download database backup")
+    backup_file = gr.File(label="Database backup", interactive=False)
+    export.click(h["export"], [campaign, out_dir, repo_id, private, state], [result, answers_csv],
+                 api_name="export_campaign")
+    backup.click(h["backup"], state, backup_file, api_name="backup_database")
