@@ -10,18 +10,17 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from backend import jobs, plugins
-from backend.core import auth
-from backend.models import choices
 from backend.annotate import mirror
-from backend.models.registry import EmbeddingCache
+from backend.core import auth
 from backend.core.gpu import on_zero_gpu
 from backend.core.limits import MAX_UPLOAD_BYTES
-from backend.models.registry import ModelRegistry
 from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.core.store import Store
+from backend.models import choices
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from ui import limits, session
-from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
 from ui.context import AppContext
+from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
 
 # Gradio summarises up to 10,000 past events with pandas after EVERY event by default (5-13 ms each, growing):
 # the largest fixed cost of an annotator's answer. Every 1000 events is plenty for its monitoring page. Read
@@ -128,8 +127,8 @@ def served_folders(settings: Settings) -> list[Path]:
 
 def never_served(settings: Settings) -> list[Path]:
     """Refused even where they lie inside a served folder (an admin's allowed root that holds the workspace):
-    the store and its SQLite side files, runs, models, downloads, the campaign backup's tables (unless configured around a served folder,
-    which Gradio would then refuse to show as well)."""
+    the store and its SQLite side files, runs, models, downloads, the campaign backup's tables (unless configured
+    around a served folder, which Gradio would then refuse to show as well)."""
     store = [settings.db.with_name(settings.db.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
     served = [folder.resolve() for folder in served_folders(settings)]
     private = [settings.runs_dir, settings.models_dir, settings.downloads_dir, mirror.tables_folder(settings)]

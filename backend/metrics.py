@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 import math

@@ -17,12 +17,11 @@ them by one positive number, so verdicts and metrics are the same either way.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PIL import Image
-
-from typing import TYPE_CHECKING
 
 from backend.core.auth import Actor
 from backend.core.images import ImageFileError, open_image
@@ -32,6 +31,7 @@ from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.models.spec import ModelLoadError, local_path, parse_spec
 
 if TYPE_CHECKING:  # the encoder (torch, open_clip) and the engine (spaCy) load on the first probe
+    from backend.models.encoder import Encoder
     from backend.perturb.grammar import GrammarFilter
 
 MAX_EXTRA_CAPTIONS = 50

@@ -8,12 +8,11 @@ from gradio import processing_utils
 from gradio import utils as gradio_utils
 
 from backend import jobs
-from backend.models import choices
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
-from backend.patching.config import exported_models
 from backend.core.settings import Settings
 from backend.core.store import Store
+from backend.models import choices
+from backend.models.registry import EmbeddingCache, ModelRegistry
+from backend.patching.config import exported_models
 
 
 @dataclass

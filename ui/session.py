@@ -8,15 +8,16 @@ is a courtesy: their endpoints refuse anyone else.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import gradio as gr
 
 from backend import jobs
 from backend.core import auth
-from backend.core.store import Store
 from backend.core.auth import Actor, PermissionDenied, require_admin
+from backend.core.store import Store
 from ui.context import AppContext
 
 T = TypeVar("T")

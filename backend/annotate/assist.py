@@ -21,11 +21,11 @@ if TYPE_CHECKING:
     from backend.models.loading import LoadedModel
 
 
-def score_candidates(store_path: Path | str, campaign: str, folder: Path, loaded: "LoadedModel",
+def score_candidates(store_path: Path | str, campaign: str, folder: Path, loaded: LoadedModel,
                      batch_size: int = 64) -> int:
     """Score every candidate of the campaign with `loaded`; returns how many were scored."""
-    from backend.models.encoder import Encoder
     from backend.core.images import open_image
+    from backend.models.encoder import Encoder
 
     campaign_id = campaigns.get(store_path, campaign)["id"]
     rows = db.rows(store_path, "select c.id, c.path, i.caption, i.negative_caption from candidates c join items i "

@@ -37,7 +37,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +91,7 @@ class Backup:
         self.folder = Path(folder)
         self.repo_id, self.token, self.every_minutes, self.api = repo_id, token, every_minutes, api
         # sorts by start time (to the microsecond), so restored records come oldest process first
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         self.process_id = f"{stamp}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._scheduler: Any = None
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from backend.annotate import db
-from backend.jobs.kinds import check_known_keys
 from backend.core.paths import check_slug
+from backend.jobs.kinds import check_known_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTIONS_DIR = ROOT / "annotations" / "instructions"
@@ -56,7 +56,7 @@ class CampaignConfig:
     instructions: dict = field(default_factory=default_instructions)
 
     @classmethod
-    def from_dict(cls, values: dict) -> "CampaignConfig":
+    def from_dict(cls, values: dict) -> CampaignConfig:
         check_known_keys(cls, values, "campaign settings")
         config = cls(**values)
         config.validate()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -138,7 +138,7 @@ def _iso_utc(value: Any) -> str:
     if value is None or value == "":
         return ""
     if isinstance(value, (int, float)):
-        moment = datetime.fromtimestamp(value, tz=timezone.utc)
+        moment = datetime.fromtimestamp(value, tz=UTC)
     elif isinstance(value, datetime):
         moment = value
     elif isinstance(value, str):
@@ -149,8 +149,8 @@ def _iso_utc(value: Any) -> str:
     else:
         raise ExportError(f"answered_at {value!r} is neither a time nor a timestamp")
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _correct(value: Any) -> str:

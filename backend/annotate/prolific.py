@@ -9,8 +9,8 @@ types a name instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 from urllib.parse import urlencode
 
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"

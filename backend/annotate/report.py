@@ -9,14 +9,22 @@ Krippendorff's alpha over all annotators.
 from __future__ import annotations
 
 import statistics
-from dataclasses import asdict
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from backend.annotate import campaigns, db
-from backend.annotate.agreement import (Answer, chosen_image, flagged, gold_accuracy, krippendorff_alpha,
-                                        pairwise_kappa, picked_or_none, wilson_interval)
+from backend.annotate.agreement import (
+    Answer,
+    chosen_image,
+    flagged,
+    gold_accuracy,
+    krippendorff_alpha,
+    pairwise_kappa,
+    picked_or_none,
+    wilson_interval,
+)
 from backend.core.markup import literal
 
 
@@ -111,7 +119,8 @@ def to_markdown(state: dict[str, Any]) -> str:
     lines.append(f"Agreement (step 3, picked an image vs none, BiVLC's measure): mean Cohen's kappa "
                  f"{_number(agree['picked_or_none']['mean_kappa'])} over {len(agree['picked_or_none']['pairs'])} "
                  f"pair(s), Krippendorff's alpha {_number(agree['picked_or_none']['alpha'])}; on the chosen image: "
-                 f"kappa {_number(agree['chosen_image']['mean_kappa'])}, alpha {_number(agree['chosen_image']['alpha'])}"
+                 f"kappa {_number(agree['chosen_image']['mean_kappa'])}, "
+                 f"alpha {_number(agree['chosen_image']['alpha'])}"
                  f"; step 4: alpha {_number(agree['ambiguity']['alpha'])}.")
     for task, label in (("i2t", "I2T"), ("t2i", "T2I")):
         if task in state["baseline"]:
@@ -122,7 +131,8 @@ def to_markdown(state: dict[str, Any]) -> str:
              "|---|---|---|---|---|---|---|---|---|"]
     for row in state["annotators"]:
         median = "n/a" if row["median_ms"] is None else f"{row['median_ms'] / 1000:.1f} s"
-        table.append(f"| {literal(row['annotator'])} | {row['source']} | {row['answered']} | {row['held']} | {row['gold']} "
+        table.append(f"| {literal(row['annotator'])} | {row['source']} | {row['answered']} | {row['held']} "
+                     f"| {row['gold']} "
                      f"| {_percent(row['gold_accuracy'])} | {median} | {'FLAGGED' if row['flagged'] else ''} "
                      f"| {'yes' if row['finished'] else ''} |")
     if state["annotators"]:

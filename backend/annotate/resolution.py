@@ -114,7 +114,8 @@ def override(store_path: Path | str, item_id: int, task: str, decision: str, act
         if task == "ambiguity" and chosen in (None, "none"):
             raise ValueError(f"item {item_id} has no chosen image yet: decide its select task first")
         answer = conn.execute("insert into answers (campaign_id, item_id, stage, choice, source, actor, created_at) "
-                              "values (?,?,?,?,'admin',?,?)", (item["campaign_id"], item_id, task, decision, actor, now))
+                              "values (?,?,?,?,'admin',?,?)",
+                     (item["campaign_id"], item_id, task, decision, actor, now))
         db.changed(conn, "answers", answer.lastrowid)
         config = json.loads(item["config"])
         stage, why = next_stage(task, decision, item, config)

@@ -24,9 +24,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.core import auth
 from backend.annotate import assign, db
 from backend.annotate.prolific import Identity
+from backend.core import auth
 from backend.core.settings import Settings
 
 # No 0/O, 1/I/L: a key is read off a screen and typed. 12 of 31 symbols: about 59 bits.

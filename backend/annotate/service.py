@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from backend import jobs, plugins
-from backend.core import tabular
 from backend.annotate import campaigns, db, sources
 from backend.annotate.campaigns import CampaignConfig
+from backend.core import tabular
 from backend.core.auth import Actor, require_admin
 from backend.core.paths import confine
 from backend.core.settings import Settings

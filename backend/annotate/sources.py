@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from backend.core import tabular
 from backend.annotate.campaigns import ItemSpec
+from backend.core import tabular
 from backend.core.images import image_problems, listed_problems
 from backend.core.limits import caption_problem
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
-
 
 from backend.benchmarks import hub
 from backend.benchmarks.evaluator import Benchmark, register

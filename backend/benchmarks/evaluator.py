@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from backend.benchmarks import load_all
 from backend.benchmarks.task import EmptyTextError, Task, item_scores, pool_texts

@@ -11,11 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 from collections.abc import Iterable, Mapping, Sequence
-
 
 from backend import metrics as M
 from backend.benchmarks.task import fraction

@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from backend.jobs.kinds import check_known_keys
 
@@ -39,14 +39,14 @@ class EvaluateConfig:
     data_root: str = ""
 
     @classmethod
-    def from_dict(cls, values: dict) -> "EvaluateConfig":
+    def from_dict(cls, values: dict) -> EvaluateConfig:
         check_known_keys(cls, values, "evaluate config")
         return cls(**values).validate()
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
-    def validate(self) -> "EvaluateConfig":
+    def validate(self) -> EvaluateConfig:
         from backend.benchmarks import get_benchmark
 
         problems = []
@@ -107,7 +107,7 @@ def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = Non
         for b, (name, task) in enumerate(tasks.items()):
             step = m * len(tasks) + b
 
-            def report(done: int, total: int, step=step, name=name) -> None:
+            def report(done: int, total: int, step=step, name=name, spec=spec) -> None:
                 if progress:
                     progress((step + done / max(total, 1)) / steps, f"{spec} on {name}: {done}/{total} encoded")
 

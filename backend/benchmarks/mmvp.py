@@ -20,14 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
 
 from backend.benchmarks.data import DataMissing, require_dir, steps_message
 from backend.benchmarks.evaluator import Benchmark, register

@@ -25,15 +25,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 import functools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
-
 
 from backend import metrics as M
 from backend.benchmarks.data import Remote, ensure

@@ -18,9 +18,9 @@ import csv
 import io
 import json
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from backend.benchmarks.task import ImageFile, ImageSource, Task, load_image
 from backend.core.store import Store

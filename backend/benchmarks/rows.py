@@ -10,8 +10,8 @@ number rather than a ``KeyError`` deep in a build.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from backend.benchmarks.data import DataMissing, steps_message
 

@@ -14,19 +14,19 @@ the embeddings are gathered, so N GPUs share the work of one evaluation.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
 from backend.benchmarks.task import ImageSource, image_source_key, load_image
-from backend.models.encoder import pixel_embeddings, text_embeddings
-from backend.models.registry import EmbeddingCache
 from backend.core import env
 from backend.core.errors import last_line
 from backend.core.images import ImageFileError
+from backend.models.encoder import pixel_embeddings, text_embeddings
 from backend.models.loading import LoadedModel
+from backend.models.registry import EmbeddingCache
 
 Progress = Callable[[int, int], None]  # (done, total) distinct inputs encoded
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -141,6 +140,6 @@ register(Benchmark(
     "tie is wrong (clip_benchmark counts it right).",
     f"sugar-crepe@{COMMIT[:7]}+coco-val2017",
     build,
-    chance={name: 0.5 for name in _metric_names()},
+    chance=dict.fromkeys(_metric_names(), 0.5),
     headline=("micro", "micro/replace", "micro/swap", "micro/add", "overall"),
 ))

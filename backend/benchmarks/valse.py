@@ -17,12 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 import json
 from pathlib import Path
-
 
 from backend.benchmarks.data import DataMissing, Remote, ensure, steps_message
 from backend.benchmarks.evaluator import Benchmark, register

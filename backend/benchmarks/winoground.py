@@ -16,14 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
 
 from backend.benchmarks import hub
 from backend.benchmarks.data import DataMissing, steps_message

@@ -17,17 +17,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
-
 
 from backend.benchmarks.data import DataMissing, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
-from backend.core import env
 from backend.benchmarks.task import ImageFile, ImageSource, Task
+from backend.core import env
 
 CIFAR10_CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
 CIFAR10_TEMPLATES = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from backend import plugins
 from backend.cli import benchmarks, campaign, jobs, probe, settings, train
@@ -19,8 +19,8 @@ COMMANDS = (probe, benchmarks, train, jobs, settings, campaign)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m backend",
-                                     description="Compositionality Lab: probe, benchmark and finetune CLIP-like models.")
+    parser = argparse.ArgumentParser(
+        prog="python -m backend", description="Compositionality Lab: probe, benchmark and finetune CLIP-like models.")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         module.add_parsers(subparsers)

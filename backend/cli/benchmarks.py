@@ -116,8 +116,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _export_patched(args: argparse.Namespace) -> int:
-    from backend.patching.sweep import export_patched
     from backend.core.settings import get_settings
+    from backend.patching.sweep import export_patched
 
     spec = export_patched(args.pretrained, args.finetuned, args.alpha, args.name,
                           args.models_dir or get_settings().models_dir)

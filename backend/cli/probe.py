@@ -13,8 +13,7 @@ from backend.perturb.grammar import DEFAULT_GRAMMAR_MODEL
 
 def _probe(args: argparse.Namespace) -> int:
     # Imported here: torch and open_clip take seconds to import, `--help` should not.
-    from backend.models.registry import EmbeddingCache
-    from backend.models.registry import ModelRegistry
+    from backend.models.registry import EmbeddingCache, ModelRegistry
     from backend.perturb import PROBE_DEFAULT_FAMILIES
     from backend.probe import run_probe
 

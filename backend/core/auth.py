@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import getpass
 import hmac
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from backend.core.settings import Settings
 

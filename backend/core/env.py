@@ -8,7 +8,7 @@ how many this process is under torchrun (or Slurm's srun), and on which device i
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 TRUE_VALUES = ("1", "on", "yes", "true")
 

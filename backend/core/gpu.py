@@ -20,7 +20,8 @@ Space gives such a process no GPU: it runs on the CPU).
 from __future__ import annotations
 
 import os
-from typing import Callable, Mapping, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 ZERO_GPU_ENV = "SPACES_ZERO_GPU"
 # Variables a ZeroGPU Space sets for its web process only (spaces/config.py reads them at import).

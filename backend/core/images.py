@@ -21,9 +21,9 @@ from __future__ import annotations
 import io
 import os
 import warnings
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterable
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 

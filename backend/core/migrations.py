@@ -28,7 +28,8 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "ALTER TABLE jobs ADD COLUMN target_options TEXT",
         """UPDATE jobs SET target_options = json_object('nproc', CAST(substr(target, 10) AS INTEGER)),
             target = 'torchrun' WHERE target LIKE 'torchrun:%'""",
-        "UPDATE jobs SET target_options = json_object('flavor', substr(target, 4)), target = 'hf' WHERE target LIKE 'hf:%'",
+        "UPDATE jobs SET target_options = json_object('flavor', substr(target, 4)), target = 'hf' "
+        "WHERE target LIKE 'hf:%'",
         "UPDATE jobs SET target_options = '{}' WHERE target_options IS NULL",
         "ALTER TABLE jobs ADD COLUMN message TEXT",
         "ALTER TABLE jobs ADD COLUMN updated_at REAL",

@@ -16,10 +16,10 @@ import json
 import os
 import textwrap
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_MODELS = ROOT / "models"
@@ -108,7 +108,7 @@ class Settings:
     source: str = "defaults"  # which file, if any, the values came from (shown by `python -m backend settings`)
 
     @classmethod
-    def load(cls, env: Mapping[str, str] | None = None, config_file: Path | str | None = None) -> "Settings":
+    def load(cls, env: Mapping[str, str] | None = None, config_file: Path | str | None = None) -> Settings:
         """Environment over TOML file over defaults; relative paths are taken from the workspace."""
         env = os.environ if env is None else env
         workspace = Path(env.get("COMPLAB_WORKSPACE") or _BY_NAME["workspace"].default)

@@ -3,7 +3,7 @@ renderer).
 
 | module | role |
 |---|---|
-| `presets.py` | `Preset`, `PRESETS` (bivlc, sdxl-turbo, sd-turbo), `presets()` (with the plug-ins'), `Preset.custom`, `prompt_for` |
+| `presets.py` | `Preset`, `PRESETS` (bivlc, sdxl-turbo, sd-turbo), `presets()` (plug-ins' too), `prompt_for` |
 | `diffusion.py` | `load_pipeline`, `generate` (one image per call, one CPU generator per image), `regenerate` |
 | `storage.py` | content-addressed PNG + WebP display copy, atomic and idempotent |
 | `seeds.py` | an image's seed from (base seed, item id, slot) |

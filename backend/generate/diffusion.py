@@ -22,10 +22,11 @@ CPU generators: the initial noise then does not depend on the device, and
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import torch
 from PIL import Image

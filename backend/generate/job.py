@@ -80,7 +80,7 @@ class GenerateConfig:
         from backend.core.settings import get_settings
         return campaign_dir(get_settings().data_dir, self.campaign)
 
-    def validate(self) -> "GenerateConfig":
+    def validate(self) -> GenerateConfig:
         problems = []
         try:
             check_slug(self.campaign, "campaign name")
@@ -135,7 +135,7 @@ class GenerateConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict) -> "GenerateConfig":
+    def from_dict(cls, values: dict) -> GenerateConfig:
         check_known_keys(cls, values, "generate config")
         return cls(**values).validate()
 
@@ -150,7 +150,7 @@ def shard(requests: list, rank: int, world_size: int) -> list:
     return [request for request in requests if request.item_id % world_size == rank]
 
 
-def _store_path(config: GenerateConfig, reporter: "Reporter") -> Path:
+def _store_path(config: GenerateConfig, reporter: Reporter) -> Path:
     """The campaign's store: the configured one, else the job's own (the runner's), else the db setting."""
     if config.db:
         return Path(config.db)
@@ -160,7 +160,7 @@ def _store_path(config: GenerateConfig, reporter: "Reporter") -> Path:
     return get_settings().db
 
 
-def run_job(config: GenerateConfig, reporter: "Reporter") -> dict:
+def run_job(config: GenerateConfig, reporter: Reporter) -> dict:
     """The `generate` kind's entry point: draw the missing images (mirrored to the Space backup when one is
     configured), then score them for the admin when `assist_model` is set."""
     from backend.annotate import mirror
@@ -176,7 +176,7 @@ def run_job(config: GenerateConfig, reporter: "Reporter") -> dict:
     return result
 
 
-def _assist(config: GenerateConfig, reporter: "Reporter") -> dict:
+def _assist(config: GenerateConfig, reporter: Reporter) -> dict:
     from backend.annotate import assist
     from backend.models.loading import load_model
 
@@ -188,7 +188,7 @@ def _assist(config: GenerateConfig, reporter: "Reporter") -> dict:
     return assist.report(store_path, config.campaign)
 
 
-def _remove_interrupted_writes(root: Path, reporter: "Reporter") -> None:
+def _remove_interrupted_writes(root: Path, reporter: Reporter) -> None:
     """Delete the temporary files of image writes a killed run left (older than this job's start)."""
     from backend.generate.storage import remove_partial
 
@@ -198,7 +198,7 @@ def _remove_interrupted_writes(root: Path, reporter: "Reporter") -> None:
         reporter.log(f"removed {removed} partial file(s) left by an interrupted write in {root}")
 
 
-def _disk_full(error: OSError, root: Path, stored: int, wanted: int, reporter: "Reporter") -> ValueError:
+def _disk_full(error: OSError, root: Path, stored: int, wanted: int, reporter: Reporter) -> ValueError:
     """A full disk as the job's own message, which the job's status shows. The store stays consistent: an image
     gets its row only once both of its files are complete, and a failed write removes its temporary file."""
     return ValueError(f"no space left on device while writing {error.filename or root}; {stored} of {wanted} "
@@ -216,7 +216,7 @@ def _plugin_drawer(generator: str):
     return plugins.resolve(found.draw)
 
 
-def draw_missing(config: GenerateConfig, reporter: "Reporter") -> dict:
+def draw_missing(config: GenerateConfig, reporter: Reporter) -> dict:
     """Fill the campaign's missing candidate slots; return the counts."""
     from backend.annotate import campaigns, report
     from backend.generate.seeds import image_seed, item_seed

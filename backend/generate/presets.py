@@ -50,7 +50,7 @@ class Preset:
     variant: str | None = None  # weight files to fetch when running in fp16 ("fp16" halves the download)
 
     @classmethod
-    def custom(cls, model_id: str, steps: int = 30, guidance: float = 5.0, unet_id: str | None = None) -> "Preset":
+    def custom(cls, model_id: str, steps: int = 30, guidance: float = 5.0, unet_id: str | None = None) -> Preset:
         """Any diffusers text-to-image model (a hub id or a local `save_pretrained` folder), at its native size."""
         if not str(model_id).strip():
             raise ValueError("a custom preset needs a model id or a local model folder")
@@ -59,7 +59,7 @@ class Preset:
                    licence="see the model card", licence_url=model_card(str(model_id).strip()),
                    summary=f"{model_id}, {steps} steps, guidance {guidance}")
 
-    def with_settings(self, steps: int | None = None, guidance: float | None = None) -> "Preset":
+    def with_settings(self, steps: int | None = None, guidance: float | None = None) -> Preset:
         """This preset with steps and/or guidance overridden (None keeps the preset's)."""
         return replace(self, steps=self.steps if steps is None else steps,
                        guidance=self.guidance if guidance is None else guidance)

@@ -5,8 +5,7 @@ app, the CLI and the job itself all see the same row. Launch, resume and cancel 
 through `submit`, `resume` and `cancel`, which check who is asking.
 """
 from backend.jobs.kinds import KINDS, JobKind, get_kind, register
-from backend.jobs.records import (ACTIVE, FINAL, JobError, finished_checkpoints, follow, get, log_tail,
-                                  resume_links)
+from backend.jobs.records import ACTIVE, FINAL, JobError, finished_checkpoints, follow, get, log_tail, resume_links
 from backend.jobs.reporter import Reporter
 from backend.jobs.service import cancel, reconcile, resume, submit
 from backend.jobs.targets import TARGET_NAMES, get_target, label

@@ -5,9 +5,9 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
-from backend.jobs.records import JobError
 from backend.core.settings import Settings
 from backend.core.store import Store
+from backend.jobs.records import JobError
 
 
 class Target(ABC):

@@ -24,9 +24,9 @@ from typing import Any
 
 import yaml
 
-from backend.jobs.records import ACTIVE, FINAL, JobError, log_tail
-from backend.jobs.base import Target, job_dir
 from backend.core.store import Store
+from backend.jobs.base import Target, job_dir
+from backend.jobs.records import ACTIVE, FINAL, JobError, log_tail
 
 CONFIG_ENV = "COMPLAB_JOB_CONFIG"
 STAGES = {"SCHEDULING": "queued", "RUNNING": "running", "COMPLETED": "done", "ERROR": "failed",

@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 from backend.core.gpu import job_environment
+from backend.core.store import Store
 from backend.jobs.kinds import resume_hint
 from backend.jobs.records import ACTIVE, log_tail
-from backend.core.store import Store
 
 # A job marked failed by `settle_if_gone` carries this prefix, so the watcher (which knows
 # the real exit code) may still correct it if it lost the race by a few milliseconds.

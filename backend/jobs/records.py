@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from backend.core.store import Store
 
-from backend.core.store import JOB_ACTIVE as ACTIVE
-from backend.core.store import JOB_FINAL as FINAL
+from backend.core.store import JOB_ACTIVE, JOB_FINAL
 
+ACTIVE, FINAL = JOB_ACTIVE, JOB_FINAL  # a job's statuses, defined once with the jobs table
 TAIL_LINES = 30
 
 

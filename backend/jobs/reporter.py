@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def duration(seconds: float) -> str:
     """Seconds as '42s', '3m05s' or '2h07m': short enough for a progress line."""
-    seconds = max(0, int(round(seconds)))
+    seconds = max(0, round(seconds))
     if seconds < 60:
         return f"{seconds}s"
     if seconds < 3600:
@@ -42,7 +42,7 @@ def _write(out: TextIO, text: str) -> None:
 class Reporter:
     """A job's voice. `progress` also estimates the time left from the rate since the first report."""
 
-    def __init__(self, store: "Store | None" = None, job_id: int | None = None, rank: int = 0,
+    def __init__(self, store: Store | None = None, job_id: int | None = None, rank: int = 0,
                  out: TextIO | None = None):
         self.store, self.job_id, self.rank = store, job_id, rank
         self.out = out

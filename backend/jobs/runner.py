@@ -9,12 +9,11 @@ first line of its error, not a traceback.
 """
 from __future__ import annotations
 
-
 from backend.core import env
+from backend.core.store import Store
 from backend.jobs.kinds import get_kind
 from backend.jobs.records import get
 from backend.jobs.reporter import Reporter
-from backend.core.store import Store
 
 
 def run(store: Store, job_id: int) -> int:

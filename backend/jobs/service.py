@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from backend.core import paths
-from backend.models.spec import ModelLoadError, local_path, parse_spec
 from backend.core.auth import Actor, require_admin
+from backend.core.settings import Settings, get_settings
+from backend.core.store import Store
 from backend.jobs.kinds import JobKind, get_kind
 from backend.jobs.records import ACTIVE, JobError, get
 from backend.jobs.targets import get_target
-from backend.core.settings import Settings, get_settings
-from backend.core.store import Store
+from backend.models.spec import ModelLoadError, local_path, parse_spec
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")  # owner/name, as a hub repo id is written (never with "..")
 
@@ -106,7 +106,8 @@ def _check_model(spec: str, actor: Actor, settings: Settings) -> None:
 
 def cancel(actor: Actor, job_id: int, *, store: Store, settings: Settings | None = None, grace: float = 10.0,
            api: Any = None) -> dict:
-    """Stop a queued or running job (SIGTERM, then SIGKILL after `grace` s; remote jobs remotely); status `cancelled`."""
+    """Stop a queued or running job (SIGTERM, then SIGKILL after `grace` s; remote jobs remotely); status
+    `cancelled`."""
     require_admin(actor, "cancelling a job")
     job = get(store, job_id)
     if job["status"] not in ACTIVE:

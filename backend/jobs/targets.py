@@ -12,11 +12,11 @@ import time
 
 import yaml
 
+from backend.core.settings import ROOT
 from backend.jobs import process
 from backend.jobs.base import Target, job_dir
 from backend.jobs.hf import HfTarget
 from backend.jobs.records import JobError
-from backend.core.settings import ROOT
 
 
 class LocalTarget(Target):

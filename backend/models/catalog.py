@@ -20,16 +20,24 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from backend.core import env, paths
 from backend.core.errors import first_line
 from backend.core.files import sha256_of
-from backend.models.checkpoint_files import (CatalogError, ChecksumBook, build_model, check_sha256, download_hub,
-                                             download_url, is_intact, read_state_dict, write_open_clip_dir)
-from backend.patching.interpolation import PatchingError, interpolate
 from backend.core.settings import get_settings
+from backend.models.checkpoint_files import (
+    CatalogError,
+    ChecksumBook,
+    build_model,
+    check_sha256,
+    download_hub,
+    download_url,
+    is_intact,
+    read_state_dict,
+    write_open_clip_dir,
+)
+from backend.patching.interpolation import PatchingError, interpolate
 
 if TYPE_CHECKING:
     import torch

@@ -29,8 +29,8 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -173,7 +173,8 @@ def load_weights(directory: Path, model: torch.nn.Module) -> None:
     try:
         model.load_state_dict(weights)
     except RuntimeError as error:
-        raise CheckpointError(directory, f"its weights do not fit this run's model ({first_line(error, limit=200)})") from error
+        reason = first_line(error, limit=200)
+        raise CheckpointError(directory, f"its weights do not fit this run's model ({reason})") from error
 
 
 def load_trainer_state(directory: Path) -> dict | None:

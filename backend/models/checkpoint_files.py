@@ -22,14 +22,13 @@ import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from backend.core.errors import first_line, last_line
 from backend.core.files import private_name, sha256_of, write_text_atomic
 
 if TYPE_CHECKING:  # torch, open_clip and safetensors are imported where files are read or written: listing
-    import torch   # the catalog, or checking a folder's hash, must not cost their import
+    import torch  # the catalog, or checking a folder's hash, must not cost their import
 
 CONFIG_NAME, WEIGHTS_NAME = "open_clip_config.json", "open_clip_model.safetensors"
 _NUMERIC = ("Float16", "Float32", "Float64", "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64",

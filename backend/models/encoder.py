@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import weakref
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import open_clip
 import torch
@@ -92,7 +92,7 @@ class Encoder:
 
 
 # Loaded models by identity, for `ModelHandle.resolve`; weak, so the registry alone decides what stays loaded.
-_RESIDENT: "weakref.WeakValueDictionary[ModelHandle, LoadedModel]" = weakref.WeakValueDictionary()
+_RESIDENT: weakref.WeakValueDictionary[ModelHandle, LoadedModel] = weakref.WeakValueDictionary()
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class ModelHandle:
     device: str
 
     @classmethod
-    def of(cls, loaded: LoadedModel) -> "ModelHandle":
+    def of(cls, loaded: LoadedModel) -> ModelHandle:
         handle = cls(loaded.spec, loaded.activation, loaded.precision, loaded.device)
         _RESIDENT[handle] = loaded
         return handle

@@ -13,20 +13,19 @@ import difflib
 import json
 import pickle
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import open_clip
 import torch
 from open_clip.transformer import QuickGELU
 
 from backend import plugins
-from backend.models import catalog
 from backend.core import env
 from backend.core.errors import first_line
+from backend.models import catalog
 from backend.models.spec import CONFIG_NAME, ModelLoadError, ModelSpec, confine, local_path, parse_spec
-
 
 
 def tag_needs_quick_gelu(architecture: str, tag: str) -> bool:

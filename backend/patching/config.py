@@ -35,7 +35,7 @@ class SweepConfig:
     data_root: str = ""
 
     @classmethod
-    def from_dict(cls, values: dict) -> "SweepConfig":
+    def from_dict(cls, values: dict) -> SweepConfig:
         check_known_keys(cls, values, "sweep config")
         return cls(**values).validate()
 
@@ -46,7 +46,7 @@ class SweepConfig:
     def benchmarks(self) -> list[str]:
         return list(dict.fromkeys(metric.split("/", 1)[0] for metric in (self.compositional, self.object_centric)))
 
-    def validate(self) -> "SweepConfig":
+    def validate(self) -> SweepConfig:
         from backend.benchmarks import get_benchmark
 
         problems = [f"{name} model is required" for name in ("pretrained", "finetuned") if not getattr(self, name)]
@@ -87,7 +87,8 @@ def architecture_problems(pretrained: str, finetuned: str) -> list[str]:
         shapes = [{"embed_dim": cfg.get("embed_dim"),
                    **{f"vision_cfg.{k}": getattr(CLIPVisionCfg(**cfg.get("vision_cfg", {})), k)
                       for k in SHAPE_FIELDS["vision"]},
-                   **{f"text_cfg.{k}": getattr(CLIPTextCfg(**cfg.get("text_cfg", {})), k) for k in SHAPE_FIELDS["text"]}}
+                   **{f"text_cfg.{k}": getattr(CLIPTextCfg(**cfg.get("text_cfg", {})), k)
+                      for k in SHAPE_FIELDS["text"]}}
                   for cfg in configs]
     except TypeError:  # a config open_clip's dataclasses do not take: leave it to the load
         return []

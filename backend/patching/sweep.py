@@ -17,17 +17,14 @@ ImageNet within 1%".
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
-
 from backend.models.loading import LoadedModel
 from backend.patching.config import PATCHED_FOLDER, SweepConfig, architecture_problems
 from backend.patching.interpolation import PatchingError, check_compatible, interpolate
-
 
 
 def _check_pair(pretrained: LoadedModel, finetuned: LoadedModel) -> None:
@@ -139,9 +136,9 @@ def run_job(config: SweepConfig, reporter) -> dict:
 def export_patched(pretrained: str, finetuned: str, alpha: float, name: str, models_dir: Path | str) -> str:
     """Write the patched model as a checkpoint folder (safetensors + config, as training writes them) under
     ``<models_dir>/patched/<name>``; returns its ``local-dir:`` spec, which the model lists offer from then on."""
-    from backend.models.loading import load_model
     from backend.core.paths import check_slug
     from backend.models.checkpoint import save_checkpoint
+    from backend.models.loading import load_model
 
     target = Path(models_dir) / PATCHED_FOLDER / check_slug(name, "patched model name")
     if target.exists():

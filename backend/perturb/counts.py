@@ -136,7 +136,7 @@ def counts_differ(first: Counted, second: Counted) -> bool:
     a, b = first.value, second.value
     if a == b:
         return False
-    if isinstance(a, int) and isinstance(b, int) or 1 in (a, b):
+    if (isinstance(a, int) and isinstance(b, int)) or 1 in (a, b):
         return True
     return {a, b} & {2} != set() and {a, b} & MANY != set()
 

@@ -10,13 +10,13 @@ from collections.abc import Callable, Sequence
 
 from backend.core.limits import MAX_CAPTION_CHARS
 from backend.perturb import FAMILIES
-from backend.perturb.core import Edit, FillMask, Request, Variant, normalized
+from backend.perturb.core import FillMask, Request, Variant, normalized
 from backend.perturb.lexicon import wordnet
 from backend.perturb.nlp import load_spacy, parse
 from backend.perturb.order import aro_order
 from backend.perturb.plausibility import mark_plausibility
 from backend.perturb.positives import hard_positive
-from backend.perturb.replace import MASK, ce_clip, replace
+from backend.perturb.replace import ce_clip, replace
 from backend.perturb.swap import binding_swap, negclip_swap, still_true_texts
 
 _GENERATORS: dict[str, Callable[[Request], list[Variant]]] = {

@@ -8,6 +8,7 @@ the calling rule produces nothing rather than a wrong caption.
 """
 from __future__ import annotations
 
+import itertools
 import re
 
 from spacy.tokens import Span, Token
@@ -29,7 +30,7 @@ SIMPLE_NP_DEPS = ("det", "poss", "nummod", "amod", "compound")
 COLLECTIVE_NOUNS = frozenset({
     "group", "herd", "flock", "bunch", "couple", "pair", "team", "crowd", "family", "lot", "lots", "number", "row",
     "line", "set", "pack", "pile", "stack", "collection", "variety", "assortment", "bundle", "cluster", "litter",
-    "troop", "fleet", "array", "selection", "handful", "dozen", "plenty", "bunch", "display",
+    "troop", "fleet", "array", "selection", "handful", "dozen", "plenty", "display",
 })
 PORTION_NOUNS = frozenset({"slice", "piece", "kind", "type", "sort", "half", "part"})
 GENDERED_PRONOUNS = frozenset({"he", "him", "his", "himself", "she", "her", "hers", "herself"})
@@ -157,7 +158,7 @@ def simple_np(head: Token, *, allow: Token | None = None) -> Span | None:
     if head.tag_ not in NOUN_TAGS:
         return None
     for child in head.children:
-        if child == allow or child.is_punct and child.i > head.i:
+        if child == allow or (child.is_punct and child.i > head.i):
             continue
         if child.i > head.i or child.dep_ not in SIMPLE_NP_DEPS:
             return None
@@ -165,7 +166,7 @@ def simple_np(head: Token, *, allow: Token | None = None) -> Span | None:
             return None
         if any(grandchild.dep_ not in ("advmod", "compound", "amod") for grandchild in child.children):
             return None
-        if child.dep_ == "amod" and child.pos_ == "NOUN" or child.dep_ == "det" and _number_clash(child, head):
+        if (child.dep_ == "amod" and child.pos_ == "NOUN") or (child.dep_ == "det" and _number_clash(child, head)):
             return None  # a mis-parse: "a fire hydrant waits" with "waits" as the noun
     span = head.doc[head.left_edge.i : head.i + 1]
     return span if all(token.is_alpha for token in span) else None
@@ -214,6 +215,6 @@ def new_adjacent_repeat(original: str, text: str) -> bool:
 
     def repeats(sentence: str) -> int:
         words = [word.lower() for word in _WORD.findall(sentence)]
-        return sum(a == b for a, b in zip(words, words[1:]))
+        return sum(a == b for a, b in itertools.pairwise(words))
 
     return repeats(text) > repeats(original)

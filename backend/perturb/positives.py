@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Span
 
 from backend.perturb.core import Request, Variant, build, replacement, spread, take_distinct
+from backend.perturb.lexicon import SynonymRule, lexicon
+from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.parse_reading import (
     direct_object,
     has_particle,
@@ -25,8 +27,6 @@ from backend.perturb.parse_reading import (
     subject_of,
     verb_lemma,
 )
-from backend.perturb.lexicon import SynonymRule, lexicon
-from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.rearrange import conjunct_reorders, spatial_converses
 from backend.perturb.slots import PERSON_PRONOUNS, Slot, head_lemma, inflected, introduces_clothing
 

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.core import Request, Variant, build, moved, replacement, swapped, take_distinct
-from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, SIMPLE_NP_DEPS, object_of, simple_np
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, SIMPLE_NP_DEPS, object_of, simple_np
 
 DETERMINER_DEPS = ("det", "poss", "nummod")
 MODIFIER_DEPS = ("amod", "compound")

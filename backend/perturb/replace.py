@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Token
 
 from backend.perturb.core import Request, Variant, build, replacement, spread, swapped, take_distinct
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -26,8 +28,6 @@ from backend.perturb.parse_reading import (
     new_adjacent_repeat,
     next_to_another_noun,
 )
-from backend.perturb.lexicon import lexicon
-from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.slots import (
     Slot,
     action_slots,

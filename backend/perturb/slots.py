@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
+from backend.perturb.inflect import pluralize, verb_form
+from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexicon
+from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.parse_reading import (
     NOUN_TAGS,
     caption_lemmas,
@@ -31,9 +34,6 @@ from backend.perturb.parse_reading import (
     subject_of,
     verb_lemma,
 )
-from backend.perturb.inflect import pluralize, verb_form
-from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexicon
-from backend.perturb.nlp import find_phrases, token_span
 
 # Nouns whose plural is the singular: "A sheep" or "two sheep" is only
 # clear from a determiner.

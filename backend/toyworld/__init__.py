@@ -17,7 +17,7 @@ from typing import Any
 
 # Eager: the function `render` shares its module's name, and once `backend.toyworld.render` is imported the
 # package attribute would be the module instead (numpy only: cheap).
-from backend.toyworld.render import render, render_batch, to_pil
+from backend.toyworld.render import render, render_batch, to_pil  # noqa: F401  (re-exported in __all__)
 
 _NAMES = {
     **dict.fromkeys(("BENCHMARK_SPECS", "BENCHMARK_VERSION", "BIVLC_TYPES", "BenchmarkSpec", "BivlcItem",

@@ -21,8 +21,8 @@ from .captions import complete_caption, dense_caption, pick
 from .datasets import ZeroShotSet, zero_shot_set
 from .grammar import RELATION_MEANING, Caption, NounPhrase, realise
 from .negative_images import negative_scene
-from .order import order_perturbations
 from .oracle import evaluate
+from .order import order_perturbations
 from .render import render_batch
 from .scene import Scene, SceneObject, sample_scene, scene_relations
 from .variants import negative_caption, positive_caption, replace_pair

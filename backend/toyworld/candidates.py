@@ -31,8 +31,8 @@ works at any resolution), big enough to judge.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Callable, Sequence
 
 import numpy as np
 from PIL import Image

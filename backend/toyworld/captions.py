@@ -14,12 +14,12 @@ callers that need certainty still check them with the oracle.
 """
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 
-from .grammar import (LOCATION_MEANING, RELATION_MEANING, SIZE_MEANING, Caption, NounPhrase,
-                      words_for)
+from .grammar import LOCATION_MEANING, RELATION_MEANING, SIZE_MEANING, Caption, NounPhrase, words_for
 from .scene import LOCATIONS, Scene, SceneObject, location_holds, scene_relations
 
 T = TypeVar("T")

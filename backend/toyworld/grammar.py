@@ -19,8 +19,8 @@ position, so unparseable text is never silently judged true or false.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, replace
-from typing import Collection
 
 from .scene import COLOURS, SHAPES
 
@@ -35,7 +35,7 @@ LOCATION_MEANING: dict[str, str] = {
     "on the left": "left", "on the right": "right", "at the top": "top", "at the bottom": "bottom",
 }
 WILDCARD_NOUN = "shape"
-NOUNS: tuple[str, ...] = SHAPES + (WILDCARD_NOUN,)
+NOUNS: tuple[str, ...] = (*SHAPES, WILDCARD_NOUN)
 ARTICLES: tuple[str, ...] = ("a", "an")
 KINDS: tuple[str, ...] = ("object", "and", "relation", "location")
 
@@ -78,7 +78,7 @@ class Caption:
         """The one or two noun phrases, in order."""
         return (self.first,) if self.second is None else (self.first, self.second)
 
-    def with_phrases(self, first: NounPhrase, second: NounPhrase | None = None) -> "Caption":
+    def with_phrases(self, first: NounPhrase, second: NounPhrase | None = None) -> Caption:
         """Same caption with its noun phrases replaced."""
         return replace(self, first=first, second=second)
 

@@ -9,8 +9,8 @@ use the ``ToyTokenizer`` returned by ``create_toy_model``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import open_clip
 import torch

@@ -13,8 +13,7 @@ import numpy as np
 
 from .grammar import LOCATION_MEANING, RELATION_MEANING, Caption, NounPhrase
 from .oracle import evaluate
-from .scene import (GRID, MAX_OBJECTS, Scene, SceneObject, location_holds, make_object,
-                    relation_holds, sample_background)
+from .scene import GRID, MAX_OBJECTS, Scene, SceneObject, location_holds, make_object, relation_holds, sample_background
 
 
 def _cell_centre(cell: int) -> SceneObject:

@@ -10,7 +10,7 @@ from the caption, so a model cannot score it as the original by accident.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

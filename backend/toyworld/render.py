@@ -8,8 +8,8 @@ to compute its box corner, never a pixel. Objects never overlap (see
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 from PIL import Image
@@ -40,13 +40,13 @@ def shape_mask(shape: str, side: int) -> np.ndarray:
     raise ValueError(f"unknown shape {shape!r}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mask(shape: str, size: str, resolution: int) -> np.ndarray:
     """Cached mask of a (shape, size) at a resolution."""
     return shape_mask(shape, box_side(size, resolution))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mask_offsets(shape: str, size: str, resolution: int) -> np.ndarray:
     """Flat offsets (row * resolution + column) of a mask's pixels from its box corner."""
     rows, cols = np.nonzero(_mask(shape, size, resolution))

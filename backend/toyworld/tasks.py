@@ -12,20 +12,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
 import functools
-from typing import Sequence
-
+from collections.abc import Sequence
 
 from backend import metrics as M
 from backend import toyworld as tw
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import TWO_BY_TWO_CHANCE, grouped_fractions, label_masks, two_by_two_flags
 from backend.benchmarks.sugarcrepe import sugarcrepe_metrics
-from backend.benchmarks.task import (Task, first_caption_wins, fraction, grid_task, group_correct,
-                                     original_not_beaten)
+from backend.benchmarks.task import Task, first_caption_wins, fraction, grid_task, group_correct, original_not_beaten
 
 PRETRAIN_RETRIEVAL_SPEC = tw.BenchmarkSpec(seed=1008, size=500)
 """Gallery of ``toy-pretrain-retrieval``; seed 1008 continues toyworld's 1001-1007."""
@@ -34,38 +31,38 @@ RETRIEVAL_KS = (1, 5)
 
 # -- items (built once per process; ``limit`` takes a prefix) ---------------------------------
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sugarcrepe() -> dict[str, list[tw.PairItem]]:
     return tw.build_sugarcrepe()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hard_positives() -> dict[str, list[tw.HardPositiveItem]]:
     return tw.build_hard_positives()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _bivlc() -> dict[str, list[tw.BivlcItem]]:
     return tw.build_bivlc()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _aro_order() -> list[tw.OrderItem]:
     return tw.build_aro_order()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _retrieval() -> tw.RetrievalSet:
     return tw.build_retrieval()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pretrain_retrieval() -> tw.CaptionedImages:
     spec = PRETRAIN_RETRIEVAL_SPEC
     return tw.pretraining_pairs(spec.size, spec.seed, spec.resolution)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _zero_shot(attribute: str) -> tw.ZeroShotSet:
     return tw.build_zero_shot(attribute)
 
@@ -256,7 +253,7 @@ def _chance(name: str) -> dict[str, float]:
     """Chance per headline metric (docs/REFERENCE.md, "Metrics"): the leaderboard's Chance row."""
     if name == "toy-sugarcrepe":
         categories = sorted({t.split("_")[0] for t in tw.SUGARCREPE_TYPES})
-        return {"overall": 0.5, "micro": 0.5, **{t: 0.5 for t in tw.SUGARCREPE_TYPES},
+        return {"overall": 0.5, "micro": 0.5, **dict.fromkeys(tw.SUGARCREPE_TYPES, 0.5),
                 **{f"{kind}/{c}": 0.5 for kind in ("micro", "macro") for c in categories}}
     if name == "toy-bivlc":
         return dict(TWO_BY_TWO_CHANCE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 import torch
 
@@ -92,7 +92,7 @@ class ToyTokenizer:
         length = context_length or self.context_length
         out = torch.full((len(texts), length), self.pad_id, dtype=torch.long)
         for row, text in enumerate(texts):
-            ids = [self.sot_id, *self.encode(text)][:length - 1] + [self.eot_id]
+            ids = [*[self.sot_id, *self.encode(text)][:length - 1], self.eot_id]
             out[row, :len(ids)] = torch.tensor(ids, dtype=torch.long)
         return out
 

@@ -7,7 +7,7 @@ negative kinds it would produce on these captions (`FAMILY_KINDS`).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

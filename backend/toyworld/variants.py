@@ -19,13 +19,12 @@ of, above->over), reorder (swap the conjuncts of "and"), converse
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Callable, Iterator
 
 import numpy as np
 
-from .grammar import (LOCATION_MEANING, RELATION_MEANING, SIZE_MEANING, Caption, NounPhrase,
-                      parse, realise, words_for)
+from .grammar import LOCATION_MEANING, RELATION_MEANING, SIZE_MEANING, Caption, NounPhrase, parse, realise, words_for
 from .oracle import evaluate
 from .scene import COLOURS, OPPOSITE, SHAPES, Scene
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import yaml
 
-from backend.jobs.kinds import check_known_keys
 from backend.core.paths import PathError, check_slug
 from backend.core.tabular import RecordFileError, read_records
+from backend.jobs.kinds import check_known_keys
 
 LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
 MANIFEST = "manifest"
@@ -95,7 +95,7 @@ class TrainConfig:
         from backend.core.settings import get_settings
         return get_settings().runs_dir / (self.name or f"{self.loss}-seed{self.seed}")
 
-    def validate(self) -> "TrainConfig":
+    def validate(self) -> TrainConfig:
         problems = []
         if self.name:
             try:
@@ -157,7 +157,7 @@ class TrainConfig:
         return values
 
     @classmethod
-    def from_dict(cls, values: dict) -> "TrainConfig":
+    def from_dict(cls, values: dict) -> TrainConfig:
         check_known_keys(cls, values, "training config")
         values = dict(values)
         if "betas" in values:
@@ -165,7 +165,7 @@ class TrainConfig:
         return cls(**values).validate()
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "TrainConfig":
+    def from_yaml(cls, path: str | Path) -> TrainConfig:
         return cls.from_dict(yaml.safe_load(Path(path).read_text()) or {})
 
 

@@ -19,9 +19,9 @@ import copy
 import dataclasses
 import json
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -29,10 +29,11 @@ from PIL import Image
 
 from backend.core.images import MISSING_FILE, image_problems, open_image
 from backend.core.limits import MAX_CAPTION_CHARS, caption_problem
-from backend.train.losses import CE_CLIP_TYPES
 from backend.core.tabular import Record, read_records
 from backend.train.config import MANIFEST_COLUMNS
+from backend.train.losses import CE_CLIP_TYPES
 from backend.train.transforms import TrainTransform, crop_rng
+
 
 class ImageBank:
     """Images as model-ready tensors.
@@ -66,7 +67,7 @@ class ImageBank:
         """Whether reading an image means decoding a file (worth a DataLoader worker)."""
         return self.arrays is None
 
-    def at_step(self, seed: int, step: int) -> "ImageBank":
+    def at_step(self, seed: int, step: int) -> ImageBank:
         """The view training reads at `step`: augmented images (this bank itself when there is no augmentation)."""
         if self.augment is None:
             return self

@@ -22,7 +22,7 @@ class Step:
     step: int
     batches: list[Batch]
 
-    def pin_memory(self) -> "Step":
+    def pin_memory(self) -> Step:
         for batch in self.batches:
             for name, value in vars(batch).items():
                 if isinstance(value, torch.Tensor):

@@ -24,19 +24,19 @@ import contextlib
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import torch
 import torch.distributed as dist
 
 from backend import plugins
-from backend.jobs.reporter import Reporter
 from backend.core import env
+from backend.jobs.reporter import Reporter
+from backend.models.checkpoint import CheckpointError, load_for_resume, save_checkpoint
 from backend.models.loading import LoadedModel, autocast_for, load_model, pick_precision
 from backend.train import data as train_data
-from backend.models.checkpoint import CheckpointError, load_for_resume, save_checkpoint
 from backend.train.config import TrainConfig
 from backend.train.divergence import FiniteWatch
 from backend.train.loader import StepBatches, image_chunks, step_loader

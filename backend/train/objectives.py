@@ -5,8 +5,8 @@ is the one place that knows which, so the training loop stays loss-agnostic.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import torch
 

@@ -13,7 +13,7 @@ the training process would.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import open_clip
@@ -44,11 +44,11 @@ def crop_box(height: int, width: int, rng: np.random.Generator, scale: Sequence[
     for _ in range(_TRIES):
         target = area * rng.uniform(scale[0], scale[1])
         aspect = math.exp(rng.uniform(*log_ratio))
-        w, h = int(round(math.sqrt(target * aspect))), int(round(math.sqrt(target / aspect)))
+        w, h = round(math.sqrt(target * aspect)), round(math.sqrt(target / aspect))
         if 0 < w <= width and 0 < h <= height:
             return int(rng.integers(0, height - h + 1)), int(rng.integers(0, width - w + 1)), h, w
     aspect = min(max(width / height, ratio[0]), ratio[1])
-    w, h = (width, int(round(width / aspect))) if width / height <= aspect else (int(round(height * aspect)), height)
+    w, h = (width, round(width / aspect)) if width / height <= aspect else (round(height * aspect), height)
     return (height - h) // 2, (width - w) // 2, h, w
 
 

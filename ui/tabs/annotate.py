@@ -287,7 +287,7 @@ class AnnotatePage:
         instructions = gr.Accordion(open=True) if new else \
             gr.Accordion(open=False) if fresh or session.opened else gr.Accordion()
         after = replace(session, panel=panel, both=both, opened=new,
-                        seen=session.seen + (task.task,) if new else session.seen)
+                        seen=(*session.seen, task.task) if new else session.seen)
         if task is None:
             return [after, gr.Column(visible=False), gr.Markdown(self._farewell(session), visible=True), "",
                     instructions, "", "", *panels, "", "", ""]

@@ -15,17 +15,17 @@ import gradio as gr
 import pandas as pd
 
 from backend import jobs
-from backend.core import auth
 from backend.benchmarks import available_benchmarks, get_benchmark
 from backend.benchmarks.reference import reference_rows
 from backend.benchmarks.results import leaderboard, results
+from backend.core import auth
 from backend.core.gpu import local_job_note
 from backend.core.markup import literal
 from backend.core.store import Store
-from ui.tabs import benchmarks_failures as failures
 from ui.context import AppContext, offer
-from ui.tabs.probe import model_labels
 from ui.session import Session, admin_actor, job_of_kind, shown
+from ui.tabs import benchmarks_failures as failures
+from ui.tabs.probe import model_labels
 
 REFRESH_S = 2.0
 CHART_COLUMNS = ["bar", "model", "benchmark", "metric", "value (%)"]

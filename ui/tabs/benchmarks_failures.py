@@ -15,8 +15,7 @@ import gradio as gr
 import pandas as pd
 from PIL import Image
 
-from backend.benchmarks.results import (disagreements, get_result, item_images, items, model_label, results,
-                                        subtypes)
+from backend.benchmarks.results import disagreements, get_result, item_images, items, model_label, results, subtypes
 from backend.core.store import Store
 from ui.context import AppContext
 from ui.session import shown

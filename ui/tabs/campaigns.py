@@ -19,9 +19,9 @@ from backend.annotate import campaigns, mirror, queries, resolution, service
 from backend.annotate.service import BUILT_IN_SOURCES
 from backend.core.auth import PermissionDenied, require_admin
 from backend.core.gpu import local_job_note
-from ui.tabs import campaigns_items as view
 from ui.context import AppContext, offer
 from ui.session import Session, actor_of
+from ui.tabs import campaigns_items as view
 
 REFRESH_S = 2.0
 TASK_LABELS = {"select": "Step 3: select", "ambiguity": "Step 4: ambiguity", "i2t": "Baseline: I2T",

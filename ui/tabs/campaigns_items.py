@@ -16,10 +16,10 @@ import pandas as pd
 from backend import jobs
 from backend.annotate import assist, campaigns, db, queries, report
 from backend.annotate.resolution import valid_decisions
-from backend.generate.presets import model_card, presets
 from backend.core.errors import first_line
 from backend.core.markup import literal
 from backend.core.store import Store
+from backend.generate.presets import model_card, presets
 
 ITEM_COLUMNS = ["id", "stage", "gold", "caption", "negative caption", "type", "answers", "model pick"]
 ANSWER_COLUMNS = ["annotator", "task", "choice", "correct", "time (s)", "source", "answered at"]

@@ -237,7 +237,8 @@ def build(ctx: AppContext, visitor: Session) -> dict:
             run = gr.Button("Probe", variant="primary")
             with gr.Accordion("Perturbations and extra captions", open=False):
                 families = gr.CheckboxGroup([(desc, name) for name, desc in FAMILIES.items()],
-                                            value=list(PROBE_DEFAULT_FAMILIES), label="Families", elem_id="probe-families")
+                                            value=list(PROBE_DEFAULT_FAMILIES), label="Families",
+                                            elem_id="probe-families")
                 seed = gr.Number(value=0, precision=0, label="Seed", minimum=0)
                 extra = gr.Textbox(label="Extra captions (one per line; '-' negative, '+' positive)", lines=3)
                 plausible_only = gr.Checkbox(False, label="Metrics over plausible negatives only",

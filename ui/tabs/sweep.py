@@ -16,8 +16,8 @@ from backend import jobs
 from backend.benchmarks import available_benchmarks, get_benchmark
 from backend.benchmarks.results import results
 from backend.core.gpu import local_job_note
-from backend.patching.config import DEFAULT_ALPHAS, SweepConfig
 from backend.core.store import Store
+from backend.patching.config import DEFAULT_ALPHAS, SweepConfig
 from ui.context import AppContext
 from ui.session import Session, actor_of, admin_actor, admin_initial, job_of_kind, shown
 from ui.tabs.sweep_tradeoff import tradeoff_svg
@@ -36,7 +36,7 @@ def parse_alphas(text: str) -> list[float]:
             start, stop, step = (float(part) for part in text.split(":"))
             if step <= 0:
                 raise ValueError
-            count = int(round((stop - start) / step)) + 1
+            count = round((stop - start) / step) + 1
             return [round(start + i * step, 4) for i in range(max(count, 0))]
         return [float(part) for part in text.replace(" ", ",").split(",") if part]
     except ValueError:

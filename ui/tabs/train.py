@@ -16,12 +16,12 @@ import pandas as pd
 from backend import jobs, plugins
 from backend.benchmarks import available_benchmarks
 from backend.core.auth import PermissionDenied, require_admin
-from backend.core.gpu import local_job_note, on_zero_gpu
-from backend.jobs.hf import gpu_flavors
 from backend.core.errors import first_line
+from backend.core.gpu import local_job_note, on_zero_gpu
 from backend.core.markup import literal
-from backend.perturb import FAMILIES
 from backend.core.store import Store
+from backend.jobs.hf import gpu_flavors
+from backend.perturb import FAMILIES
 from backend.train.config import LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig, data_sources, model_builders
 from backend.train.recipes import loss_label, recipes
 from ui.context import AppContext
@@ -197,7 +197,8 @@ def make_handlers(ctx: AppContext):
             launched = jobs.submit(actor, "train", config, target, options, store=store, settings=ctx.settings)
         except (ValueError, TypeError, PermissionDenied) as error:
             raise _message(error) from error
-        return (f"Launched run #{launched} `{config['name']}`.", gr.Dropdown(choices=run_choices(store), value=launched),
+        return (f"Launched run #{launched} `{config['name']}`.",
+                gr.Dropdown(choices=run_choices(store), value=launched),
                 runs_frame(store))
 
     def run_status(value, session=None):
