@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import threading
 from pathlib import Path
@@ -16,7 +17,7 @@ from backend.core import auth
 from backend.core.gpu import on_zero_gpu
 from backend.core.limits import CACHE_CHECK_S, CACHE_MAX_AGE_S, MAX_UPLOAD_BYTES
 from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
-from backend.core.store import Store
+from backend.core.store import Store, StoreDamaged, check_integrity, move_aside
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from ui import gate, limits, session
@@ -31,6 +32,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
 # Every CACHE_CHECK_S, Gradio deletes the files its cache got (uploads, downloads handed out, campaign images
 # shown) more than CACHE_MAX_AGE_S ago (`ui.limits.UploadQuota` counts uploads over that time).
 CLEAN_CACHE = (CACHE_CHECK_S, CACHE_MAX_AGE_S)
+log = logging.getLogger(__name__)
 HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: which hard negatives does a "
           "model wrongly prefer, which meaning-preserving rewrites does it wrongly reject?")
 
@@ -38,7 +40,7 @@ HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbat
 def default_context(settings: Settings | None = None) -> AppContext:
     """Wire the shared backend objects from the settings; local model paths are confined to the allowed roots."""
     settings = settings or get_settings()
-    store = Store(settings.db)
+    store = checked_store(settings)
     mirror.start(settings)  # on a Space: restore campaigns from the backup repo, then mirror them to it
     jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
     registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir,
@@ -47,6 +49,21 @@ def default_context(settings: Settings | None = None) -> AppContext:
                       cache=EmbeddingCache(), model_choices=choices.model_choices(),
                       default_models=choices.default_models(), store=store,
                       examples=plugin_examples(settings.workspace / "examples"))
+
+
+def checked_store(settings: Settings) -> Store:
+    """The store, once SQLite's quick_check finds it sound. A damaged one is refused with what to do (a traceback
+    or a half-working app before); on a Space whose campaigns are backed up, it is moved aside instead and the app
+    starts on a new store, which `mirror.start` fills from the backup (a Space that refused to start would only
+    restart, again and again)."""
+    try:
+        check_integrity(settings.db)
+    except StoreDamaged as error:
+        if not (settings.on_space and settings.backup_repo and settings.hf_token):
+            raise SystemExit(f"error: {error}") from None
+        log.error("%s Moved it to %s; the campaigns come back from %s.", error, move_aside(settings.db),
+                  settings.backup_repo)
+    return Store(settings.db)
 
 
 def plugin_examples(folder: Path) -> list[list[str]]:

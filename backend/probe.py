@@ -223,6 +223,25 @@ def check_model_access(spec: str, actor: Actor | None, guest_models: Sequence[st
                          "this machine (not marked 'not downloaded').")
 
 
+def check_request(caption: str, extra, model_specs: Sequence[str], actor: Actor | None,
+                  guest_models: Sequence[str]) -> None:
+    """What a probe must pass before any work: a usable caption and extra captions, at least one model, and at
+    least one of them that `actor` may load (`check_model_access`). Cheap, so that the web app runs it before
+    counting a visitor's probe: a refused one costs nothing of their allowance."""
+    validate_caption(caption)
+    parse_extras(extra)
+    if not model_specs:
+        raise ProbeInputError("Pick at least one model.")
+    refusals = []
+    for spec in model_specs:
+        try:
+            check_model_access(spec, actor, guest_models)
+        except ModelLoadError as error:
+            refusals.append(str(error))
+    if len(refusals) == len(model_specs):
+        raise ProbeInputError("No model could be loaded:\n" + "\n".join(refusals))
+
+
 def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRegistry,
               cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
               extra=None, progress: Progress | None = None, actor: Actor | None = None,

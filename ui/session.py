@@ -103,14 +103,15 @@ class Session:
         return [gr.Tab(visible=actor.is_admin) for _ in self.admin_tabs]
 
     def shown_as(self, token: str | None, actor: Actor) -> tuple:
-        """The outputs every sign-in handler ends with: the credential (state and browser), status, tabs."""
-        return token, token or "", status_text(self.ctx, actor), *self.tab_updates(actor)
+        """The outputs every sign-in handler starts with: the credential (state), the status line, the admin tabs,
+        the browser's copy of the credential."""
+        return token, status_text(self.ctx, actor), *self.tab_updates(actor), token or ""
 
     def wire(self, demo: gr.Blocks, admin_tabs: list) -> None:
         """Connect sign-in/out (password policy) or the Hugging Face sign-in (OAuth policy) to the state and tabs,
         and take a reloaded page's credential back from the browser."""
         self.admin_tabs = admin_tabs
-        outputs = [self.state, self.stored, self.status, *self.admin_tabs]
+        outputs = [self.state, self.status, *self.admin_tabs, self.stored]
         if self.buttons:
             sign_in, sign_out = self.buttons
             sign_in.click(self._login, self.login_inputs, [*outputs, self.login_inputs[1]], api_name="login")

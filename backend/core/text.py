@@ -42,7 +42,9 @@ def refused_character(text: str) -> tuple[int, str] | None:
     for position, char in enumerate(text, start=1):
         kind = REFUSED_CATEGORIES.get(unicodedata.category(char))
         if kind:
-            return position, f"an {kind} character (U+{ord(char):04X} {unicodedata.name(char, 'unnamed')})"
+            name = unicodedata.name(char, "")  # control characters have none (NUL is U+0000 and nothing else)
+            article = "an" if kind[0] in "aeiou" else "a"
+            return position, f"{article} {kind} character (U+{ord(char):04X}{' ' + name if name else ''})"
     return None
 
 

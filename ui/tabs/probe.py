@@ -14,7 +14,7 @@ from backend.core.auth import Actor
 from backend.core.limits import GUEST_PROBES_PER_MINUTE
 from backend.core.ratelimit import Refused
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES
-from backend.probe import ProbeInputError, ProbeResult, diff_segments, load_image, percent, run_probe
+from backend.probe import ProbeInputError, ProbeResult, check_request, diff_segments, load_image, percent, run_probe
 from ui.context import AppContext, offer_new
 from ui.session import Session, actor_of
 
@@ -217,6 +217,11 @@ def make_handler(ctx: AppContext):
         visitor's probes are counted (`admit`); every probe waits for its turn in the probes' short line, or is
         told the server is busy (`ui.context.Guards.probe_line`)."""
         actor = actor_of(ctx, session)
+        guest_models = ctx.guest_models()
+        try:
+            check_request(caption, extra, models or [], actor, guest_models)
+        except ProbeInputError as error:
+            raise gr.Error(str(error), print_exception=False) from error
         admit(ctx, actor, request)
         picture = uploaded_image(image)
         try:
@@ -224,7 +229,7 @@ def make_handler(ctx: AppContext):
                 result = run_probe(picture, caption, models or [], ctx.registry, ctx.cache,
                                    families=list(families or []), seed=int(seed or 0), extra=extra,
                                    progress=lambda fraction, desc: progress(fraction, desc=desc),
-                                   actor=actor, guest_models=ctx.guest_models(),
+                                   actor=actor, guest_models=guest_models,
                                    plausible_only=bool(plausible_only))
         except (ProbeInputError, ValueError, Refused) as error:
             raise gr.Error(str(error), print_exception=False) from error
