@@ -83,7 +83,7 @@ from bench.crowd import (Annotator, Crowd, Sent, annotate, crowd_of, measure, pe
                          uniform_think)
 from bench.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
 from bench.crowd_audit import Audit, audit  # noqa: E402
-from bench.probe_guests import GuestFlood, full_server, guest_image  # noqa: E402
+from bench.probe_guests import GuestFlood, full_server, guest_image, warm_up  # noqa: E402
 
 BUDGET_MS = 300.0
 FLOOD_RATIO = 1.5  # the flooded p95 over the quiet p95, at most
@@ -278,10 +278,13 @@ def probe_flood(args: argparse.Namespace) -> bool:
               f"{' with no per-visitor limit' if args.guests_unlimited else ''}; {os.cpu_count()} CPU cores, load "
               f"average {os.getloadavg()[0]:.1f} before the run")
         runs = {}
+        image = guest_image(Path(tmp))
         with full_server(workspace, args.port or free_port(), args.guests_unlimited) as server:
+            took = warm_up(server.url, image)
+            print(f"a first probe (the server loads the perturbation engine and the model): {took:.1f} s")
             think = uniform_think(low / 1000, high / 1000)
             runs["quiet"] = load_run(server, paths["quiet"], "quiet", args.annotators, args.tasks, think, args.seed)
-            with GuestFlood(server.url, args.probe_guests, guest_image(Path(tmp))) as flood:
+            with GuestFlood(server.url, args.probe_guests, image) as flood:
                 runs["flood"] = load_run(server, paths["flood"], "flood", args.annotators, args.tasks, think,
                                          args.seed)
         passed = all(print_run(run, f"{name}: {args.annotators} annotators x {args.tasks} tasks")

@@ -63,14 +63,13 @@ class GuestFlood:
             thread.join(timeout=120)
 
     def _guest(self) -> None:
-        from gradio_client import Client, handle_file
+        from gradio_client import Client
 
         client = Client(self.url, verbose=False, download_files=False, ssl_verify=False)
         while not self._stop.is_set():
             started = time.perf_counter()
             try:
-                client.predict(handle_file(str(self.image)), CAPTION, [MODEL], None, 0, "", False,
-                               api_name="/probe")
+                probe(client, self.image)
                 outcome = "probed"
             except Exception as error:  # every answer is counted, none ends the flood
                 text = str(error)
@@ -88,6 +87,28 @@ class GuestFlood:
         probes = self.probe_seconds
         timing = f"; a probe took {statistics.median(probes):.2f} s (median)" if probes else ""
         return f"{self.guests} guest(s): {dict(self.outcomes)}{timing}"
+
+
+def probe(client, image: Path) -> tuple:
+    """One probe as the page sends it: the shipped model, the Probe's default perturbation families."""
+    from gradio_client import handle_file
+
+    from backend.perturb import PROBE_DEFAULT_FAMILIES
+
+    return client.predict(handle_file(str(image)), CAPTION, [MODEL], list(PROBE_DEFAULT_FAMILIES), 0, "", False,
+                          api_name="/probe")
+
+
+def warm_up(url: str, image: Path) -> float:
+    """One probe before anything is measured (the server loads the perturbation engine and the model in the
+    background after it starts, as app.py does); returns how long it took."""
+    from gradio_client import Client
+
+    client = Client(url, verbose=False, download_files=False, ssl_verify=False)
+    started = time.perf_counter()
+    probe(client, image)
+    client.close()
+    return time.perf_counter() - started
 
 
 def guest_image(folder: Path) -> Path:

@@ -31,11 +31,13 @@ class StoreDamaged(ValueError):
     """The store's file is not a sound SQLite database; the message says what was found and what to do."""
 
 
-def damaged(path: Path, finding: str) -> StoreDamaged:
-    return StoreDamaged(f"The store {path} is damaged ({finding}). Nothing was changed. Put back a copy (the "
-                        "Campaigns tab's database download, or a file backup), or move the damaged file aside to "
-                        "start with an empty store; on a Space with a campaign backup the app does this itself and "
-                        "restores the campaigns.")
+def damaged(path: Path | None, finding: str) -> StoreDamaged:
+    """The refusal of a damaged store (`path` None: one whose path is not known here)."""
+    store = f"The store {path}" if path else "The store"
+    return StoreDamaged(f"{store} is damaged ({finding}). Nothing was changed. Put back a copy (the Campaigns tab's "
+                        "database download, or a file backup), or move the damaged file aside to start with an "
+                        "empty store; on a Space with a campaign backup the app does this itself and restores the "
+                        "campaigns.")
 
 
 def check_integrity(path: Path | str) -> None:

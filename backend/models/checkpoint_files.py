@@ -156,14 +156,15 @@ def _unwrap(payload, path: Path) -> dict[str, torch.Tensor]:
 
 
 class _QuietRandomInit(logging.Filter):
-    """Drops open_clip's "initialized randomly" warning, only in a thread inside `quiet_random_init` (a bare
+    """Drops open_clip's "initialized randomly" warnings, only in a thread inside `quiet_random_init` (a bare
     architecture that is filled with weights next, or counted on the meta device): the root logger's level, which
     every thread shares, is left alone."""
 
     building = threading.local()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (getattr(self.building, "active", False) and "initialized randomly" in record.getMessage())
+        return not (getattr(self.building, "active", False) and
+                    any(quiet in record.getMessage() for quiet in ("initialized randomly", "no CLIP weights found")))
 
 
 _QUIET = _QuietRandomInit()

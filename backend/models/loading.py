@@ -218,7 +218,9 @@ def _model_cfg(spec: ModelSpec, config: dict) -> dict | None:
 
 def _check_weights_present(spec: ModelSpec) -> None:
     """A folder without a weights file would load as a model with random weights, which scores by chance."""
-    if spec.source == "local-dir" and not any(Path(spec.location).glob(pattern) for pattern in WEIGHT_PATTERNS):
+    if spec.source != "local-dir" or not Path(spec.location).is_dir():
+        return  # not a folder: open_clip says what is missing
+    if not any(any(Path(spec.location).glob(pattern)) for pattern in WEIGHT_PATTERNS):
         raise ModelLoadError(f"Refused '{spec.raw}': {spec.location} holds no weights file "
                              f"({', '.join(WEIGHT_PATTERNS)}), so the model would have random weights")
 
