@@ -11,12 +11,13 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from backend.annotate import backup as backup_module
-from backend.annotate import campaigns, db, mirror
+from backend.annotate import campaigns, mirror
 from backend.annotate.backup import Backup, restore, tables_dir
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
 from backend.annotate.export import ExportRow, save_dataset
@@ -131,6 +132,12 @@ def test_a_re_export_killed_midway_leaves_the_last_whole_export(tmp_path):
     assert sorted(path.name for path in out.parent.iterdir() if not path.name.startswith(".")) == ["dataset"]
 
 
+def checkpoint(path: Path) -> None:
+    """Move everything from the write-ahead log into the store's file (what the damage then hits)."""
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def damage(path: Path) -> None:
     """Overwrite the middle of the store's file (its b-tree pages) with noise."""
     data = bytearray(path.read_bytes())
@@ -142,8 +149,7 @@ def campaign_store(settings: Settings) -> None:
     Store(settings.db)
     campaigns.create(settings.db, "study", [ItemSpec("a red circle", "a blue circle")] * 300,
                      CampaignConfig.from_dict({"gold_rate": 0}), "test")
-    with db.write(settings.db) as conn:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    checkpoint(settings.db)
 
 
 def test_a_damaged_store_is_refused_at_start_with_what_to_do(tmp_path):
@@ -176,14 +182,14 @@ def test_on_a_space_a_damaged_store_is_moved_aside_and_the_campaigns_restored(tm
         running.flush()
     finally:
         mirror.stop(running)
-    with db.write(settings.db) as conn:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    checkpoint(settings.db)
     damage(settings.db)
     save_hub(hub, tmp_path / "hub.json")
     started = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         import json
         from pathlib import Path
-                from backend.annotate import mirror
+        from app import checked_store
+        from backend.annotate import mirror
         from backend.core.settings import Settings
         from tests.fake_hub import FakeHfApi, FakeHub
 

@@ -7,6 +7,7 @@ caller has an address of its own (X-Forwarded-For). The browser test at the end 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -28,10 +29,11 @@ def caller(url: str, address: str) -> Client:
 
 
 def sign_in(client: Client, password: str = "s3cret pass") -> str:
-    """Sign in; returns the credential the browser keeps (the login's last output)."""
-    outputs = client.predict("admin", password, api_name="/login")
-    assert outputs[0] == SIGNED_IN
-    return outputs[-1]
+    """Sign in; returns the credential the browser keeps (the login's outputs: the status line, the browser's
+    copy of the credential, the emptied password box)."""
+    status, stored, _ = client.predict("admin", password, api_name="/login")
+    assert status == SIGNED_IN
+    return stored
 
 
 def page_load(url: str, stored: str, address: str) -> tuple[Visitor, str]:
@@ -39,7 +41,7 @@ def page_load(url: str, stored: str, address: str) -> tuple[Visitor, str]:
     page = Visitor(url, headers={"X-Forwarded-For": address})
     outcome = page.call(Page(url).handler("_restore"), [stored])
     assert outcome.error is None, outcome.error
-    return page, outcome.data[0]
+    return page, outcome.data[1]  # (the state, which the page never sees, the status line, ...)
 
 
 def admin_call(url: str, session: Visitor) -> str | None:
@@ -108,12 +110,26 @@ def test_a_credential_expires(tmp_path):
         assert REFUSED in admin_call(url, session)
 
 
-def test_the_page_names_no_admin(tmp_path):
-    with public_app(tmp_path, SPACE_ID="lab/public", COMPLAB_ADMINS="alice-the-admin,secret-lab-org",
-                    COMPLAB_BACKUP_REPO="off") as (url, ctx):
-        page = httpx.get(url).text + httpx.get(url + "config").text
-        assert "Sign in with Hugging Face" in page
-        assert "alice-the-admin" not in page and "secret-lab-org" not in page
+def test_the_page_names_no_admin(tmp_path, monkeypatch):
+    """On a Space with Hugging Face sign-in (Gradio's real OAuth path, against the Space build's fake provider)."""
+    import gradio.oauth
+
+    from tests.test_space_build import space_build
+
+    provider = space_build.FakeProvider()
+    try:
+        env = space_build.space_env(Path("/usr/bin/python3"), tmp_path, 7860, provider, ["read-memberships"])
+        for name in ("SYSTEM", "SPACE_ID", "SPACE_HOST"):
+            monkeypatch.setenv(name, env[name])
+        for name in ("OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET", "OAUTH_SCOPES", "OPENID_PROVIDER_URL"):
+            monkeypatch.setattr(gradio.oauth, name, env[name])
+        with public_app(tmp_path, SPACE_ID=env["SPACE_ID"], COMPLAB_ADMINS="alice-the-admin,secret-lab-org",
+                        COMPLAB_BACKUP_REPO="off") as (url, _):
+            page = httpx.get(url).text + httpx.get(url + "config").text
+    finally:
+        provider.shutdown()
+    assert "Sign in with Hugging Face" in page
+    assert "alice-the-admin" not in page and "secret-lab-org" not in page
 
 
 @pytest.mark.browser
