@@ -29,7 +29,7 @@ every item is done or dropped.
 
 Acknowledged answers: the client got the next task (or the end of the
 session) back without a complaint. Each client keeps a ledger of what it sent;
-`bench.crowd_audit` then checks the SQLite file: every acknowledged answer
+`tests.support.crowd_audit` then checks the SQLite file: every acknowledged answer
 exactly once (by task token, annotator, and the choice its value means for that
 task's layout), no row no client sent, nobody answering an (item, task) twice,
 every session exactly ``--tasks`` answers, every (item, task) exactly 3
@@ -79,11 +79,11 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.crowd import (Annotator, Crowd, Sent, annotate, crowd_of, measure, percentile, report,  # noqa: E402
-                         uniform_think)
-from bench.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
-from bench.crowd_audit import Audit, audit  # noqa: E402
 from bench.probe_guests import GuestFlood, full_server, guest_image, warm_up  # noqa: E402
+from tests.support.crowd import (Annotator, Crowd, Sent, annotate, crowd_of, measure, percentile,  # noqa: E402
+                                 report, uniform_think)
+from tests.support.crowd_audit import Audit, audit  # noqa: E402
+from tests.support.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
 
 BUDGET_MS = 300.0
 FLOOD_RATIO = 1.5  # the flooded p95 over the quiet p95, at most
@@ -266,7 +266,7 @@ def _print_crash(run: Run) -> None:
 
 def probe_flood(args: argparse.Namespace) -> bool:
     """The crowd on the full app, quiet and then with guests hammering the Probe; whether it passed."""
-    from tests.appserver import free_port
+    from tests.support.appserver import free_port
 
     low, high = args.think_ms
     with tempfile.TemporaryDirectory(prefix="annotate-flood-") as tmp:
@@ -318,7 +318,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the workspace here and keep it (to inspect the store)")
     args = parser.parse_args()
 
-    from tests.appserver import free_port
+    from tests.support.appserver import free_port
 
     if args.probe_guests:
         sys.exit(0 if probe_flood(args) else 1)

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.crowd_server import ROOT, ServerProcess
+from tests.support.crowd_server import ROOT, ServerProcess
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "bench only"}
 MODEL = "toyworld"  # shipped in the repository: on disk, so a guest may probe it
@@ -113,7 +113,7 @@ def warm_up(url: str, image: Path) -> float:
 
 def guest_image(folder: Path) -> Path:
     """A small photo-like PNG for the guests to upload with each probe."""
-    from tests.tiny import solid_image
+    from tests.support.tiny import solid_image
 
     path = folder / "guest.png"
     solid_image((200, 30, 30), size=64).save(path)

@@ -1,7 +1,13 @@
-"""Shared fixtures: a tiny open_clip model built locally and saved three ways.
+"""Shared fixtures (a tiny open_clip model built locally and saved three ways) and the tiers' rule.
 
 The environment is set before anything imports huggingface_hub, which reads
-HF_HUB_OFFLINE and HF_HUB_CACHE once at import time.
+HF_HUB_OFFLINE and HF_HUB_CACHE once at import time; under pytest-xdist every
+worker is a process of its own that imports this file, so each gets its own
+temporary hub cache.
+
+Tiers (docs/TESTING.md): a test marked `system` may start processes, servers
+and browsers; `slow` marks long trainings and measurements; an unmarked test is
+a unit test, and `tests.support.tiers` fails one that starts a process or a server.
 """
 import os
 import tempfile
@@ -15,7 +21,13 @@ os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[1] / ".c
 
 import pytest  # noqa: E402
 
-from tests import tiny  # noqa: E402
+from tests.support import (
+    tiers,  # noqa: E402
+    tiny,  # noqa: E402
+)
+from tests.support.tiers import pytest_runtest_makereport, pytest_runtest_protocol  # noqa: E402,F401 (hooks)
+
+tiers.install()
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,11 @@ from gradio_client import Client
 from backend.annotate import db, prolific
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.annotate_fixtures import task_token, toy_campaign
-from tests.appserver import annotate_app, workspace_settings
+from tests.support.annotate_fixtures import task_token, toy_campaign
+from tests.support.appserver import annotate_app, workspace_settings
 
 
+@pytest.mark.system
 def test_annotate_mode_has_no_admin_endpoint_and_nobody_answers_anothers_task(tmp_path):
     settings = workspace_settings(tmp_path)
     Store(settings.db)

@@ -19,8 +19,8 @@ from backend.core.auth import cli_actor
 from backend.core.store import Store
 from backend.toyworld.render import render, to_pil
 from backend.toyworld.scene import sample_scene
-from tests.appserver import running_app, wait_for, workspace_settings
-from tests.tiny_diffusion import save_tiny_sdxl
+from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.tiny_diffusion import save_tiny_sdxl
 
 ADMIN = cli_actor()
 CONFIG = {"overlap": 2, "resolution": "third", "gold_rate": 0.2, "gold_items": 3, "tasks_per_session": 30,
@@ -99,6 +99,7 @@ def create(kind: str, settings, tmp_path: Path) -> dict:
     return summary
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("kind", ["toyworld", "tiny-diffusers"])
 def test_a_whole_campaign_from_generation_to_export(kind, tmp_path):
     settings = workspace_settings(tmp_path / "ws")

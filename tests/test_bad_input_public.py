@@ -15,10 +15,10 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.benchmarks.task import load_image
 from backend.core.limits import MAX_CAMPAIGN_ITEMS
 from backend.core.store import Store
-from tests.annotate_fixtures import task_token, toy_campaign
-from tests.appserver import workspace_settings
-from tests.public_support import CREDENTIALS, public_app
-from tests.security_support import Page, Visitor
+from tests.support.annotate_fixtures import task_token, toy_campaign
+from tests.support.appserver import workspace_settings
+from tests.support.public_support import CREDENTIALS, public_app
+from tests.support.security_support import Page, Visitor
 
 pytestmark = pytest.mark.system
 

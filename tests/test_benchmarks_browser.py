@@ -14,17 +14,17 @@ from pathlib import Path
 import pytest
 
 from backend import jobs
-from backend.core.auth import Actor
 from backend.benchmarks.job import EvaluateConfig, evaluate_models
 from backend.benchmarks.results import items, results
+from backend.core.auth import Actor
 from backend.core.store import Store
-from tests.appserver import running_app, wait_for, workspace_settings
-from tests.browser import VIEWPORT, chromium, read_table
-from tests.test_benchmarks_tab import random_toy_checkpoint
+from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.browser import VIEWPORT, chromium, read_table
 from tests.test_benchmarks_jobs import TOY_AXES
+from tests.test_benchmarks_tab import random_toy_checkpoint
 from tests.test_sweep_tab import perturbed_toy_checkpoint
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 ADMIN = Actor("tester", "admin", "password")
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BENCHMARK = "toy-sugarcrepe"

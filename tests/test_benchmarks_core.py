@@ -11,15 +11,14 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from backend.benchmarks import Benchmark, ImageFile, grid_task, prepare, register, run_task
-from backend.benchmarks import evaluator
+from backend.benchmarks import Benchmark, ImageFile, evaluator, grid_task, prepare, register, run_task
 from backend.benchmarks.job import EvaluateConfig, evaluate_models
 from backend.benchmarks.results import disagreements, item_images, items, leaderboard, results, subtypes
 from backend.benchmarks.stream import BenchmarkImageError, StreamEncoder
 from backend.benchmarks.task import first_caption_wins
 from backend.benchmarks.zeroshot import ensemble_task, top_k
-from backend.models.loading import load_model
 from backend.core.store import Store
+from backend.models.loading import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 COLOURS = {"red": (220, 30, 30), "blue": (30, 30, 220), "green": (30, 200, 30)}
@@ -55,6 +54,7 @@ def by_hand(loaded, image_path: Path, texts: list[str]) -> torch.Tensor:
     return (F.normalize(text, dim=-1) @ F.normalize(image, dim=-1).T)[:, 0]
 
 
+@pytest.mark.system
 def test_each_distinct_image_is_encoded_once_and_scores_match_a_hand_computation(tmp_path, tiny):
     paths = write_images(tmp_path / "images")
     task = pair_task(paths)
@@ -157,6 +157,7 @@ def test_a_bad_config_names_every_problem():
         EvaluateConfig.from_dict({"modle": ["x"]})
 
 
+@pytest.mark.system
 def test_the_cli_evaluates_stores_and_prints_json(tmp_path, tiny_checkpoints):
     env = {"COMPLAB_WORKSPACE": str(tmp_path / "ws"), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin",
            "PYTHONPATH": str(ROOT)}

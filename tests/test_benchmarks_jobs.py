@@ -7,16 +7,16 @@ import pytest
 import torch
 
 from backend import jobs
-from backend.core.auth import Actor, PermissionDenied
 from backend.benchmarks import evaluate_many
 from backend.benchmarks.results import results
-from backend.models.loading import load_model
+from backend.core.auth import Actor, PermissionDenied
 from backend.core.paths import PathError
-from backend.patching.config import exported_models
-from backend.patching.sweep import apply_alpha, export_patched, patched_model, recommend, sweep
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
-from tests.appserver import wait_for, workspace_settings
+from backend.models.loading import load_model
+from backend.patching.config import exported_models
+from backend.patching.sweep import apply_alpha, export_patched, patched_model, recommend, sweep
+from tests.support.appserver import wait_for, workspace_settings
 
 ADMIN = Actor("alice", "admin", "password")
 GUEST = Actor("visitor", "annotator", "password")
@@ -51,6 +51,7 @@ def finetuned(tmp_path_factory):
     return f"local-dir:{folder}"
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("target, options", [("local", {}), ("torchrun", {"nproc": 2})])
 def test_an_evaluate_job_stores_the_same_numbers_as_an_in_process_run(settings, target, options):
     store = Store(settings.db)
@@ -108,6 +109,7 @@ def test_recommendation_keeps_object_centric_within_tolerance():
     assert recommend(rows, "c", "o", tolerance=0.05)["alpha"] == 0.8
 
 
+@pytest.mark.system
 def test_a_sweep_job_reports_each_alpha_and_its_export_loads_back(tmp_path, finetuned):
     folder = Path(finetuned.removeprefix("local-dir:"))
     with pytest.raises(PathError, match="outside the allowed folders"):

@@ -18,7 +18,7 @@ from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import build_model
-from tests.appserver import running_app, wait_for
+from tests.support.appserver import running_app, wait_for
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -61,6 +61,7 @@ def table_rows(table: dict) -> dict[str, dict]:
     return {row[0]: dict(zip(table["headers"], row)) for row in table["data"]}
 
 
+@pytest.mark.system
 def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
     assert "**#%d evaluate: done**, 100%%" % evaluated["job"] in admin.predict(evaluated["job"],
@@ -82,6 +83,7 @@ def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(ev
         r for r in stored if r["model"] == "toyworld")["metrics"]["overall"], 1)
 
 
+@pytest.mark.system
 def test_the_csv_download_has_every_row(evaluated):
     path = evaluated["admin"].predict([], api_name="/leaderboard_csv")
     rows = {row["model"]: row for row in csv.DictReader(io.StringIO(Path(path).read_text()))}
@@ -91,11 +93,13 @@ def test_the_csv_download_has_every_row(evaluated):
     assert rows["Chance"]["source"] == "docs/REFERENCE.md, Metrics"
 
 
+@pytest.mark.system
 def test_the_column_filter_keeps_only_the_chosen_benchmarks(evaluated):
     table, _chart = evaluated["admin"].predict(["toy-bivlc"], api_name="/leaderboard")
     assert table["headers"] == ["model", "source", "date"] and table["data"] == []
 
 
+@pytest.mark.system
 def test_an_anonymous_visitor_reads_the_leaderboard_but_cannot_launch(evaluated):
     anonymous = Client(evaluated["url"], verbose=False)
     table, _chart = anonymous.predict([], api_name="/leaderboard")
@@ -111,6 +115,7 @@ def test_an_anonymous_visitor_reads_the_leaderboard_but_cannot_launch(evaluated)
     (["toyworld"], ["no-such-benchmark"], "unknown benchmark 'no-such-benchmark'"),
     (["local-dir:/etc"], [BENCHMARK], "is outside"),
 ])
+@pytest.mark.system
 def test_a_bad_launch_is_a_message_and_starts_nothing(evaluated, models, benchmarks, message):
     before = len(evaluated["store"].list_jobs())
     with pytest.raises(Exception, match=message):
@@ -118,6 +123,7 @@ def test_a_bad_launch_is_a_message_and_starts_nothing(evaluated, models, benchma
     assert len(evaluated["store"].list_jobs()) == before
 
 
+@pytest.mark.system
 def test_failures_of_a_subtype_show_the_items_the_model_got_wrong(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
     toy = next(r for r in results(store, [BENCHMARK]) if r["model"] == "toyworld")
@@ -136,6 +142,7 @@ def test_failures_of_a_subtype_show_the_items_the_model_got_wrong(evaluated):
     assert f"{first['scores'][0][0]:.4f}" in captions and f"{first['scores'][1][0]:.4f}" in captions
 
 
+@pytest.mark.system
 def test_disagreements_list_the_items_one_model_gets_right_and_the_other_wrong(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
     toy, rand = (next(r for r in results(store, [BENCHMARK]) if r["model"] == spec) for spec in evaluated["models"])
@@ -148,6 +155,7 @@ def test_disagreements_list_the_items_one_model_gets_right_and_the_other_wrong(e
     assert all(row[3] == (row[0] in right) for row in table["data"])
 
 
+@pytest.mark.system
 def test_send_to_probe_returns_the_image_and_the_true_caption(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
     toy = next(r for r in results(store, [BENCHMARK]) if r["model"] == "toyworld")
@@ -156,6 +164,7 @@ def test_send_to_probe_returns_the_image_and_the_true_caption(evaluated):
     assert caption == item["texts"][0] and Path(image).stat().st_size > 0
 
 
+@pytest.mark.system
 def test_the_leaderboard_survives_a_restart_on_the_same_store(evaluated):
     workspace = evaluated["workspace"]
     with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:

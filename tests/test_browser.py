@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from backend.perturb import FAMILIES
-from tests.appserver import running_app
-from tests.browser import VIEWPORT, chromium, horizontal_overflow, inside, pick_option, read_table, upload_image
-from tests.tiny import solid_image
+from tests.support.appserver import running_app
+from tests.support.browser import VIEWPORT, chromium, horizontal_overflow, inside, pick_option, read_table, upload_image
+from tests.support.tiny import solid_image
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 
 CAPTION = "the brown dog and the white cat"
 SWAPPED = "the white dog and the brown cat"

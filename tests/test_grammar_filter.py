@@ -8,12 +8,11 @@ import torch
 from transformers import AutoModelForSequenceClassification, BertConfig, BertForSequenceClassification, BertTokenizer
 
 from backend import cli
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.perturb import Variant
 from backend.perturb.grammar import DEFAULT_GRAMMAR_MODEL, GrammarFilter, GrammarModelError, acceptable_index
 from backend.probe import run_probe
-from tests.tiny import solid_image
+from tests.support.tiny import solid_image
 
 HUB_ID = "complab-tests/tiny-cola"
 WORDS = ("a an the man woman dog cat bench table field sheep horse plate sandwich sitting on grazing in group "

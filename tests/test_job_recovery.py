@@ -22,18 +22,25 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from backend import jobs
-from backend.core.auth import Actor, PermissionDenied
 from backend.cli import main
-from backend.generate.job import GenerateConfig, run_job
-from backend.jobs.reporter import Reporter
+from backend.core.auth import Actor, PermissionDenied
 from backend.core.settings import ROOT
 from backend.core.store import Store
+from backend.generate.job import GenerateConfig, run_job
+from backend.jobs.reporter import Reporter
 from backend.models import checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import train
-from tests.appserver import wait_for, workspace_settings
-from tests.crashes import (candidate_rows, kill_job, partial_files, settled, stored_files, toy_campaign,
-                           wait_for_candidates)
+from tests.support.appserver import wait_for, workspace_settings
+from tests.support.crashes import (
+    candidate_rows,
+    kill_job,
+    partial_files,
+    settled,
+    stored_files,
+    toy_campaign,
+    wait_for_candidates,
+)
 
 ADMIN = Actor("alice", "admin", "password")
 # 40 steps, a checkpoint every 5: the kill lands after the first one with 35 steps to spare (about a second on an
@@ -50,6 +57,7 @@ def _loss_by_step(db_rows: list[dict]) -> dict[int, float]:
     return {row["step"]: row["value"] for row in db_rows if row["name"] == "loss"}
 
 
+@pytest.mark.system
 def test_a_killed_training_job_resumes_from_its_last_checkpoint_and_ends_as_if_never_stopped(tmp_path, capsys):
     settings = workspace_settings(tmp_path / "ws")
     store, db = Store(settings.db), str(settings.db)
@@ -127,6 +135,7 @@ def _drawn_straight(tmp_path: Path, n_items: int) -> dict[tuple[int, int], str]:
     return {(row["item_id"], row["slot"]): row["sha256"] for row in candidate_rows(db, "c1")}
 
 
+@pytest.mark.system
 def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp_path, capsys):
     settings = workspace_settings(tmp_path / "ws")
     store = Store(settings.db)
@@ -176,6 +185,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "--lazy", str(folder)], check=True)  # lazy: a job that failed a check may hold files
 
 
+@pytest.mark.system
 def test_a_full_disk_stops_generation_cleanly_and_resume_finishes_once_space_is_freed(tmp_path, small_disk, capsys):
     settings = workspace_settings(tmp_path / "ws", COMPLAB_DATA_DIR=str(small_disk))  # the store stays off it
     store = Store(settings.db)

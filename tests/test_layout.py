@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOY_RUN = {"base_model": "toyworld", "data": "toyworld-finetune"}
 
 
+@pytest.mark.system
 def test_generic_code_names_the_built_in_world_only_where_plug_ins_are_registered():
     found = subprocess.run(["grep", "-rln", "toyworld", "backend", "--include=*.py"], cwd=ROOT,
                            capture_output=True, text=True).stdout.split()
@@ -182,6 +183,7 @@ LIGHT_IMPORTS = ["backend.cli", "backend.core.settings", "backend.core.store", "
                  "app"]
 
 
+@pytest.mark.system
 def test_light_modules_import_no_heavy_library():
     """What the app's page and `--help` need imports no torch, open_clip, spaCy or diffusers (seconds each)."""
     script = (f"import sys\nfor name in {LIGHT_IMPORTS!r}: __import__(name)\n"

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from backend.perturb import lexicon as lexicon_module
 from backend.perturb import perturb
 
@@ -75,6 +77,7 @@ def _outputs_in_children(*hash_seeds: str) -> list[list]:
     return outputs
 
 
+@pytest.mark.system
 def test_every_variant_is_the_same_under_different_hash_seeds():
     first, second = _outputs_in_children("1", "4242")
     assert len(first) == len(CAPTIONS) and sum(map(len, first)) > 300

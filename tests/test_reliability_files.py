@@ -23,9 +23,9 @@ from backend.annotate.campaigns import CampaignConfig, ItemSpec
 from backend.annotate.export import ExportRow, save_dataset
 from backend.core.settings import ROOT, Settings
 from backend.core.store import Store, StoreDamaged, check_integrity
-from tests.appprocess import app_process
-from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
-from tests.tiny import solid_image
+from tests.support.appprocess import app_process
+from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.tiny import solid_image
 
 pytestmark = pytest.mark.system
 REPO = "lab/backup"
@@ -66,7 +66,7 @@ def test_a_restore_killed_mid_copy_never_costs_the_backup_an_answer(tmp_path):
         from pathlib import Path
         from backend.annotate.backup import restore
         from backend.core import files
-        from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
+        from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 
         hub = FakeHub()
         hub.repos["{REPO}"] = {{"private": True, "commits": 1, "files": {{k: v.encode() for k, v in
@@ -191,7 +191,7 @@ def test_on_a_space_a_damaged_store_is_moved_aside_and_the_campaigns_restored(tm
         from app import checked_store
         from backend.annotate import mirror
         from backend.core.settings import Settings
-        from tests.fake_hub import FakeHfApi, FakeHub
+        from tests.support.fake_hub import FakeHfApi, FakeHub
 
         hub = FakeHub()
         hub.repos["{REPO}"] = {{"private": True, "commits": 1, "files": {{k: v.encode() for k, v in

@@ -19,13 +19,13 @@ from playwright.sync_api import expect
 from backend.annotate import campaigns, db
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.annotate_fixtures import toy_campaign
-from tests.appserver import annotate_app, workspace_settings
-from tests.browser import VIEWPORT, chromium
-from tests.security_support import Page, Visitor, served_app
-from tests.tiny import solid_image
+from tests.support.annotate_fixtures import toy_campaign
+from tests.support.appserver import annotate_app, workspace_settings
+from tests.support.browser import VIEWPORT, chromium
+from tests.support.security_support import Page, Visitor, served_app
+from tests.support.tiny import solid_image
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 
 SQL, SCRIPT, IMAGE = "Robert'); DROP TABLE answers;--", "<script>window.__xss=1</script>", \
     '<img src=x onerror="window.__xss=1">'

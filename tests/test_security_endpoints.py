@@ -4,7 +4,7 @@ One real app under the password policy (as a public deployment runs it), with a
 campaign, a training run and a sweep in its store. Every handler with server
 code is listed below by who may call it, private ones included: the page posts
 their index to the queue and so can anyone, whatever `gradio_client` allows
-(`tests/security_support.Visitor` does). A handler added to the app fails
+(`tests/support/security_support.Visitor` does). A handler added to the app fails
 `test_every_handler_is_classified` until someone decides who may call it.
 """
 from __future__ import annotations
@@ -19,9 +19,9 @@ from gradio_client import Client
 from backend.annotate import campaigns, db, prolific, resume
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.annotate_fixtures import task_token, toy_campaign
-from tests.appserver import annotate_app, workspace_settings
-from tests.security_support import Page, Visitor, carries_nothing, database_rows, files_under, served_app
+from tests.support.annotate_fixtures import task_token, toy_campaign
+from tests.support.appserver import annotate_app, workspace_settings
+from tests.support.security_support import Page, Visitor, carries_nothing, database_rows, files_under, served_app
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 REFUSED = "needs an admin; you are anonymous"
@@ -72,6 +72,7 @@ def lab(tmp_path_factory):
         yield url, settings
 
 
+@pytest.mark.system
 def test_every_handler_is_classified(lab):
     url, _ = lab
     names = Page(url).names()
@@ -81,6 +82,7 @@ def test_every_handler_is_classified(lab):
     assert len(classified) == len(PUBLIC) + len(ADMIN) + len(SILENT) + len(LAYOUT)  # each in one class only
 
 
+@pytest.mark.system
 def test_admin_handlers_refuse_anonymous_visitors_and_annotators_and_change_nothing(lab):
     url, settings = lab
     page = Page(url)
@@ -98,6 +100,7 @@ def test_admin_handlers_refuse_anonymous_visitors_and_annotators_and_change_noth
     assert (database_rows(settings.db), files_under(settings.workspace)) == before
 
 
+@pytest.mark.system
 def test_no_admin_data_reaches_a_visitor(lab):
     """The config every visitor downloads holds the hidden admin tabs too: no run or sweep may be listed there.
     The public evaluate status reads evaluate jobs only."""
@@ -110,6 +113,7 @@ def test_no_admin_data_reaches_a_visitor(lab):
             client.predict(job_id, api_name="/evaluate_status")
 
 
+@pytest.mark.system
 def test_no_login_route_or_wrong_password_makes_an_admin(lab):
     url, settings = lab
     page = Page(url)
@@ -126,6 +130,7 @@ def test_no_login_route_or_wrong_password_makes_an_admin(lab):
     assert database_rows(settings.db) == before
 
 
+@pytest.mark.system
 def test_annotators_never_see_answer_or_continue_each_others_tasks(lab):
     url, settings = lab
     alice, bob, mallory = (Client(url, verbose=False, download_files=False) for _ in range(3))
@@ -146,6 +151,7 @@ def test_annotators_never_see_answer_or_continue_each_others_tasks(lab):
     assert _assignment(settings, alices_task) == ("answered", "alice")
 
 
+@pytest.mark.system
 def test_a_typed_name_never_continues_a_prolific_participant(lab):
     url, settings = lab
     page, pid = Page(url), "5f1a2b3c4d5e6f7a8b9c0d1e"
@@ -181,6 +187,7 @@ def test_resume_keys_are_needed_only_off_an_open_local_app(tmp_path):
     assert claimed.annotator_id == first.annotator_id and claimed.issued not in ("", first.issued)
 
 
+@pytest.mark.system
 def test_the_annotation_app_has_no_admin_handler(tmp_path):
     settings = workspace_settings(tmp_path, GRADIO_SERVER_NAME="0.0.0.0")
     Store(settings.db)

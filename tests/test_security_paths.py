@@ -20,13 +20,13 @@ from gradio_client import Client, handle_file
 from backend.annotate import mirror
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.auth import ADMIN, Actor
+from backend.core.store import Store
 from backend.jobs.kinds import get_kind
 from backend.jobs.service import confine_config
-from backend.core.store import Store
-from tests.annotate_fixtures import task_token, toy_campaign
-from tests.appserver import workspace_settings
-from tests.security_support import LARGE, Page, Visitor, oversized_bodies, oversized_calls, served_app
-from tests.tiny import solid_image
+from tests.support.annotate_fixtures import task_token, toy_campaign
+from tests.support.appserver import workspace_settings
+from tests.support.security_support import LARGE, Page, Visitor, oversized_bodies, oversized_calls, served_app
+from tests.support.tiny import solid_image
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 OUTSIDE = "outside the allowed folders"
@@ -96,6 +96,7 @@ ATTACKS = [
 ]
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("handler, form, field, values, expected", ATTACKS,
                          ids=[f"{a[0]}:{a[2]}" for a in ATTACKS])
 def test_every_path_an_admin_types_stays_inside_the_allowed_folders(lab, handler, form, field, values, expected):
@@ -110,6 +111,7 @@ def test_every_path_an_admin_types_stays_inside_the_allowed_folders(lab, handler
     assert len(Store(settings.db).list_jobs(limit=1000)) == jobs_before
 
 
+@pytest.mark.system
 def test_anyone_probing_names_no_server_file(lab, tmp_path):
     url, settings, _, _ = lab
     image = tmp_path / "red.png"
@@ -129,6 +131,7 @@ def test_anyone_probing_names_no_server_file(lab, tmp_path):
         assert outcome.data is None and outcome.error is not None, outcome.text
 
 
+@pytest.mark.system
 def test_the_file_route_serves_campaign_images_and_nothing_else(lab):
     url, settings, _, _ = lab
     workspace, data = settings.workspace, settings.data_dir
@@ -146,6 +149,7 @@ def test_the_file_route_serves_campaign_images_and_nothing_else(lab):
         assert response.status_code in (403, 404), f"{path}: {response.status_code} {response.text[:80]}"
 
 
+@pytest.mark.system
 def test_a_database_backup_is_offered_to_its_admin_only(lab):
     url, settings, _, _ = lab
     admin = Client(url, verbose=False, download_files=False)
@@ -156,6 +160,7 @@ def test_a_database_backup_is_offered_to_its_admin_only(lab):
     assert httpx.get(f"{url}gradio_api/file={written[-1]}").status_code == 403
 
 
+@pytest.mark.system
 def test_oversized_requests_are_refused_and_the_server_answers_the_next_one(lab, tmp_path):
     url, _, _, _ = lab
     image = tmp_path / "red.png"

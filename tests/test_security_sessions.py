@@ -14,8 +14,8 @@ import pytest
 from gradio_client import Client
 
 from backend.core.credentials import Credentials
-from tests.public_support import CREDENTIALS, SPACE, public_app
-from tests.security_support import Page, Visitor
+from tests.support.public_support import CREDENTIALS, SPACE, public_app
+from tests.support.security_support import Page, Visitor
 from ui.context import Guards
 
 pytestmark = pytest.mark.system
@@ -134,7 +134,7 @@ def test_the_page_names_no_admin(tmp_path, monkeypatch):
 
 @pytest.mark.browser
 def test_an_admin_who_reloads_the_page_still_sees_the_admin_tabs_until_signing_out(tmp_path):
-    from tests.browser import VIEWPORT, chromium
+    from tests.support.browser import VIEWPORT, chromium
 
     with public_app(tmp_path, **CREDENTIALS) as (url, _), chromium() as browser:
         page = browser.new_context(viewport=VIEWPORT).new_page()

@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 from backend.benchmarks import evaluate_many
-from backend.models.registry import EmbeddingCache
 from backend.models.loading import load_model
-from backend.models.registry import ModelRegistry
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.probe import run_probe
 from backend.toyworld import render, sample_scene, to_pil
 

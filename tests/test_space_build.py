@@ -11,7 +11,7 @@ from pathlib import Path
 import gradio.oauth
 import pytest
 
-from tests.appserver import running_app
+from tests.support.appserver import running_app
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("space_build", ROOT / "scripts" / "space_build.py")
@@ -45,6 +45,7 @@ def space(tmp_path, provider, monkeypatch):
         yield url.rstrip("/"), env
 
 
+@pytest.mark.system
 def test_checks_pass_on_the_oauth_path_a_space_takes(space, provider):
     base, env = space
     assert space_build.check_page(base) == "Compositionality Lab"
@@ -53,6 +54,7 @@ def test_checks_pass_on_the_oauth_path_a_space_takes(space, provider):
     assert "/.well-known/openid-configuration" in provider.requests
 
 
+@pytest.mark.system
 def test_oauth_check_refuses_a_sign_in_that_goes_elsewhere(space):
     base, env = space
     other = space_build.FakeProvider()  # the app was configured with the first provider, not this one
@@ -63,6 +65,7 @@ def test_oauth_check_refuses_a_sign_in_that_goes_elsewhere(space):
         other.shutdown()
 
 
+@pytest.mark.system
 def test_page_check_refuses_an_app_without_the_hugging_face_sign_in(tmp_path):
     with running_app(tmp_path, ["toyworld"], tmp_path) as url:  # loopback, no Space: the open-local policy
         with pytest.raises(space_build.CheckFailed, match="no 'Sign in with Hugging Face' button"):

@@ -11,13 +11,13 @@ import pytest
 import torch
 from gradio_client import Client, handle_file
 
-from backend.models.loading import load_model
 from backend.core.store import Store
+from backend.models.checkpoint import save_checkpoint
+from backend.models.loading import load_model
 from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import scene_for_caption
 from backend.toyworld.render import render, to_pil
-from backend.models.checkpoint import save_checkpoint
-from tests.appserver import running_app, wait_for
+from tests.support.appserver import running_app, wait_for
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -61,6 +61,7 @@ def swept(tmp_path_factory):
                "workspace": workspace}
 
 
+@pytest.mark.system
 def test_the_curve_has_a_labelled_point_per_alpha_and_the_recommendation(swept):
     status, plot, points, best, alpha = swept["admin"].predict(swept["job"]["id"], api_name="/sweep_status")
     rows = swept["job"]["result"]["rows"]
@@ -79,6 +80,7 @@ def export(client, job_id: int, name: str, alpha: float) -> str:
     return re.search(r"`(local-dir:[^`]+)`", message).group(1)
 
 
+@pytest.mark.system
 def test_export_puts_the_patched_model_in_the_model_lists_and_it_loads(swept, tmp_path):
     admin, job = swept["admin"], swept["job"]
     recommended = job["result"]["recommended"]["alpha"]
@@ -102,6 +104,7 @@ def test_export_puts_the_patched_model_in_the_model_lists_and_it_loads(swept, tm
     assert "not loaded" not in summary and re.match(r"-?\d\.\d{4}", table["data"][0][column])
 
 
+@pytest.mark.system
 def test_anonymous_visitors_cannot_sweep_or_export(swept):
     anonymous = Client(swept["url"], verbose=False)
     before = len(swept["store"].list_jobs())
@@ -120,6 +123,7 @@ def test_anonymous_visitors_cannot_sweep_or_export(swept):
     ({"compositional": "overall"}, "must name a benchmark metric as <benchmark>/<metric>"),
     ({"finetuned": ""}, "finetuned model is required"),
 ])
+@pytest.mark.system
 def test_a_bad_sweep_is_a_message_and_starts_nothing(swept, overrides, message):
     before = len(swept["store"].list_jobs())
     with pytest.raises(Exception, match=re.escape(message)):

@@ -9,7 +9,7 @@ import torch
 
 import backend.toyworld as tw
 from backend.toyworld import benchmarks as toy_benchmarks
-from backend.toyworld.render import shape_mask, box_side
+from backend.toyworld.render import box_side, shape_mask
 from backend.toyworld.scene import RELATION_MARGIN
 
 

@@ -11,10 +11,10 @@ import pytest
 from backend import jobs
 from backend.core.auth import Actor
 from backend.core.store import Store
-from tests.appserver import running_app, wait_for, workspace_settings
-from tests.browser import VIEWPORT, chromium, read_table
+from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.browser import VIEWPORT, chromium, read_table
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 ADMIN = Actor("tester", "admin", "password")
 RUN = {"name": "browser-run", "base_model": "toyworld", "data": "toyworld-finetune", "loss": "negclip", "steps": 400, "batch_size": 16,
        "dataset_size": 128, "lr": 1e-3, "warmup_steps": 5, "eval_every": 200, "eval_benchmarks": ["toy-sugarcrepe"]}

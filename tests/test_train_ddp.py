@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 from safetensors.torch import load_file
 
 from backend.train.config import TrainConfig
 from backend.train.loop import train
+
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMON = dict(base_model="toyworld:random", data="toyworld-finetune", loss="negclip", steps=2, dataset_size=32,

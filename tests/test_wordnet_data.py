@@ -26,6 +26,7 @@ def test_laid_out_corpus_loads_with_known_lexnames(tmp_path, monkeypatch):
     assert wordnet_data.lay_out(tmp_path / "nltk_data") == corpus  # a second run keeps the first copy
 
 
+@pytest.mark.system
 @needs_debian_wordnet
 def test_set_up_command_writes_the_corpus(tmp_path):
     result = subprocess.run([sys.executable, "-m", "backend.core.wordnet_data", str(tmp_path)], cwd=ROOT,
@@ -65,6 +66,7 @@ print(wordnet().synset("dog.n.01").lexname())
 """
 
 
+@pytest.mark.system
 @needs_debian_wordnet
 def test_app_lays_wordnet_out_on_first_use_where_no_set_up_ran(tmp_path):
     """What a Space does: NLTK_DATA unset and nothing set up; the reader still loads, from the cache folder."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -29,7 +29,7 @@ from ui.context import AppContext
 
 T = TypeVar("T")
 # The browser's copy of the credential; encrypted with a key of this process (a restart's credentials are new).
-STORED = {"storage_key": "complab-admin-session", "secret": secrets.token_hex(16)}
+STORED_KEY, STORED_SECRET = "complab-admin-session", secrets.token_hex(16)
 
 
 def actor_of(ctx: AppContext, session: str | None) -> Actor:
@@ -39,11 +39,11 @@ def actor_of(ctx: AppContext, session: str | None) -> Actor:
     return auth.session_actor(ctx.settings, ctx.guards.sessions, session, ctx.client(LocalContext.request.get(None)))
 
 
-def admin_initial(ctx: AppContext, read: Callable[[], T], empty: T) -> T:
+def admin_initial(ctx: AppContext, read: Callable[[], Sequence[T]]) -> Sequence[T]:
     """What an admin view lists when the page is built. The page's config, which every visitor downloads, holds the
     hidden admin tabs too: stored admin data (runs, sweeps) goes in only where every visitor is an admin
-    (open-local); elsewhere the view starts `empty` and an admin's refresh fills it."""
-    return read() if auth.default_actor(ctx.settings).is_admin else empty
+    (open-local); elsewhere the view starts empty and an admin's refresh fills it."""
+    return read() if auth.default_actor(ctx.settings).is_admin else []
 
 
 def status_text(ctx: AppContext, actor: Actor) -> str:
@@ -164,10 +164,11 @@ class Session:
 def build(ctx: AppContext) -> Session:
     """Lay out the sign-in row; `Session.wire` connects it once the admin tabs exist."""
     policy = auth.policy(ctx.settings)
-    state, stored = gr.State(None), gr.BrowserState("", **STORED)
+    state, stored = gr.State(None), gr.BrowserState("", storage_key=STORED_KEY, secret=STORED_SECRET)
     with gr.Row(elem_id="session-row"):
         status = gr.Markdown(status_text(ctx, auth.default_actor(ctx.settings)), elem_id="session-status")
-        inputs, buttons = [], ()
+        inputs: list[gr.Textbox] = []
+        buttons: tuple[gr.Button, ...] = ()
         if policy.mode == "password":
             with gr.Column(scale=0, min_width=420), gr.Accordion("Admin sign-in", open=False):
                 with gr.Row():

@@ -42,6 +42,7 @@ import os
 import re
 import tempfile
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -92,7 +93,7 @@ class Backup:
     """
 
     def __init__(self, folder: Path, repo_id: str, token: str, every_minutes: float = 5, api: Any = None,
-                 restored: list[Path] = ()) -> None:
+                 restored: Sequence[Path] = ()) -> None:
         """`restored`: files `restore` placed in `folder` from the repo; they are not uploaded again unless they
         change."""
         _check(repo_id, token)
@@ -190,7 +191,7 @@ def _scheduler_class() -> type:
         placed while they keep the size and mtime they were restored with: the repo holds them already, and a
         damaged local copy must never replace its good original there."""
 
-        def __init__(self, *args: Any, restored: list[Path] = (), **kwargs: Any) -> None:
+        def __init__(self, *args: Any, restored: Sequence[Path] = (), **kwargs: Any) -> None:
             # before super().__init__, which starts the thread that commits (the first time at once)
             self._restored = {Path(path): Path(path).stat().st_mtime for path in restored if Path(path).is_file()}
             super().__init__(*args, **kwargs)

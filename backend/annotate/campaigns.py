@@ -146,9 +146,9 @@ def create(store_path: Path | str, name: str, items: list[ItemSpec], config: Cam
     with db.write(store_path) as conn:
         if conn.execute("select 1 from campaigns where name = ?", (name,)).fetchone():
             raise ValueError(f"a campaign named {name!r} exists already; choose another name")
-        campaign_id = conn.execute(
-            "insert into campaigns (name, source, config, created_by, created_at, updated_at) values (?,?,?,?,?,?)",
-            (name, IMPORTING, json.dumps(config.to_dict()), actor, now, now)).lastrowid
+        campaign_id = db.insert(
+            conn, "insert into campaigns (name, source, config, created_by, created_at, updated_at) "
+            "values (?,?,?,?,?,?)", (name, IMPORTING, json.dumps(config.to_dict()), actor, now, now))
     try:
         for start in range(0, len(rows), INSERT_BATCH):
             with db.write(store_path) as conn:

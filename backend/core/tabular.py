@@ -121,7 +121,7 @@ def _json_records(path: Path, what: str) -> list[Record]:
 
 
 def _jsonl_records(path: Path, what: str, max_records: int | None = None) -> list[Record]:
-    records = []
+    records: list[Record] = []
     for number, line in enumerate(read_text(path, what).splitlines(), start=1):
         if not line.strip():
             continue
@@ -152,7 +152,7 @@ def _csv_records(path: Path, what: str, required: Sequence[str], max_records: in
         if missing and header:
             raise RecordFileError(f"{what} {path.name} has no {', '.join(missing)} column; its header (line 1) is: "
                                   f"{', '.join(header)}")
-        records = []
+        records: list[Record] = []
         for row in reader:
             if not any(row):
                 continue

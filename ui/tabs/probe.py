@@ -210,7 +210,7 @@ def admit(ctx: AppContext, actor: Actor, request: gr.Request | None) -> None:
 
 def make_handler(ctx: AppContext):
     def probe(image, caption, models, families, seed, extra, plausible_only=False, session=None,
-              request: gr.Request = None, progress=gr.Progress()):
+              request: gr.Request | None = None, progress=gr.Progress()):
         """Run a probe and return (summary, table, plot, csv, json, the layout for `apply_layout`).
 
         Inputs arrive as sent (no preprocessing, see `uploaded_image`): the image as an upload's file data. A
@@ -233,8 +233,8 @@ def make_handler(ctx: AppContext):
                                    plausible_only=bool(plausible_only))
         except (ProbeInputError, ValueError, Refused) as error:
             raise gr.Error(str(error), print_exception=False) from error
-        for error in result.errors:
-            gr.Warning(error)
+        for problem in result.errors:
+            gr.Warning(problem)
         labels = model_labels(list(result.scores), {spec: label for label, spec in ctx.current_model_choices()
                                                     if label != spec})
         csv_path, json_path = write_downloads(result)

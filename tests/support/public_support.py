@@ -15,7 +15,7 @@ from pathlib import Path
 from app import build_annotate_app, build_app, launch_options
 from backend.core.store import Store
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from tests.appserver import free_port, workspace_settings
+from tests.support.appserver import free_port, workspace_settings
 from ui.context import AppContext, Guards
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}

@@ -19,14 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-
 from gradio_client import handle_file
 
 from app import build_app, launch_options
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
 from backend.core.store import Store
-from tests.appserver import free_port, workspace_settings
+from backend.models.registry import EmbeddingCache, ModelRegistry
+from tests.support.appserver import free_port, workspace_settings
 from ui.context import AppContext
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from backend import jobs
 from backend.annotate import campaigns, db
-from backend.jobs import process
 from backend.core.store import Store
-from tests.appserver import wait_for
+from backend.jobs import process
+from tests.support.appserver import wait_for
 
 CANDIDATE_COLUMNS = "c.id, c.item_id, c.slot, c.sha256, c.path, c.display_path, c.seed, c.created_at"
 

@@ -7,10 +7,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app import build_annotate_app, build_app, launch_options
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
 from backend.core.settings import Settings
 from backend.core.store import Store
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from ui.context import AppContext
 
 

@@ -2,7 +2,7 @@
 
 Shared by bench/annotate_latency.py (saturation), bench/annotate_load.py (load
 and crash) and tests/test_reliability_crowd.py; the server's process is
-`bench.crowd_server`'s, and `bench.crowd_audit` checks what the crowd did
+`tests.support.crowd_server`'s, and `tests.support.crowd_audit` checks what the crowd did
 against the SQLite store.
 
 The annotators are threads of the calling process, each with its own `gradio_client.Client` (its
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from bench.crowd_server import cpu_seconds
+from tests.support.crowd_server import cpu_seconds
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
