@@ -73,7 +73,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from contextlib import closing
+from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -136,14 +136,17 @@ def prepare(workspace: Path, campaign: str, annotators: int, tasks: int, items: 
 
 
 def load_run(server: ServerProcess, db_path: Path, campaign: str, annotators: int, tasks: int,
-             think: Callable, seed: int = 0, crash: Crash | None = None) -> Run:
-    """The crowd's sessions (with the crash, if any), then the campaign finished, then the audit."""
+             think: Callable, seed: int = 0, crash: Crash | None = None,
+             during: AbstractContextManager | None = None) -> Run:
+    """The crowd's sessions (with the crash, if any; inside `during`, e.g. guests flooding the Probe), then the
+    campaign finished, then the audit."""
     crowd = Crowd(server.url, campaign, think, seed, recover_s=RECOVER_S if crash else 0.0)
     team, page = crowd_of(crowd, [f"{campaign}-{k:03d}" for k in range(annotators)], tasks)
     crasher = threading.Thread(target=_crash, args=(server, crowd, crash)) if crash else None
     if crasher:
         crasher.start()
-    result = measure(team, lambda annotator: annotate(annotator, crowd, page), None if crash else server.pid)
+    with during or nullcontext():
+        result = measure(team, lambda annotator: annotate(annotator, crowd, page), None if crash else server.pid)
     crowd.close()
     if crasher:
         crasher.join()
@@ -284,9 +287,9 @@ def probe_flood(args: argparse.Namespace) -> bool:
             print(f"a first probe (the server loads the perturbation engine and the model): {took:.1f} s")
             think = uniform_think(low / 1000, high / 1000)
             runs["quiet"] = load_run(server, paths["quiet"], "quiet", args.annotators, args.tasks, think, args.seed)
-            with GuestFlood(server.url, args.probe_guests, image) as flood:
-                runs["flood"] = load_run(server, paths["flood"], "flood", args.annotators, args.tasks, think,
-                                         args.seed)
+            flood = GuestFlood(server.url, args.probe_guests, image)  # while the crowd works, not while it finishes
+            runs["flood"] = load_run(server, paths["flood"], "flood", args.annotators, args.tasks, think, args.seed,
+                                     during=flood)
         passed = all(print_run(run, f"{name}: {args.annotators} annotators x {args.tasks} tasks")
                      for name, run in runs.items())
         quiet, flooded = (percentile([1000 * t for a in runs[name].result["annotators"] for t in a.latencies], 95)

@@ -22,6 +22,7 @@ from pathlib import Path
 from tests.support.crowd_server import ROOT, ServerProcess
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "bench only"}
+UPLOAD_TIMEOUT_S = 120
 MODEL = "toyworld"  # shipped in the repository: on disk, so a guest may probe it
 CAPTION = "a red circle to the left of a blue square"
 # app.main(), after lifting the per-visitor probe limit (the line still holds)
@@ -63,9 +64,7 @@ class GuestFlood:
             thread.join(timeout=120)
 
     def _guest(self) -> None:
-        from gradio_client import Client
-
-        client = Client(self.url, verbose=False, download_files=False, ssl_verify=False)
+        client = guest_client(self.url)
         while not self._stop.is_set():
             started = time.perf_counter()
             try:
@@ -89,6 +88,15 @@ class GuestFlood:
         return f"{self.guests} guest(s): {dict(self.outcomes)}{timing}"
 
 
+def guest_client(url: str):
+    """A visitor's client. Its upload waits up to UPLOAD_TIMEOUT_S (httpx's default, 5 s, is shorter than an upload
+    takes while the server loads its models on a machine whose cores are shared)."""
+    from gradio_client import Client
+
+    return Client(url, verbose=False, download_files=False, ssl_verify=False,
+                  httpx_kwargs={"timeout": UPLOAD_TIMEOUT_S})
+
+
 def probe(client, image: Path) -> tuple:
     """One probe as the page sends it: the shipped model, the Probe's default perturbation families."""
     from gradio_client import handle_file
@@ -102,9 +110,7 @@ def probe(client, image: Path) -> tuple:
 def warm_up(url: str, image: Path) -> float:
     """One probe before anything is measured (the server loads the perturbation engine and the model in the
     background after it starts, as app.py does); returns how long it took."""
-    from gradio_client import Client
-
-    client = Client(url, verbose=False, download_files=False, ssl_verify=False)
+    client = guest_client(url)
     started = time.perf_counter()
     probe(client, image)
     client.close()

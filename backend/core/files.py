@@ -48,14 +48,8 @@ def sha256_of(path: Path) -> str:
 def copy_atomic(source: Path, target: Path) -> None:
     """`target` becomes a copy of `source` whole, or stays as it was: a kill mid-copy leaves only a temporary
     file (named by `private_name`), never a truncated `target`."""
-    target = Path(target)
-    temporary = private_name(target, "tmp")
-    try:
+    with atomic_path(target) as temporary:
         shutil.copyfile(source, temporary)
-        fsync(temporary)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -24,9 +24,9 @@ SPACE = {"SPACE_ID": "lab/public", "COMPLAB_BACKUP_REPO": "off"}  # behind the S
 
 @contextmanager
 def public_app(workspace: Path, choices=("toyworld",), annotate_only: bool = False, guards: Guards | None = None,
-               **env: str):
+               extra_roots=(), **env: str):
     """The app over `workspace` on 127.0.0.1; yields (url, its AppContext)."""
-    settings = workspace_settings(workspace, **env)
+    settings = workspace_settings(workspace, extra_roots=extra_roots, **env)
     registry = ModelRegistry(device="cpu", allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir,
                              max_parameters=settings.max_model_parameters)
     ctx = AppContext(settings=settings, registry=registry, cache=EmbeddingCache(), model_choices=list(choices),
