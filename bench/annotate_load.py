@@ -290,8 +290,8 @@ def probe_flood(args: argparse.Namespace) -> bool:
             flood = GuestFlood(server.url, args.probe_guests, image)  # while the crowd works, not while it finishes
             runs["flood"] = load_run(server, paths["flood"], "flood", args.annotators, args.tasks, think, args.seed,
                                      during=flood)
-        passed = all(print_run(run, f"{name}: {args.annotators} annotators x {args.tasks} tasks")
-                     for name, run in runs.items())
+        passed = all([print_run(run, f"{name}: {args.annotators} annotators x {args.tasks} tasks")  # both printed
+                      for name, run in runs.items()])
         quiet, flooded = (percentile([1000 * t for a in runs[name].result["annotators"] for t in a.latencies], 95)
                           for name in ("quiet", "flood"))
         ratio = flooded / quiet
