@@ -45,10 +45,12 @@ def default_context(settings: Settings | None = None) -> AppContext:
     jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
     registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir,
                              max_parameters=settings.max_model_parameters)
+    # Probes run in a worker process of their own, so the crowd's handlers keep their share of the CPU; on ZeroGPU
+    # in this one, whose GPU functions `spaces` runs (`backend.probe.runner`).
     return AppContext(settings=settings, registry=registry,
                       cache=EmbeddingCache(), model_choices=choices.model_choices(),
                       default_models=choices.default_models(), store=store,
-                      examples=plugin_examples(settings.workspace / "examples"))
+                      examples=plugin_examples(settings.workspace / "examples"), probe_worker=not on_zero_gpu())
 
 
 def checked_store(settings: Settings) -> Store:
@@ -185,18 +187,11 @@ def main(argv: list[str] | None = None) -> None:
     demo = build_app(ctx).queue(default_concurrency_limit=2)
     demo.launch(prevent_thread_lock=True, **launch_options(ctx))
     # Once the server answers: the perturbation engine (spaCy, WordNet) and the model code (torch, open_clip)
-    # load in the background, so the first probe does not wait for them. Started before the launch, they held
-    # the interpreter while the app was built and doubled the time to the first page.
-    threading.Thread(target=warm_up, daemon=True).start()
+    # load in the background (in the probes' worker, which starts now), so the first probe does not wait for them.
+    # Started before the launch, they held the interpreter while the app was built and doubled the time to the
+    # first page.
+    threading.Thread(target=ctx.probes.warm_up, daemon=True).start()
     demo.block_thread()
-
-
-def warm_up() -> None:
-    """Import what the first probe needs: the perturbation engine with its data, and the model code."""
-    from backend import perturb
-    from backend.models import encoder  # noqa: F401  (torch and open_clip)
-
-    perturb.warm_up()
 
 
 if __name__ == "__main__":

@@ -246,11 +246,12 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
               cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
               extra=None, progress: Progress | None = None, actor: Actor | None = None,
               guest_models: Sequence[str] = (), plausible_only: bool = False,
-              grammar_filter: GrammarFilter | None = None) -> ProbeResult:
+              grammar_filter: GrammarFilter | None = None, image_name: str | None = None) -> ProbeResult:
     """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal.
 
     plausible_only: each model's metrics count plausible negatives only (the rows still list every text).
     grammar_filter: also marks generated negatives its CoLA classifier finds unacceptable as not plausible.
+    image_name: what a message about the image calls it (an upload's own name, not the server's copy).
     """
     if image is None:
         raise ProbeInputError("No image: upload one, paste one, or pick an example.")
@@ -258,7 +259,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         raise ProbeInputError("Pick at least one model.")
     from backend.models.encoder import Encoder
 
-    picture = load_image(image)
+    picture = load_image(image, name=image_name)
     texts = build_texts(caption, families, seed, extra)
     if grammar_filter is not None:
         texts = _grammar_checked(texts, grammar_filter)
