@@ -137,17 +137,21 @@ def launch_options(ctx: AppContext, uploads: bool = True) -> dict:
             "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
             "blocked_paths": [str(path) for path in never_served(ctx.settings)],
             "max_file_size": MAX_UPLOAD_BYTES,
-            "app_kwargs": {"middleware": middleware(ctx.settings, uploads)}}
+            "app_kwargs": {"middleware": middleware(ctx, uploads)}}
 
 
-def middleware(settings: Settings, uploads: bool = True) -> list[Middleware]:
+def middleware(ctx: AppContext, uploads: bool = True) -> list[Middleware]:
     """The guards in front of Gradio, outermost first: the Host allow-list (open-local policy only, `ui.gate`),
-    the body cap and the upload quota (`ui.limits`), the public files (`ui.gate`)."""
+    the body cap, the probes' door (before the upload quota: a refused upload spends none of it) and the
+    upload quota (`ui.limits`), the public files (`ui.gate`)."""
+    settings = ctx.settings
     guards = []
     if auth.policy(settings).mode == "open-local":
         guards.append(Middleware(gate.HostCheck))
     campaigns = settings.data_dir / "campaigns"
     return [*guards, Middleware(limits.BodyLimit),
+            Middleware(limits.ProbeGate, allowance=ctx.guards.guest_probes, line=ctx.guards.probe_line,
+                       probe_events=ctx.guards.probe_events, behind_proxy=settings.on_space),
             Middleware(limits.UploadQuota, enabled=uploads, behind_proxy=settings.on_space),
             Middleware(gate.PublicFiles, cache=Path(gradio_utils.get_upload_folder()),
                        public_images=[campaigns, settings.workspace / "examples"],

@@ -38,7 +38,11 @@ class Guards:
     sign_in_failures_everyone: RateLimit = field(
         default_factory=lambda: RateLimit(limits.SIGN_IN_FAILURES_EVERYONE, limits.SIGN_IN_WINDOW_S))
     guest_probes: RateLimit = field(default_factory=lambda: RateLimit(limits.GUEST_PROBES_PER_MINUTE, 60))
-    probe_line: Slots = field(default_factory=lambda: Slots(limits.PROBES_RUNNING, limits.PROBES_WAITING, BUSY))
+    probe_line: Slots = field(default_factory=lambda: Slots(limits.PROBES_RUNNING, limits.PROBES_WAITING, BUSY,
+                                                            spacing_s=limits.PROBE_SPACING_S))
+    # The queue's event ids (fn_index) of the Probe's handlers (the Probe tab adds them): `ui.limits.ProbeGate`
+    # refuses a visitor who spent their probes before these events are queued.
+    probe_events: set[int] = field(default_factory=set)
 
 
 @dataclass

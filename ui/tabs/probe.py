@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import time
 from pathlib import PurePath
 
@@ -11,7 +10,7 @@ import gradio as gr
 import pandas as pd
 
 from backend.core.auth import Actor
-from backend.core.limits import GUEST_PROBES_PER_MINUTE
+from backend.core.limits import guest_probes_spent
 from backend.core.ratelimit import Refused
 from backend.core.worker import WorkerStopped
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES
@@ -201,8 +200,7 @@ def admit(ctx: AppContext, actor: Actor, request: gr.Request | None) -> None:
         return
     wait = ctx.guards.guest_probes.spend(ctx.client(request) or "unknown")
     if wait:
-        raise gr.Error(f"Visitors may run {GUEST_PROBES_PER_MINUTE} probes a minute: wait {math.ceil(wait)} s "
-                       "(or sign in as an admin).", print_exception=False)
+        raise gr.Error(guest_probes_spent(wait), print_exception=False)
 
 
 def make_handler(ctx: AppContext):
@@ -213,7 +211,8 @@ def make_handler(ctx: AppContext):
         Inputs arrive as sent (no preprocessing, see `check_upload`): the image as an upload's file data, which
         the probe reads where it runs (`ui.context.AppContext.probes`: a worker process in the app). A visitor's
         probes are counted (`admit`); every probe waits for its turn in the probes' short line, or is told the
-        server is busy (`ui.context.Guards.probe_line`)."""
+        server is busy (`ui.context.Guards.probe_line`); a visitor's starts at least
+        `backend.core.limits.PROBE_SPACING_S` after the one before it."""
         actor = actor_of(ctx, session)
         guest_models = ctx.guest_models()
         try:
@@ -222,7 +221,7 @@ def make_handler(ctx: AppContext):
             raise gr.Error(str(error), print_exception=False) from error
         admit(ctx, actor, request)
         try:
-            with ctx.guards.probe_line.slot():
+            with ctx.guards.probe_line.slot(spaced=not actor.is_admin):
                 result = ctx.probes.run((image or {}).get("path"), caption, models or [],
                                         image_name=(image or {}).get("orig_name"),
                                         families=list(families or []), seed=int(seed or 0), extra=extra,
@@ -239,6 +238,12 @@ def make_handler(ctx: AppContext):
         return (summary_markdown(result, labels), table_frame(result, labels), plot_frame(result, labels),
                 csv_path, json_path, layout(result, labels))
     return probe
+
+
+def events_calling(handler) -> set[int]:
+    """The queue's event ids (what a client sends as fn_index) of the Blocks being built that run `handler`."""
+    blocks = gr.context.Context.root_block
+    return {index for index, function in (blocks.fns.items() if blocks else ()) if function.fn is handler}
 
 
 def build(ctx: AppContext, visitor: Session) -> dict:
@@ -291,6 +296,7 @@ def build(ctx: AppContext, visitor: Session) -> dict:
         event.success(apply_layout, settings, [table, plot], api_visibility="private", show_progress="hidden")
         # New results start at their first row, not where the last ones were scrolled to.
         event.success(None, js=SCROLL_TABLE_TO_TOP)
+    ctx.guards.probe_events.update(events_calling(handler))
     # Finished training runs' checkpoints join the list without restarting the app.
     refresh_models.click(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                          api_name="model_choices")
