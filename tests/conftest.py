@@ -17,6 +17,10 @@ _HUB_CACHE = Path(tempfile.mkdtemp(prefix="hf-hub-cache-"))
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HUB_CACHE"] = str(_HUB_CACHE)
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+# One torch thread per test process (job subprocesses inherit it): the tiny models gain nothing from a second
+# thread, and with one xdist worker per core two threads per worker wait for each other (a 0.3 s scoring call took
+# up to 9 s that way). `OMP_NUM_THREADS=2 make test` overrides it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[1] / ".cache" / "nltk_data"))
 
 import pytest  # noqa: E402

@@ -103,8 +103,9 @@ def test_the_page_shows_the_upload_limit_and_a_bomb_refusal_then_takes_a_good_im
     with chromium() as browser:
         page = browser.new_page(viewport=VIEWPORT)
         page.goto(client.src)
+        bomb_message = f"Could not read the image 'bomb.png': {BAD_IMAGES['bomb.png'][1]}"
         for path, message in ((huge, 'File(s) exceed the maximum allowed size of 20.0 Mb: "huge.png"'),
-                              (images["bomb.png"], f"Could not read the image 'bomb.png': {BAD_IMAGES['bomb.png'][1]}")):
+                              (images["bomb.png"], bomb_message)):
             page.locator("[data-testid=image] input[type=file]").set_input_files(str(path))
             page.locator("[data-testid=toast-body].error").filter(has_text=message).first.wait_for()
         upload_image(page, images["good.jpg"])

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gradio_client import Client
 from playwright.sync_api import expect
 
 from backend.annotate import assign, assist, campaigns, db
@@ -27,6 +26,7 @@ from backend.toyworld.render import render, to_pil
 from tests.support.appserver import running_app, wait_for, workspace_settings
 from tests.support.browser import VIEWPORT, chromium, read_table
 from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_candidates
+from tests.support.crowd import local_client
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -43,7 +43,7 @@ def app(tmp_path_factory):
 @pytest.fixture(scope="module")
 def admin(app):
     url, _ = app
-    client = Client(url, verbose=False)
+    client = local_client(url)
     status, _password = client.predict("admin", "s3cret pass", api_name="/login")
     assert "Signed in as **admin** (admin)" in status
     return client
@@ -57,9 +57,9 @@ def toy_model():
 
 def create(client, name, n_items=6, **overrides):
     """/create_campaign with the form's arguments in order (a toyworld campaign unless overridden)."""
-    values = dict(name=name, source="toyworld", n_items=n_items, seed=0, path="", images_dir="", probe_image="",
-                  overlap=2, rule="third", gold_rate=0.1, tasks_per_session=50, human_baseline=False,
-                  preset="toyworld")
+    values = {"name": name, "source": "toyworld", "n_items": n_items, "seed": 0, "path": "", "images_dir": "",
+              "probe_image": "", "overlap": 2, "rule": "third", "gold_rate": 0.1, "tasks_per_session": 50,
+              "human_baseline": False, "preset": "toyworld"}
     values.update(overrides)
     return client.predict(*values.values(), api_name="/create_campaign")
 
@@ -98,7 +98,7 @@ def answer(settings, name: str, annotator: str, n_tasks: int, choose=lambda task
 @pytest.mark.system
 def test_an_anonymous_caller_is_refused_and_nothing_is_created(app):
     url, settings = app
-    anonymous = Client(url, verbose=False)
+    anonymous = local_client(url)
     with pytest.raises(Exception, match="Creating a campaign needs an admin; you are anonymous"):
         create(anonymous, "sneaky")
     with pytest.raises(Exception, match="needs an admin"):

@@ -28,7 +28,9 @@ from backend.toyworld.grammar import realise
 from backend.toyworld.oracle import holds
 from backend.toyworld.render import render
 from tests.support import tiny_diffusion
+from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 CAPTION = "A red circle to the left of a blue square."
 
 
@@ -38,16 +40,6 @@ def pixels(image: Image.Image) -> np.ndarray:
 
 def torch_equal(a, b) -> bool:
     return bool(torch.equal(a, b))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """The tiny models gain nothing from two threads, and on a busy two-core machine the threads' waiting
-    for each other makes every small op slow; one thread keeps these tests at a few seconds."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
