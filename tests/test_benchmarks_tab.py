@@ -191,10 +191,15 @@ def test_the_page_draws_the_leaderboard_chart_and_failures_and_sends_an_item_to_
     with chromium() as browser, new_page(browser) as page:
         page.goto(evaluated["url"])
         page.get_by_role("tab", name="Benchmarks").click()
-        rows = wait_for(lambda: read_table(page, "bench-leaderboard")[0], 20, "the leaderboard rows")
-        shown = {row["model"]["text"]: row for row in rows}
+        toy_label = f"toyworld (gelu, fp32) [first {LIMIT} items]"
+
+        def drawn() -> dict | None:  # the table is drawn in steps: wait for the toy row with its benchmark column
+            shown = {row["model"]["text"]: row for row in read_table(page, "bench-leaderboard")[0]}
+            return shown if f"{BENCHMARK}/overall" in shown.get(toy_label, {}) else None
+
+        shown = wait_for(drawn, 20, "the leaderboard's toy row and its benchmark column")
         toy = next(r for r in results(store) if r["model"] == "toyworld")
-        toy_row = shown[f"toyworld (gelu, fp32) [first {LIMIT} items]"]
+        toy_row = shown[toy_label]
         assert toy_row[f"{BENCHMARK}/overall"]["text"] == f"{100 * toy['metrics']['overall']:.1f}"
         assert len([m for m in shown if m.startswith("local-dir:")]) == 1
         assert shown["Chance"]["source"]["text"] == "docs/REFERENCE.md, Metrics"
