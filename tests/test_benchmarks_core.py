@@ -17,9 +17,6 @@ from backend.benchmarks.task import first_caption_wins
 from backend.benchmarks.zeroshot import ensemble_task, top_k
 from backend.core.store import Store
 from backend.models.loading import load_model
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 COLOURS = {"red": (220, 30, 30), "blue": (30, 30, 220), "green": (30, 200, 30)}
 

@@ -17,9 +17,6 @@ from backend.models.loading import load_model
 from backend.patching.config import exported_models
 from backend.patching.sweep import apply_alpha, export_patched, patched_model, recommend, sweep
 from tests.support.appserver import wait_for, workspace_settings
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 ADMIN = Actor("alice", "admin", "password")
 GUEST = Actor("visitor", "annotator", "password")

@@ -28,9 +28,7 @@ from backend.toyworld.grammar import realise
 from backend.toyworld.oracle import holds
 from backend.toyworld.render import render
 from tests.support import tiny_diffusion
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 CAPTION = "A red circle to the left of a blue square."
 
 

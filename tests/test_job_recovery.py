@@ -32,10 +32,9 @@ from backend.models import checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import train
 from tests.support.appserver import wait_for, workspace_settings
-from tests.support.crashes import (  # noqa: F401 (one_torch_thread: a fixture, used by name)
+from tests.support.crashes import (
     candidate_rows,
     kill_job,
-    one_torch_thread,
     partial_files,
     settled,
     stored_files,
@@ -43,7 +42,6 @@ from tests.support.crashes import (  # noqa: F401 (one_torch_thread: a fixture, 
     wait_for_candidates,
 )
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ADMIN = Actor("alice", "admin", "password")
 # 24 steps, a checkpoint every 3: the kill lands after the first one with 21 steps to spare (about a second on an
 # idle machine with torch on one thread, against the test's 50 ms polling); workers=0: two DataLoader processes per

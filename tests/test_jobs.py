@@ -19,9 +19,6 @@ from backend.core.settings import ROOT
 from backend.core.store import Store
 from backend.jobs import hf, process
 from tests.support.appserver import wait_for, workspace_settings
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 SLEEPER = "import time; print('working', flush=True); time.sleep(120)"
 ADMIN = Actor("alice", "admin", "password")

@@ -21,9 +21,6 @@ from backend.train.losses import (
     pair_scores,
     trohn_img_loss,
 )
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 S = 5.0  # logit scale: small enough for the hinge and thresholds to be active
 

@@ -11,9 +11,6 @@ from backend.models.loading import load_model
 from backend.patching.sweep import PatchingError, interpolate, patched_model
 from backend.toyworld.model import create_toy_model
 from backend.toyworld.plugin import SHIPPED_MODEL
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TOY_DIR = SHIPPED_MODEL
 

@@ -17,9 +17,6 @@ from backend.train.config import LOSSES, TrainConfig
 from backend.train.divergence import FiniteWatch, TrainingDiverged
 from backend.train.loop import build_model, cosine_lr, parameter_groups, run_job, train
 from backend.train.losses import CE_CLIP_TYPES
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TINY = dict(base_model="toyworld:random", data="toyworld-finetune", steps=6, batch_size=8, dataset_size=24,
             eval_every=3, eval_benchmarks=[], warmup_steps=2, lr=1e-3)

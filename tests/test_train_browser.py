@@ -13,9 +13,8 @@ from backend.core.auth import Actor
 from backend.core.store import Store
 from tests.support.appserver import running_app, wait_for, workspace_settings
 from tests.support.browser import VIEWPORT, chromium, read_table
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
 
-pytestmark = [pytest.mark.browser, pytest.mark.system, pytest.mark.usefixtures("one_torch_thread")]
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 ADMIN = Actor("tester", "admin", "password")
 # More steps than the test lasts (one-thread torch runs a toy step fast): the run must still be running when the
 # page is read; the test cancels it.

@@ -12,9 +12,6 @@ from backend.train.config import TrainConfig
 from backend.train.loader import StepBatches, image_chunks, step_loader
 from backend.train.loop import train
 from backend.train.transforms import TrainTransform, crop_box, crop_rng, train_transform
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 MEAN_STD = ([0.5] * 3, [0.25] * 3)
 

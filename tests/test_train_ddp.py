@@ -13,9 +13,8 @@ from safetensors.torch import load_file
 
 from backend.train.config import TrainConfig
 from backend.train.loop import train
-from tests.support.crashes import one_torch_thread  # noqa: F401 (a fixture, used by name)
 
-pytestmark = [pytest.mark.system, pytest.mark.usefixtures("one_torch_thread")]
+pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMON = {"base_model": "toyworld:random", "data": "toyworld-finetune", "loss": "negclip", "steps": 2,

@@ -16,9 +16,7 @@ from backend.core.store import Store
 from backend.jobs import process
 from backend.models import checkpoint
 from tests.support.appserver import running_app, workspace_settings
-from tests.support.crashes import one_torch_thread, settled  # noqa: F401 (a fixture, used by name)
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
+from tests.support.crashes import settled
 
 SLEEPER = "import time; print('step 1 of 3', flush=True); time.sleep(120)"
 

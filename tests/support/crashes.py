@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from backend import jobs
 from backend.annotate import campaigns, db
@@ -16,22 +13,6 @@ from backend.jobs import process
 from tests.support.appserver import wait_for
 
 CANDIDATE_COLUMNS = "c.id, c.item_id, c.slot, c.sha256, c.path, c.display_path, c.seed, c.created_at"
-
-
-@pytest.fixture(scope="module")
-def one_torch_thread() -> Iterator[None]:
-    """torch on one thread in this process and in every process it starts (jobs, torchrun ranks, spawned
-    workers read OMP_NUM_THREADS): the tiny models gain nothing from a second thread, and on the test machine's
-    two busy cores two threads of one process wait for each other, which made a toy training step ~10x slower.
-    Use with `pytestmark = pytest.mark.usefixtures("one_torch_thread")` after importing it."""
-    import torch  # here: the modules that import this one for the crash helpers need no torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("OMP_NUM_THREADS", "1")
-        yield
-    torch.set_num_threads(threads)
 
 
 def settled(store: Store, job_id: int, timeout: float = 300.0) -> dict:
