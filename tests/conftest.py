@@ -21,6 +21,11 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 # thread, and with one xdist worker per core two threads per worker wait for each other (a 0.3 s scoring call took
 # up to 9 s that way). `OMP_NUM_THREADS=2 make test` overrides it.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The tests speak plain HTTP to 127.0.0.1 only, yet httpx loads a CA bundle for every client it opens, and
+# gradio_client opens one per request, upload and download (56 ms each here: 76 s of CPU per run of the suite).
+# An empty certificate folder makes that free, and an HTTPS call that should never happen fails verification.
+os.environ.pop("SSL_CERT_FILE", None)
+os.environ["SSL_CERT_DIR"] = tempfile.mkdtemp(prefix="no-ca-certs-")
 os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[1] / ".cache" / "nltk_data"))
 
 import pytest  # noqa: E402
@@ -29,6 +34,7 @@ from tests.support import (
     tiers,  # noqa: E402
     tiny,  # noqa: E402
 )
+from tests.support.browser import chromium  # noqa: E402
 from tests.support.tiers import pytest_runtest_makereport, pytest_runtest_protocol  # noqa: E402,F401 (hooks)
 
 tiers.install()
@@ -37,6 +43,14 @@ tiers.install()
 @pytest.fixture(scope="session")
 def hub_cache() -> Path:
     return _HUB_CACHE
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless chromium per test process, launched on first use (a launch costs about 1.5 s of CPU); each
+    test opens its pages in a context of its own (`tests.support.browser.new_page`), so none sees another's."""
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="session")

@@ -18,13 +18,15 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
+from backend.benchmarks import evaluate_many
 from backend.benchmarks.results import items, model_label, results
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
+from backend.models.loading import load_model
 from backend.train.config import TrainConfig
 from backend.train.loop import build_model
 from tests.support.appserver import running_app, wait_for
-from tests.support.browser import choose, chromium, new_page, read_table, screenshot
+from tests.support.browser import choose, new_page, read_table, screenshot
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -76,6 +78,12 @@ def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(ev
     rows = table_rows(table)
     stored = results(store, [BENCHMARK])
     assert {row["model"] for row in stored} == set(evaluated["models"])
+    # The job's own process (the local target) stores what an in-process run of the same model computes.
+    in_process = evaluate_many([BENCHMARK], load_model("toyworld", device="cpu"), limit=LIMIT)
+    toy = next(result for result in stored if result["model"] == "toyworld")
+    assert toy["activation"] == "gelu" and toy["item_limit"] == LIMIT and toy["version"]
+    for metric, value in toy["metrics"].items():
+        assert value == pytest.approx(in_process[f"{BENCHMARK}/{metric}"], abs=1e-9), metric
     for result in stored:
         row = rows[f"{model_label(result)} [first {LIMIT} items]"]
         assert row["source"] == "evaluated here"
@@ -186,9 +194,10 @@ def drawn_bars(page) -> list[float]:
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_the_page_draws_the_leaderboard_chart_and_failures_and_sends_an_item_to_the_probe(evaluated, tmp_path):
+def test_the_page_draws_the_leaderboard_chart_and_failures_and_sends_an_item_to_the_probe(evaluated, tmp_path,
+                                                                                          browser):
     store = evaluated["store"]
-    with chromium() as browser, new_page(browser) as page:
+    with new_page(browser) as page:
         page.goto(evaluated["url"])
         page.get_by_role("tab", name="Benchmarks").click()
         toy_label = f"toyworld (gelu, fp32) [first {LIMIT} items]"

@@ -9,7 +9,7 @@ import pytest
 
 from backend.perturb import FAMILIES
 from tests.support.appserver import running_app
-from tests.support.browser import chromium, horizontal_overflow, inside, new_page, pick_option, read_table, upload_image
+from tests.support.browser import horizontal_overflow, inside, new_page, pick_option, read_table, upload_image
 from tests.support.tiny import solid_image
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
@@ -31,12 +31,6 @@ def app_url(tiny_checkpoints, tmp_path_factory):
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec, "toyworld"], downloads,
                      examples=[[str(example), EXAMPLE_CAPTION]]) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

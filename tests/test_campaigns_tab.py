@@ -24,7 +24,7 @@ from backend.toyworld.negative_images import negative_scene, scene_for_caption
 from backend.toyworld.oracle import evaluate
 from backend.toyworld.render import render, to_pil
 from tests.support.appserver import running_app, wait_for, workspace_settings
-from tests.support.browser import VIEWPORT, chromium, read_table
+from tests.support.browser import new_page, read_table
 from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_candidates
 from tests.support.crowd import local_client
 
@@ -264,11 +264,9 @@ def test_generate_images_after_a_crash_continues_where_the_killed_job_stopped(ad
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path, toy_model):
+def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path, toy_model, browser):
     url, settings = app
-    with chromium() as browser:
-        page = browser.new_page(viewport=VIEWPORT)
-        page.set_default_timeout(20_000)
+    with new_page(browser, 20_000) as page:
         page.goto(url)
         assert page.get_by_role("tab", name="Campaigns").count() == 0  # hidden before signing in
         page.get_by_text("Admin sign-in").click()

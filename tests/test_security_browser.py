@@ -21,7 +21,7 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import annotate_app, workspace_settings
-from tests.support.browser import chromium, new_page
+from tests.support.browser import new_page
 from tests.support.security_support import Page, Visitor, served_app
 from tests.support.tiny import solid_image
 
@@ -35,7 +35,7 @@ STORED = "() => localStorage.getItem('complab-annotate')"  # what the annotation
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab(tmp_path_factory, browser):
     """The app over a campaign whose two captions are injections (as a campaign file could hold them) and a
     failed training run whose message and error are."""
     workspace = tmp_path_factory.mktemp("injection")
@@ -49,7 +49,7 @@ def lab(tmp_path_factory):
     store.update_job(job_id, status="failed", message=SCRIPT, error=IMAGE)
     image = workspace / "red.png"
     solid_image((200, 30, 30), size=64).save(image)
-    with served_app(workspace, ["toyworld"]) as (url, settings), chromium() as browser:
+    with served_app(workspace, ["toyworld"]) as (url, settings):
         yield url, settings, browser, image
 
 

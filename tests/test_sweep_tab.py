@@ -12,6 +12,7 @@ import pytest
 import torch
 from gradio_client import Client, handle_file
 
+from backend.benchmarks import evaluate_many
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
 from backend.models.loading import load_model
@@ -19,7 +20,7 @@ from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import scene_for_caption
 from backend.toyworld.render import render, to_pil
 from tests.support.appserver import running_app, wait_for
-from tests.support.browser import choose, chromium, new_page, screenshot
+from tests.support.browser import choose, new_page, screenshot
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -79,8 +80,8 @@ def test_the_curve_has_a_labelled_point_per_alpha_and_the_recommendation(swept):
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_the_page_draws_a_labelled_point_per_alpha_for_the_signed_in_admin(swept, tmp_path):
-    with chromium() as browser, new_page(browser) as page:
+def test_the_page_draws_a_labelled_point_per_alpha_for_the_signed_in_admin(swept, tmp_path, browser):
+    with new_page(browser) as page:
         page.goto(swept["url"])
         page.get_by_role("tab", name="Benchmarks").wait_for()  # the tabs are drawn
         assert page.get_by_role("tab", name="Sweep").count() == 0, "the tab is for admins"
@@ -108,6 +109,19 @@ def test_the_page_draws_a_labelled_point_per_alpha_for_the_signed_in_admin(swept
 def export(client, job_id: int, name: str, alpha: float) -> str:
     message, *_lists = client.predict(job_id, name, alpha, api_name="/export_patched")
     return re.search(r"`(local-dir:[^`]+)`", message).group(1)
+
+
+@pytest.mark.system
+def test_the_job_logged_each_alpha_and_the_recommended_export_scores_as_swept(swept):
+    """The job's process reported a point per alpha as it went, and the exported recommendation, loaded back from
+    its folder, scores on the compositional axis what the sweep measured for that alpha."""
+    job, store = swept["job"], swept["store"]
+    assert sorted({row["step"] for row in store.metrics(job["id"], "sweep")}) == [0, 1, 2]
+    assert [row["alpha"] for row in job["result"]["rows"]] == [0, 0.5, 1]
+    best = job["result"]["recommended"]
+    spec = export(swept["admin"], job["id"], "toy-rescored", best["alpha"])
+    rescored = evaluate_many(["toy-sugarcrepe"], load_model(spec, device="cpu"), limit=6)
+    assert rescored["toy-sugarcrepe/overall"] == pytest.approx(best["compositional"])
 
 
 @pytest.mark.system

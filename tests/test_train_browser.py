@@ -12,7 +12,7 @@ from backend import jobs
 from backend.core.auth import Actor
 from backend.core.store import Store
 from tests.support.appserver import running_app, wait_for, workspace_settings
-from tests.support.browser import VIEWPORT, chromium, read_table
+from tests.support.browser import new_page, read_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 ADMIN = Actor("tester", "admin", "password")
@@ -35,11 +35,10 @@ def stroked_lines(page, elem_id: str) -> list[str]:
     return drawn
 
 
-def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_current(tmp_path):
-    with running_app(tmp_path, ["toyworld"], tmp_path) as url, chromium() as browser:
+def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_current(tmp_path, browser):
+    with running_app(tmp_path, ["toyworld"], tmp_path) as url, new_page(browser) as page:
         settings = workspace_settings(tmp_path)
         store = Store(settings.db)
-        page = browser.new_page(viewport=VIEWPORT)
         page.goto(url)
         page.get_by_role("tab", name="Train").click()
         job_id = jobs.submit(ADMIN, "train", RUN, store=store, settings=settings)
