@@ -35,7 +35,11 @@ from tests.support import (
     tiny,  # noqa: E402
 )
 from tests.support.browser import chromium  # noqa: E402
-from tests.support.tiers import pytest_runtest_makereport, pytest_runtest_protocol  # noqa: E402,F401 (hooks)
+from tests.support.tiers import (  # noqa: E402,F401 (hooks)
+    pytest_collection_modifyitems,
+    pytest_runtest_makereport,
+    pytest_runtest_protocol,
+)
 
 tiers.install()
 
