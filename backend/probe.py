@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING
 from PIL import Image
 
 from backend.core.auth import Actor
-from backend.core.images import ImageFileError, open_image
+from backend.core.images import ImageFileError, open_image, rgb
 from backend.core.limits import MAX_CAPTION_CHARS
+from backend.core.text import normalise as normalise_text
+from backend.core.text import problem as text_problem
 from backend.metrics import caption_probe_metrics
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.models.spec import ModelLoadError, local_path, parse_spec
@@ -130,21 +132,25 @@ def load_image(source: Image.Image | str | bytes, name: str | None = None) -> Im
     """Accept a PIL image, a path or raw bytes, upright as its EXIF orientation says (as a viewer shows it);
     a file that is not an image, is damaged or declares too many pixels is the user's to fix. `name` is how
     the message calls the file (an upload's own name rather than the server's copy of it)."""
-    if isinstance(source, Image.Image):
-        return source.convert("RGB")
     try:
+        if isinstance(source, Image.Image):
+            return rgb(source, name or "(image)")
         return open_image(source, name, upright=True)
     except ImageFileError as error:
         raise ProbeInputError(f"{error} Pick another file.") from error
 
 
 def validate_caption(caption: str | None) -> str:
-    caption = (caption or "").strip()
+    """The caption as it is scored: normalised (`backend.core.text`: NFKC, stripped), or why it cannot be."""
+    caption = normalise_text(caption)
     if not caption:
         raise ProbeInputError("The caption is empty: type what the image shows.")
     if len(caption) > MAX_CAPTION_CHARS:
         raise ProbeInputError(f"The caption has {len(caption):,} characters; the limit is "
                               f"{MAX_CAPTION_CHARS:,} (CLIP text towers read ~77 tokens anyway).")
+    problem = text_problem(caption)
+    if problem:
+        raise ProbeInputError(f"The caption {problem}.")
     return caption
 
 
@@ -198,22 +204,48 @@ def _nothing_to_compare(families: Sequence[str] | None) -> str:
             "nothing to compare it with: check other families, write a longer caption, or add extra captions.")
 
 
-def check_model_access(spec: str, actor: Actor | None, offered: Sequence[str]) -> None:
-    """Anyone may probe the offered models, hub ids and pretrained tags; naming another server path needs an admin.
-
-    `actor` None means a trusted caller (the command line).
-    """
-    if actor is None or actor.is_admin or spec in offered:
+def check_model_access(spec: str, actor: Actor | None, guest_models: Sequence[str]) -> None:
+    """Anyone may probe `guest_models` (what the web app lets visitors load: `ui.context.AppContext.guest_models`);
+    any other spec is an admin's to load: a server path, a hub id, a pretrained tag or catalog entry whose weights
+    are not on this machine (each a download, and a model of any size to build). `actor` None means a trusted
+    caller (the command line)."""
+    if actor is None or actor.is_admin or spec in guest_models:
         return
-    if local_path(parse_spec(spec)) is not None:
+    try:
+        on_server = local_path(parse_spec(spec)) is not None
+    except ModelLoadError:
+        on_server = False
+    if on_server:
         raise ModelLoadError(f"'{spec}' names a file on the server: without an admin sign-in, pick a model "
-                             "from the list (or a hub id such as hf-hub:org/name)")
+                             "from the list")
+    raise ModelLoadError(f"'{spec}' is not a model this server lets visitors probe: loading it would download "
+                         "or build a model, which needs an admin sign-in. Pick a model from the list that is on "
+                         "this machine (not marked 'not downloaded').")
+
+
+def check_request(caption: str, extra, model_specs: Sequence[str], actor: Actor | None,
+                  guest_models: Sequence[str]) -> None:
+    """What a probe must pass before any work: a usable caption and extra captions, at least one model, and at
+    least one of them that `actor` may load (`check_model_access`). Cheap, so that the web app runs it before
+    counting a visitor's probe: a refused one costs nothing of their allowance."""
+    validate_caption(caption)
+    parse_extras(extra)
+    if not model_specs:
+        raise ProbeInputError("Pick at least one model.")
+    refusals = []
+    for spec in model_specs:
+        try:
+            check_model_access(spec, actor, guest_models)
+        except ModelLoadError as error:
+            refusals.append(str(error))
+    if len(refusals) == len(model_specs):
+        raise ProbeInputError("No model could be loaded:\n" + "\n".join(refusals))
 
 
 def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRegistry,
               cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
               extra=None, progress: Progress | None = None, actor: Actor | None = None,
-              offered: Sequence[str] = (), plausible_only: bool = False,
+              guest_models: Sequence[str] = (), plausible_only: bool = False,
               grammar_filter: GrammarFilter | None = None) -> ProbeResult:
     """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal.
 
@@ -235,7 +267,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         if progress:
             progress(index / len(model_specs), f"Loading and scoring {spec}")
         try:
-            check_model_access(spec, actor, offered)
+            check_model_access(spec, actor, guest_models)
             loaded = registry.get(spec)
         except ModelLoadError as error:
             result.errors.append(str(error))

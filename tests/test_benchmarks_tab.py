@@ -43,7 +43,7 @@ def random_toy_checkpoint(folder: Path) -> str:
 
 def sign_in(url: str) -> Client:
     client = Client(url, verbose=False)
-    status, _password = client.predict("admin", "s3cret pass", api_name="/login")
+    status, *_ = client.predict("admin", "s3cret pass", api_name="/login")  # the status line first
     assert "(admin)" in status
     return client
 

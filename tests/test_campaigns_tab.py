@@ -44,7 +44,7 @@ def app(tmp_path_factory):
 def admin(app):
     url, _ = app
     client = local_client(url)
-    status, _password = client.predict("admin", "s3cret pass", api_name="/login")
+    status, *_ = client.predict("admin", "s3cret pass", api_name="/login")  # the status line first
     assert "Signed in as **admin** (admin)" in status
     return client
 

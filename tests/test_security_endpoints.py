@@ -43,7 +43,7 @@ PUBLIC = {
     "describe", "leaderboard", "board", "leaderboard_csv", "lambda", "refresh_if_changed", "evaluate_status",
     "evaluate_status_1", "failure_results", "failures", "failures_1", "failures_2", "failure_subtypes",
     "disagreements", "selected_position", "selected_position_1", "failure_item", "send_to_probe",
-    "login", "logout",
+    "login", "logout", "_restore",
 }
 # Anyone else gets the PermissionDenied message: they launch, cancel or read jobs, campaigns, exports, the store.
 ADMIN = {

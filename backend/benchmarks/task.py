@@ -28,7 +28,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from PIL import Image
 
-from backend.core.images import open_image
+from backend.core.images import open_image, rgb
 
 MetricFn = Callable[["Tensor"], dict[str, float]]
 
@@ -84,7 +84,7 @@ def load_image(source: ImageSource) -> Image.Image:
     if isinstance(source, LazyImage):
         return source.load()
     image = source if isinstance(source, Image.Image) else Image.fromarray(np.asarray(source))
-    return image.convert("RGB")
+    return rgb(image)
 
 
 @dataclass(frozen=True)

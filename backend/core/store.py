@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,49 @@ JOB_STATUSES = JOB_ACTIVE + JOB_FINAL
 _JSON_FIELDS = ("args", "result", "target_options")
 
 
+SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite's files beside the store
+
+
+class StoreDamaged(ValueError):
+    """The store's file is not a sound SQLite database; the message says what was found and what to do."""
+
+
+def damaged(path: Path | None, finding: str) -> StoreDamaged:
+    """The refusal of a damaged store (`path` None: one whose path is not known here)."""
+    store = f"The store {path}" if path else "The store"
+    return StoreDamaged(f"{store} is damaged ({finding}). Nothing was changed. Put back a copy (the Campaigns tab's "
+                        "database download, or a file backup), or move the damaged file aside to start with an "
+                        "empty store; on a Space with a campaign backup the app does this itself and restores the "
+                        "campaigns.")
+
+
+def check_integrity(path: Path | str) -> None:
+    """`StoreDamaged` unless SQLite's ``PRAGMA quick_check`` finds the store sound (a missing store is sound: it
+    will be created). O(size of the store): run once at start, not per command."""
+    path = Path(path)
+    if not path.exists():
+        return
+    try:
+        with closing(sqlite3.connect(path, timeout=30)) as connection:
+            found = [row[0] for row in connection.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as error:
+        raise damaged(path, f"SQLite: {error}") from None
+    if found != ["ok"]:
+        raise damaged(path, "SQLite's quick_check: " + "; ".join(map(str, found)))
+
+
+def move_aside(path: Path | str) -> Path:
+    """Rename a damaged store (and its side files) to ``<name>.damaged-<time>``, where it is kept for whoever
+    wants to recover rows by hand; returns the new name of the store file."""
+    path = Path(path)
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    for suffix in ("", *SIDE_FILES):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            side.rename(aside.with_name(aside.name + suffix))
+    return aside
+
+
 class Store:
     """Small typed API over the SQLite file; callers never write SQL."""
 
@@ -36,8 +80,12 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        connection.execute("PRAGMA journal_mode=WAL")
-        self.applied_migrations = migrations.migrate(connection, str(self.path))
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            self.applied_migrations = migrations.migrate(connection, str(self.path))
+        except sqlite3.DatabaseError as error:  # "file is not a database", "database disk image is malformed"
+            connection.close()
+            raise damaged(self.path, f"SQLite: {error}") from None
         import sqlite_utils  # here: it imports pandas (seconds), which naming a status or an error must not cost
 
         self.db = sqlite_utils.Database(connection)

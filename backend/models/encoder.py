@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from PIL import Image
 
 from backend.core.gpu import gpu_task
+from backend.core.images import rgb
 from backend.models.loading import LoadedModel
 from backend.models.registry import EmbeddingCache
 
@@ -86,7 +87,7 @@ class Encoder:
         new_texts = list(OrderedDict.fromkeys(text for text in texts if text not in found))
         if not image_keys and not new_texts:
             return found
-        pixels = [self.loaded.preprocess(images[key].convert("RGB")) for key in image_keys]  # on the CPU, here
+        pixels = [self.loaded.preprocess(rgb(images[key])) for key in image_keys]  # on the CPU, here
         image_rows, text_rows = embed_on_device(ModelHandle.of(self.loaded), pixels, new_texts, self.batch_size)
         for key, row in zip([*image_keys, *new_texts], [*image_rows, *text_rows]):
             self.cache.put((*self._tag, key), row)

@@ -25,8 +25,11 @@ from open_clip.transformer import QuickGELU
 from backend import plugins
 from backend.core import env
 from backend.core.errors import first_line
-from backend.models import catalog
+from backend.models import budget, catalog
 from backend.models.spec import CONFIG_NAME, ModelLoadError, ModelSpec, confine, local_path, parse_spec
+
+WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.pth")  # what open_clip looks for in a local-dir: folder
+NO_WEIGHTS = "Required pretrained weights"  # the start of open_clip's require_pretrained error
 
 if TYPE_CHECKING:
     class ClipModule(torch.nn.Module):
@@ -204,7 +207,7 @@ def _pickle_message(spec: ModelSpec) -> str:
 
 
 def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
-                  models_dir: Path | None) -> LoadedModel:
+                  models_dir: Path | None, max_parameters: int | None) -> LoadedModel:
     """A catalog entry: fetched, checked and converted by `catalog`, then loaded like any local folder.
 
     The folder is the lab's own conversion under the models folder, so it is not confined again; the result
@@ -214,28 +217,51 @@ def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
         prepared = catalog.prepare(spec.required("location"), models_dir)
     except catalog.CatalogError as error:
         raise ModelLoadError(f"Could not load '{spec.raw}': {error}") from None
-    loaded = load_model(prepared.spec, device, precision)
+    loaded = load_model(prepared.spec, device, precision, max_parameters=max_parameters)
     loaded.spec = spec.raw
     loaded.notes = [*prepared.notes, *loaded.notes]
     return loaded
 
 
+def _model_cfg(spec: ModelSpec, config: dict) -> dict | None:
+    """The ``model_cfg`` open_clip will build: the checkpoint's own (a folder, a hub repo), else the named
+    architecture's."""
+    if spec.source in ("local-dir", "hf-hub"):
+        return config.get("model_cfg")
+    return open_clip.get_model_config(spec.required("architecture").replace("/", "-"))
+
+
+def _check_weights_present(spec: ModelSpec) -> None:
+    """A folder without a weights file would load as a model with random weights, which scores by chance."""
+    if spec.source != "local-dir" or not Path(spec.required("location")).is_dir():
+        return  # not a folder: open_clip says what is missing
+    if not any(any(Path(spec.required("location")).glob(pattern)) for pattern in WEIGHT_PATTERNS):
+        raise ModelLoadError(f"Refused '{spec.raw}': {spec.location} holds no weights file "
+                             f"({', '.join(WEIGHT_PATTERNS)}), so the model would have random weights")
+
+
+
 def load_model(spec_str: str, device: str | None = None, precision: str | None = None,
-               allowed_roots: list[Path] | None = None, models_dir: Path | None = None) -> LoadedModel:
+               allowed_roots: list[Path] | None = None, models_dir: Path | None = None,
+               max_parameters: int | None = None) -> LoadedModel:
     """Load a model from a spec string, or raise ``ModelLoadError`` with a readable message.
 
-    `models_dir` is where catalog models are cached (default: the settings' models folder).
+    `models_dir` is where catalog models are cached (default: the settings' models folder). `max_parameters`
+    refuses a larger model before it is built (`backend.models.budget`; None: no limit). A model whose weights
+    could not be loaded is refused too: open_clip would go on with random weights and only log a warning.
     """
     spec = parse_spec(spec_str)
     if spec.source == "catalog":
-        return _load_catalog(spec, device, precision, models_dir)
+        return _load_catalog(spec, device, precision, models_dir, max_parameters)
     confine(spec, allowed_roots)
     _check_architecture(spec)  # after confine: a refused path is refused before anything else is said about it
+    _check_weights_present(spec)
     device = env.pick_device(device)
     precision = pick_precision(device, precision)
     notes: list[str] = []
     try:
         config = read_config(spec)
+        budget.check(spec.raw, _model_cfg(spec, config), max_parameters)
         expected = _expected_activation(spec, config)
         force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
         if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():
@@ -245,13 +271,17 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
             warnings.filterwarnings("ignore", message="QuickGELU mismatch")
             model, _, preprocess = open_clip.create_model_and_transforms(
                 spec.open_clip_name, pretrained=spec.pretrained, device=device,
-                force_quick_gelu=force_quick_gelu, weights_only=True)
+                force_quick_gelu=force_quick_gelu, weights_only=True, pretrained_text=False,
+                require_pretrained=True)
         tokenizer = _tokenizer_for(spec, config)
     except ModelLoadError:
         raise
     except Exception as error:  # any download/parse/shape failure becomes one clear message
         if _is_refused_pickle(error):
             raise ModelLoadError(_pickle_message(spec)) from None
+        if NO_WEIGHTS in str(error):
+            raise ModelLoadError(f"Refused '{spec.raw}': none of its weights could be loaded, and a model with "
+                                 "random weights scores by chance. " + _failure_message(spec, error)) from None
         raise ModelLoadError(_failure_message(spec, error)) from error
     model.eval()
     activation = model_activation(model)

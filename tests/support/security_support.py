@@ -21,11 +21,7 @@ from pathlib import Path
 import httpx
 from gradio_client import Client, handle_file
 
-from app import build_app, launch_options
-from backend.core.store import Store
-from backend.models.registry import EmbeddingCache, ModelRegistry
-from tests.support.appserver import free_port, workspace_settings
-from ui.context import AppContext
+from tests.support.public_support import public_app
 
 # Seconds a request may wait for its answer: the servers share two cores with other test processes, where a
 # page's config took over httpx's default 5 s to arrive.
@@ -124,18 +120,8 @@ def carries_nothing(value) -> bool:
 def served_app(workspace: Path, model_choices: list[str], extra_roots=(), **env: str):
     """The full app over `workspace`, launched with the app's own `launch_options` (the folders it serves and
     refuses, the cap on request bodies: the production ones, not the test helper's). Yields (url, settings)."""
-    settings = workspace_settings(workspace, extra_roots=extra_roots, **env)
-    registry = ModelRegistry(device="cpu", allowed_roots=list(settings.allowed_roots))
-    ctx = AppContext(settings=settings, registry=registry, cache=EmbeddingCache(), model_choices=model_choices,
-                     default_models=model_choices[:1], store=Store(settings.db))
-    demo = build_app(ctx).queue()
-    options = {key: value for key, value in launch_options(ctx).items() if key not in ("server_name", "server_port")}
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **options)
-    try:
-        yield f"http://127.0.0.1:{port}/", settings
-    finally:
-        demo.close()
+    with public_app(workspace, choices=model_choices, extra_roots=extra_roots, **env) as (url, ctx):
+        yield url, ctx.settings
 
 
 def database_rows(db_path: Path) -> dict[str, list[tuple]]:
