@@ -21,7 +21,10 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 @contextmanager
 def chromium():
-    """A headless system chromium; a clear failure (not a skip) when it is not installed."""
+    """A headless system chromium; a clear failure (not a skip) when it is not installed.
+
+    Tests take the session's `browser` fixture (tests/conftest.py) instead: Playwright's sync API runs one
+    instance per thread, so a second `chromium()` in a worker that already holds that browser fails."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: run `scripts/setup.sh` to install chromium "
                     "for the browser tests", pytrace=False)
