@@ -16,8 +16,8 @@ are picked up when their names fit):
     replace_obj  replace       /obj/                           object replaced
     replace_att  replace       /attr/                          attribute replaced
     replace_rel  replace       /rel/                           relation replaced
-    add_obj      add           /obj/                           "not covered" while the engine has no "add" family
-    add_att      add           /attr/                          "not covered" while the engine has no "add" family
+    add_obj      addition      /obj/                           an object added
+    add_att      addition      /attr/                          an attribute added
 
 Also, over all distinct captions of the seven subsets: per family and per
 (family, subtype), coverage (share of captions with >= 1 output) and
@@ -100,8 +100,8 @@ MAPPING: dict[str, tuple[Rule, ...]] = {
     "replace_obj": (Rule("replace", "obj"),),
     "replace_att": (Rule("replace", "attr"),),
     "replace_rel": (Rule("replace", "rel"),),
-    "add_obj": (Rule("add", "obj"),),
-    "add_att": (Rule("add", "attr"),),
+    "add_obj": (Rule("addition", "obj"),),
+    "add_att": (Rule("addition", "attr"),),
 }
 
 

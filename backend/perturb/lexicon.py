@@ -101,6 +101,7 @@ class Lexicon:
 
     def __init__(self, data: dict[str, Any]):
         objects = data["objects"]
+        self.object_groups: dict[str, list[str]] = dict(objects)
         self._attribute_classes: dict[str, set[str]] = {}
         for name, words in data["attributes"].items():
             for word in words:
