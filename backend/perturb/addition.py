@@ -100,7 +100,7 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
     sites = [(token, "with") for token in doc if token.dep_ == "pobj"
              and token.head.lower_ in PLACE_PREPOSITIONS and _site_noun(token)]
     words = [token for token in doc if not token.is_punct]
-    if not sites and words and _site_noun(words[-1]):
+    if not sites and words and _site_noun(words[-1]) and "next to" not in doc.text.lower():
         sites.append((words[-1], "next to"))
     return sites
 

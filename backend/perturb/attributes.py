@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import animacy, is_describable
+from backend.perturb.nouns import animacy, is_describable, noun_key
 from backend.perturb.units import is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
 
@@ -87,8 +87,9 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
 
 
 def same_object(first: Token, second: Token) -> bool:
-    """One lemma, or synonyms ("couch", "sofa"): the same kind of object."""
-    a, b = first.lemma_.lower(), second.lemma_.lower()
+    """One noun, or synonyms ("couch", "sofa"): the same kind of object. A listed compound is its own noun:
+    a "stop sign" and a "street sign" are two kinds."""
+    a, b = noun_key(first), noun_key(second)
     return a == b or lexicon().are_synonyms(a, b, NOUN)
 
 
@@ -104,12 +105,28 @@ def tradeable(first: Attribute, second: Attribute) -> bool:
     return visual_class in lands_first and visual_class in lands_second
 
 
+def _lands(word: Attribute, on: Attribute, attributes: list[Attribute]) -> bool:
+    """`word` suits `on`'s noun in a class that no other attribute of that noun states."""
+    classes = visual_values(word.word.lower_, animacy(on.noun), on.noun.lemma_.lower())
+    others = {cls for a in attributes if a.noun.i == on.noun.i and a.word.i != on.word.i for cls in a.by_class}
+    return bool(classes) and not others.intersection(classes)
+
+
+def cross_tradeable(first: Attribute, second: Attribute, attributes: list[Attribute]) -> bool:
+    """Words of two different visual classes, each suiting the other noun ("a blue bus in front of a tall
+    building" -> "a tall bus in front of a blue building"): SugarCrepe's swap_att trades across classes too."""
+    if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
+        return False
+    return _lands(second, first, attributes) and _lands(first, second, attributes)
+
+
 def _attribute_swaps(request: Request) -> Iterator[Variant]:
-    """Two different kinds of object trade attributes. The same kind ("a black
+    """Two different kinds of object trade attributes, of one visual class or of two. The same kind ("a black
     goat and a white goat") trades only when the counts differ (see counts)."""
     attributes = visual_attributes(request.doc)
     pairs = [
-        (a, b) for a, b in itertools.combinations(attributes, 2) if tradeable(a, b) and not same_object(a.noun, b.noun)
+        (a, b) for a, b in itertools.combinations(attributes, 2)
+        if (tradeable(a, b) or cross_tradeable(a, b, attributes)) and not same_object(a.noun, b.noun)
     ]
     request.rng.shuffle(pairs)
     variants = (

@@ -27,7 +27,7 @@ from backend.perturb.core import Edit, Request, Variant, build, replacement, swa
 from backend.perturb.count_checks import NUMBER_WORDS, may_take, preposition_of, pronouns_fit
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_place
+from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_place, noun_senses
 from backend.perturb.units import is_hyphenated
 
 NUMBERS = {
@@ -127,6 +127,8 @@ def counted_nouns(doc: Doc) -> list[Counted]:
             continue
         if any(child.lower_ in NUMBER_WORDS for child in noun.children) or not _forms_are_regular(noun, value):
             continue
+        if noun.dep_ == "conj" or any(child.dep_ == "conj" for child in noun.children) or lexicalised(noun):
+            continue  # "a woman and boy": the count is said of the pair; "greens" are no green things
         found.append(Counted(first, noun, value))
     return found
 
@@ -218,9 +220,21 @@ def _count_swap(request: Request, first: Counted, second: Counted) -> Variant | 
     return build(request, first_edits + second_edits, FAMILY, "count")
 
 
+def lexicalised(noun: Token) -> bool:
+    """A plural that WordNet lists as a word of its own ("greens", "glasses"): its singular names
+    something else, so it cannot take a count of one."""
+    return noun.tag_ == "NNS" and any(noun.lower_ in sense.lemma_names() for sense in noun_senses(noun.lower_))
+
+
+def _refers_back(doc: Doc) -> bool:
+    """"one" as a pronoun ("Two men riding mopeds, one with a woman"): it counts off a group whose size a
+    count swap would change."""
+    return any(token.lower_ == "one" and token.dep_ != "nummod" for token in doc)
+
+
 def _count_swaps(request: Request) -> Iterator[Variant]:
     counted = counted_nouns(request.doc)
-    if len(counted) > MAX_COUNTED:
+    if len(counted) > MAX_COUNTED or _refers_back(request.doc):
         return iter(())
     pairs = [
         (a, b)

@@ -18,6 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexicon
 from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class
 from backend.perturb.parse_reading import (
     NOUN_TAGS,
     caption_lemmas,
@@ -194,7 +195,10 @@ def _subject_fits(verb: Token, who: str) -> bool:
         return False
     if subject.pos_ == "PRON":
         return lemma in PERSON_PRONOUNS
-    return lexicon().is_person(lemma) if who == "person" else lexicon().is_animate(lemma)
+    # The noun's class from every WordNet sense and the curated lists, not the first sense alone: "a banana
+    # peel laying" is no person (Robert Peel), so it neither sits nor kneels.
+    kind = noun_class(content_noun(subject))
+    return kind == PERSON if who == "person" else kind in LIVING
 
 
 def _frame_fits(verb: Token, group: ActionGroup) -> bool:
@@ -225,9 +229,16 @@ def relation_slots(doc: Doc) -> list[Slot]:
     spatial = [
         Slot(span, span.text.lower(), SPATIAL)
         for span in phrases
-        if object_of(span) is not None and not introduces_clothing(span)
+        if object_of(span) is not None and not introduces_clothing(span) and places_a_thing(span)
     ]
     return sorted(spatial + action_slots(doc), key=lambda slot: slot.span.start)
+
+
+def places_a_thing(phrase: Span) -> bool:
+    """The phrase's object is a thing with a place of its own: not "under construction" (an act) nor "behind
+    his back" (a body part), whose words are idioms or fixed to their owner."""
+    obj = object_of(phrase)
+    return obj is None or obj.pos_ != "NOUN" or is_physical(noun_lemma(obj))
 
 
 def _fits_adjectives(word: str, noun: Token) -> bool:

@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import NOUNISH, find_phrases, spatial_relations, token_span, verb_relations
-from backend.perturb.visual_classes import VISUAL_CLASSES
+from backend.perturb.visual_classes import VISUAL_CLASSES, visual_values
 
 HYPHENS = frozenset({"-", "\u2010", "\u2011", "\u2013"})
 # Words that shade a colour rather than describe the object: "light blue".
@@ -151,7 +151,15 @@ def is_whole_adjective(token: Token) -> bool:
         return False
     if in_compound(token):
         return False
-    return not any(child.dep_ in ("advmod", "npadvmod", "amod", "compound") for child in token.children)
+    return not any(child.dep_ in ("advmod", "npadvmod", "amod", "compound") and not _misattached(child, token)
+                   for child in token.children)
+
+
+def _misattached(child: Token, adjective: Token) -> bool:
+    """An adjective of another visual class hung on this one ("small" on "purple" in "a small purple square"):
+    spaCy's slip, both describe the noun, so neither stays behind when one moves."""
+    mine, theirs = visual_values(adjective.lower_, None), visual_values(child.lower_, None)
+    return child.dep_ == "amod" and bool(theirs) and bool(mine) and not set(mine) & set(theirs)
 
 
 def _content_span(token: Token, limit: int) -> Span | None:

@@ -1,0 +1,51 @@
+"""Outputs judged wrong (audits of issue 21 and the judged samples) that the engine must never produce again.
+
+Each case names the caption, the text that was produced, and whether it came as a negative (still true, or
+broken) or as a positive (its meaning changed). Every family runs, so no family may bring one back.
+"""
+import pytest
+
+from backend.perturb import perturb
+from backend.perturb.plausibility import is_plausible
+
+NEVER = [
+    # (caption, text, kind)
+    ("A baseball player swinging a ball at a bat.", "A baseball player swinging a bat at a ball.", "negative"),
+    ("there is a large building under construction and many parking meters",
+     "there is a large building beneath construction and many parking meters", "positive"),
+    ("Two guys on the ski slope while one holds his snow board behind his back.",
+     "Two guys on the ski slope while one holds his snow board to the rear of his back.", "positive"),
+    ("A bathroom with a frame on wall and sink", "A bathroom with a frame on sink and wall", "positive"),
+    ("An old truck with several years of paint schemes sits parked as if artwork.",
+     "Several old trucks with a year of paint schemes sits parked as if artwork.", "negative"),
+    ("Two men riding mopeds, one with a woman and boy riding along.",
+     "A man riding mopeds, one with two women and boy riding along.", "negative"),
+    ("A little girl that is on the beach in the daytime.",
+     "A little girl that is on the daytime in the beach.", "negative"),
+    ("Cat sitting on wood framed mirror looking down at own reflection.",
+     "Cat sitting on reflection framed mirror looking down at own wood.", "negative"),
+    ("A banana peel laying next to a glass bottle.", "A banana peel sitting next to a glass bottle.", "negative"),
+    ("A banana peel laying next to a glass bottle.", "A banana peel kneeling next to a glass bottle.", "negative"),
+    ("A banana peel laying next to a glass bottle.", "A banana peel squatting next to a glass bottle.", "negative"),
+    ("a plate full of food with some greens on top", "some plates full of food with a green on top", "negative"),
+]
+
+
+@pytest.mark.parametrize("caption, text, kind", NEVER, ids=[f"{i}" for i in range(len(NEVER))])
+def test_the_output_is_never_produced_again(caption, text, kind):
+    produced = [variant for seed in (0, 1, 2) for variant in perturb(caption, seed=seed, max_per_subtype=20)]
+    assert not [v for v in produced if v.text == text and v.kind == kind], f"{kind} {text!r} came back"
+
+
+@pytest.mark.parametrize("text, original", [
+    ("A small child is drinking a donut fed by another hand.", "A small child is eating a donut fed by another hand."),
+    ("An umbrella holding up a woman near a stage.", "A woman holding up an umbrella near a stage."),
+])
+def test_absurd_negatives_are_labelled_implausible(text, original):
+    assert not is_plausible(text, original)
+
+
+@pytest.mark.parametrize("text", ["A bus carrying people.", "A man drinking a cup of coffee.",
+                                  "A plate holding a sandwich.", "A woman drinking water."])
+def test_ordinary_captions_stay_plausible(text):
+    assert is_plausible(text)
