@@ -65,8 +65,9 @@ def adjective_noun_pairs(text):
 # --- API and input checks ---------------------------------------------------
 
 
-def test_families_are_the_six_documented_ones_in_order():
-    assert list(FAMILIES) == ["aro_order", "negclip_swap", "replace", "binding_swap", "ce_clip", "hard_positive"]
+def test_families_are_the_seven_documented_ones_in_order():
+    assert list(FAMILIES) == ["aro_order", "negclip_swap", "replace", "binding_swap", "ce_clip", "addition",
+                              "hard_positive"]
     assert all(isinstance(description, str) and description for description in FAMILIES.values())
 
 

@@ -74,7 +74,8 @@ DRINK_VERBS = frozenset({"drink", "sip", "gulp", "slurp"})
 DRINK_VESSELS = frozenset({"cup", "glass", "bottle", "mug", "can", "bowl", "straw", "jug", "pitcher", "flask",
                            "thermos", "carton"})
 _DRINK_SYNSETS = frozenset(["beverage.n.01", "liquid.n.01", "fluid.n.02", "milk.n.01", "water.n.06"])
-_CARRIER_SYNSETS = frozenset(["conveyance.n.03", "wheeled_vehicle.n.01", "seat.n.03", "furniture.n.01", "container.n.01"])
+_CARRIER_SYNSETS = frozenset(["conveyance.n.03", "wheeled_vehicle.n.01", "seat.n.03", "furniture.n.01",
+                              "container.n.01"])
 # Verbs of holding a weight up: a thing may hold a sandwich ("a plate holding food"), not a person.
 LIFTING_VERBS = frozenset({"hold", "carry", "lift", "raise"})
 
