@@ -127,7 +127,7 @@ def counted_nouns(doc: Doc) -> list[Counted]:
             continue
         if any(child.lower_ in NUMBER_WORDS for child in noun.children) or not _forms_are_regular(noun, value):
             continue
-        if noun.dep_ == "conj" or any(child.dep_ == "conj" for child in noun.children) or lexicalised(noun):
+        if _shares_its_count(noun) or lexicalised(noun):
             continue  # "a woman and boy": the count is said of the pair; "greens" are no green things
         found.append(Counted(first, noun, value))
     return found
@@ -218,6 +218,13 @@ def _count_swap(request: Request, first: Counted, second: Counted) -> Variant | 
     if first_edits is None or second_edits is None:
         return None
     return build(request, first_edits + second_edits, FAMILY, "count")
+
+
+def _shares_its_count(noun: Token) -> bool:
+    """A conjunct whose partner has no count of its own ("a woman and boy"): which nouns the count covers
+    is unclear, so it does not move."""
+    partners = [child for child in noun.children if child.dep_ == "conj"] + ([noun.head] if noun.dep_ == "conj" else [])
+    return any(not any(c.dep_ in ("det", "nummod") for c in partner.children) for partner in partners)
 
 
 def lexicalised(noun: Token) -> bool:

@@ -13,7 +13,7 @@ from backend.perturb import FAMILIES
 from backend.perturb.addition import addition
 from backend.perturb.blind import NgramScorer, TextScorer
 from backend.perturb.core import FillMask, Request, Variant, normalized
-from backend.perturb.lexicon import wordnet
+from backend.perturb.lexicon import lexicon, wordnet
 from backend.perturb.nlp import load_spacy, parse
 from backend.perturb.order import aro_order
 from backend.perturb.plausibility import mark_plausibility
@@ -137,12 +137,22 @@ def perturb(
             taken |= {normalized(variant.text) for variant in results[family]}
     seen: set[str] = set()
     variants = []
+    true_texts = _true_keys(caption, still_true, results["hard_positive"])
     for variant in (variant for family in names for variant in results[family]):
         key = normalized(variant.text)
+        if variant.kind == "negative" and lexicon().canonical(variant.text) in true_texts:
+            continue  # says what a true text says, in synonyms ("a little cat" for "a small cat")
         if key not in seen:  # two subtypes of one family can meet (e.g. two ARO shuffles)
             seen.add(key)
             variants.append(variant)
     return mark_plausibility(caption, refined(caption, variants, max_per_subtype, blind))
+
+
+def _true_keys(caption: str, still_true: frozenset[str], positives: list[Variant]) -> set[str]:
+    """Synonym-blind keys (`Lexicon.canonical`) of texts known to be true: the caption, the swaps that keep
+    it true and the hard positives."""
+    lex = lexicon()
+    return {lex.canonical(text) for text in [caption, *still_true, *(v.text for v in positives)]}
 
 
 _NGRAM: list[TextScorer] = []

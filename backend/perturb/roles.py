@@ -31,6 +31,7 @@ from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place
 from backend.perturb.object_swaps import kind
+from backend.perturb.plausibility import is_heavy
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
 # Horizontal placements only: reversing "above" or "under" between a tree
@@ -115,6 +116,13 @@ def _one_kind(relation: Relation) -> bool:
     return found is not None and found == kind(relation.object.root)
 
 
+def _alike_in_bulk(relation: Relation) -> bool:
+    """Not a large fixed thing and a small movable one ("a skyscraper in front of a street sign", "a window
+    set up in front of the christmas tree"): both sides heavy, or neither, or of one kind."""
+    sides = (relation.subject.root, relation.object.root)
+    return _one_kind(relation) or len({is_heavy(side) or is_place(side) for side in sides}) == 1
+
+
 def _reversible_placement(relation: Relation) -> bool:
     if not _free_subject(relation):
         return False
@@ -123,7 +131,7 @@ def _reversible_placement(relation: Relation) -> bool:
         return True
     subject, obj = animacy(relation.subject.root), animacy(relation.object.root)
     if subject is None and obj is None:
-        return _only_places(verb, relation) and _one_kind(relation)
+        return _only_places(verb, relation) and _alike_in_bulk(relation)
     if subject is None or obj is None:
         return False
     return subject == obj or verb.lemma_.lower() in SHARED_VERBS
@@ -132,7 +140,8 @@ def _reversible_placement(relation: Relation) -> bool:
 def _candidates(request: Request) -> list[Relation]:
     doc = request.doc
     actions = [r for r in verb_relations(doc) if _reversible_action(r)]
-    placements = [r for r in spatial_relations(doc, PROJECTIVE_PHRASES) if _reversible_placement(r)]
+    placements = [r for r in spatial_relations(doc, PROJECTIVE_PHRASES)
+                  if _reversible_placement(r) and _alike_in_bulk(r)]
     placements += [r for r in spatial_relations(doc, VERTICAL_PHRASES) if _one_kind(r) and _reversible_placement(r)]
     return [
         r

@@ -294,9 +294,28 @@ def _action_words(slot: Slot) -> list[str]:
     return [w for w in words if lex.may_replace(slot.lemma, w)]
 
 
+def describes_alike(first: Token, second: Token) -> bool:
+    """One noun (up to synonyms), and one phrase's modifiers among the other's: "a big orange square" and
+    "a large orange square" or "an orange square" may both name either object, so a relation between them
+    and its opposite can both hold."""
+    lex = lexicon()
+    if lex.canonical(noun_lemma(first)) != lex.canonical(noun_lemma(second)):
+        return False
+    words = [{lex.canonical(child.lower_) for child in noun.children if child.dep_ in ("amod", "compound", "nmod")}
+             for noun in (first, second)]
+    return words[0] <= words[1] or words[1] <= words[0]
+
+
 def _spatial_words(slot: Slot) -> list[str]:
     lex = lexicon()
-    obj = head_lemma(object_of(slot.span))
+    obj_token, anchor = object_of(slot.span), slot.span[0].head
+    if slot.span.start <= anchor.i < slot.span.end:  # a misparse heads the phrase with itself: the noun before
+        before = [token for token in slot.span.doc[: slot.span.start] if token.pos_ in ("NOUN", "PROPN")]
+        anchor = before[-1] if before else anchor
+    subject = anchor if anchor.pos_ in ("NOUN", "PROPN") else subject_of(anchor)
+    if obj_token is not None and subject is not None and describes_alike(subject, obj_token):
+        return []
+    obj = head_lemma(obj_token)
     return [
         opposite.word
         for opposite in lex.opposites_of(slot.lemma, SPATIAL)

@@ -46,6 +46,7 @@ from backend.perturb.nlp import NOUNISH, find_phrases, is_plural
 from backend.perturb.nouns import is_physical
 from backend.perturb.object_swaps import object_swaps
 from backend.perturb.roles import role_swaps
+from backend.perturb.slots import describes_alike
 from backend.perturb.typical import swap_repairs_caption
 from backend.perturb.units import is_hyphenated, is_whole_adjective, noun_unit, still_true_swaps
 
@@ -125,7 +126,8 @@ def _swappable(first: Span, second: Span) -> bool:
     if first.end > second.start or first.text.lower() == second.text.lower():
         return False
     if first.root.pos_ in NOUNISH and second.root.pos_ in NOUNISH:
-        return is_plural(first) == is_plural(second) and not swap_repairs_caption(first.root, second.root)
+        return (is_plural(first) == is_plural(second) and not swap_repairs_caption(first.root, second.root)
+                and not describes_alike(first.root, second.root))
     if first.root.pos_ == "VERB" and _takes_object(first) != _takes_object(second):
         return False
     return first.root.tag_ == second.root.tag_
