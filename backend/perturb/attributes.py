@@ -105,19 +105,40 @@ def tradeable(first: Attribute, second: Attribute) -> bool:
     return visual_class in lands_first and visual_class in lands_second
 
 
-def _lands(word: Attribute, on: Attribute, attributes: list[Attribute]) -> bool:
-    """`word` suits `on`'s noun in a class that no other attribute of that noun states."""
+def _lands(word: Attribute, on: Attribute) -> bool:
+    """`word` suits `on`'s noun in a class that no other word before that noun states (whatever spaCy hung
+    them on: "a little orange circle" has a size and a colour)."""
     classes = visual_values(word.word.lower_, animacy(on.noun), on.noun.lemma_.lower())
-    others = {cls for a in attributes if a.noun.i == on.noun.i and a.word.i != on.word.i for cls in a.by_class}
+    doc = on.noun.doc
+    start = doc[on.noun.i].left_edge.i
+    others = {cls for token in doc[start : on.noun.i] if token.i != on.word.i
+              for cls in visual_values(token.lower_, animacy(on.noun), on.noun.lemma_.lower())}
     return bool(classes) and not others.intersection(classes)
 
 
-def cross_tradeable(first: Attribute, second: Attribute, attributes: list[Attribute]) -> bool:
-    """Words of two different visual classes, each suiting the other noun ("a blue bus in front of a tall
+def cross_tradeable(first: Attribute, second: Attribute) -> bool:
+    """Adjectives of two different visual classes, each suiting the other noun ("a blue bus in front of a tall
     building" -> "a tall bus in front of a blue building"): SugarCrepe's swap_att trades across classes too."""
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
-    return _lands(second, first, attributes) and _lands(first, second, attributes)
+    if any(a.word.tag_ != "JJ" or "shape" in a.by_class for a in (first, second)):
+        return False
+    return _lands(second, first) and _lands(first, second)
+
+
+def _told_apart(first: Attribute, second: Attribute) -> bool:
+    """Two objects of one kind that another attribute still tells apart after the swap ("a small red circle
+    above a big purple circle" -> "a small purple circle above a big red circle"); with nothing else ("a black
+    goat and a white goat") the swap would say the same."""
+    swapped = set(first.by_class) | set(second.by_class)
+
+    def rest(noun: Token) -> dict[str, str]:
+        words = noun.doc[noun.left_edge.i : noun.i]
+        return {cls: value for word in words for cls, value in visual_values(word.lower_, animacy(noun)).items()
+                if cls not in swapped}
+
+    mine, theirs = rest(first.noun), rest(second.noun)
+    return any(mine[cls] != theirs[cls] for cls in mine.keys() & theirs.keys())
 
 
 def _attribute_swaps(request: Request) -> Iterator[Variant]:
@@ -126,7 +147,8 @@ def _attribute_swaps(request: Request) -> Iterator[Variant]:
     attributes = visual_attributes(request.doc)
     pairs = [
         (a, b) for a, b in itertools.combinations(attributes, 2)
-        if (tradeable(a, b) or cross_tradeable(a, b, attributes)) and not same_object(a.noun, b.noun)
+        if (tradeable(a, b) or cross_tradeable(a, b))
+        and (not same_object(a.noun, b.noun) or _told_apart(a, b))
     ]
     request.rng.shuffle(pairs)
     variants = (

@@ -27,7 +27,7 @@ from backend.perturb.core import Edit, Request, Variant, build, replacement, swa
 from backend.perturb.count_checks import NUMBER_WORDS, may_take, preposition_of, pronouns_fit
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_place, noun_senses
+from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_physical, is_place
 from backend.perturb.units import is_hyphenated
 
 NUMBERS = {
@@ -224,13 +224,14 @@ def _shares_its_count(noun: Token) -> bool:
     """A conjunct whose partner has no count of its own ("a woman and boy"): which nouns the count covers
     is unclear, so it does not move."""
     partners = [child for child in noun.children if child.dep_ == "conj"] + ([noun.head] if noun.dep_ == "conj" else [])
-    return any(not any(c.dep_ in ("det", "nummod") for c in partner.children) for partner in partners)
+    return any(not any(_count_value(c) is not None for c in partner.children) for partner in partners)
 
 
 def lexicalised(noun: Token) -> bool:
-    """A plural that WordNet lists as a word of its own ("greens", "glasses"): its singular names
-    something else, so it cannot take a count of one."""
-    return noun.tag_ == "NNS" and any(noun.lower_ in sense.lemma_names() for sense in noun_senses(noun.lower_))
+    """A plural whose singular first names no thing ("greens": "green" is a colour), so it cannot take a
+    count of one."""
+    singular = singular_of(noun)
+    return noun.tag_ == "NNS" and singular is not None and not is_physical(singular)
 
 
 def _refers_back(doc: Doc) -> bool:

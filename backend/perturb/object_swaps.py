@@ -24,7 +24,7 @@ from backend.perturb.attributes import FAMILY
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
-from backend.perturb.nouns import INANIMATE, animacy, is_object_noun, is_place, noun_class, noun_key
+from backend.perturb.nouns import LIVING, animacy, is_object_noun, is_place, noun_class, noun_key
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, next_to_another_noun
 from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind
 from backend.perturb.typical import swap_repairs_caption
@@ -60,7 +60,8 @@ def kind(noun: Token) -> str | None:
     living = animacy(noun)
     if living is not None:
         return living
-    return _kind_of_thing(noun_key(noun)) if noun_class(noun) == INANIMATE else None
+    # The curated group decides for a thing: "square" is also a person in WordNet, but not in a caption.
+    return _kind_of_thing(noun_key(noun)) if noun_class(noun) not in LIVING else None
 
 
 def _candidate(token: Token) -> bool:

@@ -29,9 +29,9 @@ from spacy.tokens import Span, Token
 from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
-from backend.perturb.nouns import animacy, is_object_noun, is_place
+from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
 from backend.perturb.object_swaps import kind
-from backend.perturb.plausibility import is_heavy
+from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
 # Horizontal placements only: reversing "above" or "under" between a tree
@@ -52,6 +52,7 @@ PLACING_VERBS = frozenset({
     "sit", "stand", "rest", "lie", "lay", "hang", "park", "place", "set", "locate", "position",
 })
 ARTICLES = ("a", "an", "the")
+FIXED_SYNSETS = frozenset({"structure.n.01", "tree.n.01", "geological_formation.n.01", "body_of_water.n.01"})
 # Positions of a phrase that is nobody's object: swapping it cannot drag the
 # other phrase into a second relation.
 FREE_DEPS = frozenset({"nsubj", "nsubjpass", "ROOT", "attr"})
@@ -120,7 +121,14 @@ def _alike_in_bulk(relation: Relation) -> bool:
     """Not a large fixed thing and a small movable one ("a skyscraper in front of a street sign", "a window
     set up in front of the christmas tree"): both sides heavy, or neither, or of one kind."""
     sides = (relation.subject.root, relation.object.root)
-    return _one_kind(relation) or len({is_heavy(side) or is_place(side) for side in sides}) == 1
+    return _one_kind(relation) or len({is_place(side) or _fixed(side) for side in sides}) == 1
+
+
+def _fixed(noun: Token) -> bool:
+    """A structure, a tree or a landform: it stands where it was built or grew."""
+    senses = noun_senses(noun.lemma_.lower())
+    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
+    return bool(ancestors & FIXED_SYNSETS)
 
 
 def _reversible_placement(relation: Relation) -> bool:
@@ -150,7 +158,7 @@ def _candidates(request: Request) -> list[Relation]:
         and _plain_argument(r.object)
         and not (r.subject.start > 0 and doc[r.subject.start - 1].pos_ == "CCONJ")  # "And antique car": a typo
         and is_plural(r.subject) == is_plural(r.object)
-        and not same_object(r.subject.root, r.object.root)
+        and not (same_object(r.subject.root, r.object.root) and describes_alike(r.subject.root, r.object.root))
     ]
 
 
