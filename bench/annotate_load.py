@@ -29,7 +29,7 @@ every item is done or dropped.
 
 Acknowledged answers: the client got the next task (or the end of the
 session) back without a complaint. Each client keeps a ledger of what it sent;
-`bench.crowd_audit` then checks the SQLite file: every acknowledged answer
+`tests.support.crowd_audit` then checks the SQLite file: every acknowledged answer
 exactly once (by task token, annotator, and the choice its value means for that
 task's layout), no row no client sent, nobody answering an (item, task) twice,
 every session exactly ``--tasks`` answers, every (item, task) exactly 3
@@ -70,9 +70,9 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.crowd import Annotator, Crowd, Sent, annotate, crowd_of, measure, report, uniform_think  # noqa: E402
-from bench.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
-from bench.crowd_audit import Audit, audit  # noqa: E402
+from tests.support.crowd import Annotator, Crowd, Sent, annotate, crowd_of, measure, report, uniform_think  # noqa: E402
+from tests.support.crowd_audit import Audit, audit  # noqa: E402
+from tests.support.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
 
 BUDGET_MS = 300.0
 CONFIG = {"overlap": 3, "resolution": "majority", "gold_rate": 0.1, "gold_items": 10, "reclaim_after_s": 3600.0}
@@ -267,7 +267,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the workspace here and keep it (to inspect the store)")
     args = parser.parse_args()
 
-    from tests.appserver import free_port
+    from tests.support.appserver import free_port
 
     crash = Crash(args.crash_after_answers, args.crash_after_s) if args.crash_after_answers or args.crash_after_s \
         else None

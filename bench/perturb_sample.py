@@ -33,8 +33,9 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(BENCH), str(BENCH.parent)]
-from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
 from perturb_coverage import SUBSETS, Item, load_items, run_engine  # noqa: E402
+
+from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
 
 COLUMNS = ("id", "subset", "original", "output", "kind", "family", "subtype", "label", "note")
 RUBRIC_MINIMUM = 300

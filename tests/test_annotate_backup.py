@@ -12,7 +12,7 @@ import time
 import pytest
 
 from backend.annotate.backup import Backup, BackupError, read_backup, restore, tables_dir
-from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 
 REPO = "lab/campaign-backup"
 EVERY = 0.002  # minutes: the scheduler thread commits every 0.12 s and ends soon after stop()

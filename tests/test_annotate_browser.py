@@ -19,15 +19,14 @@ import pytest
 from app import build_annotate_app, launch_options
 from backend.annotate import assign, campaigns, db
 from backend.annotate.campaigns import CampaignConfig
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
 from backend.core.store import Store
-from tests.annotate_fixtures import toy_campaign
-from tests.appserver import free_port, workspace_settings
-from tests.browser import VIEWPORT, chromium, inside
+from backend.models.registry import EmbeddingCache, ModelRegistry
+from tests.support.annotate_fixtures import toy_campaign
+from tests.support.appserver import free_port, workspace_settings
+from tests.support.browser import VIEWPORT, chromium, inside
 from ui.context import AppContext
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"

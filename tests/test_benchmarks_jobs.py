@@ -7,16 +7,16 @@ import pytest
 import torch
 
 from backend import jobs
-from backend.core.auth import Actor, PermissionDenied
 from backend.benchmarks import evaluate_many
 from backend.benchmarks.results import results
-from backend.models.loading import load_model
+from backend.core.auth import Actor, PermissionDenied
 from backend.core.paths import PathError
-from backend.patching.config import exported_models
-from backend.patching.sweep import apply_alpha, export_patched, patched_model, recommend, sweep
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
-from tests.appserver import wait_for, workspace_settings
+from backend.models.loading import load_model
+from backend.patching.config import exported_models
+from backend.patching.sweep import apply_alpha, export_patched, patched_model, recommend, sweep
+from tests.support.appserver import wait_for, workspace_settings
 
 ADMIN = Actor("alice", "admin", "password")
 GUEST = Actor("visitor", "annotator", "password")
@@ -51,18 +51,24 @@ def finetuned(tmp_path_factory):
     return f"local-dir:{folder}"
 
 
+@pytest.fixture(scope="module")
+def in_process():
+    """The numbers an in-process run gives, computed once for both targets."""
+    return evaluate_many(BENCHMARKS, load_model("toyworld", device="cpu"), limit=LIMIT)
+
+
+@pytest.mark.system
 @pytest.mark.parametrize("target, options", [("local", {}), ("torchrun", {"nproc": 2})])
-def test_an_evaluate_job_stores_the_same_numbers_as_an_in_process_run(settings, target, options):
+def test_an_evaluate_job_stores_the_same_numbers_as_an_in_process_run(settings, in_process, target, options):
     store = Store(settings.db)
     config = {"models": ["toyworld"], "benchmarks": BENCHMARKS, "limit": LIMIT, "workers": 0}
     job_id = jobs.submit(ADMIN, "evaluate", config, target, options, store=store, settings=settings)
     job = settled(store, job_id)
     stored = {row["benchmark"]: row for row in results(store)}
     assert set(stored) == set(BENCHMARKS) and all(row["job_id"] == job_id for row in stored.values())
-    expected = evaluate_many(BENCHMARKS, load_model("toyworld", device="cpu"), limit=LIMIT)
     for name, row in stored.items():
         for key, value in row["metrics"].items():
-            assert value == pytest.approx(expected[f"{name}/{key}"], abs=1e-9), key
+            assert value == pytest.approx(in_process[f"{name}/{key}"], abs=1e-9), key
         assert row["activation"] == "gelu" and row["item_limit"] == LIMIT and row["version"]
     assert job["progress"] == 1.0 and len(job["result"]["results"]) == 2
 
@@ -108,6 +114,7 @@ def test_recommendation_keeps_object_centric_within_tolerance():
     assert recommend(rows, "c", "o", tolerance=0.05)["alpha"] == 0.8
 
 
+@pytest.mark.system
 def test_a_sweep_job_reports_each_alpha_and_its_export_loads_back(tmp_path, finetuned):
     folder = Path(finetuned.removeprefix("local-dir:"))
     with pytest.raises(PathError, match="outside the allowed folders"):

@@ -6,7 +6,7 @@ from backend import cli
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.probe import run_probe, unreadable_variants
 from backend.toyworld.tokenizer import ToyTokenizer
-from tests.tiny import solid_image
+from tests.support.tiny import solid_image
 
 CAPTION = "a small purple square above a little red cross"
 
@@ -39,5 +39,5 @@ def test_the_cli_prints_the_blind_row(tiny_checkpoints, image, capsys):
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "text only (blind): accuracy vs negatives" in out and "ngram" in out
-    assert cli.main(args + ["--blind-model", "/no/such/lm"]) == 2
+    assert cli.main([*args, "--blind-model", "/no/such/lm"]) == 2
     assert "Could not load the text scorer '/no/such/lm'" in capsys.readouterr().err

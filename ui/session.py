@@ -8,7 +8,7 @@ is a courtesy: their endpoints refuse anyone else.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -28,11 +28,11 @@ def actor_of(ctx: AppContext, session: Actor | None) -> Actor:
     return session if isinstance(session, Actor) else auth.default_actor(ctx.settings)
 
 
-def admin_initial(ctx: AppContext, read: Callable[[], T], empty: T) -> T:
+def admin_initial(ctx: AppContext, read: Callable[[], Sequence[T]]) -> Sequence[T]:
     """What an admin view lists when the page is built. The page's config, which every visitor downloads, holds the
     hidden admin tabs too: stored admin data (runs, sweeps) goes in only where every visitor is an admin
-    (open-local); elsewhere the view starts `empty` and an admin's refresh fills it."""
-    return read() if auth.default_actor(ctx.settings).is_admin else empty
+    (open-local); elsewhere the view starts empty and an admin's refresh fills it."""
+    return read() if auth.default_actor(ctx.settings).is_admin else []
 
 
 def status_text(ctx: AppContext, actor: Actor) -> str:
@@ -121,7 +121,8 @@ def build(ctx: AppContext) -> Session:
     state = gr.State(None)
     with gr.Row(elem_id="session-row"):
         status = gr.Markdown(status_text(ctx, auth.default_actor(ctx.settings)), elem_id="session-status")
-        inputs, buttons = [], ()
+        inputs: list[gr.Textbox] = []
+        buttons: tuple[gr.Button, ...] = ()
         if policy.mode == "password":
             with gr.Column(scale=0, min_width=420), gr.Accordion("Admin sign-in", open=False):
                 with gr.Row():

@@ -136,9 +136,9 @@ def create(store_path: Path | str, name: str, items: list[ItemSpec], config: Cam
     with db.write(store_path) as conn:
         if conn.execute("select 1 from campaigns where name = ?", (name,)).fetchone():
             raise ValueError(f"a campaign named {name!r} exists already; choose another name")
-        campaign_id = conn.execute(
-            "insert into campaigns (name, source, config, created_by, created_at, updated_at) values (?,?,?,?,?,?)",
-            (name, source, json.dumps(config.to_dict()), actor, now, now)).lastrowid
+        campaign_id = db.insert(
+            conn, "insert into campaigns (name, source, config, created_by, created_at, updated_at) "
+            "values (?,?,?,?,?,?)", (name, source, json.dumps(config.to_dict()), actor, now, now))
         conn.executemany(
             "insert into items (campaign_id, position, caption, negative_caption, type, subtype, image, gold, truth,"
             " stage, updated_at) values (?,?,?,?,?,?,?,?,?,'pending',?)",

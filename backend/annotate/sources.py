@@ -43,7 +43,8 @@ def _file_item(record: tabular.Record, images_dir: Path | None, type_: str, subt
     image = record.text("image") or record.text("filename") or None
     if image and images_dir is not None:
         image = str(Path(images_dir) / image)
-    return ItemSpec(*captions, record.text("type") or type_, record.text("subtype") or subtype, image)
+    caption, negative_caption = captions
+    return ItemSpec(caption, negative_caption, record.text("type") or type_, record.text("subtype") or subtype, image)
 
 
 def check_images(items: list[ItemSpec], folder: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from backend.core.store import Store
@@ -54,8 +54,16 @@ class Reporter:
         return self.rank == 0
 
     @property
-    def _row(self) -> bool:
-        return self.active and self.store is not None and self.job_id is not None
+    def _row(self) -> tuple[Store, int] | None:
+        """The store and job id this process writes to: rank 0 of a job that has a row; None otherwise."""
+        if self.active and self.store is not None and self.job_id is not None:
+            return self.store, self.job_id
+        return None
+
+    def _update_row(self, **fields: Any) -> None:
+        if row := self._row:
+            store, job_id = row
+            store.update_job(job_id, **fields)
 
     def log(self, message: str) -> None:
         """One line in the job's log, time-stamped."""
@@ -69,8 +77,7 @@ class Reporter:
         the job's error with this message instead of a bare exit code.
         """
         _write(sys.stderr, f"error: {message}\n")
-        if self._row:
-            self.store.update_job(self.job_id, error=message)
+        self._update_row(error=message)
 
     def eta(self, fraction: float) -> float | None:
         """Seconds left at the rate observed since the first progress report (None until there is a rate)."""
@@ -89,23 +96,21 @@ class Reporter:
         line = message + (f", ETA {duration(left)}" if message and left is not None and fraction < 1 else "")
         if line:
             self.log(line)
-        if self._row:
-            fields = {"progress": round(fraction, 4)}
-            if line:
-                fields["message"] = line
-            self.store.update_job(self.job_id, **fields)
+        fields: dict[str, float | str] = {"progress": round(fraction, 4)}
+        if line:
+            fields["message"] = line
+        self._update_row(**fields)
 
     def metrics(self, step: int, values: dict[str, float], split: str = "train") -> None:
         """Named numbers at a step (curves, evaluations)."""
-        if self._row and values:
-            self.store.log_metrics(self.job_id, step, values, split)
+        if (row := self._row) and values:
+            store, job_id = row
+            store.log_metrics(job_id, step, values, split)
 
-    def update(self, **fields) -> None:
+    def update(self, **fields: Any) -> None:
         """Other facts about the job a view shows (e.g. ``run_dir``)."""
-        if self._row:
-            self.store.update_job(self.job_id, **fields)
+        self._update_row(**fields)
 
     def result(self, result: dict) -> None:
         """The job's outcome (checkpoint paths, final metrics); a job with a result counts as done."""
-        if self._row:
-            self.store.update_job(self.job_id, result=result, progress=1.0)
+        self._update_row(result=result, progress=1.0)

@@ -111,8 +111,8 @@ def check_sha256(path: Path, expected: str, origin: str, owned: bool) -> str:
 def safe_numpy_globals() -> list:
     """The numpy types `torch.load(weights_only=True)` may rebuild: numeric scalars and dtypes, nothing else."""
     import numpy as np
+    from numpy._core.multiarray import scalar
 
-    scalar = np._core.multiarray.scalar
     return [(scalar, "numpy.core.multiarray.scalar"), (scalar, "numpy._core.multiarray.scalar"),
             (np.dtype, "numpy.dtype"), *(getattr(np.dtypes, f"{kind}DType") for kind in _NUMERIC)]
 

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import open_clip
 import torch
@@ -26,6 +27,19 @@ from backend.core import env
 from backend.core.errors import first_line
 from backend.models import catalog
 from backend.models.spec import CONFIG_NAME, ModelLoadError, ModelSpec, confine, local_path, parse_spec
+
+if TYPE_CHECKING:
+    class ClipModule(torch.nn.Module):
+        """An open_clip model (CLIP, CustomTextCLIP, CoCa) as the project uses it, for the type checker only:
+        open_clip ships no type information, and torch types any other module attribute as `Tensor | Module`."""
+
+        logit_scale: torch.nn.Parameter
+
+        def encode_image(self, image: torch.Tensor, normalize: bool = False) -> torch.Tensor: ...
+
+        def encode_text(self, text: torch.Tensor, normalize: bool = False) -> torch.Tensor: ...
+
+        def set_grad_checkpointing(self, enable: bool = True) -> None: ...
 
 
 def tag_needs_quick_gelu(architecture: str, tag: str) -> bool:
@@ -57,7 +71,7 @@ class LoadedModel:
     """A model ready to encode, with everything a result must carry about its identity."""
 
     spec: str
-    model: torch.nn.Module
+    model: ClipModule
     preprocess: Callable
     tokenizer: Callable
     activation: str
@@ -84,11 +98,11 @@ def read_config(spec: ModelSpec) -> dict:
     """Our checkpoints (and open_clip's hub exports) carry a JSON config next to the weights."""
     if spec.source == "hf-hub":
         from huggingface_hub import hf_hub_download
-        path = Path(hf_hub_download(spec.location, CONFIG_NAME))
+        path = Path(hf_hub_download(spec.required("location"), CONFIG_NAME))
     elif spec.source == "local-dir":
-        path = Path(spec.location) / CONFIG_NAME
+        path = Path(spec.required("location")) / CONFIG_NAME
     elif spec.source == "file":
-        path = Path(spec.pretrained).with_suffix(".json")
+        path = Path(spec.required("pretrained")).with_suffix(".json")
     else:
         return {}
     return json.loads(path.read_text()) if path.is_file() else {}
@@ -106,7 +120,8 @@ def architecture_config(spec: ModelSpec, config: dict, model: torch.nn.Module, a
 
 def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
     if spec.source == "tag":
-        return "quickgelu" if tag_needs_quick_gelu(spec.architecture, spec.pretrained) else "gelu"
+        quick = tag_needs_quick_gelu(spec.required("architecture"), spec.required("pretrained"))
+        return "quickgelu" if quick else "gelu"
     if "activation" in config:
         return config["activation"]
     model_cfg = config.get("model_cfg")
@@ -118,7 +133,7 @@ def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
 def _tokenizer_for(spec: ModelSpec, config: dict) -> Callable:
     """open_clip's tokenizer for the architecture, unless a plug-in registered one for it (a word-level tokenizer
     of a non-BPE model, `backend.plugins`, ``add_tokenizer``), named by the checkpoint's ``tokenizer`` key."""
-    name = config.get("tokenizer") or config.get("architecture") or spec.architecture
+    name = config.get("tokenizer") or config.get("architecture") or spec.architecture or ""
     factory = plugins.hooks().tokenizers.get(name)
     if factory is None:
         return open_clip.get_tokenizer(spec.open_clip_name)
@@ -162,7 +177,7 @@ def _check_architecture(spec: ModelSpec) -> None:
     if spec.source not in ("tag", "file"):
         return
     known = open_clip.list_models()
-    name = spec.architecture.replace("/", "-")  # open_clip reads ViT-B/32 as ViT-B-32
+    name = spec.required("architecture").replace("/", "-")  # open_clip reads ViT-B/32 as ViT-B-32
     if name in known:
         return
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
@@ -196,7 +211,7 @@ def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
     keeps the catalog spec as its identity, with the entry's provenance in its notes.
     """
     try:
-        prepared = catalog.prepare(spec.location, models_dir)
+        prepared = catalog.prepare(spec.required("location"), models_dir)
     except catalog.CatalogError as error:
         raise ModelLoadError(f"Could not load '{spec.raw}': {error}") from None
     loaded = load_model(prepared.spec, device, precision)

@@ -6,7 +6,6 @@ words, and records the edits so the UI can show what changed.
 """
 from __future__ import annotations
 
-import itertools
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -153,9 +152,8 @@ def spread(options: Sequence[Sequence[T]], rng: random.Random) -> list[T]:
     """
     queues = [rng.sample(list(slot), len(slot)) for slot in options if slot]
     rng.shuffle(queues)
-    missing = object()
-    rounds = itertools.zip_longest(*queues, fillvalue=missing)
-    return [item for round_ in rounds for item in round_ if item is not missing]
+    rounds = max((len(queue) for queue in queues), default=0)
+    return [queue[i] for i in range(rounds) for queue in queues if i < len(queue)]
 
 
 def readable(text: str, original: str, vocabulary: frozenset[str] | None) -> bool:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from backend.core import env
 from backend.perturb.blind import load_message, looks_like_path
@@ -45,8 +45,10 @@ class GrammarModelError(ValueError):
 
 
 class Judged(Protocol):
-    """What `filter_variants` reads and sets: a Variant or a probe row's text."""
+    """What `filter_variants` reads and sets: a Variant or a probe row's text (dataclasses both: the flag is set on
+    a copy, `dataclasses.replace`)."""
 
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
     text: str
     kind: str
     plausible: bool

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -258,21 +259,38 @@ def wordnet():
     first (`backend.core.wordnet_data`).
     """
     try:
-        from nltk.corpus import wordnet as reader
-
-        _load(reader)
+        return _english_reader(_corpus_root())
     except (ImportError, LookupError, OSError):
         return None
-    return reader
 
 
-def _load(reader) -> None:
+def _corpus_root():
+    import nltk
+
     try:
-        reader.ensure_loaded()
+        return nltk.data.find("corpora/wordnet")
     except LookupError:
         if wordnet_data.provide() is None:
             raise
-        reader.ensure_loaded()
+        return nltk.data.find("corpora/wordnet")
+
+
+def _english_reader(root):
+    """NLTK's WordNet reader over `root` without the multilingual (OMW) data, which this package never asks for.
+
+    On loading, NLTK's own reader maps the "wordnet" corpus's sense keys onto the loaded corpus's for OMW's
+    lookups, even when the two are the same corpus: two passes over `index.sense` (seconds, in every process
+    that perturbs a caption). Without OMW the map is never read, so it is not built.
+    """
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class EnglishWordNet(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The multilingual functions are not available")
+        return EnglishWordNet(root, None)
 
 
 def _synsets(word: str, pos: str) -> list:

@@ -222,13 +222,13 @@ def _support_pairs(doc: Doc) -> list[tuple[tuple[Token, ...], Token, str]]:
     """(what may be on top, what is under it, predicate) for "X on Y",
     "X sitting on top of Y" and "X riding Y". What "on" places is the noun
     it hangs on, or the agent of its verb or copula."""
-    pairs = []
+    pairs: list[tuple[tuple[Token, ...], Token, str]] = []
     for token in doc:
-        if token.dep_ == "prep" and token.lower_ in SUPPORT_PREPOSITIONS and _supported(token) is not None:
+        if token.dep_ == "prep" and token.lower_ in SUPPORT_PREPOSITIONS and (under := _supported(token)) is not None:
             head = token.head
             located = ([(head,)] if head.pos_ in ("NOUN", "PROPN")
                        else agent_options(head) if head.pos_ in ("VERB", "AUX") else [])
-            pairs += [(above, _supported(token), token.lower_) for above in located]
+            pairs += [(above, under, token.lower_) for above in located]
         elif token.pos_ == "VERB" and verb_lemma(token) == "ride" and not _is_passive(token):
             objects = [child for child in token.children if child.dep_ == "dobj"]
             pairs += [(above, below, "ride") for above in agent_options(token) for below in objects]

@@ -172,7 +172,7 @@ def _converse(request: Request, phrase: Span, converse: str, family: str) -> Var
     obj = object_of(phrase)
     obj_np = simple_np(obj) if obj is not None else None
     subject_np = _subject_np(phrase)
-    if obj_np is None or subject_np is None or obj_np.start != phrase.end:
+    if obj is None or obj_np is None or subject_np is None or obj_np.start != phrase.end:
         return None
     if not all(token.is_punct for token in request.doc[obj.i + 1 :]):
         return None

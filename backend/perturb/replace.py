@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.core import Request, Variant, build, replacement, spread, swapped, take_distinct
+from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.nouns import is_physical
@@ -74,13 +74,13 @@ def _replacements(
     return take_distinct(request, _without_new_repeats(request, variants))
 
 
-def model_replacements(request: Request, slot: Slot) -> list[str]:
+def model_replacements(request: Request, fill_mask: FillMask, slot: Slot) -> list[str]:
     """The lexicon's words for this slot, in the order a masked language
-    model ranks them; words the model does not propose are left out."""
+    model (`fill_mask`) ranks them; words the model does not propose are left out."""
     text = request.doc.text
     masked = text[: slot.span.start_char] + MASK + text[slot.span.end_char :]
     allowed = set(replacement_lemmas(slot, with_antonyms=False))
-    proposed = (candidate.strip().lower() for candidate in request.fill_mask(masked))
+    proposed = (candidate.strip().lower() for candidate in fill_mask(masked))
     return list(dict.fromkeys(word for word in proposed if _WORD.fullmatch(word) and word in allowed))
 
 
@@ -99,7 +99,7 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 def replace(request: Request) -> list[Variant]:
     propose = functools.partial(replacement_lemmas, with_antonyms=True)
-    variants = []
+    variants: list[Variant] = []
     for subtype, find_slots in REPLACE_SLOTS.items():
         variants += _replacements(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
     return variants
@@ -177,7 +177,7 @@ def ce_clip(request: Request) -> list[Variant]:
     model when one is given."""
     variants = list(_noun_swaps(request))
     if request.fill_mask is not None:
-        propose = functools.partial(model_replacements, request)
+        propose = functools.partial(model_replacements, request, request.fill_mask)
     else:
         propose = functools.partial(replacement_lemmas, with_antonyms=False)
     for subtype, find_slots in CE_CLIP_SLOTS.items():

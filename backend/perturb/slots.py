@@ -191,7 +191,7 @@ def _subject_fits(verb: Token, who: str) -> bool:
         return True
     subject = subject_of(verb)
     lemma = head_lemma(subject)
-    if lemma is None:
+    if subject is None or lemma is None:
         return False
     if subject.pos_ == "PRON":
         return lemma in PERSON_PRONOUNS

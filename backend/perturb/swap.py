@@ -157,7 +157,7 @@ def span_swaps(request: Request, spans: list[Span], family: str, subtype: str) -
 
 
 def negclip_swap(request: Request) -> list[Variant]:
-    variants = []
+    variants: list[Variant] = []
     for subtype, find_spans in NEGCLIP_SPANS.items():
         variants += span_swaps(request, find_spans(request.doc), NEGCLIP_FAMILY, subtype)
     return variants

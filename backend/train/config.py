@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -28,7 +29,7 @@ PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 AUGMENTATIONS = ("open_clip", "none")
 # The papers' weights: CE-CLIP's optimum alpha=0.2, beta=0.4 (its authors' script used 0.3/0.2),
 # IMC variant and threshold cap u; Kamath et al.'s hard-negative / hard-positive weights.
-PAPER_DEFAULT_WEIGHTS = {
+PAPER_DEFAULT_WEIGHTS: dict[str, dict[str, Any]] = {
     "ce_clip": {"alpha": 0.2, "beta": 0.4, "imc": "contrastive", "u": 10.0,
                 # the types IMC and CMR act on (ITC keeps all): backend.train.losses.CE_CLIP_TYPES, kept
                 # literal here so that reading a config does not import torch
@@ -57,7 +58,7 @@ class TrainConfig:
     data: str = MANIFEST  # "manifest", or a data source a plug-in registered (data_sources())
     manifest: str = ""  # CSV/JSONL path when data == "manifest"
     loss: str = "clip"  # one of LOSSES
-    loss_weights: dict = field(default_factory=dict)  # e.g. {"alpha": 0.2, "beta": 0.4} for ce_clip
+    loss_weights: dict[str, Any] = field(default_factory=dict)  # e.g. {"alpha": 0.2, "beta": 0.4} for ce_clip
     families: list = field(default_factory=lambda: ["negclip_swap"])  # perturbation families for negatives
     hard_negative_images: bool = False  # NegCLIP's K=3 nearest-neighbour images
     steps: int = 600
@@ -84,7 +85,7 @@ class TrainConfig:
     output_dir: str = ""  # blank: the settings' runs_dir
 
     @property
-    def weights(self) -> dict:
+    def weights(self) -> dict[str, Any]:
         """The paper defaults for the chosen loss, overridden by `loss_weights`."""
         return {**PAPER_DEFAULT_WEIGHTS.get(self.loss, {}), **self.loss_weights}
 

@@ -55,7 +55,10 @@ class ImageBank:
         self.preprocess = preprocess
         self.paths = list(paths)
         self.arrays = torch.from_numpy(arrays).permute(0, 3, 1, 2).contiguous() if arrays is not None else None
-        self.mean, self.std = (torch.tensor(v).view(1, 3, 1, 1) for v in mean_std) if mean_std else (None, None)
+        self.mean_std: tuple[torch.Tensor, torch.Tensor] | None = None  # (1, 3, 1, 1) each, for rendered arrays
+        if mean_std:
+            mean, std = mean_std
+            self.mean_std = torch.tensor(mean).view(1, 3, 1, 1), torch.tensor(std).view(1, 3, 1, 1)
         self.augment = augment
         self.crop_seed: tuple[int, int] | None = None  # (seed, step) of a training view
 
@@ -77,13 +80,15 @@ class ImageBank:
 
     def tensors(self, indices: Sequence[int]) -> torch.Tensor:
         if self.crop_seed is not None:
+            assert self.augment is not None  # `at_step` sets a crop seed only on a bank that augments
             seed, step = self.crop_seed
             return torch.stack([self.augment(self._raw(i), crop_rng(seed, step, i)) for i in indices])
         if self.arrays is None:
             return torch.stack([self.preprocess(_open_rgb(self.paths[i])) for i in indices])
         pixels = self.arrays[torch.as_tensor(list(indices), dtype=torch.long)]
-        if self.mean is not None:
-            return (pixels.float() / 255 - self.mean) / self.std
+        if self.mean_std is not None:
+            mean, std = self.mean_std
+            return (pixels.float() / 255 - mean) / std
         return torch.stack([self.preprocess(Image.fromarray(p.permute(1, 2, 0).numpy())) for p in pixels])
 
     def _raw(self, index: int) -> Image.Image | torch.Tensor:
@@ -201,7 +206,8 @@ def read_manifest(path: str | Path) -> tuple[list[dict], Counter]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"Manifest {path} does not exist.")
-    rows, skipped = [], Counter()
+    rows: list[dict] = []
+    skipped: Counter[str] = Counter()
     for record in read_records(path, "Manifest", MANIFEST_COLUMNS):
         row, reason = _manifest_row(record, path.parent)
         if reason:
@@ -291,8 +297,8 @@ def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str
                       for t in CE_CLIP_TYPES})
         from_positive.append({p: [v.text for v in variants(p) if v.kind == "negative" and v.family in families]
                               for p in positives[-1]})
-    negative_paths = [row.get("negative_image") for row in rows]
-    has_negative_images = all(negative_paths)
+    negative_paths = [row["negative_image"] for row in rows if row.get("negative_image")]
+    has_negative_images = len(negative_paths) == len(rows)
     return TrainData(
         images=ImageBank(preprocess, paths=[row["image"] for row in rows], augment=augment),
         captions=[row["caption"] for row in rows], negatives=negatives, positives=positives,

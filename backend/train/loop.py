@@ -40,7 +40,7 @@ from backend.train import data as train_data
 from backend.train.config import TrainConfig
 from backend.train.divergence import FiniteWatch
 from backend.train.loader import StepBatches, image_chunks, step_loader
-from backend.train.objectives import Objective
+from backend.train.objectives import Objective, check_data
 from backend.train.transforms import train_transform
 
 LOG_EVERY = 10
@@ -59,7 +59,8 @@ def build_model(config: TrainConfig, device: str) -> LoadedModel:
 
 def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
     """No decay on gains, biases, embeddings of ndim < 2 and logit_scale (open_clip's exclusion rule)."""
-    decay, no_decay = [], []
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
     for name, param in model.named_parameters():
         if not param.requires_grad:
             continue
@@ -99,6 +100,7 @@ def load_data(config: TrainConfig, loaded: LoadedModel) -> train_data.TrainData:
                                         augment=augment)
     else:  # a plug-in's data source (TrainConfig.validate checked that one is registered under this name)
         data = plugins.resolve(plugins.hooks().data_sources[config.data].build)(config, loaded, augment)
+    check_data(config.loss, data)
     if config.hard_negative_images:
         embeddings = _image_embeddings(loaded, data.images, config.workers)
         data.neighbours = train_data.nearest_neighbours(embeddings, k=3)
@@ -135,7 +137,8 @@ def train_step(model, objective: Objective, optimizer: torch.optim.Optimizer, ba
     clearing them after the update measured 10-15% slower there.
     """
     optimizer.zero_grad(set_to_none=True)
-    losses, parts_sum = [], {}
+    losses: list[torch.Tensor] = []
+    parts_sum: dict[str, torch.Tensor] = {}
     for index, batch in enumerate(batches):
         with _gradient_sync(model, final=index == len(batches) - 1):
             with autocast:

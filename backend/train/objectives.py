@@ -12,7 +12,14 @@ import torch
 
 from backend.train import losses
 from backend.train.config import TrainConfig
-from backend.train.data import Batch
+from backend.train.data import Batch, TrainData
+
+
+def check_data(loss: str, data: TrainData) -> None:
+    """Refuse, before the first step, data that lacks what `loss` trains on (TROHN-Img: negative images)."""
+    if loss == "trohn_img" and data.negative_images is None:
+        raise ValueError("loss trohn_img trains on negative images, and this data has none: a manifest needs a "
+                         "negative_image (and negative_caption) on every row")
 
 
 @dataclass
@@ -56,11 +63,14 @@ class Objective:
         kind, captions = self.config.loss, batch.captions
         if kind == "clip":
             (I,), (T,), s = self._encode(model, [batch.images], [captions])
-            return losses.clip_loss(*self._gather(I, T), s)
+            I, T = self._gather(I, T)
+            return losses.clip_loss(I, T, s)
         if kind == "trohn_img":
+            assert batch.negative_images is not None  # `check_data` refused data without negative images
             (I, I_neg), (T, T_neg), s = self._encode(model, [batch.images, batch.negative_images],
                                                      [captions, batch.negative_image_captions])
-            return losses.trohn_img_loss(*self._gather(I, T, I_neg, T_neg), s)
+            I, T, I_neg, T_neg = self._gather(I, T, I_neg, T_neg)
+            return losses.trohn_img_loss(I, T, I_neg, T_neg, s)
         if kind == "hp_hn":
             valid = self._mask(batch.negatives_valid)
             (I,), (T, N, P), s = self._encode(model, [batch.images],

@@ -269,7 +269,10 @@ def build(ctx: AppContext, visitor: Session) -> None:
             create = gr.Button("Create", variant="primary", elem_id="campaign-create", scale=0, min_width=160)
             gr.Markdown("The image generator chosen below is stored with the campaign.")
     with gr.Row(equal_height=True):
-        campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick")
+        # A custom value is allowed so that a list read by the timer just before a campaign was created (and
+        # sent just after) cannot drop the new selection; every handler checks that the named campaign exists.
+        campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick",
+                               allow_custom_value=True)
         refresh = gr.Button("↻", scale=0, min_width=48)
         preset, model, generate = _generator()
     licence = gr.Markdown(view.licence_markdown(preset.value), elem_id="campaign-licence")

@@ -218,8 +218,8 @@ def make_handler(ctx: AppContext):
                                plausible_only=bool(plausible_only))
         except (ProbeInputError, ValueError) as error:
             raise gr.Error(str(error), print_exception=False) from error
-        for error in result.errors:
-            gr.Warning(error)
+        for problem in result.errors:
+            gr.Warning(problem)
         labels = model_labels(list(result.scores), {spec: label for label, spec in ctx.current_model_choices()
                                                     if label != spec})
         csv_path, json_path = write_downloads(result, ctx)

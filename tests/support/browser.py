@@ -5,6 +5,8 @@ Never `playwright install`: the tests use the system chromium at CHROMIUM, which
 """
 from __future__ import annotations
 
+import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,6 +16,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1400, "height": 1000}
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 @contextmanager
@@ -29,6 +32,25 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def new_page(browser, timeout_ms: int = 30_000):
+    """A blank page in a context of its own (its own storage and cookies: one test's page never sees another's),
+    so a module can share one browser; `timeout_ms` is every wait's default."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(timeout_ms)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def screenshot(page, folder: Path, name: str) -> Path:
+    """A full-page screenshot in `folder`, or in docs/ (the pictures the docs show) when `SAVE_SCREENSHOT=1`."""
+    target = (DOCS if os.environ.get("SAVE_SCREENSHOT") == "1" else Path(folder)) / name
+    page.screenshot(path=str(target), full_page=True)
+    return target
 
 
 # Gradio's Dataframe renders only the rows in view (a virtual table), so reading every row
@@ -88,6 +110,12 @@ def pick_option(page, label: str, option: str) -> None:
     page.get_by_label(label, exact=True).click()
     page.get_by_role("option", name=option, exact=True).click()
     page.keyboard.press("Escape")
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick the first option whose name contains `option` in a single-select gr.Dropdown."""
+    page.get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
 
 
 def inside(inner: dict | None, outer: dict | None) -> bool:
