@@ -17,7 +17,7 @@ them by one positive number, so verdicts and metrics are the same either way.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -382,7 +382,7 @@ def _listed(words: Sequence[str]) -> str:
 
 
 def _metrics(scores: list[float], texts: list[ProbeText], plausible_only: bool = False,
-             left_out: set[int] = frozenset()) -> dict:
+             left_out: Collection[int] = frozenset()) -> dict:
     """Metrics over every negative, or over plausible ones only: an absurd
     negative ("a bench sitting on a man") can be rejected from the text alone.
     `left_out`: indices of variants the model cannot read (see `unreadable_variants`)."""

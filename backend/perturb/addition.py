@@ -177,8 +177,8 @@ def _attribute_additions(request: Request, stats: CaptionStats) -> Iterator[Vari
     present = caption_lemmas(request.doc)
     for noun in _attribute_nouns(request.doc):
         sites = {cls: _attribute_site(noun, cls) for cls in ADDED_CLASSES}
-        options.append([(sites[cls], word) for cls, word in added_attributes(noun, stats)
-                        if word not in present and sites[cls] is not None])
+        options.append([(site, word) for cls, word in added_attributes(noun, stats)
+                        if word not in present and (site := sites[cls]) is not None])
     for site, word in spread(options, request.rng):
         yield build(request, [Edit("", f"{word} ", site, site)], FAMILY, "attribute")
 

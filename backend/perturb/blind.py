@@ -109,7 +109,8 @@ class HFScorer:
             causal = bool(getattr(config, "is_decoder", False)) or any(
                 name.endswith(("CausalLM", "LMHeadModel")) for name in (config.architectures or []))
             tokenizer = AutoTokenizer.from_pretrained(path)
-            model = (AutoModelForCausalLM if causal else AutoModelForMaskedLM).from_pretrained(path)
+            auto: Any = AutoModelForCausalLM if causal else AutoModelForMaskedLM
+            model = auto.from_pretrained(path)
         except (OSError, ValueError, KeyError) as error:
             raise ScorerError(load_message("text scorer", source, error, _EXAMPLE)) from error
         device = env.pick_device(device)

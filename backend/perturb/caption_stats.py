@@ -86,7 +86,11 @@ def build(captions: Sequence[str], source: str = SOURCE) -> CaptionStats:
     from backend.perturb.nlp import load_spacy
     from backend.perturb.parse_reading import noun_lemma, verb_lemma
 
-    nouns, pairs, amod, dobj, nsubj = Counter(), Counter(), Counter(), Counter(), Counter()
+    nouns: Counter[str] = Counter()
+    pairs: Counter[str] = Counter()
+    amod: Counter[str] = Counter()
+    dobj: Counter[str] = Counter()
+    nsubj: Counter[str] = Counter()
     for doc in load_spacy().pipe([caption.lower() for caption in captions], batch_size=128):
         lemmas = sorted({noun_lemma(t) for t in doc if t.tag_ in ("NN", "NNS") and t.is_alpha})
         nouns.update(lemmas)
