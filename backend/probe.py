@@ -270,11 +270,12 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
 
 
 def shared_vocabulary(tokenizers: Sequence) -> frozenset[str] | None:
-    """The words every model that declares its vocabulary reads (a word-level tokenizer with an unknown
-    token: the built-in world's); None when none declares one (BPE reads any word)."""
+    """The words every model reads, when every model declares its vocabulary (a word-level tokenizer with an
+    unknown token: the built-in world's); None when one does not (BPE reads any word): that model deserves
+    the caption's real variants, and those another model cannot read are left out of its metrics instead."""
     declared = [frozenset(word for word in tokenizer.vocab if not word.startswith("<"))
                 for tokenizer in tokenizers if hasattr(tokenizer, "unk_id") and hasattr(tokenizer, "vocab")]
-    return frozenset.intersection(*declared) if declared else None
+    return frozenset.intersection(*declared) if declared and len(declared) == len(tokenizers) else None
 
 
 def unreadable_variants(tokenizer, texts: Sequence[ProbeText]) -> dict[int, list[str]]:
