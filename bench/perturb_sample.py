@@ -16,7 +16,7 @@ gets --per-family outputs (default 60, so six families make 360 >= the
 300 the rubric asks for) unless it has fewer captions to give.
 
 Writes a CSV with id, subset, original, output, kind, family, subtype,
-label, note (label and note empty, for the judge), grouped by family and
+plausible (the engine's label), label, note (label and note empty, for the judge), grouped by family and
 subtype, and prints what it drew. Deterministic for a given seed and engine.
 
     NLTK_DATA=... .venv/bin/python bench/perturb_sample.py --data /work/shared/data/sugar-crepe \
@@ -37,7 +37,7 @@ from perturb_coverage import SUBSETS, Item, load_items, run_engine  # noqa: E402
 
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
 
-COLUMNS = ("id", "subset", "original", "output", "kind", "family", "subtype", "label", "note")
+COLUMNS = ("id", "subset", "original", "output", "kind", "family", "subtype", "plausible", "label", "note")
 RUBRIC_MINIMUM = 300
 ENGINE_SEED = 0
 
@@ -98,7 +98,8 @@ def draw(items: list[Item], outputs: dict[str, list[Variant]], per_family: int, 
             item = items[position]
             variant = rng.choice([v for v in outputs[item.caption] if (v.family, v.subtype) == (family, subtype)])
             rows.append({"id": item.id, "subset": item.subset, "original": item.caption, "output": variant.text,
-                         "kind": variant.kind, "family": family, "subtype": subtype, "label": "", "note": ""})
+                         "kind": variant.kind, "family": family, "subtype": subtype,
+                         "plausible": "yes" if variant.plausible else "no", "label": "", "note": ""})
     return rows
 
 
@@ -118,8 +119,8 @@ def draw_natural(items: list[Item], outputs: dict[str, list[Variant]], per_famil
             if item.caption not in used:
                 used.add(item.caption)
                 rows.append({"id": item.id, "subset": item.subset, "original": item.caption, "output": variant.text,
-                             "kind": variant.kind, "family": family, "subtype": variant.subtype, "label": "",
-                             "note": ""})
+                             "kind": variant.kind, "family": family, "subtype": variant.subtype,
+                             "plausible": "yes" if variant.plausible else "no", "label": "", "note": ""})
     return rows
 
 
