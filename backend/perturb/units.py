@@ -19,6 +19,8 @@ captions):
 """
 from __future__ import annotations
 
+import itertools
+
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.lexicon import lexicon
@@ -183,14 +185,21 @@ def _full_span(token: Token, content: Span) -> Span:
 
 
 def conjunct_pairs(doc: Doc) -> list[tuple[Token, Token]]:
-    """(first, second) tokens joined by "and"/"or" with the same part of speech."""
+    """(first, second) members of one coordination with the same part of speech, any two of a list ("a
+    couch, chair, table and television": commas join its members, one "and"/"or" makes it a list), in text
+    order. Any two members trade places and the claim stays: "a couch, table, chair and television"."""
     pairs = []
     for token in doc:
-        if token.dep_ != "conj":
+        if token.dep_ == "conj":
             continue
-        same_kind = token.head.pos_ == token.pos_ or (token.pos_ in NOUNISH and token.head.pos_ in NOUNISH)
-        if same_kind and any(word.lower_ in COORDINATORS for word in doc[token.head.i + 1 : token.i]):
-            pairs.append((token.head, token))
+        chain, member = [token], token
+        while next_one := [child for child in member.children if child.dep_ == "conj"]:
+            member = next_one[0]
+            chain.append(member)
+        if len(chain) < 2 or not any(word.lower_ in COORDINATORS for word in doc[chain[0].i + 1 : chain[-1].i]):
+            continue
+        pairs += [(first, second) for first, second in itertools.combinations(chain, 2)
+                  if first.pos_ == second.pos_ or (first.pos_ in NOUNISH and second.pos_ in NOUNISH)]
     return pairs
 
 
