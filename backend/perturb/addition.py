@@ -28,7 +28,7 @@ from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
-from backend.perturb.units import is_hyphenated
+from backend.perturb.units import HYPHENS, is_hyphenated
 from backend.perturb.visual_classes import VISUAL_CLASSES, visual_values
 
 FAMILY = "addition"
@@ -45,6 +45,7 @@ SKIPPED_GROUPS = frozenset({
 })
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
 ADDED_CLASSES = ("colour", "material", "pattern")
+MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
 FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
                          "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
 
@@ -137,6 +138,8 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         return []
     lemma = noun_lemma(noun)
     taken = _classes_on(noun, kind)
+    if any(child.lower_ in MANY_COLOURS for child in noun.children):
+        taken.add("colour")  # "colorful umbrellas": one more colour would contradict it
     found = []
     for visual_class in ADDED_CLASSES:
         if visual_class in taken:
@@ -154,13 +157,16 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
 def _attribute_site(noun: Token, visual_class: str) -> int | None:
     """Offset where the word goes, in English adjective order: a material right before the noun's compound
     modifiers ("a metal park bench"), a colour or pattern before those and any material ("a brown wooden
-    bench"), both after size, age and the determiner. None when that is the caption's first word."""
+    bench"), both after size, age and the determiner. None when that is the caption's first word or the word after a
+    hyphen ("double-decker")."""
     doc, start = noun.doc, noun.i
     while start > 0 and doc[start - 1].head.i >= start and doc[start - 1].dep_ in ("compound", "amod", "nmod") and (
             doc[start - 1].dep_ == "compound"
             or (visual_class != "material" and "material" in visual_values(doc[start - 1].lower_, None))):
         start -= 1
-    return None if start == 0 else doc[start].idx
+    if start == 0 or doc[start - 1].text in HYPHENS or not doc[start - 1].whitespace_:
+        return None  # the caption's first word, or inside "double-decker"
+    return doc[start].idx
 
 
 def _attribute_nouns(doc: Doc) -> list[Token]:

@@ -26,8 +26,10 @@ from backend.perturb.attributes import FAMILY, same_object, tradeable, visual_at
 from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
 from backend.perturb.count_checks import NUMBER_WORDS, may_take, preposition_of, pronouns_fit
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
+from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
 from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_physical, is_place
+from backend.perturb.parse_reading import noun_lemma
 from backend.perturb.units import is_hyphenated
 
 NUMBERS = {
@@ -127,8 +129,8 @@ def counted_nouns(doc: Doc) -> list[Counted]:
             continue
         if any(child.lower_ in NUMBER_WORDS for child in noun.children) or not _forms_are_regular(noun, value):
             continue
-        if _shares_its_count(noun) or lexicalised(noun):
-            continue  # "a woman and boy": the count is said of the pair; "greens" are no green things
+        if _shares_its_count(noun) or lexicalised(noun) or noun_lemma(noun) in lexicon().mass_nouns:
+            continue  # "a woman and boy": the count is said of the pair; "greens" are no green things; no "a footwear"
         found.append(Counted(first, noun, value))
     return found
 
