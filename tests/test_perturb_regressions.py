@@ -28,6 +28,19 @@ NEVER = [
     ("A banana peel laying next to a glass bottle.", "A banana peel kneeling next to a glass bottle.", "negative"),
     ("A banana peel laying next to a glass bottle.", "A banana peel squatting next to a glass bottle.", "negative"),
     ("a plate full of food with some greens on top", "some plates full of food with a green on top", "negative"),
+    # errs of the natural-distribution sample (tests/data/perturb-judged-natural.csv)
+    ("A room with a couch, chair, table and television in it. ",
+     "A room with a couch, table, chair and television in it. ", "negative"),
+    ("A roasting pan full with apples, carrots, potatoes, and meat",
+     "A roasting pan full with potatoes, carrots, apples, and meat", "negative"),
+    ("A double-decker bus is parked in a large field.", "A double-blue decker bus is parked in a large field.",
+     "negative"),
+    ("People sunbathing near a beach under colorful umbrellas",
+     "People sunbathing near a beach under colorful black umbrellas", "negative"),
+    ("A variety of street signs on a light post in front of a tall building. ",
+     "A variety of street signs on a light plastic post in front of a tall building. ", "negative"),
+    ("A bathroom with a toilet, a plant, a stand and several footwear on the floor. ",
+     "A bathroom with a toilet, a plant, several stands and a footwear on the floor. ", "negative"),
 ]
 
 
