@@ -3,10 +3,10 @@
 For every SugarCrepe subset, on held-out items (odd ids whose caption no even id has: neither the rules nor
 the shipped caption counts saw them), two blind accuracies with one scorer: on SugarCrepe's own
 human-validated negative of each item, and on the engine's negatives of the matching kind for the same
-captions (`perturb_coverage.MAPPING`), over the captions where the engine has one. Blind accuracy is the share
-of (caption, negative) pairs the scorer ranks the caption strictly above. The gap (ours minus SugarCrepe's) is
-what the issue bounds: at most 5 points per subset. Also per family and subtype, over every negative of the
-Probe's default families on the held-out captions.
+captions (`perturb_coverage.MAPPING`), over the captions where the Probe's default families have one. Blind
+accuracy is the share of (caption, negative) pairs the scorer ranks the caption strictly above. The gap
+(ours minus SugarCrepe's) is what the issue bounds: at most 5 points per subset. Also per family and
+subtype, over every negative of the Probe's default families on the held-out captions.
 
     .venv/bin/python bench/perturb_blind.py --data /work/shared/data/sugar-crepe [--outputs FILE] \
         [--scorer ngram|HF-ID] [--json OUT]
@@ -32,9 +32,10 @@ MAX_GAP = 0.05
 def subset_rows(subsets, outputs, scorer) -> dict:
     rows = {}
     for name in SUBSETS:
-        items = [item for item in subsets[name] if covered_by(outputs[item.caption], MAPPING[name])]
-        ours = [(item.caption, v.text) for item in items for v in covered_by(outputs[item.caption], MAPPING[name])
-                if v.family in PROBE_DEFAULT_FAMILIES]
+        ours_of = {item.id: [v.text for v in covered_by(outputs[item.caption], MAPPING[name])
+                             if v.family in PROBE_DEFAULT_FAMILIES] for item in subsets[name]}
+        items = [item for item in subsets[name] if ours_of[item.id]]  # both sides over the same captions
+        ours = [(item.caption, text) for item in items for text in ours_of[item.id]]
         theirs = [(item.caption, item.negative) for item in items]
         row = {"items": len(subsets[name]), "items_with_ours": len(items), "our_negatives": len(ours),
                "sugarcrepe": blind_accuracy(scorer, theirs), "ours": blind_accuracy(scorer, ours)}
