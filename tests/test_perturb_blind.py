@@ -24,29 +24,27 @@ def _vocab(directory: Path) -> BertTokenizer:
     return BertTokenizer(vocab=str(vocab))
 
 
-@pytest.fixture(scope="module")
-def causal_dir(tmp_path_factory) -> Path:
-    directory = tmp_path_factory.mktemp("causal") / "tiny-gpt2"
+def _save_tiny_lm(directory: Path, model_class, config) -> Path:
+    """A randomly initialised tiny LM and the word-level tokenizer it reads, saved as a Hugging Face folder."""
     directory.mkdir()
     tokenizer = _vocab(directory)
     torch.manual_seed(0)
-    config = GPT2Config(vocab_size=len(WORDS) + 5, n_layer=1, n_head=2, n_embd=16, n_positions=32)
-    GPT2LMHeadModel(config).save_pretrained(directory)
+    model_class(config).save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
+
+
+@pytest.fixture(scope="module")
+def causal_dir(tmp_path_factory) -> Path:
+    config = GPT2Config(vocab_size=len(WORDS) + 5, n_layer=1, n_head=2, n_embd=16, n_positions=32)
+    return _save_tiny_lm(tmp_path_factory.mktemp("causal") / "tiny-gpt2", GPT2LMHeadModel, config)
 
 
 @pytest.fixture(scope="module")
 def masked_dir(tmp_path_factory) -> Path:
-    directory = tmp_path_factory.mktemp("masked") / "tiny-bert"
-    directory.mkdir()
-    tokenizer = _vocab(directory)
-    torch.manual_seed(0)
     config = BertConfig(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                         intermediate_size=32, max_position_embeddings=32)
-    BertForMaskedLM(config).save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return directory
+    return _save_tiny_lm(tmp_path_factory.mktemp("masked") / "tiny-bert", BertForMaskedLM, config)
 
 
 def test_the_trigram_model_is_a_distribution_over_the_vocabulary():

@@ -6,16 +6,14 @@ from backend import cli
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.probe import run_probe, unreadable_variants
 from backend.toyworld.tokenizer import ToyTokenizer
-from tests.support.tiny import solid_image
+from tests.support.tiny import solid_image_file
 
 CAPTION = "a small purple square above a little red cross"
 
 
 @pytest.fixture(scope="module")
 def image(tmp_path_factory):
-    path = tmp_path_factory.mktemp("blind-probe") / "scene.png"
-    solid_image((200, 60, 40), size=64).save(path)
-    return path
+    return solid_image_file(tmp_path_factory.mktemp("blind-probe"), (200, 60, 40))
 
 
 def test_the_built_in_model_gets_variants_it_can_read_and_a_blind_row(image):
