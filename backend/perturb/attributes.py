@@ -19,6 +19,7 @@ from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
 from backend.perturb.nouns import animacy, is_describable, noun_key
+from backend.perturb.parse_reading import in_fixed_phrase
 from backend.perturb.units import is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
 
@@ -77,6 +78,8 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
         noun = _bound_noun(word)
         if noun is None or noun.dep_ == "compound" or not is_describable(noun):
             continue
+        if in_fixed_phrase(word, lexicon().fixed_phrases):
+            continue  # "wrought iron", "top hat": the word is part of a name, not an attribute
         values = visual_values(word.lower_, animacy(noun), noun.lemma_.lower())
         if values:
             found.append(Attribute(word, noun, tuple(sorted(values.items()))))

@@ -25,7 +25,7 @@ from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import LIVING, animacy, is_object_noun, is_place, noun_class, noun_key
-from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, next_to_another_noun
+from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, in_fixed_phrase, next_to_another_noun
 from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind
 from backend.perturb.typical import swap_repairs_caption
 from backend.perturb.units import in_compound, is_hyphenated
@@ -67,6 +67,7 @@ def kind(noun: Token) -> str | None:
 def _candidate(token: Token) -> bool:
     return (token.tag_ in ("NN", "NNS") and token.is_alpha and token.dep_ in ARGUMENT_DEPS
             and not in_compound(token) and not is_hyphenated(token) and is_object_noun(token)
+            and not in_fixed_phrase(token, lexicon().fixed_phrases)
             and not is_place(token) and not next_to_another_noun(token)
             and token.lemma_.lower() not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS)
 
