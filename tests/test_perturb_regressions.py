@@ -5,7 +5,7 @@ broken) or as a positive (its meaning changed). Every family runs, so no family 
 """
 import pytest
 
-from backend.perturb import perturb
+from backend.perturb import PROBE_DEFAULT_FAMILIES, perturb
 from backend.perturb.plausibility import is_plausible
 
 NEVER = [
@@ -41,12 +41,25 @@ NEVER = [
      "A variety of street signs on a light plastic post in front of a tall building. ", "negative"),
     ("A bathroom with a toilet, a plant, a stand and several footwear on the floor. ",
      "A bathroom with a toilet, a plant, several stands and a footwear on the floor. ", "negative"),
+    ("Children look over the wrought iron fence into the brick archways.",
+     "Children look over the wrought brick fence into the iron archways.", "negative"),
+]
+# NegCLIP's faithful swaps (not a default family) may still make these; the Probe's families may not.
+NEVER_BY_DEFAULT = [
+    ("A man with a top hat and a red tie.", "A man with a top tie and a red hat.", "negative"),
 ]
 
 
 @pytest.mark.parametrize("caption, text, kind", NEVER, ids=[f"{i}" for i in range(len(NEVER))])
 def test_the_output_is_never_produced_again(caption, text, kind):
     produced = [variant for seed in (0, 1, 2) for variant in perturb(caption, seed=seed, max_per_subtype=20)]
+    assert not [v for v in produced if v.text == text and v.kind == kind], f"{kind} {text!r} came back"
+
+
+@pytest.mark.parametrize("caption, text, kind", NEVER_BY_DEFAULT)
+def test_the_probe_families_never_produce_it_again(caption, text, kind):
+    produced = [variant for seed in (0, 1, 2)
+                for variant in perturb(caption, families=PROBE_DEFAULT_FAMILIES, seed=seed, max_per_subtype=20)]
     assert not [v for v in produced if v.text == text and v.kind == kind], f"{kind} {text!r} came back"
 
 
