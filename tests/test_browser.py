@@ -123,6 +123,8 @@ def test_a_bad_image_is_refused_then_the_probe_fills_the_table_with_highlighted_
     _probe(page, CAPTION, extra=f"-{CAPTION}")  # a user negative identical to the original
     rows = _wait_for_results(page)
     _check_results(rows, "tiny-dir")
+    blind = page.locator("tr").filter(has_text="text only (blind)")  # the text-only scorer's row, under the model's
+    assert blind.count() == 1 and "% of " in blind.inner_text()
     (identical,) = [row for row in rows if row["family"]["text"] == "user"]
     assert (identical["kind"]["text"], identical["text"]["text"]) == ("negative", CAPTION)
     assert _cell(identical, "tiny-dir") == (_cell(rows[0], "tiny-dir")[0], "FAIL: same text as the original")
