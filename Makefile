@@ -2,6 +2,7 @@
 # Both create the environment first (scripts/setup.sh is idempotent).
 export NLTK_DATA := $(CURDIR)/.cache/nltk_data
 export GRADIO_ANALYTICS_ENABLED := False
+unexport PYTHONDONTWRITEBYTECODE  # the project's own modules are compiled once, not at every start
 PY := .venv/bin/python
 
 .PHONY: setup run test test-unit test-all lint bench space-check

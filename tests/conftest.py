@@ -17,6 +17,15 @@ _HUB_CACHE = Path(tempfile.mkdtemp(prefix="hf-hub-cache-"))
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HUB_CACHE"] = str(_HUB_CACHE)
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+# One torch thread per test process (job subprocesses inherit it): the tiny models gain nothing from a second
+# thread, and with one xdist worker per core two threads per worker wait for each other (a 0.3 s scoring call took
+# up to 9 s that way). `OMP_NUM_THREADS=2 make test` overrides it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The tests speak plain HTTP to 127.0.0.1 only, yet httpx loads a CA bundle for every client it opens, and
+# gradio_client opens one per request, upload and download (56 ms each here: 76 s of CPU per run of the suite).
+# An empty certificate folder makes that free, and an HTTPS call that should never happen fails verification.
+os.environ.pop("SSL_CERT_FILE", None)
+os.environ["SSL_CERT_DIR"] = tempfile.mkdtemp(prefix="no-ca-certs-")
 os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[1] / ".cache" / "nltk_data"))
 
 import pytest  # noqa: E402
@@ -25,7 +34,12 @@ from tests.support import (
     tiers,  # noqa: E402
     tiny,  # noqa: E402
 )
-from tests.support.tiers import pytest_runtest_makereport, pytest_runtest_protocol  # noqa: E402,F401 (hooks)
+from tests.support.browser import chromium  # noqa: E402
+from tests.support.tiers import (  # noqa: E402,F401 (hooks)
+    pytest_collection_modifyitems,
+    pytest_runtest_makereport,
+    pytest_runtest_protocol,
+)
 
 tiers.install()
 
@@ -33,6 +47,14 @@ tiers.install()
 @pytest.fixture(scope="session")
 def hub_cache() -> Path:
     return _HUB_CACHE
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless chromium per test process, launched on first use (a launch costs about 1.5 s of CPU); each
+    test opens its pages in a context of its own (`tests.support.browser.new_page`), so none sees another's."""
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="session")

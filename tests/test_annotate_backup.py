@@ -34,11 +34,12 @@ def make_backup(hub):
         made.append(backup)
         return backup
 
+    before = set(threading.enumerate())  # schedulers another test of this process left are not this test's
     yield make
     for backup in made:
         backup.stop(final_commit=False)
     # CommitScheduler's thread (named after its target) sleeps `every` minutes, then sees the stop
-    schedulers = [thread for thread in threading.enumerate() if "_run_scheduler" in thread.name]
+    schedulers = [thread for thread in set(threading.enumerate()) - before if "_run_scheduler" in thread.name]
     for thread in schedulers:
         thread.join(timeout=5)
     assert not [thread for thread in schedulers if thread.is_alive()]

@@ -23,7 +23,7 @@ from backend.core.store import Store
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import free_port, workspace_settings
-from tests.support.browser import VIEWPORT, chromium, inside
+from tests.support.browser import VIEWPORT, inside
 from ui.context import AppContext
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
@@ -53,7 +53,7 @@ def annotate_server(settings):
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(tmp_path_factory, browser):
     """Two toy campaigns: "study" (overlap 1: one answer decides step 3) for the participant, "local" for
     the typing test."""
     settings = workspace_settings(tmp_path_factory.mktemp("annotate-browser"))
@@ -62,7 +62,7 @@ def served(tmp_path_factory):
     toy_campaign(settings.db, settings.data_dir, "study", 8, study)
     toy_campaign(settings.db, settings.data_dir, "local", 3,
                  CampaignConfig.from_dict({"gold_rate": 0, "tasks_per_session": 3}), seed=1)
-    with annotate_server(settings) as url, chromium() as browser:
+    with annotate_server(settings) as url:
         yield settings, url, browser
 
 

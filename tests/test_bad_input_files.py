@@ -21,7 +21,7 @@ from backend.core.store import Store
 from backend.perturb import perturb
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
-from tests.support.browser import VIEWPORT, chromium, upload_image
+from tests.support.browser import new_page, upload_image
 from tests.test_train_tab import form as train_form
 
 LONG = "a brown dog on the green grass " * 646  # 20,026 characters
@@ -97,14 +97,14 @@ def test_a_50_mb_upload_is_refused_with_the_limit_and_the_server_still_serves(ap
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_the_page_shows_the_upload_limit_and_a_bomb_refusal_then_takes_a_good_image(app, images, tmp_path):
+def test_the_page_shows_the_upload_limit_and_a_bomb_refusal_then_takes_a_good_image(app, images, tmp_path, browser):
     client, _ = app
     huge = fifty_megabytes(tmp_path / "huge.png")
-    with chromium() as browser:
-        page = browser.new_page(viewport=VIEWPORT)
+    with new_page(browser) as page:
         page.goto(client.src)
+        bomb_message = f"Could not read the image 'bomb.png': {BAD_IMAGES['bomb.png'][1]}"
         for path, message in ((huge, 'File(s) exceed the maximum allowed size of 20.0 Mb: "huge.png"'),
-                              (images["bomb.png"], f"Could not read the image 'bomb.png': {BAD_IMAGES['bomb.png'][1]}")):
+                              (images["bomb.png"], bomb_message)):
             page.locator("[data-testid=image] input[type=file]").set_input_files(str(path))
             page.locator("[data-testid=toast-body].error").filter(has_text=message).first.wait_for()
         upload_image(page, images["good.jpg"])

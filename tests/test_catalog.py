@@ -54,7 +54,7 @@ def server():
             pass
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)  # shuts down in 0.05 s
     thread.start()
     yield SimpleNamespace(files=files, hits=hits, url=f"http://127.0.0.1:{httpd.server_address[1]}")
     httpd.shutdown()
@@ -177,7 +177,7 @@ def test_malformed_entries_are_refused(change, message):
 
 
 def test_unknown_catalog_names_are_refused_with_the_known_ones():
-    with pytest.raises(ModelLoadError, match="known: .*negclip"):
+    with pytest.raises(ModelLoadError, match=r"known: .*negclip"):
         parse_spec("catalog:https://example.org/evil.pt")
 
 
@@ -225,7 +225,7 @@ def test_corrupted_cached_file_is_refused_then_downloaded_again(server, online, 
     downloaded = models_dir / "catalog" / "downloads" / "tiny-c.pt"
     downloaded.parent.mkdir(parents=True)
     downloaded.write_bytes(body[:-10] + b"0123456789")  # a damaged copy already in the cache
-    with pytest.raises(ModelLoadError, match="SHA-256 mismatch.*the file was deleted"):
+    with pytest.raises(ModelLoadError, match=r"SHA-256 mismatch.*the file was deleted"):
         load_model("catalog:tiny-c", device="cpu", models_dir=models_dir)
     assert server.hits == [] and not downloaded.exists()
     assert load_model("catalog:tiny-c", device="cpu", models_dir=models_dir).activation == "gelu"
@@ -253,7 +253,7 @@ def test_without_a_published_checksum_the_first_copy_is_recorded_and_enforced(se
     (models_dir / "catalog" / "downloads" / "tiny-tofu.pt").unlink()
     remove_checkpoint(models_dir / "catalog" / "tiny-tofu")
     serve(server, "t.pt", saved(negclip_style(tiny_state(1))))  # the host now serves other bytes
-    with pytest.raises(ModelLoadError, match="SHA-256 mismatch.*recorded from its first copy"):
+    with pytest.raises(ModelLoadError, match=r"SHA-256 mismatch.*recorded from its first copy"):
         load_model("catalog:tiny-tofu", device="cpu", models_dir=models_dir)
 
 
@@ -279,7 +279,7 @@ def test_pickled_payload_is_refused_runs_no_code_and_pins_no_checksum(server, on
 @pytest.mark.system
 def test_a_web_page_instead_of_the_file_is_refused(server, online, add_entry, models_dir):
     add_entry("tiny-html", url=serve(server, "drive", b"<html>quota exceeded</html>", "text/html"))
-    with pytest.raises(ModelLoadError, match="answered with a web page.*To get it"):
+    with pytest.raises(ModelLoadError, match=r"answered with a web page.*To get it"):
         load_model("catalog:tiny-html", device="cpu", models_dir=models_dir)
     assert not (models_dir / "catalog" / "downloads" / "tiny-html.pt").exists()
 
@@ -298,7 +298,7 @@ def test_offline_nothing_is_requested_and_the_message_says_how_to_get_it(server,
 
 def test_unreachable_host_is_a_message_not_a_crash(online, add_entry, models_dir):
     add_entry("tiny-gone", url="http://127.0.0.1:9/gone.pt")
-    with pytest.raises(ModelLoadError, match="downloading http://127.0.0.1:9/gone.pt failed.*To get it"):
+    with pytest.raises(ModelLoadError, match=r"downloading http://127.0.0.1:9/gone.pt failed.*To get it"):
         load_model("catalog:tiny-gone", device="cpu", models_dir=models_dir)
 
 
@@ -328,7 +328,7 @@ def test_transformers_clipmodel_is_reported_as_not_loadable(add_entry, models_di
     add_entry("tiny-hf", kind="manual")
     models_dir.mkdir(parents=True)
     (models_dir / "tiny-hf.pt").write_bytes(saved({"text_model.embeddings.token_embedding.weight": torch.ones(2, 2)}))
-    with pytest.raises(ModelLoadError, match="transformers CLIPModel.*not loadable here yet"):
+    with pytest.raises(ModelLoadError, match=r"transformers CLIPModel.*not loadable here yet"):
         load_model("catalog:tiny-hf", device="cpu", models_dir=models_dir)
     assert not (models_dir / "catalog" / "tiny-hf").exists()
 
@@ -399,7 +399,7 @@ def test_the_papers_models_are_offered_and_labelled_offline(models_dir):
     offered = choices.model_choices()
     assert offered[0] == "toyworld"
     assert {"catalog:negclip", "catalog:clove", "catalog:bivlc-trohn-img", "ViT-L-14-quickgelu:openai"} <= set(offered)
-    labels = dict((spec, label) for label, spec in choices.labelled_choices(offered, models_dir))
+    labels = {spec: label for label, spec in choices.labelled_choices(offered, models_dir)}
     assert labels["catalog:negclip"] == "NegCLIP (ARO) — not downloaded: needs network"
     assert labels["ViT-B-32-quickgelu:openai"] == "OpenAI CLIP ViT-B/32 — not downloaded: needs network"
     assert labels["catalog:hard-positives"].endswith("not on disk: location unknown")
@@ -409,7 +409,7 @@ def test_the_papers_models_are_offered_and_labelled_offline(models_dir):
 def test_probing_an_unavailable_catalog_model_reports_it_and_scores_the_rest(tiny_checkpoints, models_dir):
     registry = ModelRegistry(device="cpu", models_dir=models_dir)
     result = run_probe(solid_image((10, 20, 30)), "a red square", [tiny_checkpoints.dir_spec, "catalog:negclip"],
-                       registry, EmbeddingCache(), families=["replace"])
+                       registry, EmbeddingCache(), families=[], extra="- a blue square")  # no spaCy to load
     assert list(result.scores) == [tiny_checkpoints.dir_spec]
     assert len(result.errors) == 1
     assert "NegCLIP (ARO) is not on this machine" in result.errors[0] and "To get it" in result.errors[0]

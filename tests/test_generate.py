@@ -40,16 +40,6 @@ def torch_equal(a, b) -> bool:
     return bool(torch.equal(a, b))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """The tiny models gain nothing from two threads, and on a busy two-core machine the threads' waiting
-    for each other makes every small op slow; one thread keeps these tests at a few seconds."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture(scope="module")
 def tiny_sdxl(tmp_path_factory, hub_cache):
     """The tiny pipeline as a local folder and as the cached hub repo `complab-tests/tiny-sdxl`."""

@@ -88,7 +88,7 @@ def test_cancel_stops_the_whole_process_group_and_keeps_cancelled(store, setting
     wait_for(lambda: child.poll() is not None, what="job process to be reaped")
     assert child.returncode == -signal.SIGKILL
     wait_for(lambda: not alive(worker), timeout=10, what="worker to die")
-    wait_for(lambda: watcher_done(job_id), timeout=10, what="the watcher to record the exit")
+    wait_for(lambda: watcher_done(job_id), timeout=60, what="the watcher to record the exit")
     assert store.get_job(job_id)["status"] == "cancelled"  # the watcher saw SIGKILL and kept the cancel
     with pytest.raises(jobs.JobError, match="already cancelled"):
         jobs.cancel(ADMIN, job_id, store=store, settings=settings)

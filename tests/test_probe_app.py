@@ -93,7 +93,7 @@ def test_downloads_keep_full_precision_and_the_table_rounds(client, tiny_checkpo
 @pytest.mark.system
 def test_verdicts_follow_the_scores(client, tiny_checkpoints, image_path):
     spec = tiny_checkpoints.dir_spec
-    summary, table, *_, json_path = _probe(client, image_path, models=[spec])
+    _summary, table, *_, json_path = _probe(client, image_path, models=[spec])
     saved = _saved(json_path)
     original = saved["rows"][0][f"{spec} score"]
     negatives = [(row, saved_row) for row, saved_row in zip(_rows(table), saved["rows"]) if row["kind"] == "negative"]
@@ -217,7 +217,7 @@ def test_not_an_image_gets_the_command_lines_message_and_the_next_probe_works(cl
                                                                              image_path, tmp_path):
     bogus = tmp_path / "notes.png"
     bogus.write_text("not an image")
-    with pytest.raises(Exception, match="Could not read the image 'notes.png': it is not an image file"):
+    with pytest.raises(Exception, match=r"Could not read the image 'notes\.png': it is not an image file"):
         _probe(client, str(bogus), models=[tiny_checkpoints.dir_spec])
     _, table, *_ = _probe(client, image_path, models=[tiny_checkpoints.dir_spec])
     assert _rows(table)[0]["kind"] == "original"

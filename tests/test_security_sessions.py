@@ -133,12 +133,10 @@ def test_the_page_names_no_admin(tmp_path, monkeypatch):
 
 
 @pytest.mark.browser
-def test_an_admin_who_reloads_the_page_still_sees_the_admin_tabs_until_signing_out(tmp_path):
-    from tests.support.browser import VIEWPORT, chromium
+def test_an_admin_who_reloads_the_page_still_sees_the_admin_tabs_until_signing_out(tmp_path, browser):
+    from tests.support.browser import new_page
 
-    with public_app(tmp_path, **CREDENTIALS) as (url, _), chromium() as browser:
-        page = browser.new_context(viewport=VIEWPORT).new_page()
-        page.set_default_timeout(60_000)
+    with public_app(tmp_path, **CREDENTIALS) as (url, _), new_page(browser, 60_000) as page:
         page.goto(url)
         train_tab = page.get_by_role("tab", name="Train")
         assert train_tab.count() == 0 or not train_tab.is_visible()

@@ -61,8 +61,10 @@ def page_components(url: str) -> dict[str, dict]:
 def test_the_probe_scores_inside_spaces_gpu(zero_gpu_space, tmp_path):
     image = tmp_path / "red.png"
     solid_image((200, 30, 30), size=64).save(image)
-    summary, *_ = zero_gpu_space.client.predict(handle_file(str(image)), "a red square", ["toyworld"], ["replace"],
-                                                0, "", api_name="/probe")
+    # An extra caption rather than a perturbation family: the same scoring path into the GPU function, without
+    # waiting for spaCy (the perturbation engine runs on the CPU, outside it, and loads in the background).
+    summary, *_ = zero_gpu_space.client.predict(handle_file(str(image)), "a red square", ["toyworld"], [],
+                                                0, "a blue square", api_name="/probe")
     assert "toyworld" in summary
     # One GPU function, declared at import with its duration; Gradio's auto-wrap (which would decorate every
     # event handler, a training launch included, without a duration: the fake refuses that) is off.

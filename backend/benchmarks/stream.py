@@ -146,6 +146,10 @@ class StreamEncoder:
                 if progress:
                     progress(done, len(sources))
         except BenchmarkImageError as error:  # from a worker, its message is wrapped in the worker's traceback
+            # That traceback holds the loader's iterator in a reference cycle. Dropped here, the iterator is freed
+            # now and stops its workers at once; left to the garbage collector, its queues could go first and the
+            # shutdown waited out the workers' 5 s join timeout, stalling whichever thread collected it.
+            error.__traceback__ = None
             raise BenchmarkImageError(_own_message(error)) from None
         return torch.cat(rows)
 

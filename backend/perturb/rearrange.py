@@ -129,10 +129,13 @@ QUANTIFIERS = frozenset({"several", "many", "few", "some", "two", "three", "four
 
 
 def _attaches_higher(first: Token, left: Span, right: Span) -> bool:
-    """A bare noun after a preposition joined to a counted phrase ("Two dishes of food and several blue
-    arrows"): the second phrase most likely pairs with the noun before the preposition, and spaCy's
-    parse cannot tell; reordering would move it under the preposition ("dishes of several blue arrows")."""
+    """The second phrase may pair with the noun before the preposition, and spaCy's parse cannot tell:
+    reordering would move it under the preposition. So it is when a bare noun after a preposition is joined
+    to a counted phrase ("Two dishes of food and several blue arrows" -> "dishes of several blue arrows"),
+    and whenever the preposition hangs on a noun other than by "of" ("a frame on wall and sink")."""
     counted = lambda span: span[0].lower_ in QUANTIFIERS or span[0].tag_ == "CD"  # noqa: E731
+    if first.dep_ == "pobj" and first.head.lower_ != "of" and first.head.head.pos_ in ("NOUN", "PROPN"):
+        return True  # "a frame on wall and sink": the sink may be the bathroom's, not the frame's place
     return first.dep_ == "pobj" and counted(right) and not counted(left)
 
 

@@ -20,6 +20,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.nouns import is_physical
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -38,6 +39,7 @@ from backend.perturb.slots import (
     relation_slots,
     replacement_lemmas,
 )
+from backend.perturb.typical import swap_repairs_caption
 
 __all__ = ["MASK", "Slot", "ce_clip", "inflected", "introduces_clothing", "replace"]
 
@@ -122,10 +124,11 @@ def _swappable_noun(token: Token, covered: set[int]) -> bool:
         and lemma not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
         and not is_counted_mass(token)
         and not next_to_another_noun(token)
+        and is_physical(lemma)
     )
 
 
-def _determiner_kind(noun: Token) -> str:
+def determiner_kind(noun: Token) -> str:
     """"a", "the", "his", a number or nothing: two nouns trade places only
     with the same kind, so no "a water" or "the some" appears."""
     for child in noun.children:
@@ -138,7 +141,7 @@ def _determiner_kind(noun: Token) -> str:
     return "none"
 
 
-def _symmetric_between(doc: Doc, first: Token, second: Token) -> bool:
+def symmetric_between(doc: Doc, first: Token, second: Token) -> bool:
     """True when the words between two nouns hold "and", "or", "with",
     "next to" ...: swapping them would say the same ("a dog next to a cat")."""
     between = f" {' '.join(token.lower_ for token in doc[first.i + 1 : second.i])} "
@@ -157,8 +160,9 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
         for a, b in itertools.combinations(nouns, 2)
         if a.tag_ == b.tag_
         and lex.may_replace(a.lemma_, b.lemma_)
-        and _determiner_kind(a) == _determiner_kind(b)
-        and not _symmetric_between(doc, a, b)
+        and determiner_kind(a) == determiner_kind(b)
+        and not symmetric_between(doc, a, b)
+        and not swap_repairs_caption(a, b)
     ]
     request.rng.shuffle(pairs)
     variants = (

@@ -1,5 +1,5 @@
 """What the crash and recovery tests share: kill a job's process group as the OOM killer would, wait for its
-row to settle, read a campaign's candidate rows and files."""
+row to settle, read a campaign's candidate rows and files; and keep torch on one thread while they run."""
 from __future__ import annotations
 
 import os

@@ -81,7 +81,7 @@ class ServerProcess:
             self.process.kill()
             self.process.wait()
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         self.start()
         return self
 

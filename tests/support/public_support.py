@@ -15,7 +15,7 @@ from pathlib import Path
 from app import build_annotate_app, build_app, launch_options
 from backend.core.store import Store
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from tests.support.appserver import free_port, workspace_settings
+from tests.support.appserver import launch, workspace_settings
 from ui.context import AppContext, Guards
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
@@ -34,10 +34,9 @@ def public_app(workspace: Path, choices=("toyworld",), annotate_only: bool = Fal
     demo = (build_annotate_app if annotate_only else build_app)(ctx).queue()
     options = {key: value for key, value in launch_options(ctx, uploads=not annotate_only).items()
                if key not in ("server_name", "server_port")}
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **options)
+    url = launch(demo, **options)  # without Gradio's own reachability check, which times out under load
     try:
-        yield f"http://127.0.0.1:{port}/", ctx
+        yield url, ctx
     finally:
         demo.close()
 

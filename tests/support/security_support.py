@@ -19,9 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from gradio_client import handle_file
+from gradio_client import Client, handle_file
 
 from tests.support.public_support import public_app
+
+# Seconds a request may wait for its answer: the servers share two cores with other test processes, where a
+# page's config took over httpx's default 5 s to arrive.
+TIMEOUT = 120
+
+
+def patient_client(url: str, download_files: bool = False) -> Client:
+    """A `gradio_client.Client` whose requests (its API info included) wait as long as a `Visitor`'s."""
+    return Client(url, verbose=False, download_files=download_files, httpx_kwargs={"timeout": TIMEOUT})
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,7 @@ class Visitor:
     def __init__(self, url: str, session_hash: str | None = None, headers: dict | None = None):
         self.url = url
         self.session_hash = session_hash or secrets.token_hex(6)
-        self.http = httpx.Client(base_url=url, timeout=120, headers=headers or {})
+        self.http = httpx.Client(base_url=url, timeout=TIMEOUT, headers=headers or {})
 
     def call(self, dependency: dict, data: list, params: dict | None = None) -> Outcome:
         """Run the handler of `dependency` (an entry of the app's config) with `data`, as its trigger would;
@@ -79,7 +88,7 @@ class Page:
     and the values an untouched page would send them."""
 
     def __init__(self, url: str):
-        config = httpx.get(url + "config").json()
+        config = httpx.get(url + "config", timeout=TIMEOUT).json()
         self.dependencies = [d for d in config["dependencies"] if d.get("backend_fn")]
         self.components = {c["id"]: c for c in config["components"]}
 

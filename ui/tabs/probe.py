@@ -67,8 +67,15 @@ def summary_markdown(result: ProbeResult, labels: dict[str, str]) -> str:
         lines.append(f"| **{labels[m['model']]}** | {percent(m['accuracy'])} of {m['n_negatives']}{flag} | "
                      f"{percent(m['augmented_acc'])} | {percent(m['brittleness'])} | {m['activation']} | "
                      f"{m['precision']} |")
+    if result.blind:
+        lines.append(f"| *text only (blind)* | {percent(result.blind['accuracy'])} of "
+                     f"{result.blind['n_negatives']} | | | | |")
     details = [f"- **{labels[m['model']]}** = `{m['model']}`" for m in result.models
                if labels[m["model"]] != m["model"]]
+    if result.blind:
+        details.append(f"- *text only (blind)*: {text_markdown(result.blind['scorer'])}, reading the captions "
+                       "without the image. A model's accuracy at or below this is explained by language priors "
+                       "alone.")
     details += [f"- {labels[m['model']]}: metrics over plausible negatives only; {m['n_implausible']} implausible "
                 "left out" for m in result.models if m.get("plausible_only")]
     details += [f"- {labels[m['model']]}: {text_markdown(note)}" for m in result.models for note in m["notes"]]
