@@ -27,6 +27,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -37,6 +38,8 @@ NICE = 10  # added to the web process's niceness: at 10 the kernel weighs the we
 THREADS = 1  # torch (and BLAS) threads in the worker
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 POLL_S = 0.05  # how often a waiting call looks at its result between progress messages
+ENDED = "ended"  # the last message of every call
+ENDED_WAIT_S = 5.0  # how long a finished call's result waits for its ENDED (that never fails to come, unless lost)
 
 T = TypeVar("T")
 Progress = Callable[[float, str], None]
@@ -112,22 +115,35 @@ class Worker:
 
     def _wait(self, future: Future, call_id: int, begun: threading.Event, progress: Progress | None):
         """The call's result, relaying its progress messages meanwhile (on this thread: Gradio's progress
-        tracker belongs to the request's thread); `begun` is set once the worker has started the call."""
+        tracker belongs to the request's thread); `begun` is set once the worker has started the call.
+
+        The result and the messages travel apart (the pool's pipe, our queue, whose writes a thread of the worker
+        makes later): a result can arrive before the last progress message. So the worker ends every call with
+        `ENDED` on the queue, after its messages, and the result is returned once that has been read (or at once if
+        the worker died, or never ran the call because its arguments did not pickle, and will send nothing more:
+        its result is the error, or after `ENDED_WAIT_S`)."""
+        done_at = None
         while True:
-            done = future.done()  # before reading: every message sent before the end is read below
-            for message in self._received(0.0 if done else POLL_S):
-                if message[0] == call_id:  # others: a dead call's last words
-                    begun.set()
-                    if message[1] is not None and progress is not None:
-                        progress(*message[1])
+            done = future.done()  # before reading: what the worker sent by then is read below
+            for message in self._received(0.01 if done else POLL_S):
+                if message[0] != call_id:  # a dead call's last words
+                    continue
+                begun.set()
+                if message[1] == ENDED:
+                    return future.result()
+                if message[1] is not None and progress is not None:
+                    progress(*message[1])
             if done:
-                return future.result()
+                done_at, error = done_at or time.monotonic(), future.exception()
+                if isinstance(error, BrokenProcessPool) or (error is not None and not begun.is_set()) or \
+                        time.monotonic() - done_at > ENDED_WAIT_S:
+                    return future.result()
 
     def _received(self, timeout: float) -> list[tuple]:
         """The messages waiting now (the first one waited for up to `timeout` seconds)."""
         messages = []
         try:
-            messages.append(self._messages.get(timeout=timeout) if timeout else self._messages.get_nowait())
+            messages.append(self._messages.get(timeout=timeout))
             while True:
                 messages.append(self._messages.get_nowait())
         except queue.Empty:
@@ -160,8 +176,11 @@ def _end_with(parent: Any) -> None:
 
 
 def _run(call_id: int, function: Callable[..., T], args: tuple, kwargs: dict, with_progress: bool) -> T:
-    """One call in the worker: announce it (so a death from now on is this call's), then run it."""
+    """One call in the worker: announce it (so a death from now on is this call's), run it, say it ended."""
     _messages.put((call_id, None))
     if with_progress:
         kwargs = {**kwargs, "progress": lambda fraction, desc: _messages.put((call_id, (fraction, desc)))}
-    return function(*args, **kwargs)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        _messages.put((call_id, ENDED))
