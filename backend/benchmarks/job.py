@@ -112,16 +112,17 @@ def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = Non
                     progress((step + done / max(total, 1)) / steps, f"{spec} on {name}: {done}/{total} encoded")
 
             start = time.perf_counter()
-            result = run_task(task, encoder, report)
+            result = run_task(task, encoder, report, intervals=rank == 0)
             seconds = time.perf_counter() - start
             version = get_benchmark(name).version
             summary = {**loaded.identity, "benchmark": name, "version": version,
-                       "limit": config.limit, "metrics": result.metrics, "seconds": round(seconds, 2),
+                       "limit": config.limit, "metrics": result.metrics,
+                       "intervals": {k: list(v) for k, v in result.intervals.items()}, "seconds": round(seconds, 2),
                        "notes": list(loaded.notes)}
             if store is not None and rank == 0:
                 summary["result_id"] = save_result(store, loaded.identity, name, version, config.limit,
                                                    result.metrics, seconds, task, result.scores, result.correct,
-                                                   job_id, loaded.notes)
+                                                   job_id, loaded.notes, result.intervals)
             summaries.append(summary)
         del loaded, encoder
     return summaries
@@ -153,5 +154,6 @@ def collect_remote(store, job: dict, log_text: str) -> list[int]:
         summary = json.loads(payload)
         saved.append(save_result(store, summary, summary["benchmark"], summary["version"], summary["limit"],
                                  summary["metrics"], summary["seconds"], job_id=job["id"],
-                                 notes=[*summary.get("notes", []), "run remotely: item scores not kept"]))
+                                 notes=[*summary.get("notes", []), "run remotely: item scores not kept"],
+                                 intervals=summary.get("intervals")))
     return saved

@@ -33,6 +33,40 @@ from backend.core.images import open_image, rgb
 MetricFn = Callable[["Tensor"], dict[str, float]]
 
 
+class LabelledMetric:
+    """A metric rule with per-item labels that follow a resample: ``rule(scores, *labels)``.
+
+    Benchmarks read their scores with labels per item (subset, type, owner
+    image, seed). A bootstrap draw reorders the items, so the labels must be
+    reordered with them: ``take(rows)`` is the same rule over the items at
+    ``rows`` (``backend.benchmarks.stats``). Labels are lists, numpy arrays or
+    tensors whose first axis is the item.
+    """
+
+    def __init__(self, rule: Callable[..., dict[str, float]], *labels) -> None:
+        self.rule = rule
+        self.labels = labels
+
+    def __call__(self, scores: Tensor) -> dict[str, float]:
+        return self.rule(scores, *self.labels)
+
+    def take(self, rows: np.ndarray) -> LabelledMetric:
+        return LabelledMetric(self.rule, *(_take(label, rows) for label in self.labels))
+
+
+def _take(label, rows: np.ndarray):
+    """The labels of the items at ``rows``, of the label's own type (a list stays a list)."""
+    if isinstance(label, (list, tuple)):
+        picked = np.empty(len(label), dtype=object)  # one C-level gather: a bootstrap takes 1,000 of these
+        picked[:] = label
+        return picked[rows].tolist()
+    if isinstance(label, np.ndarray):
+        return label[rows]
+    import torch
+
+    return label.index_select(0, torch.from_numpy(rows))
+
+
 class EmptyTextError(ValueError):
     """A benchmark item with an empty text (the evaluator adds the benchmark's name to the message)."""
 
@@ -118,6 +152,7 @@ class Task:
     text_index: Tensor | None = None
     items: Items | None = None
     text_pool: Tensor | None = None  # (classes, len(texts)): prompt ensembles, see `pool_texts`
+    units: list[str] | None = None  # items resampled together by the bootstrap (default: each item alone)
 
     @property
     def n_items(self) -> int:
@@ -132,12 +167,13 @@ class Task:
 
 def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[str]], metrics: MetricFn,
               ids: Sequence[str] | None = None, subtypes: Sequence[str] | None = None,
-              correct: Callable[[Tensor], Tensor] | None = None) -> Task:
+              correct: Callable[[Tensor], Tensor] | None = None, units: Sequence[str] | None = None) -> Task:
     """An item task: item n has images ``images[n]`` (I each) and candidate texts ``texts[n]`` (K each).
 
     Images (by ``image_source_key``) and texts are deduplicated here. Give
     ``correct`` (with ``ids`` and ``subtypes``, default: the item number and
-    "all") to make the items browsable as failures.
+    "all") to make the items browsable as failures. ``units`` names the items the bootstrap resamples together
+    (ARO-Order: a caption's items under every seed).
     """
     import torch
 
@@ -163,7 +199,8 @@ def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[
     if correct is not None:
         items = Items([str(i) for i in (ids if ids is not None else range(n_items))],
                       list(subtypes) if subtypes is not None else ["all"] * n_items, correct)
-    return Task(distinct_images, list(text_ids), metrics, image_index, text_index, items)
+    return Task(distinct_images, list(text_ids), metrics, image_index, text_index, items,
+                units=list(units) if units is not None else None)
 
 
 def _check_texts(texts: Sequence[Sequence[str]], ids: Sequence[str] | None) -> None:

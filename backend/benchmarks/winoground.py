@@ -36,6 +36,7 @@ from backend.benchmarks.grouping import (
 from backend.benchmarks.task import (
     ImageFile,
     ImageSource,
+    LabelledMetric,
     Task,
     grid_task,
     group_correct,
@@ -131,7 +132,7 @@ def load_examples(root: Path) -> list[Example]:
 def _build(limit: int | None, root: Path) -> Task:
     examples = load_examples(root)[:limit]
     return grid_task([list(e.images) for e in examples], [list(e.captions) for e in examples],
-                     lambda s: winoground_metrics(s, examples), ids=[e.id for e in examples],
+                     LabelledMetric(winoground_metrics, examples), ids=[e.id for e in examples],
                      subtypes=[e.collapsed_tag for e in examples], correct=group_correct)
 
 
