@@ -57,9 +57,8 @@ class LabelledMetric:
 def _take(label, rows: np.ndarray):
     """The labels of the items at ``rows``, of the label's own type (a list stays a list)."""
     if isinstance(label, (list, tuple)):
-        picked = np.empty(len(label), dtype=object)  # one C-level gather: a bootstrap takes 1,000 of these
-        picked[:] = label
-        return picked[rows].tolist()
+        # one C-level gather (a bootstrap takes 1,000); fromiter keeps tuple labels whole, as objects
+        return np.fromiter(label, dtype=object, count=len(label))[rows].tolist()
     if isinstance(label, np.ndarray):
         return label[rows]
     import torch
