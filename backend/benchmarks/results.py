@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backend.benchmarks import stats
+from backend.benchmarks.blind import is_blind
 from backend.benchmarks.stats import PairedTest
 from backend.benchmarks.task import ImageFile, ImageSource, Items, Task, load_image
 from backend.core.store import Store
@@ -145,7 +146,8 @@ def leaderboard(store: Store, benchmarks: Sequence[str] = (), metrics: Sequence[
     by_model: dict[str, dict] = {}
     for row in reversed(results(store, benchmarks)):  # oldest first, so newer results overwrite
         label = model_label(row) + (f" [first {row['item_limit']} items]" if row["item_limit"] else "")
-        entry = by_model.setdefault(label, {"model": label, "source": "evaluated here", "intervals": {}})
+        source = "text-only baseline, evaluated here" if is_blind(row["model"]) else "evaluated here"
+        entry = by_model.setdefault(label, {"model": label, "source": source, "intervals": {}})
         entry.update({f"{row['benchmark']}/{key}": value for key, value in row["metrics"].items()})
         stale = [c for c in entry["intervals"] if c.startswith(f"{row['benchmark']}/")]  # a newer result replaces all
         for column in stale:
