@@ -45,6 +45,8 @@ def identity(spec: str) -> dict:
 
 def not_applicable(task: Task) -> str | None:
     """Why a text-only scorer cannot take this benchmark, or None when it can."""
+    if task.text_only:
+        return "it compares texts with texts (no image to stand in for)"
     if task.image_index is None or task.text_index is None:
         return "a gallery task (retrieval, zero-shot) ranks images against texts"
     if task.image_index.shape[1] != 1 or task.text_index.shape[1] < 2:
