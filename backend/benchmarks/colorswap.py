@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from backend.benchmarks import hub
-from backend.benchmarks.data import DataMissing, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import TWO_BY_TWO_CHANCE, grouped_fractions, label_masks, two_by_two_flags
 from backend.benchmarks.rows import read_rows, require_files
@@ -72,13 +71,7 @@ def load(root: Path) -> tuple[list[dict], list[tuple[ImageSource, ImageSource]]]
     folder = root / NAME
     if (folder / "data" / f"{SPLIT}.json").is_file():
         return _release(folder)
-    if folder.is_dir() and any(folder.iterdir()):
-        return _table(hub.load_local(NAME, folder, _steps(folder)), str(folder))
-    token = hub.hf_token()
-    if not token:
-        raise DataMissing(steps_message(NAME, folder, [
-            f"no Hugging Face token is set, and {HUB_ID} is gated: the Hub was not tried", *_steps(folder)]))
-    return _table(hub.load_hub(NAME, HUB_ID, SPLIT, folder, _steps(folder), token), f"hub:{HUB_ID}")
+    return _table(*hub.gated_table(NAME, HUB_ID, SPLIT, folder, _steps(folder)))
 
 
 def build(limit: int | None, root: Path) -> Task:
