@@ -87,6 +87,10 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the hash of each local annotator's resume key (backend.annotate.resume)", (
         "ALTER TABLE annotators ADD COLUMN resume_hash TEXT",
     )),
+    ("each annotator's session length, fixed when it starts, and when they were last seen (backend.annotate.assign)", (
+        "ALTER TABLE annotators ADD COLUMN quota INTEGER",
+        "ALTER TABLE annotators ADD COLUMN last_seen REAL",
+    )),
 )
 LATEST = len(MIGRATIONS)
 
