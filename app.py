@@ -20,7 +20,7 @@ from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.core.store import Store, StoreDamaged, check_integrity, move_aside
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from ui import gate, limits, session
+from ui import gate, limits, session, study
 from ui.context import AppContext
 from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
 
@@ -76,6 +76,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
     if on_zero_gpu():  # ZeroGPU counts the GPU functions when the app is built: define them (its auto-wrap off)
         from backend.models import encoder  # noqa: F401  (the Probe's `embed_on_device`)
     with gr.Blocks(title="Compositionality Lab", delete_cache=CLEAN_CACHE) as demo:
+        study.hide_navbar()  # the study page is a route of this app, reached only by its link
         gr.Markdown(HEADER)
         visitor = session.build(ctx)
         banner = _backup_banner(ctx)
@@ -95,6 +96,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                 tab.select(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                            api_visibility="private", queue=False)
         visitor.wire(demo, [*banner, *admin_tabs])
+    study.add_route(ctx, demo)
     return demo
 
 
@@ -119,9 +121,11 @@ def _admin_tabs(ctx: AppContext, visitor: session.Session) -> list:
 
 
 def build_annotate_app(ctx: AppContext) -> gr.Blocks:
-    """The annotation flow alone: what a study link points to. No other tab, and no admin endpoint at all."""
+    """The annotation flow alone (and the study page at /study): no other tab, and no admin endpoint at all."""
     with gr.Blocks(title="Annotation", delete_cache=CLEAN_CACHE) as demo:
+        study.hide_navbar()
         annotate.build(ctx).wire(demo)
+    study.add_route(ctx, demo)
     return demo
 
 
@@ -135,6 +139,7 @@ def launch_options(ctx: AppContext, uploads: bool = True) -> dict:
             "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
             "blocked_paths": [str(path) for path in never_served(ctx.settings)],
             "max_file_size": MAX_UPLOAD_BYTES,
+            "footer_links": ["gradio", "settings"],  # no "Use via API" under a participant's page
             "app_kwargs": {"middleware": middleware(ctx.settings, uploads)}}
 
 

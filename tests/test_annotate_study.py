@@ -26,8 +26,11 @@ RECLAIM_S = 8
 WAIT_MS = 40_000
 
 
-def link(url: str, pid: str) -> str:
-    return f"{url}?campaign=study&PROLIFIC_PID={pid}&STUDY_ID=st1&SESSION_ID=se-{pid}"
+def open_study(page, url: str, pid: str, intro: bool = True) -> None:
+    """Open the study link (the Campaigns tab's: /study) and agree to the intro, which a first visit shows."""
+    page.goto(f"{url}study?campaign=study&PROLIFIC_PID={pid}&STUDY_ID=st1&SESSION_ID=se-{pid}")
+    if intro:
+        page.click("#study-agree")
 
 
 def pid(name: str) -> str:
@@ -82,19 +85,19 @@ def test_six_participants_each_end_with_a_code_only_for_a_whole_session(study, b
     ends: dict[str, str] = {}
 
     with new_page(browser, WAIT_MS) as r_page:  # R opens the link, sees a task, closes the tab
-        r_page.goto(link(url, pid("R")))
+        open_study(r_page, url, pid("R"))
         counter_is(r_page, "1 / 3")
     left_at = time.monotonic()
 
     with new_page(browser, WAIT_MS) as p1, new_page(browser, WAIT_MS) as p2:
-        p1.goto(link(url, pid("P1")))
+        open_study(p1, url, pid("P1"))
         waiting = ending(p1, "Please wait a moment")
         assert not code_shown(waiting, code) and p1.locator("a[href*='prolific.com']").count() == 0
         screenshot(p1, tmp_path, "study-wait.png")
         counter_is(p1, "1 / 3")  # no reload: the page asked again until R's tasks came back
         assert time.monotonic() - left_at >= RECLAIM_S
 
-        p2.goto(link(url, pid("P2")))  # one step-3 task is free: too few to start while P1 holds three
+        open_study(p2, url, pid("P2"))  # one step-3 task is free: too few to start while P1 holds three
         assert not code_shown(ending(p2, "Please wait a moment"), code)
 
         answer(p1, "11", 3)
@@ -110,13 +113,13 @@ def test_six_participants_each_end_with_a_code_only_for_a_whole_session(study, b
 
     for name, key in (("P3", "1"), ("P4", "l")):  # the last step-3 task, then its step 4
         with new_page(browser, WAIT_MS) as page:
-            page.goto(link(url, pid(name)))
+            open_study(page, url, pid(name))
             answer(page, key, 1)
             ends[name] = ending(page, "Thank you")
 
     for name in ("P5", "R"):
         with new_page(browser, WAIT_MS) as page:
-            page.goto(link(url, pid(name)))
+            open_study(page, url, pid(name), intro=name != "R")  # R began a session: no second intro
             ends[name] = ending(page, "This study is full: please return your submission")
             assert page.locator("a[href*='prolific.com']").count() == 0
             if name == "P5":

@@ -94,6 +94,15 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _intro(args: argparse.Namespace) -> int:
+    """Print the study link's intro, or replace it with a Markdown file's text (what the Campaigns tab edits)."""
+    settings = _settings(args)
+    if args.file:
+        campaigns.update_config(settings.db, args.name, intro=Path(args.file).read_text())
+    print(campaigns.get(settings.db, args.name)["config"].intro)
+    return 0
+
+
 def _list(args: argparse.Namespace) -> int:
     for row in campaigns.list_campaigns(_settings(args).db):
         print(f"{row['name']}\t{row['source']}\t{row['created_by']}")
@@ -162,5 +171,9 @@ def add_parsers(subparsers) -> None:
     export.add_argument("--out", help="folder (default: <downloads>/<name>)")
     export.add_argument("--push", metavar="REPO_ID", help="also push the dataset to this Hub dataset repo (HF_TOKEN)")
     export.add_argument("--public", action="store_true", help="make a pushed dataset public")
+
+    intro = command("intro", _intro, "print the study link's intro and consent page, or set it from a Markdown file")
+    intro.add_argument("name")
+    intro.add_argument("--file", help="a Markdown file: the new intro")
 
     command("list", _list, "the campaigns in the store")

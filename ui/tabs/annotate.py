@@ -109,14 +109,17 @@ class AnnotatePage:
         self.need_key = resume.keys_required(ctx.settings)  # see backend.annotate.resume
 
     # layout
+    FORM = True  # whether the page has the start form (a campaign to choose, a name to type); a study page has not
+
     def build(self) -> None:
         self.state = gr.State(None)
         # Outside the task's column: Gradio 6 shows a visible="hidden" child when its column is made visible.
         self.token = gr.Textbox(visible="hidden", elem_id="annotate-token")
-        with gr.Column(visible=True) as self.start_box:
+        with gr.Column(visible=self.FORM) as self.start_box:
             gr.Markdown("## Annotate\nChoose the campaign you were invited to and type your name or id.")
             with gr.Row():
-                self.campaign = gr.Dropdown(self._campaign_names(), label="Campaign", elem_id="annotate-campaign")
+                self.campaign = gr.Dropdown(self._campaign_names() if self.FORM else [], label="Campaign",
+                                            elem_id="annotate-campaign")
                 self.name = gr.Textbox(label="Your name or id", elem_id="annotate-name")
                 self.key = gr.Textbox("", label="Resume key", visible=self.need_key, elem_id="annotate-key",
                                       placeholder="e.g. K7PQ-3XMA-HW2R",
@@ -184,6 +187,13 @@ class AnnotatePage:
                            show_progress="hidden", **api) for trigger, api in triggers]
         for event in started:
             event.success(_remember, form, self.remembered, api_visibility="private", queue=False)
+        self.wire_answers({"api_name": "answer"})
+        # A study's participants arrive together: opening the page must not wait in a queue of two.
+        demo.load(self.from_link, self.remembered, self.outputs, api_visibility="private", concurrency_limit=None,
+                  postprocess=False)
+
+    def wire_answers(self, api: dict[str, Any]) -> None:
+        """The answer buttons, the /answer endpoint (named by `api`) and the waiting page's timer."""
         buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
                       SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS)
         for button, (_, _, value) in buttons:
@@ -191,12 +201,9 @@ class AnnotatePage:
                          api_visibility="private", concurrency_limit=None, trigger_mode="once", postprocess=False)
         hidden_answer = gr.Textbox(visible=False)
         gr.Button(visible=False).click(self.answer, [self.state, self.token, hidden_answer], self.task_outputs,
-                                       api_name="answer", concurrency_limit=None, postprocess=False)
+                                       concurrency_limit=None, postprocess=False, **api)
         self.waiting.tick(self.poll, self.state, self.task_outputs, api_visibility="private", concurrency_limit=None,
                           postprocess=False, show_progress="hidden")
-        # A study's participants arrive together: opening the page must not wait in a queue of two.
-        demo.load(self.from_link, self.remembered, self.outputs, api_visibility="private", concurrency_limit=None,
-                  postprocess=False)
 
     # handlers
     def begin(self, campaign: str, name: str, key: str = "", session: Annotating | None = None):
@@ -270,7 +277,8 @@ class AnnotatePage:
         """`outputs`: the start form (filled in with what this browser `remembered`), a task, or the end of the
         session. What the page shows is not known here (a first visit, a reload), so every panel is set up."""
         if session is None:  # the start form, the campaign preselected when the link names one
-            chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign) if campaign else gr.Dropdown()
+            # the campaigns as they are now: one created after the server started can be chosen at once
+            chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign)
             remembered = remembered or {}
             return [None, gr.Column(visible=True), chosen, *[gr.Button()] * len(SELECT_BUTTONS),
                     gr.Column(visible=False), gr.Markdown(visible=False), "", gr.Accordion(open=False), "", "",
