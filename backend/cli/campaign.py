@@ -15,6 +15,7 @@ from backend.cli import options
 from backend.core.auth import cli_actor
 from backend.core.settings import Settings
 from backend.core.store import Store
+from backend.core.text import terminal_safe
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -30,7 +31,7 @@ def _print(value, as_json: bool) -> None:
         options.print_json(value)
     else:
         for key, item in value.items():
-            print(f"{key}\t{json.dumps(item, default=str) if isinstance(item, (dict, list)) else item}")
+            print(terminal_safe(f"{key}\t{json.dumps(item, default=str) if isinstance(item, (dict, list)) else item}"))
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -63,7 +64,7 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         _print(state, True)
     else:
-        print(report.to_markdown(state))
+        print(terminal_safe(report.to_markdown(state)))
     return 0
 
 
@@ -99,13 +100,13 @@ def _intro(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.file:
         campaigns.update_config(settings.db, args.name, intro=Path(args.file).read_text())
-    print(campaigns.get(settings.db, args.name)["config"].intro)
+    print(terminal_safe(campaigns.get(settings.db, args.name)["config"].intro))
     return 0
 
 
 def _list(args: argparse.Namespace) -> int:
     for row in campaigns.list_campaigns(_settings(args).db):
-        print(f"{row['name']}\t{row['source']}\t{row['created_by']}")
+        print(terminal_safe(f"{row['name']}\t{row['source']}\t{row['created_by']}"))
     return 0
 
 

@@ -118,8 +118,10 @@ class AnnotatePage:
         with gr.Column(visible=self.FORM) as self.start_box:
             gr.Markdown("## Annotate\nChoose the campaign you were invited to and type your name or id.")
             with gr.Row():
+                # a typed name too: a campaign created after this page was built is joinable at once (the
+                # handler checks that it exists)
                 self.campaign = gr.Dropdown(self._campaign_names() if self.FORM else [], label="Campaign",
-                                            elem_id="annotate-campaign")
+                                            elem_id="annotate-campaign", allow_custom_value=True)
                 self.name = gr.Textbox(label="Your name or id", elem_id="annotate-name")
                 self.key = gr.Textbox("", label="Resume key", visible=self.need_key, elem_id="annotate-key",
                                       placeholder="e.g. K7PQ-3XMA-HW2R",
