@@ -81,10 +81,19 @@ def write(path: Path | str) -> Iterator[sqlite3.Connection]:
             _local.pending = []
             raise
         conn.execute("COMMIT")
-    pending, _local.pending, sink = _local.pending, [], _sink
-    if sink is not None:
-        for table, row in pending:
-            sink(table, row)
+        # Still under the lock: whoever holds every write lock (`hold_writes`) knows each committed row is mirrored.
+        pending, _local.pending, sink = _local.pending, [], _sink
+        if sink is not None:
+            for table, row in pending:
+                sink(table, row)
+
+
+def hold_writes() -> None:
+    """Stop every write of this process for good (for a shutdown that must flush the mirror): waits for the
+    transactions under way, whose rows are then mirrored, and blocks every later one. Returns once it holds them."""
+    _locks_guard.acquire()  # no new store path gets a lock; `write` waits here from now on
+    for lock in _write_locks.values():
+        lock.acquire()
 
 
 def rows(path: Path | str, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
