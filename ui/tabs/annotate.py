@@ -27,7 +27,7 @@ from typing import Any
 
 import gradio as gr
 
-from backend.annotate import assign, campaigns, prolific, resume
+from backend.annotate import assign, campaigns, db, prolific, resume
 from backend.core.markup import literal
 from ui.context import AppContext
 
@@ -232,16 +232,21 @@ class AnnotatePage:
             return self._view(None, None, message=f"**{error}**")
 
     def answer(self, session: Annotating | None, token: str, value: str):
-        """Record `value` as the answer to the task `token` names, then show the next task."""
+        """Record `value` as the answer to the task `token` names, then show the next task. When the store could
+        not save it (a full disk), the same task stays on screen with that said: the answer was not taken."""
         if session is None:
             raise gr.Error("Start a session first.", print_exception=False)
         message = ""
         try:
             result = assign.submit(self.db, session.annotator_id, int(token), value)
             message = "" if result.recorded or result.message == "already recorded" else result.message
+            shown = assign.serve(self.db, session.annotator_id)
+        except db.StoreFull as error:
+            return [*[gr.skip()] * (len(self.task_outputs) - 2), f"**{str(error).capitalize()}.**", gr.skip()]
         except (ValueError, assign.TaskError) as error:
             message = f"**{error}**"
-        return self._task_view(session, assign.serve(self.db, session.annotator_id), message)
+            shown = assign.serve(self.db, session.annotator_id)
+        return self._task_view(session, shown, message)
 
     def poll(self, session: Annotating | None):
         """While waiting (others hold every open task): the first task once one is free, else nothing changes."""
