@@ -90,3 +90,23 @@ def test_the_annotation_only_app_serves_the_same_study_page(full_app, browser):
         assert "Use via API" not in visible_text(page)
         page.click("#study-agree")  # one task is free, too few while the first participant holds three: a wait
         page.locator("#annotate-done").get_by_text("Please wait a moment").wait_for()
+
+
+def test_the_campaigns_tab_gives_the_study_link_and_previews_the_intro_it_edits(full_app, browser, tmp_path):
+    """The admin's side (open-local: this machine's user is the admin): the study link, the places line, and the
+    intro editor whose Markdown is rendered beside it as participants will read it."""
+    _, url = full_app
+    with new_page(browser) as page:
+        page.goto(url)
+        page.get_by_role("tab", name="Campaigns").click()
+        page.click("#campaign-pick input")
+        page.get_by_role("option", name="study", exact=True).click()
+        link = page.locator("#campaign-study-link")
+        link.get_by_text("/study?campaign=study&PROLIFIC_PID=").wait_for()
+        assert "Prolific places: 3 in all" in page.inner_text("#campaign-status")  # 4 x 1 x 2 over 3 a session
+        page.get_by_role("tab", name="Instructions").click()
+        editor = page.locator("#campaign-intro textarea")
+        editor.fill("## Welcome, participant\n\nIt takes **ten** minutes.")
+        page.locator("#campaign-intro-preview strong").get_by_text("ten").wait_for()
+        assert page.locator("#campaign-intro-preview h2").inner_text() == "Welcome, participant"
+        screenshot(page, tmp_path, "campaigns-intro.png")
