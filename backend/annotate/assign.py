@@ -36,6 +36,7 @@ import math
 import random
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -254,11 +255,12 @@ def _reserve(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict, ans
     campaign's rate), or none at all when fewer than `least` regular tasks are open; returns how many.
     Reservation stops at the first regular task that is missing, so no session is made of gold items only."""
     chosen: list[tuple[int, str, int | None, bool]] = []  # (item, task, reused assignment, gold)
+    regular = _regular_tasks(conn, annotator, config, wanted)
     for position in range(answered, answered + wanted):
         choice = _released_again(conn, annotator, config)
         if choice is None and _gold_turn(position, config["gold_rate"], annotator["id"]):
             choice = _gold(conn, annotator)
-        choice = choice or _regular(conn, annotator, config)
+        choice = choice or next(regular, None)
         if choice is None:
             break
         _reserve_one(conn, annotator, *choice)
@@ -315,25 +317,26 @@ def _gold(conn: sqlite3.Connection, annotator: sqlite3.Row) -> tuple | None:
     return (row[0], "select", None) if row else None
 
 
-def _regular(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict) -> tuple | None:
-    """The open (item, task) nearest completion: later steps first, then items with most answers. Fresh eyes
-    first: an item this annotator saw in another task (step 3, then its step 4) only when nothing else is
-    open, so small crowds still finish."""
+def _regular_tasks(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict, limit: int) -> Iterator[tuple]:
+    """The open (item, task)s nearest completion, best first, for one session's reservation: later steps first,
+    then items with most answers. Fresh eyes first: an item this annotator saw in another task (step 3, then its
+    step 4) only when nothing else is open, so small crowds still finish. One query per task and pass (not one
+    per task reserved: a session's reservation held the write lock 0.27 s on 2,000 items); each runs once the
+    previous one's tasks are reserved, so it sees them as seen."""
     for fresh in (True, False):
         for task in PRIORITY:
             stage = next(s for s, tasks in TASK_OF_STAGE.items() if task in tasks)
             seen = "a.annotator_id = :me" if fresh else "a.annotator_id = :me and a.stage = :task"
-            row = conn.execute(
+            rows = conn.execute(
                 "select i.id, (select count(*) from assignments a where a.item_id = i.id and a.stage = :task "
                 f"and a.status in {TAKEN}) as taken from items i "
                 "where i.campaign_id = :campaign and i.gold = 0 and i.stage = :stage and not exists "
                 f"(select 1 from assignments a where a.item_id = i.id and {seen}) "
-                "and taken < :overlap + i.extra_answers order by taken desc, i.position limit 1",
+                "and taken < :overlap + i.extra_answers order by taken desc, i.position limit :limit",
                 {"task": task, "campaign": annotator["campaign_id"], "stage": stage, "me": annotator["id"],
-                 "overlap": config["overlap"]}).fetchone()
-            if row:
-                return row[0], task, None
-    return None
+                 "overlap": config["overlap"], "limit": limit}).fetchall()
+            for row in rows:
+                yield row[0], task, None
 
 
 def _layout(task: str, rng: random.Random) -> dict:
