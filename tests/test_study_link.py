@@ -46,7 +46,7 @@ def visible_text(page) -> str:
     return page.inner_text("body")
 
 
-def test_the_study_link_shows_the_edited_intro_then_the_tasks_and_nothing_else(full_app, browser, tmp_path):
+def test_the_study_link_shows_the_edited_intro_then_the_tasks_and_nothing_else_in_both_app_modes(full_app, browser, tmp_path):
     settings, url = full_app
     saved = local_client(url).predict("study", INTRO, api_name="/save_intro")  # the admin edits the intro
     assert "Saved the intro" in saved and campaigns.get(settings.db, "study")["config"].intro == INTRO
@@ -67,6 +67,15 @@ def test_the_study_link_shows_the_edited_intro_then_the_tasks_and_nothing_else(f
         page.reload()  # the link again: the session goes on, no second intro
         page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.trim() === '1 / 3'")
         assert page.locator("#study-intro").is_hidden()
+    # The annotation-only app (`python app.py --mode annotate`) serves the same page. Its tests are one (xdist may
+    # split a module's tests between processes, each with its own fixture): the wait below needs the first
+    # participant's three tasks held.
+    with annotate_server(settings) as annotate_url, new_page(browser) as page:
+        page.goto(f"{annotate_url}study?campaign=study&PROLIFIC_PID={PID[::-1]}&STUDY_ID=st9&SESSION_ID=se8")
+        page.locator("#study-intro-text").get_by_text("About this study").wait_for()
+        assert "Use via API" not in visible_text(page)
+        page.click("#study-agree")  # one task is free, too few while the first participant holds three: a wait
+        page.locator("#annotate-done").get_by_text("Please wait a moment").wait_for()
 
 
 @pytest.mark.parametrize("query", ["?campaign=stduy" + QUERY, "?campaign=study", "?campaign=study&PROLIFIC_PID=<x>"])
@@ -80,16 +89,6 @@ def test_a_link_to_no_campaign_or_without_a_prolific_id_is_not_valid(full_app, b
         assert page.locator("#study-agree").is_hidden() and page.locator("#annotate-task").is_hidden()
         if query.startswith("?campaign=stduy"):
             screenshot(page, tmp_path, "study-invalid.png")
-
-
-def test_the_annotation_only_app_serves_the_same_study_page(full_app, browser):
-    settings, _ = full_app
-    with annotate_server(settings) as url, new_page(browser) as page:
-        page.goto(f"{url}study?campaign=study&PROLIFIC_PID={PID[::-1]}&STUDY_ID=st9&SESSION_ID=se8")
-        page.locator("#study-intro-text").get_by_text("About this study").wait_for()
-        assert "Use via API" not in visible_text(page)
-        page.click("#study-agree")  # one task is free, too few while the first participant holds three: a wait
-        page.locator("#annotate-done").get_by_text("Please wait a moment").wait_for()
 
 
 def test_the_campaigns_tab_gives_the_study_link_and_previews_the_intro_it_edits(full_app, browser, tmp_path):
