@@ -70,7 +70,9 @@ def test_cosine_schedule_warms_up_then_decays_to_zero():
 
 
 @pytest.mark.parametrize("loss, part", [("clip", "i2t"), ("negclip", "i2t"), ("ce_clip", "th_relation"),
-                                        ("hp_hn", "hp"), ("trohn_img", "t2i")])
+                                        ("hp_hn", "hp"), ("trohn_img", "t2i"), ("tripletclip", "negative"),
+                                        ("fsc_clip", "hard_negative"), ("countercurate", "t2i"),
+                                        ("eqsim", "eq_image")])
 def test_every_loss_trains_and_logs_its_named_parts(tmp_path, loss, part):
     config = _config(tmp_path, loss=loss, steps=2, eval_every=2)
     result = train(config)

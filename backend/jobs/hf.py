@@ -59,7 +59,7 @@ def remote_command(kind: str) -> list[str]:
 class HfTarget(Target):
     name, summary = "hf", "a container on a Hugging Face Jobs GPU"
 
-    def options(self, raw, settings):
+    def options(self, raw, settings, kind=""):
         self.check_keys(raw, {"flavor"}, " (the image comes from the hf_image setting)")
         if not settings.hf_token:
             raise JobError("HF_TOKEN is not set: the 'hf' target needs a Hugging Face token with Jobs access "

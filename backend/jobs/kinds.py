@@ -56,6 +56,7 @@ class JobKind:
     collect: str | None = None  # "module:function"(store, job, log_text): keep what a remote (hf) run logged
     # How running the same config again continues a stopped job (blank: it would start over, so `resume` refuses)
     resumes: str = ""
+    distributed: bool = False  # runs as N ranks of one DDP job (torchrun, several Slurm nodes); else one process
 
     def load_config(self, values: dict) -> Any:
         """The validated config object; a `ValueError` names every problem."""
@@ -105,7 +106,7 @@ register(JobKind(
     "train", "finetune a CLIP-like model (CLIP, NegCLIP, CE-CLIP, HP+HN, TROHN-Img)",
     config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
     paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, defaults={"output_dir": "runs_dir"},
-    work_dir="run_dir", resumes="from its run's last checkpoint"))
+    work_dir="run_dir", resumes="from its run's last checkpoint", distributed=True))
 register(JobKind(
     "evaluate", "run benchmarks on models; results go to the leaderboard",
     config="backend.benchmarks.job:EvaluateConfig", run="backend.benchmarks.job:run_job",

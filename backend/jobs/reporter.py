@@ -4,8 +4,10 @@ Every job kind reports through this one object, so the Train tab, the
 campaign and benchmark views and ``python -m backend jobs show`` read every kind
 the same way. Log lines go to standard output, which the runner has pointed at
 the job's log file (and which Hugging Face Jobs streams back). Progress, metrics
-and the result go to the job's row in the store when there is one; a job run
-by hand (``python -m backend train``) has none and only prints.
+and the result go to the job's row in the store when there is one, or to the
+job's events file when it runs where the store must not be written (a Slurm
+job: `backend.jobs.events`); a job run by hand (``python -m backend train``)
+has neither and only prints.
 
 Under ``torchrun`` only rank 0 reports; the other ranks' reporters are silent.
 """
@@ -13,7 +15,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from backend.jobs import events as job_events
 
 if TYPE_CHECKING:
     from backend.core.store import Store
@@ -43,9 +48,9 @@ class Reporter:
     """A job's voice. `progress` also estimates the time left from the rate since the first report."""
 
     def __init__(self, store: Store | None = None, job_id: int | None = None, rank: int = 0,
-                 out: TextIO | None = None):
+                 out: TextIO | None = None, events: Path | None = None):
         self.store, self.job_id, self.rank = store, job_id, rank
-        self.out = out
+        self.out, self.events = out, events
         self._first: tuple[float, float] | None = None  # (time, fraction) of the first progress report
 
     @property
@@ -56,6 +61,13 @@ class Reporter:
     @property
     def _row(self) -> bool:
         return self.active and self.store is not None and self.job_id is not None
+
+    def _write_row(self, **fields: Any) -> None:
+        """`fields` onto the job's row: in the store, or as an event line the job's watcher applies."""
+        if self._row:
+            self.store.update_job(self.job_id, **fields)
+        elif self.active and self.events is not None:
+            job_events.append(self.events, "update", fields)
 
     def log(self, message: str) -> None:
         """One line in the job's log, time-stamped."""
@@ -69,8 +81,7 @@ class Reporter:
         the job's error with this message instead of a bare exit code.
         """
         _write(sys.stderr, f"error: {message}\n")
-        if self._row:
-            self.store.update_job(self.job_id, error=message)
+        self._write_row(error=message)
 
     def eta(self, fraction: float) -> float | None:
         """Seconds left at the rate observed since the first progress report (None until there is a rate)."""
@@ -89,23 +100,25 @@ class Reporter:
         line = message + (f", ETA {duration(left)}" if message and left is not None and fraction < 1 else "")
         if line:
             self.log(line)
-        if self._row:
-            fields = {"progress": round(fraction, 4)}
-            if line:
-                fields["message"] = line
-            self.store.update_job(self.job_id, **fields)
+        fields: dict[str, Any] = {"progress": round(fraction, 4)}
+        if line:
+            fields["message"] = line
+        self._write_row(**fields)
 
     def metrics(self, step: int, values: dict[str, float], split: str = "train") -> None:
         """Named numbers at a step (curves, evaluations)."""
         if self._row and values:
             self.store.log_metrics(self.job_id, step, values, split)
+        elif self.active and self.events is not None and values:
+            job_events.append(self.events, "metrics", {"step": step, "values": values, "split": split})
 
     def update(self, **fields) -> None:
         """Other facts about the job a view shows (e.g. ``run_dir``)."""
-        if self._row:
-            self.store.update_job(self.job_id, **fields)
+        self._write_row(**fields)
 
     def result(self, result: dict) -> None:
         """The job's outcome (checkpoint paths, final metrics); a job with a result counts as done."""
         if self._row:
             self.store.update_job(self.job_id, result=result, progress=1.0)
+        elif self.active and self.events is not None:
+            job_events.append(self.events, "result", result)

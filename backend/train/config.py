@@ -19,7 +19,9 @@ from backend.core.paths import PathError, check_slug
 from backend.core.tabular import RecordFileError, read_records
 from backend.jobs.kinds import check_known_keys
 
-LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
+LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img", "tripletclip", "fsc_clip", "countercurate", "eqsim")
+# The losses that train on negative images (a manifest's negative_image and negative_caption columns)
+NEGATIVE_IMAGE_LOSSES = ("trohn_img", "tripletclip", "eqsim")
 MANIFEST = "manifest"
 MANIFEST_COLUMNS = ("image", "caption")  # required; negatives, positives, negative_image, negative_caption optional
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -34,6 +36,10 @@ PAPER_DEFAULT_WEIGHTS = {
                 # literal here so that reading a config does not import torch
                 "aux_types": ["relation", "attribute", "action", "object"]},
     "hp_hn": {"w_hn": 1.0, "w_hp": 1.0},
+    # FSC-CLIP's COCO run (its README): focal gamma 2, label smoothing 0.02 on hard negatives, weight 0.5
+    "fsc_clip": {"weight": 0.5, "gamma": 2.0, "smoothing": 0.02},
+    # EqSim's FIBER run (its README): pair-loss weight 0.5, margin 0.1, scores softmaxed first
+    "eqsim": {"weight": 0.5, "margin": 0.1, "pre_softmax": True},
 }
 
 

@@ -22,6 +22,15 @@ LOSS_INFO = {
     "hp_hn": ("HP+HN", "Kamath et al. 2024", "CLIP + a hard-negative term + a hard-positive term"),
     "trohn_img": ("TROHN-Img", "Miranda et al. 2024, BiVLC",
                   "CLIP over images plus generated negative images with their negative captions"),
+    "tripletclip": ("TripletCLIP", "Patel et al. 2024",
+                    "NegCLIP on the pairs plus NegCLIP on the negative pairs (negative image + caption), each "
+                    "side's captions the other's negatives"),
+    "fsc_clip": ("FSC-CLIP", "Oh et al. 2024",
+                 "CLIP + a focal loss with label smoothing over each image's caption and its hard negatives"),
+    "countercurate": ("CounterCurate", "Zhang et al. 2024",
+                      "CLIP over batches that hold each pair with its counterfactual pairs (grouping)"),
+    "eqsim": ("EqSim", "Wang et al. 2023, EqBen",
+              "CLIP over pairs and their counterfactuals + equivariant-similarity regulariser on each 2x2 group"),
 }
 
 COCO_TRAIN_IMAGES = 118_287
