@@ -23,7 +23,7 @@ LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img", "tripletclip", "fs
 # The losses that train on negative images (a manifest's negative_image and negative_caption columns)
 NEGATIVE_IMAGE_LOSSES = ("trohn_img", "tripletclip", "eqsim")
 MANIFEST = "manifest"
-MANIFEST_COLUMNS = ("image", "caption")  # required; negatives, positives, negative_image, negative_caption optional
+MANIFEST_COLUMNS = ("image", "caption")  # required; negatives, positives, negative_image, negative_caption, group optional
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 # Training-image augmentation (backend.train.transforms): open_clip's default training transform
 # (RandomResizedCrop, scale 0.9-1.0, bicubic), or none (training sees the eval preprocess).

@@ -108,6 +108,8 @@ class TrainData:
     negative_image_captions: list[str] = field(default_factory=list)
     neighbours: torch.Tensor | None = None  # (N, K) nearest images for NegCLIP hard-negative images
     skipped: Counter = field(default_factory=Counter)
+    # CounterCurate's grouping: rows that must share a batch (a pair and its counterfactual pairs), all one size
+    groups: list[list[int]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.captions)
@@ -154,13 +156,43 @@ def make_batch(data: TrainData, step: int, batch_size: int, seed: int, rank: int
     per_epoch = max(len(data) // global_batch, 1)
     epoch, position = divmod(step, per_epoch)
     generator = _epoch_generator(seed, epoch)
-    order = torch.randperm(len(data), generator=generator)
+    order = _grouped_order(data, generator, batch_size) if data.groups else torch.randperm(len(data),
+                                                                                         generator=generator)
     draws = torch.rand(len(data), 4, generator=generator)
     start = position * global_batch + (micro * world_size + rank) * batch_size
     indices = [int(i) for i in order[start:start + batch_size]]
     if len(indices) < batch_size:  # dataset smaller than a global batch: wrap around
         indices += [int(order[i % len(order)]) for i in range(batch_size - len(indices))]
     return _assemble(data, indices, draws)
+
+
+def _grouped_order(data: TrainData, generator: torch.Generator, batch_size: int) -> torch.Tensor:
+    """The epoch's rows, whole groups at a time in a random group order: every (micro-)batch holds whole groups
+    (CounterCurate's grouping sampler), since a batch is a whole number of groups."""
+    size = len(data.groups[0])
+    if batch_size % size:
+        raise ValueError(f"batch_size {batch_size} is not a multiple of the manifest's group size {size}: a "
+                         "group (a pair and its counterfactuals) must fit whole in every batch")
+    return torch.tensor([row for g in torch.randperm(len(data.groups), generator=generator).tolist()
+                         for row in data.groups[g]])
+
+
+def manifest_groups(rows: list[dict]) -> list[list[int]]:
+    """Row indices by the manifest's `group` column (in first-seen order); [] without one. Groups must be the
+    same size, so that batches of whole groups are all the same size."""
+    if not any(str(row.get("group") or "").strip() for row in rows):
+        return []
+    groups: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        key = str(row.get("group") or "").strip()
+        if not key:
+            raise ValueError(f"row {index + 1} of the manifest has no group while others do: give every row one")
+        groups.setdefault(key, []).append(index)
+    sizes = sorted({len(members) for members in groups.values()})
+    if len(sizes) > 1:
+        raise ValueError(f"the manifest's groups have different sizes ({', '.join(map(str, sizes))} rows): "
+                         "CounterCurate's grouping needs every group the same size")
+    return list(groups.values())
 
 
 def _assemble(data: TrainData, indices: list[int], draws: torch.Tensor) -> Batch:
@@ -301,7 +333,7 @@ def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str
                                   augment=augment)
         if has_negative_images else None,
         negative_image_captions=[str(row.get("negative_caption") or "") for row in rows] if has_negative_images else [],
-        skipped=skipped)
+        skipped=skipped, groups=manifest_groups(rows))
 
 
 # Similarity rows computed at once when mining neighbours: 2**26 floats = 256 MiB, whatever N is
