@@ -19,6 +19,7 @@ from backend.jobs.records import JobError
 # How `submit` treats a config value that names something on disk.
 PATH_ROLES = {
     "file": "an existing file (a manifest, a campaign file)",
+    "folder": "an existing folder the job reads (training shards)",
     "dir": "a folder the job writes (created if missing)",
     "model": "a model spec; when it names a local file or folder, that must exist",
     "hub_or_dir": "a Hugging Face repo id (owner/name), or a local folder that must exist",
@@ -105,7 +106,8 @@ def resume_hint(job: dict) -> str:
 register(JobKind(
     "train", "finetune a CLIP-like model (CLIP, NegCLIP, CE-CLIP, HP+HN, TROHN-Img)",
     config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
-    paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, defaults={"output_dir": "runs_dir"},
+    paths={"manifest": "file", "shards": "folder", "output_dir": "dir", "base_model": "model"},
+    defaults={"output_dir": "runs_dir"},
     work_dir="run_dir", resumes="from its run's last checkpoint", distributed=True))
 register(JobKind(
     "evaluate", "run benchmarks on models; results go to the leaderboard",

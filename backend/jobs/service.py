@@ -84,6 +84,8 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
                                   f"nor an existing folder (looked for {resolved})")
         if role == "data":
             resolved.mkdir(parents=True, exist_ok=True)
+        if role == "folder" and not resolved.is_dir():
+            raise paths.PathError(f"{key.replace('_', ' ')} '{value}' is not a folder (looked for {resolved})")
         if role == "file" and not resolved.is_file():
             raise paths.PathError(f"{key.replace('_', ' ')} '{value}' does not exist (looked for {resolved})")
         config[key] = str(resolved)

@@ -171,10 +171,22 @@ def load_weights(directory: Path, model: torch.nn.Module) -> None:
     except Exception as error:  # safetensors raises its own error types for truncated or garbled files
         raise CheckpointError(directory, f"{WEIGHTS} is unreadable ({first_line(error, limit=200)})") from error
     try:
-        model.load_state_dict(weights)
-    except RuntimeError as error:
+        if _is_adapter(directory):  # a LoRA run saves its adapter only (backend.models.lora)
+            from backend.models.lora import load_adapter
+            load_adapter(model, weights)
+        else:
+            model.load_state_dict(weights)
+    except (RuntimeError, ValueError) as error:
         reason = first_line(error, limit=200)
         raise CheckpointError(directory, f"its weights do not fit this run's model ({reason})") from error
+
+
+def _is_adapter(directory: Path) -> bool:
+    path = Path(directory) / CONFIG
+    try:
+        return path.is_file() and "lora" in json.loads(path.read_text())
+    except ValueError:
+        return False
 
 
 def load_trainer_state(directory: Path) -> dict | None:

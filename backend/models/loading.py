@@ -221,6 +221,9 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
     notes: list[str] = []
     try:
         config = read_config(spec)
+        if "lora" in config:  # an adapter checkpoint: its base model, the adapter merged in (backend.models.lora)
+            from backend.models.lora import load_adapter_checkpoint
+            return load_adapter_checkpoint(Path(spec.location), config, spec.raw, device, precision, allowed_roots)
         expected = _expected_activation(spec, config)
         force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
         if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():

@@ -49,11 +49,12 @@ class ImageBank:
     through the training `augment` transform with crops drawn per (seed, step, index).
     """
 
-    def __init__(self, preprocess: Callable, arrays: np.ndarray | None = None, paths: Sequence[str] = (),
+    def __init__(self, preprocess: Callable, arrays: np.ndarray | None = None, paths: Sequence[str | bytes] = (),
                  mean_std: tuple[Sequence[float], Sequence[float]] | None = None,
-                 augment: TrainTransform | None = None):
+                 augment: TrainTransform | None = None, ids: Sequence[int] = ()):
         self.preprocess = preprocess
-        self.paths = list(paths)
+        self.paths = list(paths)  # files, or their bytes (read from a shard)
+        self.ids = list(ids)  # each image's row in the whole data set (a shard's batch holds a few rows of it)
         self.arrays = torch.from_numpy(arrays).permute(0, 3, 1, 2).contiguous() if arrays is not None else None
         self.mean, self.std = (torch.tensor(v).view(1, 3, 1, 1) for v in mean_std) if mean_std else (None, None)
         self.augment = augment
@@ -78,7 +79,8 @@ class ImageBank:
     def tensors(self, indices: Sequence[int]) -> torch.Tensor:
         if self.crop_seed is not None:
             seed, step = self.crop_seed
-            return torch.stack([self.augment(self._raw(i), crop_rng(seed, step, i)) for i in indices])
+            rows = self.ids or range(len(self))
+            return torch.stack([self.augment(self._raw(i), crop_rng(seed, step, rows[i])) for i in indices])
         if self.arrays is None:
             return torch.stack([self.preprocess(_open_rgb(self.paths[i])) for i in indices])
         pixels = self.arrays[torch.as_tensor(list(indices), dtype=torch.long)]
@@ -91,7 +93,7 @@ class ImageBank:
         return _open_rgb(self.paths[index]) if self.arrays is None else self.arrays[index]
 
 
-def _open_rgb(path: str) -> Image.Image:
+def _open_rgb(path: str | bytes) -> Image.Image:
     return open_image(path)  # closes the file (a long run opens millions); a damaged one is named
 
 
@@ -295,15 +297,12 @@ def _text_list(value) -> list[str]:
     return []
 
 
-def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str], seed: int,
-                  augment: TrainTransform | None = None) -> TrainData:
-    """A manifest, with negatives/positives from the perturbation engine where the row has none.
-
-    `augment` is the training transform (None: training reads the eval preprocess).
-    """
+def row_texts(rows: list[dict], families: Sequence[str], seed: int) -> list[dict]:
+    """Each row's hard negatives, hard positives, CE-CLIP typed negatives and the negatives of each positive: the
+    row's own where it has them, else the perturbation engine's (cached per caption). The manifest loader and the
+    shard writer (`backend.train.shard_writer`) share this, so both train on the same texts."""
     from backend.perturb import perturb
 
-    rows, skipped = read_manifest(path)
     cache: dict[str, list] = {}
 
     def variants(text: str) -> list:
@@ -312,23 +311,37 @@ def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str
                                   seed=seed)
         return cache[text]
 
-    negatives, positives, typed, from_positive = [], [], [], []
+    texts = []
     for row in rows:
         generated = variants(row["caption"])
-        negatives.append(_text_list(row.get("negatives")) or
-                         [v.text for v in generated if v.kind == "negative" and v.family in families] or
-                         [v.text for v in generated if v.kind == "negative"])
-        positives.append(_text_list(row.get("positives")) or [v.text for v in generated if v.kind == "positive"])
-        typed.append({t: [v.text for v in generated if v.family == "ce_clip" and v.subtype == t]
-                      for t in CE_CLIP_TYPES})
-        from_positive.append({p: [v.text for v in variants(p) if v.kind == "negative" and v.family in families]
-                              for p in positives[-1]})
+        positives = _text_list(row.get("positives")) or [v.text for v in generated if v.kind == "positive"]
+        texts.append({
+            "negatives": _text_list(row.get("negatives")) or
+            [v.text for v in generated if v.kind == "negative" and v.family in families] or
+            [v.text for v in generated if v.kind == "negative"],
+            "positives": positives,
+            "typed": {t: [v.text for v in generated if v.family == "ce_clip" and v.subtype == t]
+                      for t in CE_CLIP_TYPES},
+            "positive_negatives": {p: [v.text for v in variants(p) if v.kind == "negative" and v.family in families]
+                                   for p in positives}})
+    return texts
+
+
+def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str], seed: int,
+                  augment: TrainTransform | None = None) -> TrainData:
+    """A manifest, with negatives/positives from the perturbation engine where the row has none.
+
+    `augment` is the training transform (None: training reads the eval preprocess).
+    """
+    rows, skipped = read_manifest(path)
+    texts = row_texts(rows, families, seed)
     negative_paths = [row.get("negative_image") for row in rows]
     has_negative_images = all(negative_paths)
     return TrainData(
         images=ImageBank(preprocess, paths=[row["image"] for row in rows], augment=augment),
-        captions=[row["caption"] for row in rows], negatives=negatives, positives=positives,
-        positive_negatives=from_positive, typed_negatives=typed,
+        captions=[row["caption"] for row in rows], negatives=[t["negatives"] for t in texts],
+        positives=[t["positives"] for t in texts], positive_negatives=[t["positive_negatives"] for t in texts],
+        typed_negatives=[t["typed"] for t in texts],
         negative_images=ImageBank(preprocess, paths=[str(Path(path).parent / p) for p in negative_paths],
                                   augment=augment)
         if has_negative_images else None,
