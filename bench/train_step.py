@@ -88,13 +88,13 @@ def _shard_folder(rows: int) -> Path:
 
 
 def _our_step(model, batch: int):
+    import open_clip
+    import torch
+
     from backend.models.loading import autocast_for
     from backend.train.config import TrainConfig
     from backend.train.loop import parameter_groups, train_step
     from backend.train.objectives import Objective
-
-    import open_clip
-    import torch
 
     optimizer = torch.optim.AdamW(parameter_groups(model, WD), lr=LR, betas=BETAS, eps=EPS)
     objective = Objective(TrainConfig(loss="clip"), open_clip.get_tokenizer(MODEL), "cpu")
