@@ -2,9 +2,13 @@
 # Both create the environment first (scripts/setup.sh is idempotent).
 export NLTK_DATA := $(CURDIR)/.cache/nltk_data
 export GRADIO_ANALYTICS_ENABLED := False
+unexport PYTHONDONTWRITEBYTECODE  # the project's own modules are compiled once, not at every start
 PY := .venv/bin/python
 
-.PHONY: setup run test test-all bench space-check
+.PHONY: setup run test test-unit test-all lint bench space-check
+# Tiers (docs/TESTING.md): unit tests start no process, server or browser; `system` ones do; `slow` ones train or
+# measure for minutes. `make test` (what CI runs) is unit + system; `make test-unit` is the inner loop.
+XDIST := -n auto --maxprocesses 4
 setup:
 	@scripts/setup.sh
 
@@ -12,10 +16,18 @@ run: setup
 	$(PY) app.py
 
 test: setup
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest $(XDIST) -m "not slow"
+
+test-unit: setup
+	$(PY) -m pytest $(XDIST) -m "not system and not slow"
 
 test-all: setup
-	$(PY) -m pytest
+	$(PY) -m pytest $(XDIST)
+
+# The rule set ruff enforces, and mypy's settings, are in pyproject.toml (CI runs this before the tests).
+lint: setup
+	.venv/bin/ruff check backend ui app.py
+	.venv/bin/mypy
 
 bench: setup
 	$(PY) bench/probe_latency.py

@@ -2,23 +2,25 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import threading
 from pathlib import Path
 
 import gradio as gr
+from gradio import utils as gradio_utils
 from starlette.middleware import Middleware
 
 from backend import jobs, plugins
 from backend.annotate import mirror
 from backend.core import auth
 from backend.core.gpu import on_zero_gpu
-from backend.core.limits import MAX_UPLOAD_BYTES
+from backend.core.limits import CACHE_CHECK_S, CACHE_MAX_AGE_S, MAX_UPLOAD_BYTES
 from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
-from backend.core.store import Store
+from backend.core.store import Store, StoreDamaged, check_integrity, move_aside
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from ui import limits, session
+from ui import gate, limits, session
 from ui.context import AppContext
 from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
 
@@ -27,6 +29,10 @@ from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
 # when a queue is created, so setting it here (before any app is built) is in time.
 os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
 
+# Every CACHE_CHECK_S, Gradio deletes the files its cache got (uploads, downloads handed out, campaign images
+# shown) more than CACHE_MAX_AGE_S ago (`ui.limits.UploadQuota` counts uploads over that time).
+CLEAN_CACHE = (CACHE_CHECK_S, CACHE_MAX_AGE_S)
+log = logging.getLogger(__name__)
 HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbations: which hard negatives does a "
           "model wrongly prefer, which meaning-preserving rewrites does it wrongly reject?")
 
@@ -34,14 +40,30 @@ HEADER = ("# Compositionality Lab\nProbe CLIP-like models with caption perturbat
 def default_context(settings: Settings | None = None) -> AppContext:
     """Wire the shared backend objects from the settings; local model paths are confined to the allowed roots."""
     settings = settings or get_settings()
-    store = Store(settings.db)
+    store = checked_store(settings)
     mirror.start(settings)  # on a Space: restore campaigns from the backup repo, then mirror them to it
     jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
-    registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir)
+    registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir,
+                             max_parameters=settings.max_model_parameters)
     return AppContext(settings=settings, registry=registry,
                       cache=EmbeddingCache(), model_choices=choices.model_choices(),
                       default_models=choices.default_models(), store=store,
                       examples=plugin_examples(settings.workspace / "examples"))
+
+
+def checked_store(settings: Settings) -> Store:
+    """The store, once SQLite's quick_check finds it sound. A damaged one is refused with what to do (a traceback
+    or a half-working app before); on a Space whose campaigns are backed up, it is moved aside instead and the app
+    starts on a new store, which `mirror.start` fills from the backup (a Space that refused to start would only
+    restart, again and again)."""
+    try:
+        check_integrity(settings.db)
+    except StoreDamaged as error:
+        if not (settings.on_space and settings.backup_repo and settings.hf_token):
+            raise SystemExit(f"error: {error}") from None
+        log.error("%s Moved it to %s; the campaigns come back from %s.", error, move_aside(settings.db),
+                  settings.backup_repo)
+    return Store(settings.db)
 
 
 def plugin_examples(folder: Path) -> list[list[str]]:
@@ -53,7 +75,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
     """The whole app. Admin tabs exist only where an admin is possible (see `backend.core.auth.policy`)."""
     if on_zero_gpu():  # ZeroGPU counts the GPU functions when the app is built: define them (its auto-wrap off)
         from backend.models import encoder  # noqa: F401  (the Probe's `embed_on_device`)
-    with gr.Blocks(title="Compositionality Lab") as demo:
+    with gr.Blocks(title="Compositionality Lab", delete_cache=CLEAN_CACHE) as demo:
         gr.Markdown(HEADER)
         visitor = session.build(ctx)
         banner = _backup_banner(ctx)
@@ -98,21 +120,36 @@ def _admin_tabs(ctx: AppContext, visitor: session.Session) -> list:
 
 def build_annotate_app(ctx: AppContext) -> gr.Blocks:
     """The annotation flow alone: what a study link points to. No other tab, and no admin endpoint at all."""
-    with gr.Blocks(title="Annotation") as demo:
+    with gr.Blocks(title="Annotation", delete_cache=CLEAN_CACHE) as demo:
         annotate.build(ctx).wire(demo)
     return demo
 
 
-def launch_options(ctx: AppContext) -> dict:
+def launch_options(ctx: AppContext, uploads: bool = True) -> dict:
     """What `launch` needs besides the app: address, port, theme, the keyboard script, the folders files may
     be served from (and those never), the largest upload (Gradio refuses a bigger file with HTTP 413 before it
-    is stored) and the cap on request bodies (`ui.limits`)."""
+    is stored) and the request guards (`middleware`). `uploads` False: the upload route is closed (the
+    annotation-only app)."""
     return {"server_name": ctx.settings.server_name, "server_port": ctx.settings.server_port,
             "theme": gr.themes.Soft(), "head": annotate.KEYBOARD_SCRIPT,
             "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
             "blocked_paths": [str(path) for path in never_served(ctx.settings)],
             "max_file_size": MAX_UPLOAD_BYTES,
-            "app_kwargs": {"middleware": [Middleware(limits.BodyLimit)]}}
+            "app_kwargs": {"middleware": middleware(ctx.settings, uploads)}}
+
+
+def middleware(settings: Settings, uploads: bool = True) -> list[Middleware]:
+    """The guards in front of Gradio, outermost first: the Host allow-list (open-local policy only, `ui.gate`),
+    the body cap and the upload quota (`ui.limits`), the public files (`ui.gate`)."""
+    guards = []
+    if auth.policy(settings).mode == "open-local":
+        guards.append(Middleware(gate.HostCheck))
+    campaigns = settings.data_dir / "campaigns"
+    return [*guards, Middleware(limits.BodyLimit),
+            Middleware(limits.UploadQuota, enabled=uploads, behind_proxy=settings.on_space),
+            Middleware(gate.PublicFiles, cache=Path(gradio_utils.get_upload_folder()),
+                       public_images=[campaigns, settings.workspace / "examples"],
+                       private=[mirror.tables_folder(settings)])]
 
 
 def served_folders(settings: Settings) -> list[Path]:
@@ -143,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     ctx = default_context()
     if args.mode == "annotate":
-        build_annotate_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx))
+        build_annotate_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx, uploads=False))
         return
     demo = build_app(ctx).queue(default_concurrency_limit=2)
     demo.launch(prevent_thread_lock=True, **launch_options(ctx))

@@ -178,11 +178,11 @@ def mean_std(values: Sequence[float]) -> tuple[float, float]:
 
     The std of a single value is reported as 0.0 rather than NaN.
     """
-    values = np.asarray(values, dtype=np.float64)
-    if values.size == 0:
+    array = np.asarray(values, dtype=np.float64)
+    if array.size == 0:
         raise ValueError("no values")
-    std = float(values.std(ddof=1)) if values.size > 1 else 0.0
-    return float(values.mean()), std
+    std = float(array.std(ddof=1)) if array.size > 1 else 0.0
+    return float(array.mean()), std
 
 
 def _hard_positive_flags(c: Tensor, n: Tensor, p: Tensor) -> tuple[Tensor, Tensor, Tensor]:

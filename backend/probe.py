@@ -17,15 +17,17 @@ them by one positive number, so verdicts and metrics are the same either way.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from PIL import Image
 
 from backend.core.auth import Actor
-from backend.core.images import ImageFileError, open_image
+from backend.core.images import ImageFileError, open_image, rgb
 from backend.core.limits import MAX_CAPTION_CHARS
+from backend.core.text import normalise as normalise_text
+from backend.core.text import problem as text_problem
 from backend.metrics import caption_probe_metrics
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.models.spec import ModelLoadError, local_path, parse_spec
@@ -40,6 +42,7 @@ JUDGED_KINDS = ("negative", "positive")
 # them apart; one tie can be chance at reduced precision, several are not.
 MIN_TIES_TO_WARN = 2
 MAX_WORDS_LISTED = 12
+DEFAULT_BLIND = "default"
 
 Progress = Callable[[float, str], None]
 
@@ -65,6 +68,7 @@ class ProbeResult:
     models: list[dict]  # identity + metrics + notes, one per model that loaded
     scores: dict[str, list[float]]  # model spec -> a score per text
     errors: list[str] = field(default_factory=list)
+    blind: dict = field(default_factory=dict)  # the text-only scorer's row: name, accuracy, n_negatives, scores
 
     def margins(self, spec: str) -> list[float]:
         """Each text's score minus that of the text it is judged against (the original or the ARO reference)."""
@@ -99,7 +103,7 @@ class ProbeResult:
 
     def as_dict(self) -> dict:
         """Everything at full precision (downloads and `--json`)."""
-        return {"rows": self.rows(digits=None), "models": self.models, "errors": self.errors}
+        return {"rows": self.rows(digits=None), "models": self.models, "errors": self.errors, "blind": self.blind}
 
 
 def percent(value: float | None) -> str:
@@ -130,21 +134,25 @@ def load_image(source: Image.Image | str | bytes, name: str | None = None) -> Im
     """Accept a PIL image, a path or raw bytes, upright as its EXIF orientation says (as a viewer shows it);
     a file that is not an image, is damaged or declares too many pixels is the user's to fix. `name` is how
     the message calls the file (an upload's own name rather than the server's copy of it)."""
-    if isinstance(source, Image.Image):
-        return source.convert("RGB")
     try:
+        if isinstance(source, Image.Image):
+            return rgb(source, name or "(image)")
         return open_image(source, name, upright=True)
     except ImageFileError as error:
         raise ProbeInputError(f"{error} Pick another file.") from error
 
 
 def validate_caption(caption: str | None) -> str:
-    caption = (caption or "").strip()
+    """The caption as it is scored: normalised (`backend.core.text`: NFKC, stripped), or why it cannot be."""
+    caption = normalise_text(caption)
     if not caption:
         raise ProbeInputError("The caption is empty: type what the image shows.")
     if len(caption) > MAX_CAPTION_CHARS:
         raise ProbeInputError(f"The caption has {len(caption):,} characters; the limit is "
                               f"{MAX_CAPTION_CHARS:,} (CLIP text towers read ~77 tokens anyway).")
+    problem = text_problem(caption)
+    if problem:
+        raise ProbeInputError(f"The caption {problem}.")
     return caption
 
 
@@ -164,17 +172,20 @@ def parse_extras(extra: str | Sequence[str] | None) -> list[ProbeText]:
     return texts
 
 
-def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=None) -> list[ProbeText]:
+def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=None,
+                vocabulary: frozenset[str] | None = None) -> list[ProbeText]:
     """The original, the ARO reference (only when ARO shuffles are scored and normalising changes the
     caption), the generated variants and the user's captions.
 
     `families` None means every family; an empty list means none (only the user's captions), never all.
+    `vocabulary`: the words every probed model reads, when they declare them: new words come from it.
     A caption left with nothing to compare it with is refused: a table of one row says nothing."""
     from backend.perturb import order as aro
     from backend.perturb import perturb
 
     caption = validate_caption(caption)
-    variants = [] if families is not None and len(families) == 0 else perturb(caption, families=families, seed=seed)
+    variants = ([] if families is not None and len(families) == 0
+                else perturb(caption, families=families, seed=seed, vocabulary=vocabulary))
     texts = [ProbeText(caption, "original")]
     reference = aro.normalised(caption)  # shuffles and reference then differ only in word order
     if reference != caption and any(variant.family == aro.FAMILY for variant in variants):
@@ -198,27 +209,57 @@ def _nothing_to_compare(families: Sequence[str] | None) -> str:
             "nothing to compare it with: check other families, write a longer caption, or add extra captions.")
 
 
-def check_model_access(spec: str, actor: Actor | None, offered: Sequence[str]) -> None:
-    """Anyone may probe the offered models, hub ids and pretrained tags; naming another server path needs an admin.
-
-    `actor` None means a trusted caller (the command line).
-    """
-    if actor is None or actor.is_admin or spec in offered:
+def check_model_access(spec: str, actor: Actor | None, guest_models: Sequence[str]) -> None:
+    """Anyone may probe `guest_models` (what the web app lets visitors load: `ui.context.AppContext.guest_models`);
+    any other spec is an admin's to load: a server path, a hub id, a pretrained tag or catalog entry whose weights
+    are not on this machine (each a download, and a model of any size to build). `actor` None means a trusted
+    caller (the command line)."""
+    if actor is None or actor.is_admin or spec in guest_models:
         return
-    if local_path(parse_spec(spec)) is not None:
+    try:
+        on_server = local_path(parse_spec(spec)) is not None
+    except ModelLoadError:
+        on_server = False
+    if on_server:
         raise ModelLoadError(f"'{spec}' names a file on the server: without an admin sign-in, pick a model "
-                             "from the list (or a hub id such as hf-hub:org/name)")
+                             "from the list")
+    raise ModelLoadError(f"'{spec}' is not a model this server lets visitors probe: loading it would download "
+                         "or build a model, which needs an admin sign-in. Pick a model from the list that is on "
+                         "this machine (not marked 'not downloaded').")
+
+
+def check_request(caption: str, extra, model_specs: Sequence[str], actor: Actor | None,
+                  guest_models: Sequence[str]) -> None:
+    """What a probe must pass before any work: a usable caption and extra captions, at least one model, and at
+    least one of them that `actor` may load (`check_model_access`). Cheap, so that the web app runs it before
+    counting a visitor's probe: a refused one costs nothing of their allowance."""
+    validate_caption(caption)
+    parse_extras(extra)
+    if not model_specs:
+        raise ProbeInputError("Pick at least one model.")
+    refusals = []
+    for spec in model_specs:
+        try:
+            check_model_access(spec, actor, guest_models)
+        except ModelLoadError as error:
+            refusals.append(str(error))
+    if len(refusals) == len(model_specs):
+        raise ProbeInputError("No model could be loaded:\n" + "\n".join(refusals))
 
 
 def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRegistry,
               cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
               extra=None, progress: Progress | None = None, actor: Actor | None = None,
-              offered: Sequence[str] = (), plausible_only: bool = False,
-              grammar_filter: GrammarFilter | None = None) -> ProbeResult:
+              guest_models: Sequence[str] = (), plausible_only: bool = False,
+              grammar_filter: GrammarFilter | None = None, blind_scorer=DEFAULT_BLIND) -> ProbeResult:
     """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal.
 
+    Models load first, so that variants draw new words from the vocabulary they declare (the built-in
+    world's); a variant a model reads with <unk> where the change is left out of that model's metrics.
     plausible_only: each model's metrics count plausible negatives only (the rows still list every text).
     grammar_filter: also marks generated negatives its CoLA classifier finds unacceptable as not plausible.
+    blind_scorer: a `backend.perturb.blind` text scorer for the blind row ("default": the shipped n-gram
+    model; None: no row).
     """
     if image is None:
         raise ProbeInputError("No image: upload one, paste one, or pick an example.")
@@ -227,27 +268,75 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
     from backend.models.encoder import Encoder
 
     picture = load_image(image)
-    texts = build_texts(caption, families, seed, extra)
-    if grammar_filter is not None:
-        texts = _grammar_checked(texts, grammar_filter)
-    result = ProbeResult(texts, models=[], scores={})
+    validate_caption(caption)
+    errors, loaded_models = [], {}
     for index, spec in enumerate(model_specs):
         if progress:
-            progress(index / len(model_specs), f"Loading and scoring {spec}")
+            progress(index / (2 * len(model_specs)), f"Loading {spec}")
         try:
-            check_model_access(spec, actor, offered)
-            loaded = registry.get(spec)
+            check_model_access(spec, actor, guest_models)
+            loaded_models[spec] = registry.get(spec)
         except ModelLoadError as error:
-            result.errors.append(str(error))
-            continue
+            errors.append(str(error))
+    if not loaded_models:
+        raise ProbeInputError("No model could be loaded:\n" + "\n".join(errors))
+    vocabulary = shared_vocabulary([loaded.tokenizer for loaded in loaded_models.values()])
+    texts = build_texts(caption, families, seed, extra, vocabulary)
+    if grammar_filter is not None:
+        texts = _grammar_checked(texts, grammar_filter)
+    result = ProbeResult(texts, models=[], scores={}, errors=errors, blind=blind_row(texts, blind_scorer))
+    for index, (spec, loaded) in enumerate(loaded_models.items()):
+        if progress:
+            progress(0.5 + index / (2 * len(loaded_models)), f"Scoring {spec}")
         result.scores[spec] = score_texts(Encoder(loaded, cache), picture, texts)
         margins = result.margins(spec)  # metrics on margins: ARO shuffles count against their reference
+        unreadable = unreadable_variants(loaded.tokenizer, texts)
         notes = loaded.notes + _vocabulary_notes(loaded.tokenizer, texts)
-        result.models.append({**loaded.identity, **_metrics(margins, texts, plausible_only), "notes": notes,
-                              "warnings": unreliable_reasons(loaded.tokenizer, texts, margins)})
-    if not result.scores:
-        raise ProbeInputError("No model could be loaded:\n" + "\n".join(result.errors))
+        warnings = unreliable_reasons(loaded.tokenizer, texts, margins)
+        if unreadable:
+            warnings.append(f"{len(unreadable)} variant(s) use words it reads as <unk> and are left out of its "
+                            f"metrics: {_listed(sorted({w for i in unreadable for w in unreadable[i]}))}.")
+        result.models.append({**loaded.identity, **_metrics(margins, texts, plausible_only, set(unreadable)),
+                              "notes": notes, "warnings": warnings, "n_unreadable": len(unreadable)})
     return result
+
+
+def shared_vocabulary(tokenizers: Sequence) -> frozenset[str] | None:
+    """The words every model reads, when every model declares its vocabulary (a word-level tokenizer with an
+    unknown token: the built-in world's); None when one does not (BPE reads any word): that model deserves
+    the caption's real variants, and those another model cannot read are left out of its metrics instead."""
+    declared = [frozenset(word for word in tokenizer.vocab if not word.startswith("<"))
+                for tokenizer in tokenizers if hasattr(tokenizer, "unk_id") and hasattr(tokenizer, "vocab")]
+    return frozenset.intersection(*declared) if declared and len(declared) == len(tokenizers) else None
+
+
+def unreadable_variants(tokenizer, texts: Sequence[ProbeText]) -> dict[int, list[str]]:
+    """Generated or user variants (by index) with words this model reads as <unk> that the text they are
+    judged against does not have: the model cannot see what changed, so they say nothing about it."""
+    found = {}
+    for index, item in enumerate(texts):
+        if item.kind not in JUDGED_KINDS:
+            continue
+        against = set(unknown_words(tokenizer, texts[item.anchor].text))
+        new = [word for word in unknown_words(tokenizer, item.text) if word not in against]
+        if new:
+            found[index] = new
+    return found
+
+
+def blind_row(texts: Sequence[ProbeText], scorer) -> dict:
+    """What a text-only scorer gets on these variants: its accuracy vs negatives (the text a negative is
+    judged against must score strictly higher) and its score per text. {} without a scorer."""
+    if scorer is None:
+        return {}
+    from backend.perturb.blind import NgramScorer
+
+    scorer = NgramScorer() if scorer == DEFAULT_BLIND else scorer
+    scores = scorer.score([item.text for item in texts])
+    negatives = [index for index, item in enumerate(texts) if item.kind == "negative"]
+    wins = sum(scores[texts[i].anchor] > scores[i] for i in negatives)
+    return {"scorer": scorer.name, "accuracy": wins / len(negatives) if negatives else None,
+            "n_negatives": len(negatives), "scores": scores}
 
 
 def score_texts(encoder: Encoder, picture: Image.Image, texts: Sequence[ProbeText]) -> list[float]:
@@ -325,11 +414,14 @@ def _listed(words: Sequence[str]) -> str:
     return shown + (f" and {len(words) - MAX_WORDS_LISTED} more" if len(words) > MAX_WORDS_LISTED else "")
 
 
-def _metrics(scores: list[float], texts: list[ProbeText], plausible_only: bool = False) -> dict:
+def _metrics(scores: list[float], texts: list[ProbeText], plausible_only: bool = False,
+             left_out: Collection[int] = frozenset()) -> dict:
     """Metrics over every negative, or over plausible ones only: an absurd
-    negative ("a bench sitting on a man") can be rejected from the text alone."""
-    negatives = [s for s, t in zip(scores, texts) if t.kind == "negative" and (t.plausible or not plausible_only)]
-    positives = [s for s, t in zip(scores, texts) if t.kind == "positive"]
+    negative ("a bench sitting on a man") can be rejected from the text alone.
+    `left_out`: indices of variants the model cannot read (see `unreadable_variants`)."""
+    kept = [(s, t) for i, (s, t) in enumerate(zip(scores, texts)) if i not in left_out]
+    negatives = [s for s, t in kept if t.kind == "negative" and (t.plausible or not plausible_only)]
+    positives = [s for s, t in kept if t.kind == "positive"]
     implausible = sum(1 for t in texts if t.kind == "negative" and not t.plausible)
     return {**caption_probe_metrics(scores[0], negatives, positives),
             "plausible_only": plausible_only, "n_implausible": implausible}

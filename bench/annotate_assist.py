@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backend.annotate import assist, campaigns, service  # noqa: E402
 from backend.core.auth import cli_actor  # noqa: E402
+from backend.core.settings import Settings  # noqa: E402
 from backend.generate.job import GenerateConfig, run_job  # noqa: E402
 from backend.jobs import Reporter  # noqa: E402
 from backend.models.loading import load_model  # noqa: E402
-from backend.core.settings import Settings  # noqa: E402
 
 
 def interval(share: dict) -> str:

@@ -43,12 +43,12 @@ Not measured: a browser's rendering and image decoding, networks beyond
 loopback, the first page load (/config, scripts), /start (printed, not
 checked).
 
-After each run the SQLite store is checked (`bench.crowd_audit`): every
+After each run the SQLite store is checked (`tests.support.crowd_audit`): every
 acknowledged answer stored once with its value, no (item, task) with more
 answers than overlap + its extra answers, nobody answering an (item, task)
 twice, every annotator's session ended after exactly --tasks answers. The
 server process, the annotators' sessions and the latency table are
-`bench.crowd`'s, shared with bench/annotate_load.py (the crowd at a human pace,
+`tests.support.crowd`'s, shared with bench/annotate_load.py (the crowd at a human pace,
 and through a crash).
 
     .venv/bin/python bench/annotate_latency.py [--annotators 20] [--tasks 25] [--think-ms 0] [--port 0]
@@ -68,9 +68,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.crowd import Annotator, Crowd, annotate, crowd_of, measure, report, uniform_think  # noqa: E402
-from bench.crowd_server import ServerProcess, build_campaign  # noqa: E402
-from bench.crowd_audit import audit  # noqa: E402
+from tests.support.crowd import Annotator, Crowd, annotate, crowd_of, measure, report, uniform_think  # noqa: E402
+from tests.support.crowd_audit import audit  # noqa: E402
+from tests.support.crowd_server import ServerProcess, build_campaign  # noqa: E402
 
 BUDGET_MS = 300.0
 CONFIG = {"overlap": 2, "resolution": "third", "gold_rate": 0.1, "gold_items": 10, "reclaim_after_s": 3600.0}
@@ -83,10 +83,9 @@ def serve(workspace: Path | None, port: int, profile: Path | None) -> None:
     import gradio as gr
 
     from app import build_annotate_app, launch_options
-    from backend.models.registry import EmbeddingCache
-    from backend.models.registry import ModelRegistry
     from backend.core.store import Store
-    from tests.appserver import workspace_settings
+    from backend.models.registry import EmbeddingCache, ModelRegistry
+    from tests.support.appserver import workspace_settings
     from ui.context import AppContext
 
     profiles = _profile_all_threads() if profile else []
@@ -200,7 +199,7 @@ def main() -> None:
         serve(args.serve, args.port, args.profile)
         return
 
-    from tests.appserver import free_port
+    from tests.support.appserver import free_port
 
     port = args.port or free_port()
     items = args.items or math.ceil(args.annotators * args.tasks / 2) + 10

@@ -29,7 +29,7 @@ every item is done or dropped.
 
 Acknowledged answers: the client got the next task (or the end of the
 session) back without a complaint. Each client keeps a ledger of what it sent;
-`bench.crowd_audit` then checks the SQLite file: every acknowledged answer
+`tests.support.crowd_audit` then checks the SQLite file: every acknowledged answer
 exactly once (by task token, annotator, and the choice its value means for that
 task's layout), no row no client sent, nobody answering an (item, task) twice,
 every session exactly ``--tasks`` answers, every (item, task) exactly 3
@@ -49,8 +49,17 @@ number. The answers in flight at the kill, and what became of each, are
 printed. The latency of a crash run is printed but not judged. (gradio_client
 prints a traceback or two when its event stream breaks at the kill: expected.)
 
+Anonymous load (``--probe-guests N``): the full app (``python app.py`` with admin
+credentials, as a public Space runs it: the Probe and the Annotate tab in one
+process) serves two identical campaigns. The crowd works the first alone (quiet),
+then the second while N anonymous guests call /probe back to back
+(`bench.probe_guests`); the goal is the flooded /answer p95 within 1.5x of the quiet
+one. ``--guests-unlimited`` lifts the per-visitor probe limit in the server, as if
+every guest came from an address of its own: only the probes' line holds them.
+
     .venv/bin/python bench/annotate_load.py [--annotators 50] [--tasks 20] [--think-ms 500 3000] [--seed 0]
-        [--crash-after-answers N | --crash-after-s S] [--items 0] [--port 0] [--keep DIR]
+        [--crash-after-answers N | --crash-after-s S | --probe-guests N [--guests-unlimited]] [--items 0]
+        [--port 0] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -64,17 +73,20 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from contextlib import closing
+from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.crowd import Annotator, Crowd, Sent, annotate, crowd_of, measure, report, uniform_think  # noqa: E402
-from bench.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
-from bench.crowd_audit import Audit, audit  # noqa: E402
+from bench.probe_guests import GuestFlood, full_server, guest_image, warm_up  # noqa: E402
+from tests.support.crowd import (Annotator, Crowd, Sent, annotate, crowd_of, measure, percentile,  # noqa: E402
+                                 report, uniform_think)
+from tests.support.crowd_audit import Audit, audit  # noqa: E402
+from tests.support.crowd_server import ServerProcess, annotate_server, build_campaign  # noqa: E402
 
 BUDGET_MS = 300.0
+FLOOD_RATIO = 1.5  # the flooded p95 over the quiet p95, at most
 CONFIG = {"overlap": 3, "resolution": "majority", "gold_rate": 0.1, "gold_items": 10, "reclaim_after_s": 3600.0}
 RECOVER_S = 300.0  # how long a client keeps trying to re-join a server that went away
 FINISH_ROUNDS = 10
@@ -124,14 +136,17 @@ def prepare(workspace: Path, campaign: str, annotators: int, tasks: int, items: 
 
 
 def load_run(server: ServerProcess, db_path: Path, campaign: str, annotators: int, tasks: int,
-             think: Callable, seed: int = 0, crash: Crash | None = None) -> Run:
-    """The crowd's sessions (with the crash, if any), then the campaign finished, then the audit."""
+             think: Callable, seed: int = 0, crash: Crash | None = None,
+             during: AbstractContextManager | None = None) -> Run:
+    """The crowd's sessions (with the crash, if any; inside `during`, e.g. guests flooding the Probe), then the
+    campaign finished, then the audit."""
     crowd = Crowd(server.url, campaign, think, seed, recover_s=RECOVER_S if crash else 0.0)
     team, page = crowd_of(crowd, [f"{campaign}-{k:03d}" for k in range(annotators)], tasks)
     crasher = threading.Thread(target=_crash, args=(server, crowd, crash)) if crash else None
     if crasher:
         crasher.start()
-    result = measure(team, lambda annotator: annotate(annotator, crowd, page), None if crash else server.pid)
+    with during or nullcontext():
+        result = measure(team, lambda annotator: annotate(annotator, crowd, page), None if crash else server.pid)
     crowd.close()
     if crasher:
         crasher.join()
@@ -252,6 +267,41 @@ def _print_crash(run: Run) -> None:
           f"{sum(r.view.token != r.failed.token for r in resumed)} at the one after)")
 
 
+def probe_flood(args: argparse.Namespace) -> bool:
+    """The crowd on the full app, quiet and then with guests hammering the Probe; whether it passed."""
+    from tests.support.appserver import free_port
+
+    low, high = args.think_ms
+    with tempfile.TemporaryDirectory(prefix="annotate-flood-") as tmp:
+        workspace = args.keep or Path(tmp) / "workspace"
+        paths = {name: prepare(workspace, name, args.annotators, args.tasks, args.items, args.seed)
+                 for name in ("quiet", "flood")}
+        print(f"the full app, {args.annotators} annotators x {args.tasks} tasks, think time uniform {low:g}-{high:g} "
+              f"ms; then {args.probe_guests} anonymous guest(s) probing"
+              f"{' with no per-visitor limit' if args.guests_unlimited else ''}; {os.cpu_count()} CPU cores, load "
+              f"average {os.getloadavg()[0]:.1f} before the run")
+        runs = {}
+        image = guest_image(Path(tmp))
+        with full_server(workspace, args.port or free_port(), args.guests_unlimited) as server:
+            took = warm_up(server.url, image)
+            print(f"a first probe (the server loads the perturbation engine and the model): {took:.1f} s")
+            think = uniform_think(low / 1000, high / 1000)
+            runs["quiet"] = load_run(server, paths["quiet"], "quiet", args.annotators, args.tasks, think, args.seed)
+            flood = GuestFlood(server.url, args.probe_guests, image)  # while the crowd works, not while it finishes
+            runs["flood"] = load_run(server, paths["flood"], "flood", args.annotators, args.tasks, think, args.seed,
+                                     during=flood)
+        passed = all([print_run(run, f"{name}: {args.annotators} annotators x {args.tasks} tasks")  # both printed
+                      for name, run in runs.items()])
+        quiet, flooded = (percentile([1000 * t for a in runs[name].result["annotators"] for t in a.latencies], 95)
+                          for name in ("quiet", "flood"))
+        ratio = flooded / quiet
+        print(f"guests during the flooded run: {flood.summary()}")
+        print(f"/answer p95 quiet {quiet:.1f} ms, with guests probing {flooded:.1f} ms: {ratio:.2f}x "
+              f"(goal <= {FLOOD_RATIO}x): {'PASS' if ratio <= FLOOD_RATIO else 'FAIL'}; load average "
+              f"{os.getloadavg()[0]:.1f} after the run")
+    return passed and ratio <= FLOOD_RATIO
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--annotators", type=int, default=50)
@@ -263,12 +313,18 @@ def main() -> None:
     crash = parser.add_mutually_exclusive_group()
     crash.add_argument("--crash-after-answers", type=int, default=0, help="kill -9 the server after N answers")
     crash.add_argument("--crash-after-s", type=float, default=0.0, help="kill -9 the server S seconds in")
+    crash.add_argument("--probe-guests", type=int, default=0,
+                       help="the full app, the crowd quiet and then with N anonymous guests hammering the Probe")
+    parser.add_argument("--guests-unlimited", action="store_true",
+                        help="with --probe-guests: no per-visitor probe limit (only the probes' line)")
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--keep", type=Path, help="build the workspace here and keep it (to inspect the store)")
     args = parser.parse_args()
 
-    from tests.appserver import free_port
+    from tests.support.appserver import free_port
 
+    if args.probe_guests:
+        sys.exit(0 if probe_flood(args) else 1)
     crash = Crash(args.crash_after_answers, args.crash_after_s) if args.crash_after_answers or args.crash_after_s \
         else None
     with tempfile.TemporaryDirectory(prefix="annotate-load-") as tmp:

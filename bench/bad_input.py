@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from backend.core.images import ImageFileError, image_problems, open_image  # noqa: E402
 from backend.core.limits import MAX_CAPTION_CHARS  # noqa: E402
 from backend.perturb import perturb, warm_up  # noqa: E402
-from tests.bad_files import bomb_png, good_image, truncated_jpeg  # noqa: E402
+from tests.support.bad_files import bomb_png, good_image, truncated_jpeg  # noqa: E402
 
 PHRASE = "a brown dog holding a white frisbee next to a red car and a small cat on the green grass "
 

@@ -2,7 +2,7 @@
 
 The full app (password policy, the app's own launch options: the request cap of
 `ui.limits`) over a temporary workspace with a toy campaign, in this process.
-Each oversized request of `tests/security_support` (the fields the security
+Each oversized request of `tests/support/security_support` (the fields the security
 tests send: a 10 MB caption, 5,000 extra captions, a 10 MB answer, a 15 MB JSON
 list, 100 MB streamed without a length, ...) is sent once; printed: its wall
 time, what came back, and the wall time of the normal request that follows (an
@@ -40,10 +40,10 @@ def main() -> None:
 
     from backend.annotate.campaigns import CampaignConfig
     from backend.core.store import Store
-    from tests.annotate_fixtures import task_token, toy_campaign
-    from tests.appserver import workspace_settings
-    from tests.security_support import Page, oversized_bodies, oversized_calls, served_app
-    from tests.tiny import solid_image
+    from tests.support.annotate_fixtures import task_token, toy_campaign
+    from tests.support.appserver import workspace_settings
+    from tests.support.security_support import Page, oversized_bodies, oversized_calls, served_app
+    from tests.support.tiny import solid_image
 
     workspace = Path(tempfile.mkdtemp(prefix="oversized-"))
     seed = workspace_settings(workspace)

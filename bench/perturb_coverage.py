@@ -16,8 +16,8 @@ are picked up when their names fit):
     replace_obj  replace       /obj/                           object replaced
     replace_att  replace       /attr/                          attribute replaced
     replace_rel  replace       /rel/                           relation replaced
-    add_obj      add           /obj/                           "not covered" while the engine has no "add" family
-    add_att      add           /attr/                          "not covered" while the engine has no "add" family
+    add_obj      addition      /obj/                           an object added
+    add_att      addition      /attr/                          an attribute added
 
 Also, over all distinct captions of the seven subsets: per family and per
 (family, subtype), coverage (share of captions with >= 1 output) and
@@ -28,16 +28,18 @@ noun, or a noun changing grammatical number; with the engine's coverage on
 those items (by the swap_att mapping, and by count subtypes alone).
 
 Item counts are SugarCrepe items (ids); coverage is also split by id parity,
-since the engine's rules are tuned on even ids and judged on odd ones.
+since the engine's rules are tuned on even ids and judged on odd ones, and restricted to
+what the Probe shows by default (its default families, negatives labelled plausible).
 
     NLTK_DATA=... .venv/bin/python bench/perturb_coverage.py --data /work/shared/data/sugar-crepe \
-        [--limit N] [--seed 0] [--json OUT]
+        [--limit N] [--seed 0] [--json OUT] [--parity odd] [--outputs FILE]
 
 --limit N keeps the first N items (by numeric id) of each subset.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import subprocess
@@ -50,7 +52,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from backend.perturb import FAMILIES, Variant, perturb, warm_up  # noqa: E402
+from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES, Edit, Variant, perturb, warm_up  # noqa: E402
 
 SUBSETS = ("replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att")
 ANY = "(any)"
@@ -100,21 +102,27 @@ MAPPING: dict[str, tuple[Rule, ...]] = {
     "replace_obj": (Rule("replace", "obj"),),
     "replace_att": (Rule("replace", "attr"),),
     "replace_rel": (Rule("replace", "rel"),),
-    "add_obj": (Rule("add", "obj"),),
-    "add_att": (Rule("add", "attr"),),
+    "add_obj": (Rule("addition", "obj"),),
+    "add_att": (Rule("addition", "attr"),),
 }
 
 
-def load_items(data: Path, limit: int | None = None) -> dict[str, list[Item]]:
-    """Every subset's items in numeric id order, so --limit takes the same rows each run."""
-    subsets = {}
+def load_items(data: Path, limit: int | None = None, parity: str = "all") -> dict[str, list[Item]]:
+    """Every subset's items in numeric id order, so --limit takes the same rows each run. parity "odd" keeps
+    odd ids whose caption never sits under an even id (in any subset): the captions the rules and the shipped
+    caption counts never saw; "all" keeps every item."""
+    subsets, tuned = {}, set()
     for subset in SUBSETS:
         path = data / f"{subset}.json"
         if not path.is_file():
             raise SystemExit(f"{path} is missing; --data must be the folder with SugarCrepe's 7 subset files.")
         rows = json.loads(path.read_text())
+        tuned |= {" ".join(rows[i]["caption"].lower().split()) for i in rows if int(i) % 2 == 0}
         ids = sorted(rows, key=int)[:limit]
         subsets[subset] = [Item(subset, i, rows[i]["caption"], rows[i]["negative_caption"]) for i in ids]
+    if parity == "odd":
+        subsets = {name: [item for item in items if int(item.id) % 2 == 1
+                          and " ".join(item.caption.lower().split()) not in tuned] for name, items in subsets.items()}
     return subsets
 
 
@@ -123,14 +131,34 @@ def distinct_captions(subsets: dict[str, list[Item]]) -> list[str]:
     return list(dict.fromkeys(item.caption for items in subsets.values() for item in items))
 
 
-def run_engine(captions: list[str], seed: int) -> dict[str, list[Variant]]:
-    """All families on every caption once; progress on stderr, since a full pass takes minutes."""
+def save_outputs(outputs: dict[str, list[Variant]], path: Path) -> None:
+    """Every variant of every caption, so the blind and sampling scripts read one engine pass."""
+    rows = {caption: [dataclasses.asdict(variant) for variant in variants] for caption, variants in outputs.items()}
+    path.write_text(json.dumps(rows))
+
+
+def read_outputs(path: Path) -> dict[str, list[Variant]]:
+    rows = json.loads(path.read_text())
+    return {caption: [Variant(**{**row, "edits": tuple(Edit(**edit) for edit in row["edits"])}) for row in variants]
+            for caption, variants in rows.items()}
+
+
+def run_engine(captions: list[str], seed: int, cache: Path | None = None) -> dict[str, list[Variant]]:
+    """All families on every caption once; progress on stderr, since a full pass takes minutes. With `cache`,
+    outputs saved there by an earlier pass of the same engine are read instead (delete it after a change). Only
+    `captions` come back, even from a cache saved over more: a held-out measurement must not see the others."""
+    if cache is not None and cache.is_file():
+        saved = read_outputs(cache)
+        if all(caption in saved for caption in captions):
+            return {caption: saved[caption] for caption in captions}
     warm_up()
     outputs, start = {}, time.perf_counter()
     for done, caption in enumerate(captions, 1):
         outputs[caption] = perturb(caption, families=None, seed=seed)
         if done % 500 == 0 or done == len(captions):
             print(f"  perturbed {done}/{len(captions)} captions, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    if cache is not None:
+        save_outputs(outputs, cache)
     return outputs
 
 
@@ -159,6 +187,8 @@ def subset_coverage(items: list[Item], outputs: dict[str, list[Variant]], rules:
     for name, group in parity.items():
         result[f"coverage_{name}_ids"] = share(sum(bool(hits[i.id]) for i in group), len(group))
     result["items_covered_by_subtype"] = dict(subtypes.most_common())
+    valid = sum(any(v.plausible and v.family in PROBE_DEFAULT_FAMILIES for v in found) for found in hits.values())
+    result["coverage_default_plausible"] = share(valid, len(items))
     return result
 
 
@@ -286,9 +316,10 @@ def pct(value: float | None) -> str:
 
 
 def print_subsets(subsets: dict[str, dict]) -> None:
-    """The per-subset table, with the subtypes that did the covering so a mapping slip shows."""
+    """The per-subset table, with the subtypes that did the covering so a mapping slip shows. "probe" counts
+    only what the Probe shows by default: its default families' negatives labelled plausible."""
     print("\nSugarCrepe subsets: items with >= 1 matching negative")
-    header = f"{'subset':<12} {'items':>5}  {'coverage':>8} {'even ids':>8} {'odd ids':>8}"
+    header = f"{'subset':<12} {'items':>5}  {'coverage':>8} {'even ids':>8} {'odd ids':>8} {'probe':>8}"
     print(f"{header}  rules -> subtypes that covered")
     for name, row in subsets.items():
         if row["status"] == "not covered":
@@ -296,7 +327,8 @@ def print_subsets(subsets: dict[str, dict]) -> None:
             continue
         detail = ", ".join(f"{k} {v}" for k, v in row["items_covered_by_subtype"].items()) or "none"
         print(f"{name:<12} {row['items']:>5}  {pct(row['coverage']):>8} {pct(row['coverage_even_ids']):>8} "
-              f"{pct(row['coverage_odd_ids']):>8}  {', '.join(row['rules'])} -> {detail}")
+              f"{pct(row['coverage_odd_ids']):>8} {pct(row['coverage_default_plausible']):>8}  "
+              f"{', '.join(row['rules'])} -> {detail}")
 
 
 def print_families(table: dict) -> None:
@@ -332,10 +364,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N items (by id) of each subset")
     parser.add_argument("--seed", type=int, default=0, help="perturb() seed (default 0)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    parser.add_argument("--parity", choices=("all", "odd"), default="all",
+                        help="odd: only odd ids whose caption no even id has (the held-out captions)")
+    parser.add_argument("--outputs", type=Path, default=None,
+                        help="save every variant here (or read them, if a pass of this engine saved them)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    subsets = load_items(args.data, args.limit)
-    outputs = run_engine(distinct_captions(subsets), args.seed)
+    subsets = load_items(args.data, args.limit, args.parity)
+    outputs = run_engine(distinct_captions(subsets), args.seed, args.outputs)
     report = {"engine": engine_version(), "data": str(args.data), "limit": args.limit, "seed": args.seed,
               "subsets": {name: subset_coverage(subsets[name], outputs, MAPPING[name]) for name in SUBSETS},
               "per_family": family_table(outputs), "swap_att_numbers": number_swaps(subsets["swap_att"], outputs)}

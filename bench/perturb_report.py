@@ -7,6 +7,12 @@ subtype): n judged, err count, error rate err/n with its 95% Wilson
 interval, and the impl and doubt shares. Refuses, naming the rows, if any
 label is missing or unknown: a half-judged file would understate the rates.
 
+When the file has the engine's `plausible` column (yes/no), also how well
+that label finds the negatives judged absurd (impl): recall (absurd ones it
+flags), precision (flagged ones judged absurd), and the share of judged
+absurd negatives among those it lets through (what plausible-only metrics
+still count), each with its Wilson interval.
+
 A family's row pools its subtypes as sampled (each subtype an equal share),
 not weighted by how often the engine makes each subtype.
 
@@ -112,6 +118,29 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def interval(hits: int, n: int) -> str:
+    """"k/n = x.x% [low, high]" with the Wilson interval, or "-" when n is 0."""
+    if n == 0:
+        return "-"
+    low, high = wilson(hits, n)
+    return f"{hits}/{n} = {100 * hits / n:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def plausibility_markdown(rows: list[dict]) -> str:
+    """How the engine's plausibility label agrees with the judged impl label, over judged negatives."""
+    negatives = [row for row in rows if row.get("kind") == "negative" and row.get("plausible") in ("yes", "no")]
+    absurd = [row for row in negatives if row["label"] == "impl"]
+    flagged = [row for row in negatives if row["plausible"] == "no"]
+    passed = [row for row in negatives if row["plausible"] == "yes"]
+    caught = sum(row["plausible"] == "no" for row in absurd)
+    return "\n".join([
+        "| measure | value [95% CI] |", "|---|---|",
+        f"| judged absurd among all judged negatives | {interval(len(absurd), len(negatives))} |",
+        f"| recall: absurd ones the label flags | {interval(caught, len(absurd))} |",
+        f"| precision: flagged ones judged absurd | {interval(caught, len(flagged))} |",
+        f"| judged absurd among those labelled plausible | {interval(len(absurd) - caught, len(passed))} |"])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table, or a clear refusal (exit status 2) for a file that is not fully judged."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -127,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{len(rows)} judged outputs from {args.judged}; error rate = err / n, 95% Wilson interval\n")
     print(markdown(rows))
+    if any(row.get("plausible") for row in rows):
+        print("\nThe engine's plausibility label against the judged impl label (negatives)\n")
+        print(plausibility_markdown(rows))
     return 0
 
 

@@ -16,7 +16,7 @@ gets --per-family outputs (default 60, so six families make 360 >= the
 300 the rubric asks for) unless it has fewer captions to give.
 
 Writes a CSV with id, subset, original, output, kind, family, subtype,
-label, note (label and note empty, for the judge), grouped by family and
+plausible (the engine's label), label, note (label and note empty, for the judge), grouped by family and
 subtype, and prints what it drew. Deterministic for a given seed and engine.
 
     NLTK_DATA=... .venv/bin/python bench/perturb_sample.py --data /work/shared/data/sugar-crepe \
@@ -33,10 +33,11 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(BENCH), str(BENCH.parent)]
-from backend.perturb import FAMILIES, Variant  # noqa: E402
 from perturb_coverage import SUBSETS, Item, load_items, run_engine  # noqa: E402
 
-COLUMNS = ("id", "subset", "original", "output", "kind", "family", "subtype", "label", "note")
+from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
+
+COLUMNS = ("id", "subset", "original", "output", "kind", "family", "subtype", "plausible", "label", "note")
 RUBRIC_MINIMUM = 300
 ENGINE_SEED = 0
 
@@ -97,7 +98,29 @@ def draw(items: list[Item], outputs: dict[str, list[Variant]], per_family: int, 
             item = items[position]
             variant = rng.choice([v for v in outputs[item.caption] if (v.family, v.subtype) == (family, subtype)])
             rows.append({"id": item.id, "subset": item.subset, "original": item.caption, "output": variant.text,
-                         "kind": variant.kind, "family": family, "subtype": subtype, "label": "", "note": ""})
+                         "kind": variant.kind, "family": family, "subtype": subtype,
+                         "plausible": "yes" if variant.plausible else "no", "label": "", "note": ""})
+    return rows
+
+
+def draw_natural(items: list[Item], outputs: dict[str, list[Variant]], per_family: int, seed: int,
+                 families) -> list[dict]:
+    """The distribution a user sees: per family, outputs drawn uniformly from every output the family gives
+    on the held-out captions (a subtype is drawn as often as it is produced), at most one per caption."""
+    rows = []
+    for family in families:
+        rng = random.Random(f"{seed}:{family}:natural")
+        pool = [(item, v) for item in items for v in outputs[item.caption] if v.family == family]
+        rng.shuffle(pool)
+        used: set[str] = set()
+        for item, variant in pool:
+            if len(used) == per_family:
+                break
+            if item.caption not in used:
+                used.add(item.caption)
+                rows.append({"id": item.id, "subset": item.subset, "original": item.caption, "output": variant.text,
+                             "kind": variant.kind, "family": family, "subtype": variant.subtype,
+                             "plausible": "yes" if variant.plausible else "no", "label": "", "note": ""})
     return rows
 
 
@@ -130,13 +153,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="shuffles the captions and picks among outputs")
     parser.add_argument("--per-family", type=int, default=60, help="outputs per family (default 60)")
     parser.add_argument("--out", type=Path, required=True, help="CSV to write")
+    parser.add_argument("--natural", action="store_true",
+                        help="draw as a user sees outputs (uniform over each family's outputs) instead of "
+                             "balancing subtypes; only the Probe's default families")
+    parser.add_argument("--outputs", type=Path, default=None, help="engine outputs saved by perturb_coverage.py")
     args = parser.parse_args(argv)
     if args.per_family < 1:
         parser.error("--per-family must be at least 1")
     items = held_out(load_items(args.data))
     random.Random(args.seed).shuffle(items)
-    outputs = run_engine([item.caption for item in items], ENGINE_SEED)
-    rows = draw(items, outputs, args.per_family, args.seed)
+    outputs = run_engine([item.caption for item in items], ENGINE_SEED, args.outputs)
+    if args.natural:
+        rows = draw_natural(items, outputs, args.per_family, args.seed, PROBE_DEFAULT_FAMILIES)
+    else:
+        rows = draw(items, outputs, args.per_family, args.seed)
     write_csv(rows, args.out)
     summarize(rows, len(items), args.per_family)
     print(f"wrote {args.out}")

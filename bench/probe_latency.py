@@ -24,8 +24,10 @@ from PIL import Image
 from safetensors.torch import save_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from backend.models.registry import EmbeddingCache  # noqa: E402
-from backend.models.registry import ModelRegistry  # noqa: E402
+from backend.models.registry import (
+    EmbeddingCache,  # noqa: E402
+    ModelRegistry,  # noqa: E402
+)
 from backend.probe import build_texts, run_probe  # noqa: E402
 
 CAPTIONS = ["the brown dog and the white cat are sitting on a red sofa",

@@ -141,7 +141,7 @@ class FakeProvider(ThreadingHTTPServer):
         self.requests: list[str] = []
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
         self.authorize = self.url + "/oauth/authorize"
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True).start()  # quick to shut down
 
     def metadata(self) -> dict:
         return {"issuer": self.url, "authorization_endpoint": self.authorize,
@@ -152,7 +152,7 @@ class FakeProvider(ThreadingHTTPServer):
 
 
 class _ProviderHandler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:  # http.server's name
         self.server.requests.append(self.path)
         if self.path != "/.well-known/openid-configuration":
             self.send_error(404)

@@ -1,7 +1,13 @@
-"""Shared fixtures: a tiny open_clip model built locally and saved three ways.
+"""Shared fixtures (a tiny open_clip model built locally and saved three ways) and the tiers' rule.
 
 The environment is set before anything imports huggingface_hub, which reads
-HF_HUB_OFFLINE and HF_HUB_CACHE once at import time.
+HF_HUB_OFFLINE and HF_HUB_CACHE once at import time; under pytest-xdist every
+worker is a process of its own that imports this file, so each gets its own
+temporary hub cache.
+
+Tiers (docs/TESTING.md): a test marked `system` may start processes, servers
+and browsers; `slow` marks long trainings and measurements; an unmarked test is
+a unit test, and `tests.support.tiers` fails one that starts a process or a server.
 """
 import os
 import tempfile
@@ -11,16 +17,44 @@ _HUB_CACHE = Path(tempfile.mkdtemp(prefix="hf-hub-cache-"))
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HUB_CACHE"] = str(_HUB_CACHE)
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+# One torch thread per test process (job subprocesses inherit it): the tiny models gain nothing from a second
+# thread, and with one xdist worker per core two threads per worker wait for each other (a 0.3 s scoring call took
+# up to 9 s that way). `OMP_NUM_THREADS=2 make test` overrides it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The tests speak plain HTTP to 127.0.0.1 only, yet httpx loads a CA bundle for every client it opens, and
+# gradio_client opens one per request, upload and download (56 ms each here: 76 s of CPU per run of the suite).
+# An empty certificate folder makes that free, and an HTTPS call that should never happen fails verification.
+os.environ.pop("SSL_CERT_FILE", None)
+os.environ["SSL_CERT_DIR"] = tempfile.mkdtemp(prefix="no-ca-certs-")
 os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[1] / ".cache" / "nltk_data"))
 
 import pytest  # noqa: E402
 
-from tests import tiny  # noqa: E402
+from tests.support import (
+    tiers,  # noqa: E402
+    tiny,  # noqa: E402
+)
+from tests.support.browser import chromium  # noqa: E402
+from tests.support.tiers import (  # noqa: E402,F401 (hooks)
+    pytest_collection_modifyitems,
+    pytest_runtest_makereport,
+    pytest_runtest_protocol,
+)
+
+tiers.install()
 
 
 @pytest.fixture(scope="session")
 def hub_cache() -> Path:
     return _HUB_CACHE
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless chromium per test process, launched on first use (a launch costs about 1.5 s of CPU); each
+    test opens its pages in a context of its own (`tests.support.browser.new_page`), so none sees another's."""
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="session")

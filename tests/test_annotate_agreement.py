@@ -4,8 +4,8 @@ number is worked out by hand in the comments, never by the formula under test.""
 import pytest
 
 from backend.annotate.agreement import (
-    Answer,
     AnnotatorQuality,
+    Answer,
     PairKappa,
     Resolution,
     chosen_image,

@@ -3,21 +3,22 @@ and each annotator reads and writes only their own tasks. Also Prolific's identi
 from __future__ import annotations
 
 import pytest
-from gradio_client import Client
 
 from backend.annotate import db, prolific
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.annotate_fixtures import task_token, toy_campaign
-from tests.appserver import annotate_app, workspace_settings
+from tests.support.annotate_fixtures import task_token, toy_campaign
+from tests.support.appserver import annotate_app, workspace_settings
+from tests.support.crowd import local_client
 
 
+@pytest.mark.system
 def test_annotate_mode_has_no_admin_endpoint_and_nobody_answers_anothers_task(tmp_path):
     settings = workspace_settings(tmp_path)
     Store(settings.db)
     toy_campaign(settings.db, settings.data_dir, "study", 3, CampaignConfig.from_dict({"gold_rate": 0}))
     with annotate_app(settings) as url:
-        alice, mallory = (Client(url, verbose=False, download_files=False) for _ in range(2))
+        alice, mallory = (local_client(url, download_files=False) for _ in range(2))
         assert set(alice.view_api(return_format="dict")["named_endpoints"]) == {"/start", "/answer"}
         alices_task = task_token(alice.predict("study", "alice", api_name="/start"))
         mallory.predict("study", "mallory", api_name="/start")
@@ -25,7 +26,7 @@ def test_annotate_mode_has_no_admin_endpoint_and_nobody_answers_anothers_task(tm
         assert any("not yours" in str(value) for value in shown)
         assert db.rows(settings.db, "select count(*) n from answers")[0]["n"] == 0
         with pytest.raises(Exception, match="Start a session first"):
-            Client(url, verbose=False).predict(alices_task, "1", api_name="/answer")
+            local_client(url).predict(alices_task, "1", api_name="/answer")
         alice.predict(alices_task, "1", api_name="/answer")
         assert [row["choice"] for row in db.rows(settings.db, "select choice from answers")] == ["1"]
 

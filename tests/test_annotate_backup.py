@@ -12,7 +12,7 @@ import time
 import pytest
 
 from backend.annotate.backup import Backup, BackupError, read_backup, restore, tables_dir
-from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 
 REPO = "lab/campaign-backup"
 EVERY = 0.002  # minutes: the scheduler thread commits every 0.12 s and ends soon after stop()
@@ -34,11 +34,12 @@ def make_backup(hub):
         made.append(backup)
         return backup
 
+    before = set(threading.enumerate())  # schedulers another test of this process left are not this test's
     yield make
     for backup in made:
         backup.stop(final_commit=False)
     # CommitScheduler's thread (named after its target) sleeps `every` minutes, then sees the stop
-    schedulers = [thread for thread in threading.enumerate() if "_run_scheduler" in thread.name]
+    schedulers = [thread for thread in set(threading.enumerate()) - before if "_run_scheduler" in thread.name]
     for thread in schedulers:
         thread.join(timeout=5)
     assert not [thread for thread in schedulers if thread.is_alive()]
@@ -72,7 +73,7 @@ def test_two_processes_back_up_into_one_folder_and_restore_on_a_fresh_disk(tmp_p
     assert [r["annotator"] for r in remote[f"backup/_tables/answers-{second.process_id}.jsonl"]] == ["bob"] * 3
 
     fresh = tmp_path / "new-space-disk"
-    records = restore(fresh, REPO, TOKEN, api=FakeHfApi(hub))
+    records, _ = restore(fresh, REPO, TOKEN, api=FakeHfApi(hub))
     assert len(records) == 7
     # by file name (table, then process start time and id), then line
     by_file = sorted([(first.process_id, "ann"), (second.process_id, "bob")])
@@ -86,7 +87,7 @@ def test_restored_files_stay_and_new_appends_go_alongside(tmp_path, hub, make_ba
     with make_backup(tmp_path / "old") as old:
         old.append("answers", {"item_id": 1, "choice": "2"})
     fresh = tmp_path / "fresh"
-    assert restore(fresh, REPO, TOKEN, api=FakeHfApi(hub)) == [{"item_id": 1, "choice": "2", "table": "answers"}]
+    assert restore(fresh, REPO, TOKEN, api=FakeHfApi(hub))[0] == [{"item_id": 1, "choice": "2", "table": "answers"}]
     new = make_backup(fresh).start()
     new.append("answers", {"item_id": 2, "choice": "none"})
     new.flush()
@@ -105,7 +106,7 @@ def test_torn_last_line_is_skipped_and_counted(tmp_path, hub, make_backup, caplo
     # a backup written before the tables had their own folder still restores (first: its process started earlier)
     hub.repos[REPO]["files"]["backup/answers-20250101T000000Z-1-0ld.jsonl"] = b'{"item_id": 0, "choice": "2"}\n'
     with caplog.at_level(logging.WARNING, logger="backend.annotate.backup"):
-        records = restore(tmp_path / "fresh", REPO, TOKEN, api=FakeHfApi(hub))
+        records, _ = restore(tmp_path / "fresh", REPO, TOKEN, api=FakeHfApi(hub))
     assert [r["item_id"] for r in records] == [0, 1, 2]
     assert "skipped 1 unreadable line" in caplog.text
     assert read_backup(tmp_path / "fresh") == (records, 1)
@@ -166,7 +167,7 @@ def test_every_append_moves_the_mtime_forward(tmp_path, make_backup):
 
 
 def test_missing_repo_restores_nothing(tmp_path):
-    assert restore(tmp_path / "fresh", "lab/never-backed-up", TOKEN, api=FakeHfApi(FakeHub())) == []
+    assert restore(tmp_path / "fresh", "lab/never-backed-up", TOKEN, api=FakeHfApi(FakeHub())) == ([], [])
 
 
 def test_configuration_errors(tmp_path, make_backup):

@@ -19,15 +19,14 @@ import pytest
 from app import build_annotate_app, launch_options
 from backend.annotate import assign, campaigns, db
 from backend.annotate.campaigns import CampaignConfig
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
 from backend.core.store import Store
-from tests.annotate_fixtures import toy_campaign
-from tests.appserver import free_port, workspace_settings
-from tests.browser import VIEWPORT, chromium, inside
+from backend.models.registry import EmbeddingCache, ModelRegistry
+from tests.support.annotate_fixtures import toy_campaign
+from tests.support.appserver import free_port, workspace_settings
+from tests.support.browser import VIEWPORT, inside
 from ui.context import AppContext
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
@@ -54,7 +53,7 @@ def annotate_server(settings):
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(tmp_path_factory, browser):
     """Two toy campaigns: "study" (overlap 1: one answer decides step 3) for the participant, "local" for
     the typing test."""
     settings = workspace_settings(tmp_path_factory.mktemp("annotate-browser"))
@@ -63,7 +62,7 @@ def served(tmp_path_factory):
     toy_campaign(settings.db, settings.data_dir, "study", 8, study)
     toy_campaign(settings.db, settings.data_dir, "local", 3,
                  CampaignConfig.from_dict({"gold_rate": 0, "tasks_per_session": 3}), seed=1)
-    with annotate_server(settings) as url, chromium() as browser:
+    with annotate_server(settings) as url:
         yield settings, url, browser
 
 

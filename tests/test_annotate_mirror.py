@@ -5,7 +5,7 @@ from backend.annotate import assign, campaigns, db, mirror, report
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
 from backend.core.settings import Settings
 from backend.core.store import Store
-from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 
 TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers")
 

@@ -9,8 +9,8 @@ from backend.annotate import db, service, sources
 from backend.core.auth import ADMIN, Actor, PermissionDenied
 from backend.core.paths import PathError
 from backend.core.store import Store
-from tests.appserver import workspace_settings
-from tests.tiny import solid_image
+from tests.support.appserver import workspace_settings
+from tests.support.tiny import solid_image
 
 WEB_ADMIN = Actor("admin", ADMIN, "password")  # signed in through the page: paths stay inside the allowed roots
 GUEST = Actor("guest")

@@ -10,8 +10,8 @@ from gradio_client import Client, handle_file
 
 from backend.core import auth
 from backend.core.auth import Actor, PermissionDenied
-from tests.appserver import running_app, workspace_settings
-from tests.tiny import solid_image
+from tests.support.appserver import running_app, workspace_settings
+from tests.support.tiny import solid_image
 
 # Annotators are not admins: /start and /answer serve anyone, each annotator only their own tasks
 # (tests/test_annotate_app.py).
@@ -66,6 +66,7 @@ def _example_arguments(endpoint: dict) -> list:
     return [parameter.get("example_input") for parameter in endpoint["parameters"]]
 
 
+@pytest.mark.system
 def test_every_admin_endpoint_refuses_an_anonymous_caller(guarded):
     url, workspace = guarded
     client = Client(url, verbose=False)
@@ -79,6 +80,7 @@ def test_every_admin_endpoint_refuses_an_anonymous_caller(guarded):
     assert not (workspace / "runs").exists()
 
 
+@pytest.mark.system
 def test_an_admin_signs_in_and_may_act_in_that_session_only(guarded):
     url, _ = guarded
     admin, stranger = Client(url, verbose=False), Client(url, verbose=False)
@@ -95,6 +97,7 @@ def test_an_admin_signs_in_and_may_act_in_that_session_only(guarded):
         admin.predict(api_name="/list_runs")
 
 
+@pytest.mark.system
 def test_anyone_may_probe_listed_models_but_not_name_a_server_path(guarded, tiny_checkpoints, tmp_path):
     url, _ = guarded
     image = tmp_path / "red.png"
@@ -108,6 +111,7 @@ def test_anyone_may_probe_listed_models_but_not_name_a_server_path(guarded, tiny
                        "", api_name="/probe")
 
 
+@pytest.mark.system
 def test_without_credentials_on_a_public_address_admin_features_are_absent_and_the_page_says_why(
         tiny_checkpoints, tmp_path):
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], tmp_path,

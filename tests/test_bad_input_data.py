@@ -20,13 +20,13 @@ from backend.benchmarks import prepare, run_task
 from backend.benchmarks.stream import BenchmarkImageError, StreamEncoder
 from backend.benchmarks.task import ImageFile
 from backend.cli import main
+from backend.core.tabular import RecordFileError
 from backend.models.encoder import Encoder
 from backend.models.loading import load_model
-from backend.core.tabular import RecordFileError
 from backend.train.config import TrainConfig
 from backend.train.data import read_manifest
-from tests.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
-from tests.sugarcrepe_sample import SAMPLE, pin_checksums, write_sugarcrepe_root
+from tests.support.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
+from tests.support.sugarcrepe_sample import SAMPLE, pin_checksums, write_sugarcrepe_root
 
 LONG = "a brown dog on the green grass " * 646  # 20,026 characters
 
@@ -83,6 +83,7 @@ def test_a_damaged_benchmark_image_fails_the_evaluation_with_the_file_named(suga
     assert re.search(f"error: cannot read image {re.escape(str(target))}: {BAD_IMAGES[name][1]}", error), error
 
 
+@pytest.mark.system
 def test_a_worker_that_cannot_read_an_image_reports_it_in_one_line(tiny_checkpoints, tmp_path):
     """In a DataLoader worker the error arrives wrapped in the worker's traceback; the message is its last line."""
     bad = write_bad_images(tmp_path)["truncated.jpg"]

@@ -17,11 +17,11 @@ from gradio_client import Client, handle_file
 from backend.annotate import campaigns
 from backend.cli import main
 from backend.core.limits import MAX_UPLOAD_BYTES
-from backend.perturb import perturb
 from backend.core.store import Store
-from tests.appserver import running_app, workspace_settings
-from tests.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
-from tests.browser import VIEWPORT, chromium, upload_image
+from backend.perturb import perturb
+from tests.support.appserver import running_app, workspace_settings
+from tests.support.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
+from tests.support.browser import new_page, upload_image
 from tests.test_train_tab import form as train_form
 
 LONG = "a brown dog on the green grass " * 646  # 20,026 characters
@@ -56,6 +56,7 @@ def assert_still_serves(client, images, tiny_checkpoints):
     assert kinds == ["original", "negative"] and "tiny-dir" in summary
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("name", list(BAD_IMAGES))
 def test_a_bad_image_uploaded_to_the_probe_is_named_and_the_next_probe_works(app, images, tiny_checkpoints, name):
     client, _ = app
@@ -64,6 +65,7 @@ def test_a_bad_image_uploaded_to_the_probe_is_named_and_the_next_probe_works(app
     assert_still_serves(client, images, tiny_checkpoints)
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("name", ["truncated.jpg", "bomb.png", "large.png"])
 def test_the_command_line_probe_names_a_bad_image_and_exits_2(images, tiny_checkpoints, capsys, name):
     assert main(["probe", "--image", str(images[name]), "--caption", "a dog", "--model", tiny_checkpoints.dir_spec,
@@ -79,6 +81,7 @@ def fifty_megabytes(path):
     return path
 
 
+@pytest.mark.system
 def test_a_50_mb_upload_is_refused_with_the_limit_and_the_server_still_serves(app, images, tiny_checkpoints,
                                                                               tmp_path):
     client, _ = app
@@ -92,15 +95,16 @@ def test_a_50_mb_upload_is_refused_with_the_limit_and_the_server_still_serves(ap
     assert_still_serves(client, images, tiny_checkpoints)
 
 
+@pytest.mark.system
 @pytest.mark.browser
-def test_the_page_shows_the_upload_limit_and_a_bomb_refusal_then_takes_a_good_image(app, images, tmp_path):
+def test_the_page_shows_the_upload_limit_and_a_bomb_refusal_then_takes_a_good_image(app, images, tmp_path, browser):
     client, _ = app
     huge = fifty_megabytes(tmp_path / "huge.png")
-    with chromium() as browser:
-        page = browser.new_page(viewport=VIEWPORT)
+    with new_page(browser) as page:
         page.goto(client.src)
+        bomb_message = f"Could not read the image 'bomb.png': {BAD_IMAGES['bomb.png'][1]}"
         for path, message in ((huge, 'File(s) exceed the maximum allowed size of 20.0 Mb: "huge.png"'),
-                              (images["bomb.png"], f"Could not read the image 'bomb.png': {BAD_IMAGES['bomb.png'][1]}")):
+                              (images["bomb.png"], bomb_message)):
             page.locator("[data-testid=image] input[type=file]").set_input_files(str(path))
             page.locator("[data-testid=toast-body].error").filter(has_text=message).first.wait_for()
         upload_image(page, images["good.jpg"])
@@ -111,6 +115,7 @@ def test_the_page_shows_the_upload_limit_and_a_bomb_refusal_then_takes_a_good_im
     (LONG, "", f"The caption has {len(LONG.strip()):,} characters; the limit is 1,000"),
     ("a brown dog on the grass", "-" + LONG, f"The caption has {len(LONG.strip()):,} characters; the limit is 1,000"),
 ])
+@pytest.mark.system
 def test_empty_and_20000_character_captions_are_refused_with_the_limit(app, images, tiny_checkpoints, capsys,
                                                                        caption, extra, message):
     client, _ = app
@@ -139,6 +144,7 @@ def assert_nothing_created(settings, name, before):
     assert not campaigns.campaign_dir(settings.data_dir, name).exists()
 
 
+@pytest.mark.system
 def test_malformed_campaign_files_are_named_with_their_line_and_create_nothing(app, images, tmp_path):
     client, settings = app
     before = campaigns.list_campaigns(settings.db)
@@ -152,6 +158,7 @@ def test_malformed_campaign_files_are_named_with_their_line_and_create_nothing(a
     ("caption", "  ", "line 3: caption is empty"),
     ("negative_caption", LONG, f"line 3: negative_caption has {len(LONG.strip()):,} characters; the limit is 1,000"),
 ])
+@pytest.mark.system
 def test_empty_and_20000_character_captions_in_a_campaign_file_are_refused(app, images, field, text, message):
     client, settings = app
     before = campaigns.list_campaigns(settings.db)
@@ -161,6 +168,7 @@ def test_empty_and_20000_character_captions_in_a_campaign_file_are_refused(app, 
     assert_nothing_created(settings, f"bad-{field}", before)
 
 
+@pytest.mark.system
 def test_a_campaign_whose_images_are_damaged_missing_or_bombs_names_each_and_creates_nothing(app, images):
     client, settings = app
     before = campaigns.list_campaigns(settings.db)
@@ -177,6 +185,7 @@ def test_a_campaign_whose_images_are_damaged_missing_or_bombs_names_each_and_cre
     assert_nothing_created(settings, "bad-images", before)
 
 
+@pytest.mark.system
 def test_the_command_line_names_a_bad_campaign_file_and_creates_nothing(app, images, monkeypatch, capsys):
     _, settings = app
     monkeypatch.setenv("COMPLAB_WORKSPACE", str(settings.workspace))
@@ -190,6 +199,7 @@ def test_the_command_line_names_a_bad_campaign_file_and_creates_nothing(app, ima
         assert_nothing_created(settings, "cli-bad", before)
 
 
+@pytest.mark.system
 def test_a_utf16_campaign_file_from_a_spreadsheet_is_read_as_written(app, images):
     """A byte-order mark says how the text is encoded: such a file is not bad input, it is followed."""
     client, settings = app
@@ -203,6 +213,7 @@ def test_a_utf16_campaign_file_from_a_spreadsheet_is_read_as_written(app, images
     assert item == {"caption": "A brown dog on the grass near the café.", "image": str(images["good.jpg"])}
 
 
+@pytest.mark.system
 def test_the_train_tab_refuses_a_malformed_manifest_and_creates_no_job(app):
     client, settings = app
     before = Store(settings.db).list_jobs()

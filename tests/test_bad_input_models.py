@@ -16,15 +16,15 @@ from safetensors.torch import load_file
 
 from backend.benchmarks.results import results
 from backend.cli import main
+from backend.core.store import Store
 from backend.models.loading import load_model
 from backend.patching.config import PATCHED_FOLDER
 from backend.patching.interpolation import PatchingError
 from backend.patching.sweep import patched_model
-from backend.core.store import Store
-from tests.appserver import running_app, workspace_settings
-from tests.bad_files import good_image, pickled_checkpoint
+from tests.support.appserver import running_app, workspace_settings
+from tests.support.bad_files import good_image, pickled_checkpoint
+from tests.support.tiny import ARCH, save_wider_model
 from tests.test_train_tab import form as train_form
-from tests.tiny import ARCH, save_wider_model
 
 UNKNOWN_SPECS = {  # spec -> (message, refused before any model loads)
     "nosuch-arch:openai": ("Could not load 'nosuch-arch:openai': open_clip has no architecture 'nosuch-arch'", True),
@@ -66,6 +66,7 @@ def probe(client, settings, models):
                           0, "-a green dog", api_name="/probe")
 
 
+@pytest.mark.system
 def test_the_probe_scores_with_the_models_that_load_and_names_each_that_does_not(app, tiny_checkpoints):
     client, settings = app
     summary, table, *_ = probe(client, settings, [tiny_checkpoints.dir_spec, *UNKNOWN_SPECS, "local-dir:/nonexistent"])
@@ -75,6 +76,7 @@ def test_the_probe_scores_with_the_models_that_load_and_names_each_that_does_not
     assert "- not loaded: local model path '/nonexistent' is outside the allowed folders" in summary
 
 
+@pytest.mark.system
 def test_the_command_line_probe_warns_about_each_unknown_spec_and_scores_the_rest(app, tiny_checkpoints, capsys):
     _, settings = app
     image = str(settings.workspace / "photo.png")
@@ -104,6 +106,7 @@ def test_evaluate_names_an_unknown_spec_and_stores_nothing(tiny_checkpoints, tmp
     ("ViT-B-32:", "needs an architecture before its ':'"),
     ("local-dir:/nonexistent", "base model path '/nonexistent' is outside the allowed folders"),
 ])
+@pytest.mark.system
 def test_the_train_tab_refuses_a_bad_base_model_and_creates_no_job(app, base_model, message):
     client, settings = app
     before = Store(settings.db).list_jobs()
@@ -122,6 +125,7 @@ def test_training_from_an_unknown_base_model_ends_with_what_was_tried(tmp_path, 
     assert re.search(f"^error: {message}", capsys.readouterr().err, re.MULTILINE)
 
 
+@pytest.mark.system
 def test_a_pickled_checkpoint_is_refused_everywhere_and_its_code_never_runs(app, evil, tiny_checkpoints, capsys):
     client, settings = app
     spec, sentinel = evil
@@ -141,6 +145,7 @@ def sweep_form(pretrained, finetuned):
     return [pretrained, finetuned, "0, 0.5, 1", "toy-sugarcrepe/overall", "toy-zeroshot-shape/top1", 1.0, 2]
 
 
+@pytest.mark.system
 def test_the_sweep_tab_refuses_two_architectures_before_a_job_exists(app, wide, tiny_checkpoints):
     client, settings = app
     before = Store(settings.db).list_jobs()
@@ -149,6 +154,7 @@ def test_the_sweep_tab_refuses_two_architectures_before_a_job_exists(app, wide, 
     assert Store(settings.db).list_jobs() == before
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("finetuned, message", [("wide", DIFFERENT), ("evil", PICKLE_REFUSED)])
 def test_the_sweep_tab_export_refuses_a_bad_pair_and_exports_nothing(app, wide, evil, tiny_checkpoints, finetuned,
                                                                      message):
@@ -163,6 +169,7 @@ def test_the_sweep_tab_export_refuses_a_bad_pair_and_exports_nothing(app, wide, 
     assert not evil[1].exists()
 
 
+@pytest.mark.system
 def test_the_command_line_refuses_two_architectures_before_any_work(wide, tiny_checkpoints, tmp_path, capsys):
     models_dir = tmp_path / "models"
     for command in (["sweep", "--alphas", "0", "1", "--limit", "2"],
@@ -172,6 +179,7 @@ def test_the_command_line_refuses_two_architectures_before_any_work(wide, tiny_c
     assert not (models_dir / PATCHED_FOLDER / "mixed").exists()
 
 
+@pytest.mark.system
 def test_loaded_models_of_two_architectures_are_refused_with_the_tensors_named(wide, tiny_checkpoints):
     """The check on the loaded weights, for specs whose configs cannot be read without loading (a hub repo)."""
     pretrained, finetuned = (load_model(spec, device="cpu") for spec in (tiny_checkpoints.dir_spec, wide))

@@ -13,12 +13,12 @@ from safetensors.torch import save_file
 
 from backend import toyworld as tw
 from backend.benchmarks import BENCHMARKS, evaluate_many
-from backend.toyworld import tasks as toy
-from backend.toyworld.tasks import best_true_recall
 from backend.cli import main
 from backend.models.encoder import Encoder
 from backend.models.loading import LoadedModel
+from backend.toyworld import tasks as toy
 from backend.toyworld.model import model_config
+from backend.toyworld.tasks import best_true_recall
 
 LIMIT = 4  # items per type/subset: enough for several distinct accuracies, fast on two cores
 

@@ -17,7 +17,7 @@ from backend import metrics as M
 from backend.benchmarks import aro, order, prepare
 from backend.benchmarks.data import DataMissing, Remote
 from backend.models.loading import load_model
-from tests.benchmark_files import RED, evaluate, go_online, item_texts, mean, one_by_one, serve, write_image
+from tests.support.benchmark_files import RED, evaluate, go_online, item_texts, mean, one_by_one, serve, write_image
 
 RELATIONS = [  # (relation, true caption, false caption); "near" is in ARO's filter list, the others are not
     ("on", "the cup is on the table", "the table is on the cup"),
@@ -159,6 +159,7 @@ def test_missing_vg_data_lists_the_steps(tmp_path, monkeypatch):
     assert "vgr_vga_images.zip" in str(missing_images.value) and "3 image files" in str(missing_images.value)
 
 
+@pytest.mark.system
 def test_download_records_checksum_and_refuses_a_changed_copy(tmp_path, monkeypatch):
     rows = relation_rows()
     served = tmp_path / "server"

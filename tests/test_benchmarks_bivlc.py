@@ -15,17 +15,17 @@ from PIL import Image
 
 from backend.annotate import campaigns, db, resolution, service
 from backend.annotate.campaigns import CampaignConfig
-from backend.core.auth import cli_actor
 from backend.benchmarks import available_benchmarks, get_benchmark, prepare, run_task
 from backend.benchmarks.bivlc import HUB_ID, bivlc_metrics
 from backend.benchmarks.campaign import export_digest
 from backend.benchmarks.data import DataMissing
 from backend.benchmarks.stream import StreamEncoder
+from backend.core.auth import cli_actor
+from backend.core.store import Store
 from backend.models.encoder import Encoder
 from backend.models.loading import load_model
-from backend.core.store import Store
-from tests.annotate_fixtures import toy_campaign
-from tests.appserver import workspace_settings
+from tests.support.annotate_fixtures import toy_campaign
+from tests.support.appserver import workspace_settings
 
 FEATURES = datasets.Features({"image": datasets.Image(), "caption": datasets.Value("string"),
                               "negative_caption": datasets.Value("string"), "negative_image": datasets.Image(),

@@ -1,8 +1,6 @@
 """The streaming evaluator, stored results, the evaluate job and zero-shot prompt ensembles, on real files and a
 tiny open_clip model: numbers are recomputed by hand from the model's own embeddings."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,17 +9,15 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from backend.benchmarks import Benchmark, ImageFile, grid_task, prepare, register, run_task
-from backend.benchmarks import evaluator
+from backend.benchmarks import Benchmark, ImageFile, evaluator, grid_task, prepare, register, run_task
 from backend.benchmarks.job import EvaluateConfig, evaluate_models
 from backend.benchmarks.results import disagreements, item_images, items, leaderboard, results, subtypes
 from backend.benchmarks.stream import BenchmarkImageError, StreamEncoder
 from backend.benchmarks.task import first_caption_wins
 from backend.benchmarks.zeroshot import ensemble_task, top_k
-from backend.models.loading import load_model
 from backend.core.store import Store
+from backend.models.loading import load_model
 
-ROOT = Path(__file__).resolve().parents[1]
 COLOURS = {"red": (220, 30, 30), "blue": (30, 30, 220), "green": (30, 200, 30)}
 
 
@@ -55,6 +51,7 @@ def by_hand(loaded, image_path: Path, texts: list[str]) -> torch.Tensor:
     return (F.normalize(text, dim=-1) @ F.normalize(image, dim=-1).T)[:, 0]
 
 
+@pytest.mark.system
 def test_each_distinct_image_is_encoded_once_and_scores_match_a_hand_computation(tmp_path, tiny):
     paths = write_images(tmp_path / "images")
     task = pair_task(paths)
@@ -77,7 +74,7 @@ def test_a_crop_box_is_applied_before_encoding(tmp_path):
 
 def test_an_unreadable_image_names_its_file(tmp_path, tiny):
     (tmp_path / "broken.png").write_bytes(b"not a png at all")
-    with pytest.raises(BenchmarkImageError, match="broken.png"):
+    with pytest.raises(BenchmarkImageError, match=r"broken\.png"):
         StreamEncoder(tiny).images([ImageFile(str(tmp_path / "broken.png"))])
 
 
@@ -96,7 +93,8 @@ def test_prompt_ensembles_average_embeddings_not_scores(tiny):
 
 def test_top_k_counts_a_tie_with_another_class_as_wrong():
     sim = torch.tensor([[0.5, 0.5, 0.1], [0.9, 0.2, 0.1], [0.1, 0.3, 0.2]])
-    assert top_k(sim, torch.tensor([0, 0, 0]), ks=(1, 2)) == {"top1": pytest.approx(1 / 3), "top2": pytest.approx(2 / 3)}
+    assert top_k(sim, torch.tensor([0, 0, 0]), ks=(1, 2)) == {"top1": pytest.approx(1 / 3),
+                                                              "top2": pytest.approx(2 / 3)}
 
 
 @pytest.fixture()
@@ -157,22 +155,23 @@ def test_a_bad_config_names_every_problem():
         EvaluateConfig.from_dict({"modle": ["x"]})
 
 
-def test_the_cli_evaluates_stores_and_prints_json(tmp_path, tiny_checkpoints):
-    env = {"COMPLAB_WORKSPACE": str(tmp_path / "ws"), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin",
-           "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "backend", "evaluate", "--model", tiny_checkpoints.dir_spec,
-                          "--benchmarks", "toy-zeroshot-shape", "--limit", "8", "--json"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr
-    output = json.loads(run.stdout)["results"][0]
+def test_the_cli_evaluates_stores_and_prints_json(tmp_path, tiny_checkpoints, capsys, monkeypatch):
+    """In-process (`backend.cli.main`): tests/test_cli.py runs `python -m backend` itself as a process."""
+    from backend.cli import main
+
+    monkeypatch.setenv("COMPLAB_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["evaluate", "--model", tiny_checkpoints.dir_spec, "--benchmarks", "toy-zeroshot-shape",
+                 "--limit", "8", "--json"]) == 0
+    run = capsys.readouterr()
+    output = json.loads(run.out)["results"][0]
     assert output["benchmark"] == "toy-zeroshot-shape" and output["activation"] == "gelu"
-    assert "%" in run.stderr  # the progress bar
-    board = subprocess.run([sys.executable, "-m", "backend", "leaderboard"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=120)
-    assert f"{100 * output['metrics']['top1']:.2f}" in board.stdout and "Chance" in board.stdout
-    bad = subprocess.run([sys.executable, "-m", "backend", "evaluate", "--model", "toyworld", "--benchmarks",
-                          "sugarcrepe-typo"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and "unknown benchmark 'sugarcrepe-typo'" in bad.stderr
+    assert "%" in run.err  # the progress bar
+    assert main(["leaderboard"]) == 0
+    board = capsys.readouterr().out
+    assert f"{100 * output['metrics']['top1']:.2f}" in board and "Chance" in board
+    assert main(["evaluate", "--model", "toyworld", "--benchmarks", "sugarcrepe-typo"]) == 2
+    assert "unknown benchmark 'sugarcrepe-typo'" in capsys.readouterr().err
 
 
 def test_prepare_is_per_data_folder(tmp_path, pair_benchmark):

@@ -16,7 +16,7 @@ from backend.benchmarks import hard_positives as hp
 from backend.benchmarks import prepare
 from backend.benchmarks.data import DataMissing
 from backend.models.loading import load_model
-from tests.benchmark_files import RED, evaluate, go_online, item_texts, mean, one_by_one, serve, write_image
+from tests.support.benchmark_files import RED, evaluate, go_online, item_texts, mean, one_by_one, serve, write_image
 
 SAMPLE = Path(__file__).parent / "data" / "hard-positives-sample"
 FILES = {"att": "vl_checklist_attributes.json", "rel": "vl_checklist_relations.json"}
@@ -155,6 +155,7 @@ def test_missing_files_and_images_list_the_steps(tmp_path, monkeypatch):
     assert str(folder / first) in str(no_images.value) and "images2.zip" in str(no_images.value)
 
 
+@pytest.mark.system
 def test_download_checks_the_pinned_sha256(tmp_path, monkeypatch):
     """Served at the pinned commit's URL: a file with the pinned SHA-256 is kept, another is deleted."""
     names = [f"{kind}/{FILES['att']}" for kind in (hp.ORIGINAL, hp.POSITIVE)]

@@ -1,22 +1,21 @@
-"""The `evaluate` and `sweep` job kinds in their own processes (local and torchrun with 2 CPU ranks), and the
-in-place alpha sweep against a fresh interpolated copy per alpha."""
+"""The `evaluate` job kind under torchrun with 2 CPU ranks, and the in-place alpha sweep against a fresh
+interpolated copy per alpha. The local target's `evaluate` and `sweep` jobs run from their tabs
+(tests/test_benchmarks_tab.py, tests/test_sweep_tab.py)."""
 import json
-from pathlib import Path
 
 import pytest
 import torch
 
 from backend import jobs
-from backend.core.auth import Actor, PermissionDenied
 from backend.benchmarks import evaluate_many
 from backend.benchmarks.results import results
-from backend.models.loading import load_model
+from backend.core.auth import Actor, PermissionDenied
 from backend.core.paths import PathError
-from backend.patching.config import exported_models
-from backend.patching.sweep import apply_alpha, export_patched, patched_model, recommend, sweep
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
-from tests.appserver import wait_for, workspace_settings
+from backend.models.loading import load_model
+from backend.patching.sweep import apply_alpha, patched_model, recommend, sweep
+from tests.support.appserver import wait_for, workspace_settings
 
 ADMIN = Actor("alice", "admin", "password")
 GUEST = Actor("visitor", "annotator", "password")
@@ -51,18 +50,25 @@ def finetuned(tmp_path_factory):
     return f"local-dir:{folder}"
 
 
-@pytest.mark.parametrize("target, options", [("local", {}), ("torchrun", {"nproc": 2})])
-def test_an_evaluate_job_stores_the_same_numbers_as_an_in_process_run(settings, target, options):
+@pytest.fixture(scope="module")
+def in_process():
+    """The numbers an in-process run gives, computed once for both targets."""
+    return evaluate_many(BENCHMARKS, load_model("toyworld", device="cpu"), limit=LIMIT)
+
+
+@pytest.mark.system
+def test_an_evaluate_job_under_torchrun_stores_the_same_numbers_as_an_in_process_run(settings, in_process):
+    """Two CPU ranks share the encoding and rank 0 stores; the local target's job is checked against an in-process
+    run by tests/test_benchmarks_tab.py (the tab's own job)."""
     store = Store(settings.db)
     config = {"models": ["toyworld"], "benchmarks": BENCHMARKS, "limit": LIMIT, "workers": 0}
-    job_id = jobs.submit(ADMIN, "evaluate", config, target, options, store=store, settings=settings)
+    job_id = jobs.submit(ADMIN, "evaluate", config, "torchrun", {"nproc": 2}, store=store, settings=settings)
     job = settled(store, job_id)
     stored = {row["benchmark"]: row for row in results(store)}
     assert set(stored) == set(BENCHMARKS) and all(row["job_id"] == job_id for row in stored.values())
-    expected = evaluate_many(BENCHMARKS, load_model("toyworld", device="cpu"), limit=LIMIT)
     for name, row in stored.items():
         for key, value in row["metrics"].items():
-            assert value == pytest.approx(expected[f"{name}/{key}"], abs=1e-9), key
+            assert value == pytest.approx(in_process[f"{name}/{key}"], abs=1e-9), key
         assert row["activation"] == "gelu" and row["item_limit"] == LIMIT and row["version"]
     assert job["progress"] == 1.0 and len(job["result"]["results"]) == 2
 
@@ -108,25 +114,11 @@ def test_recommendation_keeps_object_centric_within_tolerance():
     assert recommend(rows, "c", "o", tolerance=0.05)["alpha"] == 0.8
 
 
-def test_a_sweep_job_reports_each_alpha_and_its_export_loads_back(tmp_path, finetuned):
-    folder = Path(finetuned.removeprefix("local-dir:"))
+def test_a_sweep_of_a_checkpoint_outside_the_allowed_folders_is_refused(tmp_path, finetuned):
+    """The sweep job itself (each alpha reported, the export loading back) runs in tests/test_sweep_tab.py."""
     with pytest.raises(PathError, match="outside the allowed folders"):
         jobs.submit(ADMIN, "sweep", {"pretrained": "toyworld", "finetuned": finetuned}, store=Store(tmp_path / "x.db"),
                     settings=workspace_settings(tmp_path / "closed"))
-    settings = workspace_settings(tmp_path / "ws", extra_roots=[folder.parent])
-    store = Store(settings.db)
-    config = {"pretrained": "toyworld", "finetuned": finetuned, "alphas": [0, 0.5, 1], "limit": LIMIT, **TOY_AXES}
-    job = settled(store, jobs.submit(ADMIN, "sweep", config, store=store, settings=settings))
-    points = store.metrics(job["id"], "sweep")
-    assert sorted({row["step"] for row in points}) == [0, 1, 2]
-    assert [row["alpha"] for row in job["result"]["rows"]] == [0, 0.5, 1]
-    best = job["result"]["recommended"]
-    spec = export_patched("toyworld", finetuned, best["alpha"], "toy-patched", settings.models_dir)
-    assert exported_models(settings.models_dir) == [(f"toy-patched (patched, alpha {best['alpha']})", spec)]
-    reloaded = evaluate_many(BENCHMARKS, load_model(spec, device="cpu"), limit=LIMIT)
-    assert reloaded["toy-sugarcrepe/overall"] == pytest.approx(best["compositional"])
-    with pytest.raises(ValueError, match="already exists"):
-        export_patched("toyworld", finetuned, 0.3, "toy-patched", settings.models_dir)
 
 
 def test_results_of_a_hugging_face_evaluate_job_reach_the_local_leaderboard(settings, monkeypatch):

@@ -19,9 +19,9 @@ from backend.benchmarks.mmvp import pair_correct
 from backend.benchmarks.stream import StreamEncoder
 from backend.benchmarks.valse import PIECES, RAW, valse_metrics
 from backend.benchmarks.winoground import HUB_ID as WINOGROUND_ID
+from backend.core.settings import get_settings
 from backend.models.encoder import Encoder
 from backend.models.loading import load_model
-from backend.core.settings import get_settings
 
 
 def noise(seed: int, size: int = 40) -> Image.Image:

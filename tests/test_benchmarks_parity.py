@@ -29,7 +29,8 @@ from clip_benchmark.datasets.builder import image_captions_collate_fn
 from clip_benchmark.datasets.sugar_crepe import SugarCrepe
 from clip_benchmark.datasets.winoground import WinoGround
 from clip_benchmark.metrics import image_caption_selection
-from datasets import Dataset as HFDataset, Image as HFImage
+from datasets import Dataset as HFDataset
+from datasets import Image as HFImage
 from torch import Tensor
 from torch.utils.data import DataLoader
 
@@ -38,7 +39,7 @@ from backend.benchmarks.stream import StreamEncoder
 from backend.benchmarks.task import fraction, group_correct
 from backend.metrics import group_scores
 from backend.models.loading import LoadedModel, load_model
-from tests.sugarcrepe_sample import SAMPLE, block_image, pin_checksums, write_sugarcrepe_root
+from tests.support.sugarcrepe_sample import SAMPLE, block_image, pin_checksums, write_sugarcrepe_root
 
 
 def clip_benchmark_acc(loaded: LoadedModel, images: Path, ann_file: Path, batch_size: int = 8) -> float:

@@ -13,7 +13,7 @@ import torch
 
 from backend.benchmarks import BENCHMARKS, prepare, sugarcrepe
 from backend.benchmarks.data import DataMissing
-from tests.sugarcrepe_sample import SAMPLE, pin_checksums, write_sugarcrepe_root
+from tests.support.sugarcrepe_sample import SAMPLE, pin_checksums, write_sugarcrepe_root
 
 
 def sample_annotations() -> dict[str, dict]:

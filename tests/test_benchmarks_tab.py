@@ -1,9 +1,14 @@
-"""The Benchmarks tab through a real server on 127.0.0.1 (gradio_client) and a real `evaluate` job.
+"""The Benchmarks tab through a real server on 127.0.0.1 (gradio_client) and a real `evaluate` job, and as an
+anonymous visitor sees it in Debian's chromium.
 
 Two real models: the shipped toy model and a randomly initialised one of the same
 architecture saved as a checkpoint (the random model of the Train tab's
 `toyworld:random`, which `load_model` itself does not offer). An admin signs in
 with the password policy; an anonymous caller is refused.
+
+In the browser what is asserted is what is drawn: leaderboard rows read off the rendered table, bars with a
+height, an image the browser decoded, captions with their scores, and the Probe tab's caption after
+"Send to Probe". `SAVE_SCREENSHOT=1` also writes docs/benchmarks.png and docs/benchmarks-failures.png.
 """
 import csv
 import io
@@ -13,12 +18,15 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
+from backend.benchmarks import evaluate_many
 from backend.benchmarks.results import items, model_label, results
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
+from backend.models.loading import load_model
 from backend.train.config import TrainConfig
 from backend.train.loop import build_model
-from tests.appserver import running_app, wait_for
+from tests.support.appserver import running_app, wait_for
+from tests.support.browser import choose, new_page, read_table, screenshot
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -35,7 +43,7 @@ def random_toy_checkpoint(folder: Path) -> str:
 
 def sign_in(url: str) -> Client:
     client = Client(url, verbose=False)
-    status, _password = client.predict("admin", "s3cret pass", api_name="/login")
+    status, *_ = client.predict("admin", "s3cret pass", api_name="/login")  # the status line first
     assert "(admin)" in status
     return client
 
@@ -61,14 +69,21 @@ def table_rows(table: dict) -> dict[str, dict]:
     return {row[0]: dict(zip(table["headers"], row)) for row in table["data"]}
 
 
+@pytest.mark.system
 def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
-    assert "**#%d evaluate: done**, 100%%" % evaluated["job"] in admin.predict(evaluated["job"],
-                                                                              api_name="/evaluate_status")
+    assert f"**#{evaluated['job']} evaluate: done**, 100%" in admin.predict(evaluated["job"],
+                                                                            api_name="/evaluate_status")
     table, chart = admin.predict([], api_name="/leaderboard")
     rows = table_rows(table)
     stored = results(store, [BENCHMARK])
     assert {row["model"] for row in stored} == set(evaluated["models"])
+    # The job's own process (the local target) stores what an in-process run of the same model computes.
+    in_process = evaluate_many([BENCHMARK], load_model("toyworld", device="cpu"), limit=LIMIT)
+    toy = next(result for result in stored if result["model"] == "toyworld")
+    assert toy["activation"] == "gelu" and toy["item_limit"] == LIMIT and toy["version"]
+    for metric, value in toy["metrics"].items():
+        assert value == pytest.approx(in_process[f"{BENCHMARK}/{metric}"], abs=1e-9), metric
     for result in stored:
         row = rows[f"{model_label(result)} [first {LIMIT} items]"]
         assert row["source"] == "evaluated here"
@@ -82,6 +97,7 @@ def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(ev
         r for r in stored if r["model"] == "toyworld")["metrics"]["overall"], 1)
 
 
+@pytest.mark.system
 def test_the_csv_download_has_every_row(evaluated):
     path = evaluated["admin"].predict([], api_name="/leaderboard_csv")
     rows = {row["model"]: row for row in csv.DictReader(io.StringIO(Path(path).read_text()))}
@@ -91,11 +107,13 @@ def test_the_csv_download_has_every_row(evaluated):
     assert rows["Chance"]["source"] == "docs/REFERENCE.md, Metrics"
 
 
+@pytest.mark.system
 def test_the_column_filter_keeps_only_the_chosen_benchmarks(evaluated):
     table, _chart = evaluated["admin"].predict(["toy-bivlc"], api_name="/leaderboard")
     assert table["headers"] == ["model", "source", "date"] and table["data"] == []
 
 
+@pytest.mark.system
 def test_an_anonymous_visitor_reads_the_leaderboard_but_cannot_launch(evaluated):
     anonymous = Client(evaluated["url"], verbose=False)
     table, _chart = anonymous.predict([], api_name="/leaderboard")
@@ -111,6 +129,7 @@ def test_an_anonymous_visitor_reads_the_leaderboard_but_cannot_launch(evaluated)
     (["toyworld"], ["no-such-benchmark"], "unknown benchmark 'no-such-benchmark'"),
     (["local-dir:/etc"], [BENCHMARK], "is outside"),
 ])
+@pytest.mark.system
 def test_a_bad_launch_is_a_message_and_starts_nothing(evaluated, models, benchmarks, message):
     before = len(evaluated["store"].list_jobs())
     with pytest.raises(Exception, match=message):
@@ -118,6 +137,7 @@ def test_a_bad_launch_is_a_message_and_starts_nothing(evaluated, models, benchma
     assert len(evaluated["store"].list_jobs()) == before
 
 
+@pytest.mark.system
 def test_failures_of_a_subtype_show_the_items_the_model_got_wrong(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
     toy = next(r for r in results(store, [BENCHMARK]) if r["model"] == "toyworld")
@@ -136,6 +156,7 @@ def test_failures_of_a_subtype_show_the_items_the_model_got_wrong(evaluated):
     assert f"{first['scores'][0][0]:.4f}" in captions and f"{first['scores'][1][0]:.4f}" in captions
 
 
+@pytest.mark.system
 def test_disagreements_list_the_items_one_model_gets_right_and_the_other_wrong(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
     toy, rand = (next(r for r in results(store, [BENCHMARK]) if r["model"] == spec) for spec in evaluated["models"])
@@ -148,6 +169,7 @@ def test_disagreements_list_the_items_one_model_gets_right_and_the_other_wrong(e
     assert all(row[3] == (row[0] in right) for row in table["data"])
 
 
+@pytest.mark.system
 def test_send_to_probe_returns_the_image_and_the_true_caption(evaluated):
     admin, store = evaluated["admin"], evaluated["store"]
     toy = next(r for r in results(store, [BENCHMARK]) if r["model"] == "toyworld")
@@ -156,8 +178,63 @@ def test_send_to_probe_returns_the_image_and_the_true_caption(evaluated):
     assert caption == item["texts"][0] and Path(image).stat().st_size > 0
 
 
+@pytest.mark.system
 def test_the_leaderboard_survives_a_restart_on_the_same_store(evaluated):
     workspace = evaluated["workspace"]
     with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:
         table, _chart = Client(url, verbose=False).predict([], api_name="/leaderboard")
     assert len([row for row in table["data"] if row[1] == "evaluated here"]) == 2
+
+
+def drawn_bars(page) -> list[float]:
+    """Heights of the bar marks the chart drew (a bar of height 0 is not a bar a person sees)."""
+    bars = page.locator("#bench-chart path[aria-roledescription='bar']")
+    return [box["height"] for i in range(bars.count()) if (box := bars.nth(i).bounding_box()) and box["height"] > 1]
+
+
+@pytest.mark.system
+@pytest.mark.browser
+def test_the_page_draws_the_leaderboard_chart_and_failures_and_sends_an_item_to_the_probe(evaluated, tmp_path,
+                                                                                          browser):
+    store = evaluated["store"]
+    with new_page(browser) as page:
+        page.goto(evaluated["url"])
+        page.get_by_role("tab", name="Benchmarks").click()
+        toy_label = f"toyworld (gelu, fp32) [first {LIMIT} items]"
+
+        def drawn() -> dict | None:  # the table is drawn in steps: wait for the toy row with its benchmark column
+            shown = {row["model"]["text"]: row for row in read_table(page, "bench-leaderboard")[0]}
+            return shown if f"{BENCHMARK}/overall" in shown.get(toy_label, {}) else None
+
+        shown = wait_for(drawn, 20, "the leaderboard's toy row and its benchmark column")
+        toy = next(r for r in results(store) if r["model"] == "toyworld")
+        toy_row = shown[toy_label]
+        assert toy_row[f"{BENCHMARK}/overall"]["text"] == f"{100 * toy['metrics']['overall']:.1f}"
+        assert len([m for m in shown if m.startswith("local-dir:")]) == 1
+        assert shown["Chance"]["source"]["text"] == "docs/REFERENCE.md, Metrics"
+        bars = wait_for(lambda: drawn_bars(page), 20, "the chart's bars")
+        assert len(bars) == 2 and bars[0] != bars[1], "one bar per model, of different heights"
+        screenshot(page, tmp_path, "benchmarks.png")
+
+        page.locator("#failures").get_by_role("button", name="↻", exact=True).click()  # results since the start
+        choose(page, "Result (model × benchmark)", f"#{toy['id']} toyworld")
+        wrong = wait_for(lambda: read_table(page, "failure-table")[0], 20, "the failures table")
+        first = items(store, toy["id"], True, None, 1)[0]
+        assert int(wrong[0]["#"]["text"]) == first["position"]
+        page.locator("#failure-table [role=gridcell]", has_text=first["texts"][0]).first.click()
+        captions = page.locator("#failure-captions tbody tr")
+        wait_for(lambda: captions.count() == 2 and f"Item #{first['position']} " in
+                 page.locator("#failure-captions").inner_text(), 20, "the clicked item's two captions")
+        image = page.locator("#failure-images img").first
+        wait_for(lambda: image.evaluate("im => im.complete && im.naturalWidth > 0"), 20, "a decoded item image")
+        assert first["texts"][0] in captions.nth(0).inner_text() and "true" in captions.nth(0).inner_text()
+        assert f"{first['scores'][1][0]:.4f}" in captions.nth(1).inner_text()
+        screenshot(page, tmp_path, "benchmarks-failures.png")
+
+        page.locator("#send-to-probe").click()
+        caption = page.get_by_label("Caption", exact=True)
+        wait_for(lambda: caption.is_visible() and caption.input_value() == first["texts"][0], 20,
+                 "the Probe tab with the item's true caption")
+        probe_image = page.locator("[data-testid=image] img").first
+        wait_for(lambda: probe_image.evaluate("im => im.complete && im.naturalWidth > 0"), 20,
+                 "the item's image in the Probe tab")

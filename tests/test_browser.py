@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from backend.perturb import FAMILIES
-from tests.appserver import running_app
-from tests.browser import VIEWPORT, chromium, horizontal_overflow, inside, pick_option, read_table, upload_image
-from tests.tiny import solid_image
+from tests.support.appserver import running_app
+from tests.support.browser import horizontal_overflow, inside, new_page, pick_option, read_table, upload_image
+from tests.support.tiny import solid_image
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 
 CAPTION = "the brown dog and the white cat"
 SWAPPED = "the white dog and the brown cat"
@@ -33,21 +33,12 @@ def app_url(tiny_checkpoints, tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
 @pytest.fixture
 def page(browser, app_url):
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    page.goto(app_url)
-    page.get_by_role("button", name="Probe", exact=True).wait_for()
-    yield page
-    context.close()
+    with new_page(browser, WAIT_MS) as page:
+        page.goto(app_url)
+        page.get_by_role("button", name="Probe", exact=True).wait_for()
+        yield page
 
 
 @pytest.fixture(scope="module")
@@ -113,11 +104,27 @@ def _check_results(rows, label):
         assert verdict == _expected_verdict(score, original), (row["text"]["text"], score, original)
 
 
-def test_probe_fills_the_table_with_highlighted_variants(page, image_path, tiny_checkpoints):
+def test_a_bad_image_is_refused_then_the_probe_fills_the_table_with_highlighted_variants(page, image_path, tmp_path):
+    """After an example was loaded too: Gradio rebuilds a component that an event updates."""
+    page.get_by_text(EXAMPLE_CAPTION, exact=True).click()
+    page.locator("[data-testid=image] img").first.wait_for(state="visible")
+    bogus = tmp_path / "notes.png"
+    bogus.write_text("not an image")
+    page.locator("[data-testid=image] input[type=file]").set_input_files(str(bogus))
+    message = "Could not read the image 'notes.png': it is not an image file this app can open"
+    toast = page.locator("[data-testid=toast-body].error").filter(has_text=message)
+    toast.first.wait_for()  # on upload, before any probe
+    _close_toasts(page)
+    page.get_by_label("Caption", exact=True).fill(CAPTION)
+    page.get_by_role("button", name="Probe", exact=True).click()
+    toast.first.wait_for()  # and again on probing it
+    _close_toasts(page)
     upload_image(page, image_path)
     _probe(page, CAPTION, extra=f"-{CAPTION}")  # a user negative identical to the original
     rows = _wait_for_results(page)
     _check_results(rows, "tiny-dir")
+    blind = page.locator("tr").filter(has_text="text only (blind)")  # the text-only scorer's row, under the model's
+    assert blind.count() == 1 and "% of " in blind.inner_text()
     (identical,) = [row for row in rows if row["family"]["text"] == "user"]
     assert (identical["kind"]["text"], identical["text"]["text"]) == ("negative", CAPTION)
     assert _cell(identical, "tiny-dir") == (_cell(rows[0], "tiny-dir")[0], "FAIL: same text as the original")
@@ -127,34 +134,28 @@ def test_probe_fills_the_table_with_highlighted_variants(page, image_path, tiny_
         page.screenshot(path=str(SCREENSHOT), full_page=True)
 
 
-def test_empty_caption_shows_an_error_toast_and_the_page_recovers(page, image_path, tiny_checkpoints):
+def test_an_empty_caption_and_no_family_checked_are_refused_and_the_page_recovers(page, image_path):
     upload_image(page, image_path)
     _probe(page, "")
-    toast = page.locator("[data-testid=toast-body].error")
-    toast.filter(has_text="caption is empty").wait_for()
+    page.locator("[data-testid=toast-body].error").filter(has_text="caption is empty").wait_for()
+    _close_toasts(page)
+    _open_options(page)
+    families = page.locator("#probe-families input[type=checkbox]")
+    families.first.wait_for()  # the accordion has opened
+    assert families.count() == len(FAMILIES)
+    for family in families.all():
+        family.uncheck()
+    _probe(page, CAPTION)
+    page.locator("[data-testid=toast-body].error").filter(has_text="No perturbation family is checked").wait_for()
     assert page.locator("#probe-table [role=gridcell]", has_text="original").count() == 0  # nothing scored
-    page.locator("[data-testid=toast-close]").first.click()
+    _close_toasts(page)
+    for family in families.all():
+        family.check()
     _probe(page, CAPTION)
     _check_results(_wait_for_results(page), "tiny-dir")
 
 
-def test_words_outside_the_vocabulary_show_a_warning_above_the_table(page, image_path):
-    upload_image(page, image_path)
-    pick_option(page, "Models", "toyworld")
-    _probe(page, "a cheetah to the left of a big blue square")
-    _wait_for_results(page, text="cheetah")
-    warning = page.locator(".probe-warning")
-    warning.wait_for()
-    assert warning.count() == 1, "only the word-level model misreads the caption"
-    assert warning.inner_text().startswith("⚠ toyworld: its numbers are not meaningful for this caption.")
-    assert "as <unk> (outside its vocabulary): cheetah" in warning.inner_text()
-    note = page.get_by_text("toyworld: read as <unk>, outside this model's vocabulary:")
-    assert note.is_visible() and "cheetah" in note.inner_text()
-    warning_box, table_box = warning.bounding_box(), page.locator("#probe-table").bounding_box()
-    assert warning_box["y"] + warning_box["height"] <= table_box["y"], "the warning is above the table"
-
-
-def test_two_models_fit_the_table_and_the_plot_names_both(page, image_path):
+def test_two_models_fit_the_table_the_plot_names_both_and_unknown_words_are_warned_of(page, image_path):
     """A second model added after a first probe: the plot drew only the first result's series before."""
     assert page.viewport_size["width"] == 1400
     upload_image(page, image_path)
@@ -176,6 +177,7 @@ def test_two_models_fit_the_table_and_the_plot_names_both(page, image_path):
     for label in legend.all():
         assert inside(label.bounding_box(), plot_box), f"legend entry {label.text_content()!r} is cut off"
     _check_tooltip_names_the_row(page, rows)
+    _check_words_outside_the_vocabulary_are_warned_of(page)
 
 
 def _check_tooltip_names_the_row(page, rows):
@@ -188,40 +190,22 @@ def _check_tooltip_names_the_row(page, rows):
     assert shown["text"] == rows[int(shown["#"])]["text"]["text"]
 
 
-def test_not_an_image_shows_the_message_and_the_page_recovers(page, image_path, tmp_path):
-    """After an example was loaded too: Gradio rebuilds a component that an event updates."""
-    page.get_by_text(EXAMPLE_CAPTION, exact=True).click()
-    page.locator("[data-testid=image] img").first.wait_for(state="visible")
-    bogus = tmp_path / "notes.png"
-    bogus.write_text("not an image")
-    page.locator("[data-testid=image] input[type=file]").set_input_files(str(bogus))
-    message = "Could not read the image 'notes.png': it is not an image file this app can open"
-    toast = page.locator("[data-testid=toast-body].error").filter(has_text=message)
-    toast.first.wait_for()  # on upload, before any probe
-    _close_toasts(page)
-    page.get_by_label("Caption", exact=True).fill(CAPTION)
-    page.get_by_role("button", name="Probe", exact=True).click()
-    toast.first.wait_for()  # and again on probing it
-    _close_toasts(page)
-    upload_image(page, image_path)
-    _probe(page, CAPTION)
-    _check_results(_wait_for_results(page), "tiny-dir")
+def _check_words_outside_the_vocabulary_are_warned_of(page):
+    """With both models picked, a caption the word-level toy model cannot read gets a warning above the table."""
+    _probe(page, "a cheetah to the left of a big blue square")
+    _wait_for_results(page, text="cheetah")
+    warning = page.locator(".probe-warning")
+    warning.filter(has_text="cheetah").wait_for()
+    assert warning.count() == 1, "only the word-level model misreads the caption"
+    assert warning.inner_text().startswith("⚠ toyworld: its numbers are not meaningful for this caption.")
+    assert "as <unk> (outside its vocabulary): cheetah" in warning.inner_text()
+    note = page.get_by_text("toyworld: read as <unk>, outside this model's vocabulary:")
+    assert note.is_visible() and "cheetah" in note.inner_text()
+    warning_box, table_box = warning.bounding_box(), page.locator("#probe-table").bounding_box()
+    assert warning_box["y"] + warning_box["height"] <= table_box["y"], "the warning is above the table"
 
 
 def _close_toasts(page):
     for close in page.locator("[data-testid=toast-close]").all():
         close.click()
     page.locator("[data-testid=toast-body]").first.wait_for(state="detached")
-
-
-def test_no_family_checked_is_refused_with_a_message(page, image_path):
-    upload_image(page, image_path)
-    _open_options(page)
-    families = page.locator("#probe-families input[type=checkbox]")
-    families.first.wait_for()  # the accordion has opened
-    assert families.count() == len(FAMILIES)
-    for family in families.all():
-        family.uncheck()
-    page.get_by_label("Caption", exact=True).fill(CAPTION)
-    page.get_by_role("button", name="Probe", exact=True).click()
-    page.locator("[data-testid=toast-body].error").filter(has_text="No perturbation family is checked").wait_for()

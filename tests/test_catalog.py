@@ -10,7 +10,6 @@ import http.server
 import io
 import json
 import re
-import shutil
 import threading
 import zipfile
 from types import SimpleNamespace
@@ -23,14 +22,13 @@ from safetensors.torch import load_file
 
 from backend.models import catalog, choices
 from backend.models.checkpoint import remove_checkpoint
-from backend.patching import sweep as patching
 from backend.models.encoder import Encoder
-from backend.models.registry import EmbeddingCache
 from backend.models.loading import load_model, tag_needs_quick_gelu
-from backend.models.registry import ModelRegistry
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.models.spec import ModelLoadError, parse_spec
+from backend.patching import sweep as patching
 from backend.probe import run_probe
-from tests.tiny import ARCH, solid_image
+from tests.support.tiny import ARCH, solid_image
 
 CAPTIONS = ["a red square", "a blue square", "a photo of a dog"]
 
@@ -56,7 +54,7 @@ def server():
             pass
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)  # shuts down in 0.05 s
     thread.start()
     yield SimpleNamespace(files=files, hits=hits, url=f"http://127.0.0.1:{httpd.server_address[1]}")
     httpd.shutdown()
@@ -179,18 +177,19 @@ def test_malformed_entries_are_refused(change, message):
 
 
 def test_unknown_catalog_names_are_refused_with_the_known_ones():
-    with pytest.raises(ModelLoadError, match="known: .*negclip"):
+    with pytest.raises(ModelLoadError, match=r"known: .*negclip"):
         parse_spec("catalog:https://example.org/evil.pt")
 
 
 # ---- downloads: cached, verified, converted ----------------------------------------------------------------
 
+@pytest.mark.system
 def test_download_is_verified_cached_and_scores_like_the_released_weights(server, online, add_entry, models_dir,
                                                                          tiny_checkpoints):
     body = saved(negclip_style(tiny_state()))
     add_entry("tiny-neg", url=serve(server, "negclip.pth", body), sha256=hashlib.sha256(body).hexdigest())
     scores = cosine("catalog:tiny-neg", models_dir)
-    assert torch.equal(scores, cosine(tiny_checkpoints.file_spec))  # same weights as tests/tiny.py saved
+    assert torch.equal(scores, cosine(tiny_checkpoints.file_spec))  # same weights as tests/support/tiny.py saved
     assert server.hits == ["/negclip.pth"]
     assert (models_dir / "catalog" / "downloads" / "tiny-neg.pt").read_bytes() == body
     loaded = load_model("catalog:tiny-neg", device="cpu", models_dir=models_dir)
@@ -199,6 +198,7 @@ def test_download_is_verified_cached_and_scores_like_the_released_weights(server
     assert any("converted copy" in note and "verified" in note for note in loaded.notes)
 
 
+@pytest.mark.system
 def test_declared_quickgelu_is_what_runs(server, online, add_entry, models_dir):
     body = saved(bivlc_style(tiny_state()))
     add_entry("tiny-bivlc", url=serve(server, "bivlc.pt", body), activation="quickgelu")
@@ -209,6 +209,7 @@ def test_declared_quickgelu_is_what_runs(server, online, add_entry, models_dir):
     assert config["activation"] == "quickgelu" and config["model_cfg"]["quick_gelu"] is True
 
 
+@pytest.mark.system
 def test_wrong_checksum_is_refused_and_the_download_deleted(server, online, add_entry, models_dir):
     add_entry("tiny-bad", url=serve(server, "x.pt", saved(tiny_state())), sha256="0" * 64)
     with pytest.raises(ModelLoadError, match=r"SHA-256 mismatch .*expected 0{64} \(published checksum\).*deleted"):
@@ -217,13 +218,14 @@ def test_wrong_checksum_is_refused_and_the_download_deleted(server, online, add_
     assert not (models_dir / "catalog" / "tiny-bad").exists()
 
 
+@pytest.mark.system
 def test_corrupted_cached_file_is_refused_then_downloaded_again(server, online, add_entry, models_dir):
     body = saved(tiny_state())
     add_entry("tiny-c", url=serve(server, "c.pt", body), sha256=hashlib.sha256(body).hexdigest())
     downloaded = models_dir / "catalog" / "downloads" / "tiny-c.pt"
     downloaded.parent.mkdir(parents=True)
     downloaded.write_bytes(body[:-10] + b"0123456789")  # a damaged copy already in the cache
-    with pytest.raises(ModelLoadError, match="SHA-256 mismatch.*the file was deleted"):
+    with pytest.raises(ModelLoadError, match=r"SHA-256 mismatch.*the file was deleted"):
         load_model("catalog:tiny-c", device="cpu", models_dir=models_dir)
     assert server.hits == [] and not downloaded.exists()
     assert load_model("catalog:tiny-c", device="cpu", models_dir=models_dir).activation == "gelu"
@@ -239,6 +241,7 @@ def test_file_outside_the_downloads_is_refused_but_not_deleted(add_entry, models
     assert (models_dir / "tiny-mine.pt").exists()
 
 
+@pytest.mark.system
 def test_without_a_published_checksum_the_first_copy_is_recorded_and_enforced(server, online, add_entry,
                                                                              models_dir):
     first = saved(negclip_style(tiny_state(0)))
@@ -250,7 +253,7 @@ def test_without_a_published_checksum_the_first_copy_is_recorded_and_enforced(se
     (models_dir / "catalog" / "downloads" / "tiny-tofu.pt").unlink()
     remove_checkpoint(models_dir / "catalog" / "tiny-tofu")
     serve(server, "t.pt", saved(negclip_style(tiny_state(1))))  # the host now serves other bytes
-    with pytest.raises(ModelLoadError, match="SHA-256 mismatch.*recorded from its first copy"):
+    with pytest.raises(ModelLoadError, match=r"SHA-256 mismatch.*recorded from its first copy"):
         load_model("catalog:tiny-tofu", device="cpu", models_dir=models_dir)
 
 
@@ -262,6 +265,7 @@ class _RunsCodeWhenUnpickled:
         return (open, (str(self.path), "w"))
 
 
+@pytest.mark.system
 def test_pickled_payload_is_refused_runs_no_code_and_pins_no_checksum(server, online, add_entry, models_dir,
                                                                        tmp_path):
     marker = tmp_path / "code-ran"
@@ -272,13 +276,15 @@ def test_pickled_payload_is_refused_runs_no_code_and_pins_no_checksum(server, on
     assert not (models_dir / "catalog" / "checksums.json").exists()
 
 
+@pytest.mark.system
 def test_a_web_page_instead_of_the_file_is_refused(server, online, add_entry, models_dir):
     add_entry("tiny-html", url=serve(server, "drive", b"<html>quota exceeded</html>", "text/html"))
-    with pytest.raises(ModelLoadError, match="answered with a web page.*To get it"):
+    with pytest.raises(ModelLoadError, match=r"answered with a web page.*To get it"):
         load_model("catalog:tiny-html", device="cpu", models_dir=models_dir)
     assert not (models_dir / "catalog" / "downloads" / "tiny-html.pt").exists()
 
 
+@pytest.mark.system
 def test_offline_nothing_is_requested_and_the_message_says_how_to_get_it(server, add_entry, models_dir):
     add_entry("tiny-off", url=serve(server, "off.pt", saved(tiny_state())))
     with pytest.raises(ModelLoadError) as error:
@@ -292,10 +298,11 @@ def test_offline_nothing_is_requested_and_the_message_says_how_to_get_it(server,
 
 def test_unreachable_host_is_a_message_not_a_crash(online, add_entry, models_dir):
     add_entry("tiny-gone", url="http://127.0.0.1:9/gone.pt")
-    with pytest.raises(ModelLoadError, match="downloading http://127.0.0.1:9/gone.pt failed.*To get it"):
+    with pytest.raises(ModelLoadError, match=r"downloading http://127.0.0.1:9/gone.pt failed.*To get it"):
         load_model("catalog:tiny-gone", device="cpu", models_dir=models_dir)
 
 
+@pytest.mark.system
 def test_damaged_converted_copy_is_rebuilt_from_the_download(server, online, add_entry, models_dir):
     body = saved(tiny_state())
     add_entry("tiny-d", url=serve(server, "d.pt", body), sha256=hashlib.sha256(body).hexdigest())
@@ -321,7 +328,7 @@ def test_transformers_clipmodel_is_reported_as_not_loadable(add_entry, models_di
     add_entry("tiny-hf", kind="manual")
     models_dir.mkdir(parents=True)
     (models_dir / "tiny-hf.pt").write_bytes(saved({"text_model.embeddings.token_embedding.weight": torch.ones(2, 2)}))
-    with pytest.raises(ModelLoadError, match="transformers CLIPModel.*not loadable here yet"):
+    with pytest.raises(ModelLoadError, match=r"transformers CLIPModel.*not loadable here yet"):
         load_model("catalog:tiny-hf", device="cpu", models_dir=models_dir)
     assert not (models_dir / "catalog" / "tiny-hf").exists()
 
@@ -336,6 +343,7 @@ def test_weights_of_another_architecture_are_refused(add_entry, models_dir):
         load_model("catalog:tiny-odd", device="cpu", models_dir=models_dir)
 
 
+@pytest.mark.system
 def test_patched_entry_is_backend_patching_of_base_and_finetune(server, online, add_entry, models_dir,
                                                                  tiny_checkpoints):
     """CLoVe: the release is interpolated into its base at alpha 0.6, as backend.patching.sweep defines it."""
@@ -391,7 +399,7 @@ def test_the_papers_models_are_offered_and_labelled_offline(models_dir):
     offered = choices.model_choices()
     assert offered[0] == "toyworld"
     assert {"catalog:negclip", "catalog:clove", "catalog:bivlc-trohn-img", "ViT-L-14-quickgelu:openai"} <= set(offered)
-    labels = dict((spec, label) for label, spec in choices.labelled_choices(offered, models_dir))
+    labels = {spec: label for label, spec in choices.labelled_choices(offered, models_dir)}
     assert labels["catalog:negclip"] == "NegCLIP (ARO) — not downloaded: needs network"
     assert labels["ViT-B-32-quickgelu:openai"] == "OpenAI CLIP ViT-B/32 — not downloaded: needs network"
     assert labels["catalog:hard-positives"].endswith("not on disk: location unknown")
@@ -401,16 +409,17 @@ def test_the_papers_models_are_offered_and_labelled_offline(models_dir):
 def test_probing_an_unavailable_catalog_model_reports_it_and_scores_the_rest(tiny_checkpoints, models_dir):
     registry = ModelRegistry(device="cpu", models_dir=models_dir)
     result = run_probe(solid_image((10, 20, 30)), "a red square", [tiny_checkpoints.dir_spec, "catalog:negclip"],
-                       registry, EmbeddingCache(), families=["replace"])
+                       registry, EmbeddingCache(), families=[], extra="- a blue square")  # no spaCy to load
     assert list(result.scores) == [tiny_checkpoints.dir_spec]
     assert len(result.errors) == 1
     assert "NegCLIP (ARO) is not on this machine" in result.errors[0] and "To get it" in result.errors[0]
 
 
+@pytest.mark.system
 def test_refresh_endpoint_shows_the_download(add_entry, tiny_checkpoints, tmp_path_factory):
     from gradio_client import Client
 
-    from tests.appserver import running_app
+    from tests.support.appserver import running_app
     add_entry("tiny-ui", url="https://example.org/ui.pt")
     workspace = tmp_path_factory.mktemp("workspace")
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec, "catalog:tiny-ui"], workspace) as url:

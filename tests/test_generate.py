@@ -11,23 +11,23 @@ import torch
 from diffusers import UNet2DConditionModel
 from PIL import Image
 
-from backend.annotate import campaigns, db, sources
+from backend.annotate import campaigns, db
 from backend.annotate.campaigns import CampaignConfig
+from backend.core.store import Store
 from backend.generate import regenerate, storage
-from backend.toyworld import candidates as toy
-from backend.toyworld.campaign import toy_items
 from backend.generate.diffusion import GenerationError, generate, load_pipeline
 from backend.generate.job import GenerateConfig, run_job, shard
-from backend.generate.presets import PRESETS, Preset, presets, prompt_for
+from backend.generate.presets import PRESETS, Preset, prompt_for
 from backend.generate.seeds import image_seed, item_seed
 from backend.jobs.kinds import get_kind
 from backend.jobs.reporter import Reporter
-from backend.core.store import Store
+from backend.toyworld import candidates as toy
 from backend.toyworld.benchmarks import BIVLC_TYPES, pair_for_type
+from backend.toyworld.campaign import toy_items
 from backend.toyworld.grammar import realise
 from backend.toyworld.oracle import holds
 from backend.toyworld.render import render
-from tests import tiny_diffusion
+from tests.support import tiny_diffusion
 
 CAPTION = "A red circle to the left of a blue square."
 
@@ -38,16 +38,6 @@ def pixels(image: Image.Image) -> np.ndarray:
 
 def torch_equal(a, b) -> bool:
     return bool(torch.equal(a, b))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """The tiny models gain nothing from two threads, and on a busy two-core machine the threads' waiting
-    for each other makes every small op slow; one thread keeps these tests at a few seconds."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -270,10 +260,11 @@ def test_a_toy_item_outside_the_grammar_is_refused_clearly():
         toy.plan_item("A dog on a bed.", 0, 4)
 
 
+@pytest.mark.system
 def test_a_launched_generate_job_runs_through_the_job_system_and_owns_its_campaign_folder(tmp_path):
     from backend import jobs
     from backend.core.auth import Actor
-    from tests.appserver import wait_for, workspace_settings
+    from tests.support.appserver import wait_for, workspace_settings
 
     settings = workspace_settings(tmp_path / "ws")
     store = Store(settings.db)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from backend.models.encoder import Encoder, ModelHandle, embed_on_device
 from backend.core.gpu import gpu_task, job_environment, on_zero_gpu
+from backend.models.encoder import Encoder, ModelHandle, embed_on_device
 from backend.models.loading import load_model
 
 FAKE_SPACES = Path(__file__).parent / "fake_spaces"

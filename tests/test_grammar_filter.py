@@ -8,12 +8,11 @@ import torch
 from transformers import AutoModelForSequenceClassification, BertConfig, BertForSequenceClassification, BertTokenizer
 
 from backend import cli
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.perturb import Variant
 from backend.perturb.grammar import DEFAULT_GRAMMAR_MODEL, GrammarFilter, GrammarModelError, acceptable_index
 from backend.probe import run_probe
-from tests.tiny import solid_image
+from tests.support.tiny import solid_image
 
 HUB_ID = "complab-tests/tiny-cola"
 WORDS = ("a an the man woman dog cat bench table field sheep horse plate sandwich sitting on grazing in group "
@@ -97,7 +96,7 @@ def test_label_mapping_rules():
     assert acceptable_index({"0": "Acceptable", "1": "Unacceptable"}) == 0
     assert acceptable_index({0: "bad", 1: "fine"}) == 1
     assert acceptable_index({0: "negative", 1: "positive"}, acceptable_label="positive") == 1
-    with pytest.raises(GrammarModelError, match="Cannot tell which label.*negative"):
+    with pytest.raises(GrammarModelError, match=r"Cannot tell which label.*negative"):
         acceptable_index({0: "negative", 1: "positive"})
     with pytest.raises(GrammarModelError, match="no label 'yes'"):
         acceptable_index({0: "LABEL_0", 1: "LABEL_1"}, acceptable_label="yes")
@@ -164,10 +163,10 @@ def test_probe_with_a_grammar_filter(tiny_checkpoints, image, cola_dir):
 def test_cli_grammar_model(tiny_checkpoints, image, cola_dir, capsys):
     args = ["probe", "--image", str(image), "--caption", "the brown dog and the white cat",
             "--model", tiny_checkpoints.dir_spec, "--families", "binding_swap", "--device", "cpu", "--json"]
-    assert cli.main(args + ["--grammar-model", HUB_ID, "--grammar-threshold", "1.0"]) == 0
+    assert cli.main([*args, "--grammar-model", HUB_ID, "--grammar-threshold", "1.0"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [row["plausible"] for row in rows if row["kind"] == "negative"] == [False] * (len(rows) - 1)
-    assert cli.main(args + ["--grammar-model", "complab-tests/no-such-cola"]) == 2
+    assert cli.main([*args, "--grammar-model", "complab-tests/no-such-cola"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: Could not load the grammar (CoLA) model 'complab-tests/no-such-cola'")
 

@@ -22,34 +22,42 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from backend import jobs
-from backend.core.auth import Actor, PermissionDenied
 from backend.cli import main
-from backend.generate.job import GenerateConfig, run_job
-from backend.jobs.reporter import Reporter
+from backend.core.auth import Actor, PermissionDenied
 from backend.core.settings import ROOT
 from backend.core.store import Store
+from backend.generate.job import GenerateConfig, run_job
+from backend.jobs.reporter import Reporter
 from backend.models import checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import train
-from tests.appserver import wait_for, workspace_settings
-from tests.crashes import (candidate_rows, kill_job, partial_files, settled, stored_files, toy_campaign,
-                           wait_for_candidates)
+from tests.support.appserver import wait_for, workspace_settings
+from tests.support.crashes import (
+    candidate_rows,
+    kill_job,
+    partial_files,
+    settled,
+    stored_files,
+    toy_campaign,
+    wait_for_candidates,
+)
 
 ADMIN = Actor("alice", "admin", "password")
-# 40 steps, a checkpoint every 5: the kill lands after the first one with 35 steps to spare (about a second on an
-# idle machine, against the test's 50 ms polling); workers=0: two DataLoader processes per run cost more than they
-# save on data this small.
-STEPS, EVERY = 40, 5
-CRASHING_RUN = dict(base_model="toyworld:random", data="toyworld-finetune", steps=STEPS, batch_size=8,
-                    dataset_size=32, eval_every=EVERY, eval_benchmarks=[], warmup_steps=5, lr=1e-3, workers=0,
-                    augment="open_clip", name="crashing")
-CAMPAIGN_ITEMS = 60  # 240 toy images: a few seconds of drawing to kill in the middle of
+# 24 steps, a checkpoint every 3: the kill lands after the first one with 21 steps to spare (about a second on an
+# idle machine with torch on one thread, against the test's 50 ms polling); workers=0: two DataLoader processes per
+# run cost more than they save on data this small.
+STEPS, EVERY = 24, 3
+CRASHING_RUN = {"base_model": "toyworld:random", "data": "toyworld-finetune", "steps": STEPS, "batch_size": 8,
+                "dataset_size": 32, "eval_every": EVERY, "eval_benchmarks": [], "warmup_steps": 5, "lr": 1e-3,
+                "workers": 0, "augment": "open_clip", "name": "crashing"}
+CAMPAIGN_ITEMS = 45  # 180 toy images: a few seconds of drawing to kill in the middle of
 
 
 def _loss_by_step(db_rows: list[dict]) -> dict[int, float]:
     return {row["step"]: row["value"] for row in db_rows if row["name"] == "loss"}
 
 
+@pytest.mark.system
 def test_a_killed_training_job_resumes_from_its_last_checkpoint_and_ends_as_if_never_stopped(tmp_path, capsys):
     settings = workspace_settings(tmp_path / "ws")
     store, db = Store(settings.db), str(settings.db)
@@ -73,6 +81,8 @@ def test_a_killed_training_job_resumes_from_its_last_checkpoint_and_ends_as_if_n
 
     assert main(["jobs", "resume", str(job_id), "--db", db]) == 0
     resumed = int(capsys.readouterr().out.split()[-1])
+    straight = TrainConfig.from_dict({**CRASHING_RUN, "output_dir": str(tmp_path / "straight")})
+    train(straight)  # the same run, never interrupted (here, while the resumed job runs in its own process)
     job = settled(store, resumed)
     assert job["status"] == "done" and job["resumed_from"] == job_id, job["error"]
     assert f"resuming from step {saved} ({last})" in Path(job["log_path"]).read_text()
@@ -82,8 +92,7 @@ def test_a_killed_training_job_resumes_from_its_last_checkpoint_and_ends_as_if_n
     assert main(["jobs", "show", str(job_id), "--db", db]) == 0
     assert f"resumed as job {resumed} (done)" in capsys.readouterr().out
 
-    straight = TrainConfig.from_dict({**CRASHING_RUN, "output_dir": str(tmp_path / "straight")})
-    train(straight)  # the same run, never interrupted: exact resume makes the two identical on CPU
+    # exact resume makes the resumed run and the uninterrupted one identical on CPU
     reference = load_file(straight.run_dir / "checkpoints" / "last" / checkpoint.WEIGHTS)
     weights = load_file(last / checkpoint.WEIGHTS)
     assert reference.keys() == weights.keys() and all((reference[k] == weights[k]).all() for k in reference)
@@ -127,6 +136,7 @@ def _drawn_straight(tmp_path: Path, n_items: int) -> dict[tuple[int, int], str]:
     return {(row["item_id"], row["slot"]): row["sha256"] for row in candidate_rows(db, "c1")}
 
 
+@pytest.mark.system
 def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp_path, capsys):
     settings = workspace_settings(tmp_path / "ws")
     store = Store(settings.db)
@@ -144,7 +154,9 @@ def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp
     assert 20 <= len(before) < total
 
     assert main(["jobs", "resume", str(job_id), "--db", str(settings.db)]) == 0
-    resumed = settled(store, int(capsys.readouterr().out.split()[-1]))
+    resumed_id = int(capsys.readouterr().out.split()[-1])
+    straight = _drawn_straight(tmp_path, CAMPAIGN_ITEMS)  # drawn here while the resumed job draws in its process
+    resumed = settled(store, resumed_id)
     assert resumed["status"] == "done", resumed["error"]
     assert (resumed["result"]["images_skipped"], resumed["result"]["images_generated"]) == \
         (len(before), total - len(before))
@@ -154,8 +166,7 @@ def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp
     now = stored_files(folder)
     assert {name: now[name] for name in files} == files  # and so are their files
     assert len(now) == 2 * total and not partial_files(folder)  # a write the kill cut short is cleaned up
-    assert {(row["item_id"], row["slot"]): row["sha256"] for row in after} == _drawn_straight(tmp_path,
-                                                                                           CAMPAIGN_ITEMS)
+    assert {(row["item_id"], row["slot"]): row["sha256"] for row in after} == straight
 
 
 def _mount_tmpfs(folder: Path, options: str) -> subprocess.CompletedProcess:
@@ -176,6 +187,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "--lazy", str(folder)], check=True)  # lazy: a job that failed a check may hold files
 
 
+@pytest.mark.system
 def test_a_full_disk_stops_generation_cleanly_and_resume_finishes_once_space_is_freed(tmp_path, small_disk, capsys):
     settings = workspace_settings(tmp_path / "ws", COMPLAB_DATA_DIR=str(small_disk))  # the store stays off it
     store = Store(settings.db)

@@ -20,7 +20,7 @@ from backend.core.settings import ROOT
 from backend.core.store import Store
 from backend.jobs import slurm
 from backend.models import checkpoint
-from tests.appserver import wait_for, workspace_settings
+from tests.support.appserver import wait_for, workspace_settings
 
 pytestmark = pytest.mark.system
 

@@ -470,6 +470,7 @@ def ddp_results(tmp_path_factory):
     return torch.load(out_path)
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("name", sorted(DDP_LOSSES))
 def test_ddp_two_ranks_match_one_rank(ddp_results, name):
     """open_clip's accounting: every rank computes the global loss. With

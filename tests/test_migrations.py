@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from backend.core import migrations
 from backend.cli import main
+from backend.core import migrations
 from backend.core.store import Store
 
 FIXTURE = Path(__file__).parent / "data" / "lab-release-ac2e601.db"
@@ -71,6 +71,7 @@ def test_a_store_from_a_newer_release_is_refused_untouched(tmp_path):
     assert sqlite3.connect(path).execute("pragma user_version").fetchone()[0] == migrations.LATEST + 1
 
 
+@pytest.mark.system
 def test_processes_opening_a_fresh_store_together_migrate_it_once(tmp_path):
     path = tmp_path / "lab.db"
     code = f"from backend.core.store import Store; print(Store({str(path)!r}).applied_migrations)"

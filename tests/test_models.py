@@ -5,11 +5,10 @@ import pytest
 import torch
 
 from backend.models.encoder import Encoder
-from backend.models.registry import EmbeddingCache
 from backend.models.loading import load_model
-from backend.models.registry import ModelRegistry
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.models.spec import ModelLoadError, parse_spec
-from tests.tiny import ARCH, solid_image
+from tests.support.tiny import ARCH, solid_image
 
 CAPTIONS = ["a red square", "a blue square", "a green field", "a photo of a dog"]
 

@@ -13,7 +13,7 @@ from backend.train import losses
 from backend.train.config import TrainConfig
 from backend.train.data import ImageBank, TrainData, make_batch
 from backend.train.objectives import Objective, model_outputs
-from tests import tiny
+from tests.support import tiny
 
 B = 6
 CAPTIONS = ["a red dog on a sofa", "a blue cat under a table", "a man next to a tree",

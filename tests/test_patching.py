@@ -8,9 +8,9 @@ from safetensors.torch import load_file, save_file
 
 from backend.cli import main
 from backend.models.loading import load_model
-from backend.toyworld.plugin import SHIPPED_MODEL
 from backend.patching.sweep import PatchingError, interpolate, patched_model
 from backend.toyworld.model import create_toy_model
+from backend.toyworld.plugin import SHIPPED_MODEL
 
 TOY_DIR = SHIPPED_MODEL
 
@@ -73,6 +73,7 @@ def _perturbed_toy_weights(noise: float) -> dict[str, torch.Tensor]:
     return model.state_dict()
 
 
+@pytest.mark.system
 def test_patch_command_interpolates_from_pretrained_to_finetuned(tmp_path, capsys):
     """Alpha 0 is the pretrained model, 1 the finetuned one, 0.5 the midpoint of their weights:
     each row has the numbers `evaluate` gives for that model, and the three differ."""

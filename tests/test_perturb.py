@@ -65,8 +65,9 @@ def adjective_noun_pairs(text):
 # --- API and input checks ---------------------------------------------------
 
 
-def test_families_are_the_six_documented_ones_in_order():
-    assert list(FAMILIES) == ["aro_order", "negclip_swap", "replace", "binding_swap", "ce_clip", "hard_positive"]
+def test_families_are_the_seven_documented_ones_in_order():
+    assert list(FAMILIES) == ["aro_order", "negclip_swap", "replace", "binding_swap", "ce_clip", "addition",
+                              "hard_positive"]
     assert all(isinstance(description, str) and description for description in FAMILIES.values())
 
 
@@ -155,6 +156,10 @@ def test_edits_replace_whole_words_only():
     for caption in CAPTIONS:
         for variant in perturb(caption):
             for edit in variant.edits:
+                if edit.start == edit.end:  # an insertion (additions): between words, never inside one
+                    inside = 0 < edit.start < len(caption) and caption[edit.start - 1 : edit.start + 1].isalnum()
+                    assert not inside, (caption, variant)
+                    continue
                 assert edit.start == 0 or not caption[edit.start - 1].isalnum(), (caption, variant)
                 assert edit.end == len(caption) or not caption[edit.end].isalnum(), (caption, variant)
 
@@ -182,12 +187,13 @@ def test_output_is_the_same_in_every_process():
         ("noun", "the brown cat and the white dog sit on a wooden bench"),
         ("noun", "the brown dog and the white bench sit on a wooden cat"),
         ("adjective", "the brown dog and the wooden cat sit on a white bench"),
-        ("adjective", "the wooden dog and the white cat sit on a brown bench"),
+        ("adjective", "the white dog and the brown cat sit on a wooden bench"),
     ]
 
 
 def test_all_caps_captions_stay_all_caps():
-    variants = perturb("THERE ARE WOMEN THAT ARE LAUGHING UNDER THE UMBRELLA", ["replace", "hard_positive"])
+    variants = perturb("THERE ARE WOMEN THAT ARE LAUGHING UNDER THE UMBRELLA", ["replace", "hard_positive"],
+                       max_per_subtype=20)
     assert "THERE ARE MEN THAT ARE LAUGHING UNDER THE UMBRELLA" in texts(variants)
     assert "THERE ARE WOMEN THAT ARE LAUGHING BENEATH THE UMBRELLA" in texts(variants)
     assert all(v.text.isupper() for v in variants)

@@ -3,19 +3,30 @@
 Python randomises string hashing per process (PYTHONHASHSEED), so anything
 that iterates over a set or a dict of strings built from one, NLTK's
 WordNet hyponym sets included, can reorder outputs from one run to the
-next. Two child processes with different hash seeds must therefore agree
-on every variant of every caption below, edits included.
+next. This process and a child process with another hash seed must
+therefore agree on every variant of every caption below, edits included.
+This process forgets the answers earlier tests left in its caches first; it
+keeps its spaCy pipeline, already used by them: the outputs must not depend
+on that either (the app's process perturbs caption after caption).
 """
+import importlib
+import inspect
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import backend.perturb
 from backend.perturb import lexicon as lexicon_module
 from backend.perturb import perturb
 
 ROOT = Path(__file__).resolve().parents[1]
+PROBE = "hash seeds differ"  # hashed in both processes: the proof needs two different hash seeds
+CHILD_HASH_SEED = "1" if os.environ.get("PYTHONHASHSEED") == "4242" else "4242"  # never this process's own
 
 CAPTIONS = [
     "A man that is standing in the sand.",
@@ -50,35 +61,45 @@ CAPTIONS = [
     "THERE IS A FIRE BURNING IN THE FIREPLACE IN A SITTING ROOM",
 ]
 
-_CHILD = """
+_CHILD = f"""
 import json, sys
-from backend.perturb import perturb
-captions = json.loads(sys.stdin.read())
-print(json.dumps([
-    [[v.text, v.kind, v.family, v.subtype, [[e.before, e.after, e.start, e.end] for e in v.edits]]
-     for v in perturb(caption, families=None, seed=0)]
-    for caption in captions
-]))
+from tests.test_perturb_determinism import variants_of
+print(json.dumps([hash({PROBE!r}), variants_of(json.loads(sys.stdin.read()))]))
 """
 
 
-def _outputs_in_children(*hash_seeds: str) -> list[list]:
-    """Each child's outputs; the children run at the same time (each loads spaCy: seconds)."""
-    children = [subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                                 env={**os.environ, "PYTHONHASHSEED": seed}) for seed in hash_seeds]
-    outputs = []
-    for child in children:
-        out, err = child.communicate(json.dumps(CAPTIONS), timeout=600)
-        assert child.returncode == 0, err
-        outputs.append(json.loads(out))
-    return outputs
+def variants_of(captions: list[str]) -> list[list]:
+    """Every variant of every caption, all families, seed 0, as JSON-ready lists."""
+    return [[[v.text, v.kind, v.family, v.subtype, [[e.before, e.after, e.start, e.end] for e in v.edits]]
+             for v in perturb(caption, families=None, seed=0)]
+            for caption in captions]
 
 
+def clear_caches() -> None:
+    """Forget every answer the perturbation package remembers (the functools caches of its functions that take
+    arguments: parses, WordNet answers, ...), whatever earlier tests in this process did: one that switched
+    WordNet off leaves its answers there. What was loaded once (spaCy's pipeline, the WordNet reader, the
+    lexicon: the caches of functions without arguments) stays."""
+    for info in pkgutil.iter_modules(backend.perturb.__path__, "backend.perturb."):
+        for value in vars(importlib.import_module(info.name)).values():
+            if (getattr(value, "__module__", "").startswith("backend.perturb") and hasattr(value, "cache_clear")
+                    and inspect.signature(value).parameters):
+                value.cache_clear()
+
+
+@pytest.mark.system
 def test_every_variant_is_the_same_under_different_hash_seeds():
-    first, second = _outputs_in_children("1", "4242")
-    assert len(first) == len(CAPTIONS) and sum(map(len, first)) > 300
-    for caption, a, b in zip(CAPTIONS, first, second):
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                             env={**os.environ, "PYTHONHASHSEED": CHILD_HASH_SEED})
+    clear_caches()
+    here = variants_of(CAPTIONS)  # while the child starts
+    out, err = child.communicate(json.dumps(CAPTIONS), timeout=600)
+    assert child.returncode == 0, err
+    child_hash, there = json.loads(out)
+    assert child_hash != hash(PROBE), "the child had this process's hash seed"
+    assert len(here) == len(CAPTIONS) and sum(map(len, here)) > 300
+    for caption, a, b in zip(CAPTIONS, here, there):
         assert a == b, caption
 
 
@@ -89,9 +110,9 @@ def test_negatives_do_not_depend_on_wordnet_being_installed(monkeypatch):
     captions = ["A cat sitting on a wooden bench.", "Two men holding umbrellas near a red bus.", "A dog on a couch."]
     families = ["replace", "ce_clip"]
     with_wordnet = [perturb(caption, families) for caption in captions]
-    lexicon_module._first_sense_class.cache_clear()
+    clear_caches()
     monkeypatch.setattr(lexicon_module, "wordnet", lambda: None)
     try:
         assert [perturb(caption, families) for caption in captions] == with_wordnet
     finally:
-        lexicon_module._first_sense_class.cache_clear()
+        clear_caches()  # no later test sees the answers given without WordNet

@@ -81,3 +81,16 @@ def test_table_has_family_and_subtype_rows(tmp_path, capsys):
     assert "| **replace** | (all) | negative | 61 | 1 |" in table
     assert "| replace | object | negative | 60 | 1 | 1.7% [0.3, 8.9] | 1 (1.7%) | 1 (1.7%) |" in table
     assert "| replace | attribute | negative | 1 | 0 | 0.0% [0.0, 79.3] | 0 (0.0%) | 0 (0.0%) |" in table
+
+
+def test_the_plausibility_label_is_scored_against_the_judged_absurd_ones():
+    """4 judged absurd, the label flags 3 of them and 1 fluent one: recall 3/4, precision 3/4, and 1 absurd of
+    the 6 it lets through; positives and rows without the engine's label are not counted."""
+    rows = ([{**_row("impl"), "plausible": "no"}] * 3 + [{**_row("impl"), "plausible": "yes"}]
+            + [{**_row("ok"), "plausible": "no"}] + [{**_row("ok"), "plausible": "yes"}] * 5
+            + [{**_row("ok", kind="positive"), "plausible": "yes"}, _row("impl")])
+    table = report.plausibility_markdown(rows)
+    assert "| judged absurd among all judged negatives | 4/10 = 40.0% [" in table
+    assert "| recall: absurd ones the label flags | 3/4 = 75.0% [" in table
+    assert "| precision: flagged ones judged absurd | 3/4 = 75.0% [" in table
+    assert "| judged absurd among those labelled plausible | 1/6 = 16.7% [" in table

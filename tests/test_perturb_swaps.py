@@ -256,10 +256,10 @@ def test_probe_defaults_leave_out_negclip_but_none_means_all():
     assert "negclip_swap" not in {v.family for v in perturb(caption, PROBE_DEFAULT_FAMILIES)}
 
 
-def test_binding_subtypes_are_the_four_documented_ones():
+def test_binding_subtypes_are_the_five_documented_ones():
     captions = [
         "the brown dog and the white cat", "A dog chasing a cat.", "A dog is chasing two cats.",
-        "a black goat and two white goats",
+        "a black goat and two white goats", "A man with a ball facing a girl with a racquet.",
     ]
     subtypes = {v.subtype for caption in captions for v in perturb(caption, ["binding_swap"])}
-    assert subtypes == {"attribute", "relation_arguments", "count", "same_noun_attribute"}
+    assert subtypes == {"attribute", "relation_arguments", "object", "count", "same_noun_attribute"}

@@ -4,13 +4,11 @@ import json
 import pytest
 
 from backend.cli import main
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
-from backend.perturb import Variant, perturb
-from backend.perturb import nouns, plausibility
+from backend.models.registry import EmbeddingCache, ModelRegistry
+from backend.perturb import Variant, nouns, perturb, plausibility
 from backend.perturb.plausibility import changed_spans, implausibilities, is_plausible, mark_plausibility
 from backend.probe import run_probe
-from tests.tiny import solid_image
+from tests.support.tiny import solid_image
 
 ABSURD = [
     ("a bench sitting on a man", "on_top_of_living"),

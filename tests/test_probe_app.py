@@ -7,8 +7,8 @@ from gradio_client import Client, handle_file
 from PIL import Image
 
 from backend.toyworld.gallery import example_gallery
-from tests.appserver import running_app
-from tests.tiny import solid_image
+from tests.support.appserver import running_app
+from tests.support.tiny import solid_image
 
 CAPTION = "the brown dog and the white cat"
 # The tiny test model reads 16 tokens: words past the 14th are cut off, so variants that change only
@@ -58,6 +58,7 @@ def _saved(json_path):
     return json.loads(open(json_path).read())
 
 
+@pytest.mark.system
 def test_probe_scores_every_variant_for_every_model(client, tiny_checkpoints, image_path):
     models = [tiny_checkpoints.dir_spec, tiny_checkpoints.file_spec]
     summary, table, _plot, csv_path, json_path = _probe(client, image_path, models=models)
@@ -78,6 +79,7 @@ def test_probe_scores_every_variant_for_every_model(client, tiny_checkpoints, im
     assert open(csv_path).read().startswith("text,kind,family")
 
 
+@pytest.mark.system
 def test_downloads_keep_full_precision_and_the_table_rounds(client, tiny_checkpoints, image_path):
     spec = tiny_checkpoints.dir_spec
     _, table, _, csv_path, json_path = _probe(client, image_path, models=[spec])
@@ -88,9 +90,10 @@ def test_downloads_keep_full_precision_and_the_table_rounds(client, tiny_checkpo
     assert [_cell(row, "tiny-dir")[0] for row in _rows(table)] == [round(score, 4) for score in saved]
 
 
+@pytest.mark.system
 def test_verdicts_follow_the_scores(client, tiny_checkpoints, image_path):
     spec = tiny_checkpoints.dir_spec
-    summary, table, *_, json_path = _probe(client, image_path, models=[spec])
+    _summary, table, *_, json_path = _probe(client, image_path, models=[spec])
     saved = _saved(json_path)
     original = saved["rows"][0][f"{spec} score"]
     negatives = [(row, saved_row) for row, saved_row in zip(_rows(table), saved["rows"]) if row["kind"] == "negative"]
@@ -103,6 +106,7 @@ def test_verdicts_follow_the_scores(client, tiny_checkpoints, image_path):
     assert saved["models"][0]["accuracy"] == pytest.approx(ok / len(negatives))
 
 
+@pytest.mark.system
 def test_a_negative_identical_to_the_original_ties_exactly_and_is_flagged(client, scene):
     """Many texts in one batch: a matrix product rounded the repeated caption's column differently."""
     image, caption = scene
@@ -119,6 +123,7 @@ def test_a_negative_identical_to_the_original_ties_exactly_and_is_flagged(client
     assert _cell(rows[positive], "toyworld")[1] == "same text as the original"
 
 
+@pytest.mark.system
 def test_unknown_words_are_shown_and_the_numbers_flagged(client, tiny_checkpoints, scene):
     image, _ = scene
     summary, _, _, _, json_path = _probe(client, image, caption="a cheetah running across the dry savanna grass",
@@ -134,6 +139,7 @@ def test_unknown_words_are_shown_and_the_numbers_flagged(client, tiny_checkpoint
     assert models["toyworld"]["warnings"] and models[tiny_checkpoints.dir_spec]["warnings"] == []
 
 
+@pytest.mark.system
 def test_variants_that_tie_with_the_original_are_flagged(client, tiny_checkpoints, image_path):
     """Words past the tiny model's 16 tokens are cut off: variants changing only those are exact ties."""
     spec = tiny_checkpoints.dir_spec
@@ -148,6 +154,7 @@ def test_variants_that_tie_with_the_original_are_flagged(client, tiny_checkpoint
     assert "tiny-dir: its numbers are not meaningful for this caption" in summary
 
 
+@pytest.mark.system
 def test_bare_families_run_only_the_extra_captions(client, tiny_checkpoints, image_path):
     _, table, *_ = _probe(client, image_path, models=[tiny_checkpoints.dir_spec], families=[],
                           extra="-the white dog and the brown cat\n+the brown dog and the white cat .")
@@ -157,6 +164,7 @@ def test_bare_families_run_only_the_extra_captions(client, tiny_checkpoints, ima
         _probe(client, image_path, models=[tiny_checkpoints.dir_spec], families=[], extra="")
 
 
+@pytest.mark.system
 def test_aro_shuffles_are_judged_against_the_normalised_caption(client, tiny_checkpoints, image_path):
     spec = tiny_checkpoints.dir_spec
     summary, table, plot, _, json_path = _probe(client, image_path, caption="The brown dog, and the white cat.",
@@ -182,11 +190,13 @@ def test_aro_shuffles_are_judged_against_the_normalised_caption(client, tiny_che
     ("   ", "caption is empty"),
     ("a dog " * 1000, "limit is 1,000"),
 ])
+@pytest.mark.system
 def test_bad_captions_get_a_clear_message(client, tiny_checkpoints, image_path, caption, message):
     with pytest.raises(Exception, match=message):
         _probe(client, image_path, caption=caption, models=[tiny_checkpoints.dir_spec])
 
 
+@pytest.mark.system
 def test_unloadable_model_is_reported_and_others_still_score(client, tiny_checkpoints, image_path):
     summary, table, *_ = _probe(client, image_path,
                                 models=[tiny_checkpoints.dir_spec, "ViT-B-32:laion2b_s34b_b79k"])
@@ -194,6 +204,7 @@ def test_unloadable_model_is_reported_and_others_still_score(client, tiny_checkp
     assert "tiny-dir" in table["headers"]
 
 
+@pytest.mark.system
 def test_only_unloadable_models_is_an_error_not_a_crash(client, image_path):
     with pytest.raises(Exception, match="No model could be loaded"):
         _probe(client, image_path, models=["ViT-B-32:laion2b_s34b_b79k"])
@@ -201,16 +212,18 @@ def test_only_unloadable_models_is_an_error_not_a_crash(client, image_path):
         _probe(client, image_path, models=["local-dir:/etc"])
 
 
+@pytest.mark.system
 def test_not_an_image_gets_the_command_lines_message_and_the_next_probe_works(client, tiny_checkpoints,
                                                                              image_path, tmp_path):
     bogus = tmp_path / "notes.png"
     bogus.write_text("not an image")
-    with pytest.raises(Exception, match="Could not read the image 'notes.png': it is not an image file"):
+    with pytest.raises(Exception, match=r"Could not read the image 'notes\.png': it is not an image file"):
         _probe(client, str(bogus), models=[tiny_checkpoints.dir_spec])
     _, table, *_ = _probe(client, image_path, models=[tiny_checkpoints.dir_spec])
     assert _rows(table)[0]["kind"] == "original"
 
 
+@pytest.mark.system
 def test_a_photo_is_scored_upright_as_its_exif_orientation_says(client, tiny_checkpoints, tmp_path):
     """What Gradio's preprocessing did before the page read uploads itself (and the command line now too)."""
     upright = Image.new("RGB", (64, 32), (200, 30, 30))
@@ -225,6 +238,7 @@ def test_a_photo_is_scored_upright_as_its_exif_orientation_says(client, tiny_che
     assert scores[0] == scores[1]
 
 
+@pytest.mark.system
 def test_implausible_negatives_are_marked_and_can_be_left_out_of_the_metrics(client, tiny_checkpoints, image_path):
     def run(plausible_only):
         return client.predict(handle_file(image_path), "a man sitting on a bench", [tiny_checkpoints.dir_spec],

@@ -14,10 +14,12 @@ from contextlib import closing
 import pytest
 
 from bench.annotate_load import CONFIG, Crash, in_flight, load_run, prepare
-from bench.crowd import uniform_think
-from bench.crowd_audit import audit
-from bench.crowd_server import annotate_server
-from tests.appserver import free_port
+from tests.support.appserver import free_port
+from tests.support.crowd import uniform_think
+from tests.support.crowd_audit import audit
+from tests.support.crowd_server import annotate_server
+
+pytestmark = pytest.mark.system
 
 ANNOTATORS, TASKS = 8, 6
 THINK = uniform_think(0.02, 0.15)

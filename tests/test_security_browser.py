@@ -19,13 +19,13 @@ from playwright.sync_api import expect
 from backend.annotate import campaigns, db
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.annotate_fixtures import toy_campaign
-from tests.appserver import annotate_app, workspace_settings
-from tests.browser import VIEWPORT, chromium
-from tests.security_support import Page, Visitor, served_app
-from tests.tiny import solid_image
+from tests.support.annotate_fixtures import toy_campaign
+from tests.support.appserver import annotate_app, workspace_settings
+from tests.support.browser import new_page
+from tests.support.security_support import Page, Visitor, served_app
+from tests.support.tiny import solid_image
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 
 SQL, SCRIPT, IMAGE = "Robert'); DROP TABLE answers;--", "<script>window.__xss=1</script>", \
     '<img src=x onerror="window.__xss=1">'
@@ -35,7 +35,7 @@ STORED = "() => localStorage.getItem('complab-annotate')"  # what the annotation
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab(tmp_path_factory, browser):
     """The app over a campaign whose two captions are injections (as a campaign file could hold them) and a
     failed training run whose message and error are."""
     workspace = tmp_path_factory.mktemp("injection")
@@ -49,21 +49,18 @@ def lab(tmp_path_factory):
     store.update_job(job_id, status="failed", message=SCRIPT, error=IMAGE)
     image = workspace / "red.png"
     solid_image((200, 30, 30), size=64).save(image)
-    with served_app(workspace, ["toyworld"]) as (url, settings), chromium() as browser:
+    with served_app(workspace, ["toyworld"]) as (url, settings):
         yield url, settings, browser, image
 
 
 @pytest.fixture
 def page(lab):
     """A fresh page that records every dialog it opens."""
-    context = lab[2].new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    page.dialogs = []
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(lab[0])
-    yield page
-    context.close()
+    with new_page(lab[2], WAIT_MS) as page:
+        page.dialogs = []
+        page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(lab[0])
+        yield page
 
 
 def shown_literally(page, selector: str, texts: list[str]) -> None:
@@ -105,8 +102,15 @@ def test_names_and_captions_are_stored_verbatim_or_refused_by_the_slug_rule(lab)
     assert {"answers", "annotators", "items"} <= {row["name"] for row in tables}
 
 
-def test_the_probe_table_shows_the_captions_as_typed(lab, page):
-    _, _, _, image = lab
+def test_every_view_shows_captions_names_and_job_text_as_typed(lab, page):
+    """One page through every tab that shows such text (a page load costs seconds; each view is checked)."""
+    _the_probe_table_shows_the_captions_as_typed(page, lab[3])
+    _a_field_over_the_request_cap_gets_the_message(page, lab[3])
+    _the_annotators_task_and_the_admins_views_show_names_and_captions_as_typed(page, lab[1])
+    _the_run_list_and_status_show_a_jobs_message_and_error_as_typed(page)
+
+
+def _the_probe_table_shows_the_captions_as_typed(page, image):
     page.locator("[data-testid=image] input[type=file]").set_input_files(str(image))
     page.get_by_label("Caption", exact=True).fill(SQL)
     page.get_by_text("Perturbations and extra captions").click()
@@ -118,8 +122,14 @@ def test_the_probe_table_shows_the_captions_as_typed(lab, page):
     shown_literally(page, "#probe-table", [SQL, SCRIPT, IMAGE, "{{7*7}}"])
 
 
-def test_the_annotators_task_and_the_admins_views_show_names_and_captions_as_typed(lab, page):
-    url, settings, _, _ = lab
+def _a_field_over_the_request_cap_gets_the_message(page, image):
+    page.locator("[data-testid=image] input[type=file]").set_input_files(str(image))
+    page.get_by_label("Caption", exact=True).fill("a" * 1_100_000)  # the cap is 1 MiB: just over it
+    page.get_by_role("button", name="Probe", exact=True).click()
+    page.get_by_text("Request too large: this app takes at most 1,048,576 bytes per request").first.wait_for()
+
+
+def _the_annotators_task_and_the_admins_views_show_names_and_captions_as_typed(page, settings):
     page.get_by_role("tab", name="Annotate").click()
     page.locator("#annotate-campaign input").click()
     page.get_by_role("option", name="study", exact=True).click()
@@ -139,20 +149,12 @@ def test_the_annotators_task_and_the_admins_views_show_names_and_captions_as_typ
     shown_literally(page, "#campaign-items-table", [SCRIPT])
 
 
-def test_the_run_list_and_status_show_a_jobs_message_and_error_as_typed(lab, page):
+def _the_run_list_and_status_show_a_jobs_message_and_error_as_typed(page):
     page.get_by_role("tab", name="Train").click()
     shown_literally(page, "#train-runs", [SCRIPT])
     page.get_by_label("Run", exact=True).click()
     page.get_by_role("option", name="#1 injected (failed)").click()
     shown_literally(page, "#train-status", [IMAGE])
-
-
-def test_a_field_over_the_request_cap_gets_the_message(lab, page):
-    _, _, _, image = lab
-    page.locator("[data-testid=image] input[type=file]").set_input_files(str(image))
-    page.get_by_label("Caption", exact=True).fill("a" * 2_000_000)
-    page.get_by_role("button", name="Probe", exact=True).click()
-    page.get_by_text("Request too large: this app takes at most 1,048,576 bytes per request").first.wait_for()
 
 
 def test_a_reload_resumes_with_the_remembered_key_and_another_browser_needs_it(lab, tmp_path):
@@ -161,9 +163,7 @@ def test_a_reload_resumes_with_the_remembered_key_and_another_browser_needs_it(l
     settings = workspace_settings(tmp_path, GRADIO_SERVER_NAME="0.0.0.0")
     Store(settings.db)
     toy_campaign(settings.db, settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
-    with annotate_app(settings) as url:
-        first, other = (lab[2].new_context(viewport=VIEWPORT) for _ in range(2))
-        page = first.new_page()
+    with annotate_app(settings) as url, new_page(lab[2], WAIT_MS) as page, new_page(lab[2], WAIT_MS) as stranger:
         page.goto(url)
         remembered = page.evaluate(STORED)
         task = start(page, "alice")
@@ -172,7 +172,6 @@ def test_a_reload_resumes_with_the_remembered_key_and_another_browser_needs_it(l
         page.reload()
         expect(page.locator(field("key"))).to_have_value(key)  # filled in from this browser's memory
         assert start(page, None) == task  # the held task, not a new one
-        stranger = other.new_page()
         stranger.goto(url)
         stranger.locator(field("name")).fill("alice")
         stranger.locator("#annotate-start").click()

@@ -4,7 +4,7 @@ One real app under the password policy (as a public deployment runs it), with a
 campaign, a training run and a sweep in its store. Every handler with server
 code is listed below by who may call it, private ones included: the page posts
 their index to the queue and so can anyone, whatever `gradio_client` allows
-(`tests/security_support.Visitor` does). A handler added to the app fails
+(`tests/support/security_support.Visitor` does). A handler added to the app fails
 `test_every_handler_is_classified` until someone decides who may call it.
 """
 from __future__ import annotations
@@ -14,14 +14,22 @@ import sqlite3
 
 import httpx
 import pytest
-from gradio_client import Client
 
 from backend.annotate import campaigns, db, prolific, resume
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.annotate_fixtures import task_token, toy_campaign
-from tests.appserver import annotate_app, workspace_settings
-from tests.security_support import Page, Visitor, carries_nothing, database_rows, files_under, served_app
+from tests.support.annotate_fixtures import task_token, toy_campaign
+from tests.support.appserver import annotate_app, workspace_settings
+from tests.support.security_support import (
+    TIMEOUT,
+    Page,
+    Visitor,
+    carries_nothing,
+    database_rows,
+    files_under,
+    patient_client,
+    served_app,
+)
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 REFUSED = "needs an admin; you are anonymous"
@@ -35,7 +43,7 @@ PUBLIC = {
     "describe", "leaderboard", "board", "leaderboard_csv", "lambda", "refresh_if_changed", "evaluate_status",
     "evaluate_status_1", "failure_results", "failures", "failures_1", "failures_2", "failure_subtypes",
     "disagreements", "selected_position", "selected_position_1", "failure_item", "send_to_probe",
-    "login", "logout",
+    "login", "logout", "_restore",
 }
 # Anyone else gets the PermissionDenied message: they launch, cancel or read jobs, campaigns, exports, the store.
 ADMIN = {
@@ -72,6 +80,7 @@ def lab(tmp_path_factory):
         yield url, settings
 
 
+@pytest.mark.system
 def test_every_handler_is_classified(lab):
     url, _ = lab
     names = Page(url).names()
@@ -81,10 +90,11 @@ def test_every_handler_is_classified(lab):
     assert len(classified) == len(PUBLIC) + len(ADMIN) + len(SILENT) + len(LAYOUT)  # each in one class only
 
 
+@pytest.mark.system
 def test_admin_handlers_refuse_anonymous_visitors_and_annotators_and_change_nothing(lab):
     url, settings = lab
     page = Page(url)
-    annotator = Client(url, verbose=False, download_files=False)
+    annotator = patient_client(url)
     annotator.predict("study", "annie", api_name="/start")
     before = database_rows(settings.db), files_under(settings.workspace)
     for visitor in (Visitor(url), Visitor(url, annotator.session_hash)):
@@ -98,25 +108,28 @@ def test_admin_handlers_refuse_anonymous_visitors_and_annotators_and_change_noth
     assert (database_rows(settings.db), files_under(settings.workspace)) == before
 
 
+@pytest.mark.system
 def test_no_admin_data_reaches_a_visitor(lab):
     """The config every visitor downloads holds the hidden admin tabs too: no run or sweep may be listed there.
     The public evaluate status reads evaluate jobs only."""
     url, _ = lab
-    config = httpx.get(url + "config").text
+    config = httpx.get(url + "config", timeout=TIMEOUT).text
     assert "secret-run" not in config and "/srv/secret-model" not in config
-    client = Client(url, verbose=False)
+    client = patient_client(url, download_files=True)
     for job_id in (1, 2):
         with pytest.raises(Exception, match=f"Job {job_id} is not an evaluate job"):
             client.predict(job_id, api_name="/evaluate_status")
 
 
+@pytest.mark.system
 def test_no_login_route_or_wrong_password_makes_an_admin(lab):
     url, settings = lab
     page = Page(url)
-    gradio_login = httpx.post(url + "login", data={"username": "admin", "password": "s3cret pass"})
+    gradio_login = httpx.post(url + "login", data={"username": "admin", "password": "s3cret pass"},
+                              timeout=TIMEOUT)
     assert gradio_login.status_code == 302 and not gradio_login.cookies  # Gradio's own sign-in is not ours
     before = database_rows(settings.db)
-    client = Client(url, verbose=False, download_files=False)
+    client = patient_client(url)
     for user, password in (("admin", "wrong"), ("Robert'); DROP TABLE answers;--", "s3cret pass"),
                            ("<script>window.__xss=1</script>", "' or '1'='1")):
         with pytest.raises(Exception, match="Wrong user name or password"):
@@ -126,9 +139,10 @@ def test_no_login_route_or_wrong_password_makes_an_admin(lab):
     assert database_rows(settings.db) == before
 
 
+@pytest.mark.system
 def test_annotators_never_see_answer_or_continue_each_others_tasks(lab):
     url, settings = lab
-    alice, bob, mallory = (Client(url, verbose=False, download_files=False) for _ in range(3))
+    alice, bob, mallory = (patient_client(url) for _ in range(3))
     started = alice.predict("study", "alice", api_name="/start")
     alices_task, alices_key = task_token(started), _key(started)
     assert task_token(bob.predict("study", "bob", api_name="/start")) != alices_task
@@ -140,12 +154,13 @@ def test_annotators_never_see_answer_or_continue_each_others_tasks(lab):
             mallory.predict("study", "alice", key, api_name="/start")
     assert database_rows(settings.db)["annotators"] == annotators
     assert task_token(alice.predict("study", "alice", api_name="/start")) == alices_task  # her own session: no key
-    elsewhere = Client(url, verbose=False, download_files=False)  # alice in another browser, with her key
+    elsewhere = patient_client(url)  # alice in another browser, with her key
     assert task_token(elsewhere.predict("study", "alice", alices_key.lower(), api_name="/start")) == alices_task
     elsewhere.predict(alices_task, "1", api_name="/answer")
     assert _assignment(settings, alices_task) == ("answered", "alice")
 
 
+@pytest.mark.system
 def test_a_typed_name_never_continues_a_prolific_participant(lab):
     url, settings = lab
     page, pid = Page(url), "5f1a2b3c4d5e6f7a8b9c0d1e"
@@ -154,7 +169,7 @@ def test_a_typed_name_never_continues_a_prolific_participant(lab):
     assert shown.error is None and db.rows(settings.db, "select source from annotators where external_id = ?",
                                            (pid,)) == [{"source": "prolific"}]
     with pytest.raises(Exception, match="is already in use in this campaign: pick another name"):
-        Client(url, verbose=False, download_files=False).predict("study", pid, api_name="/start")
+        patient_client(url).predict("study", pid, api_name="/start")
     again = Visitor(url).call(page.handler("from_link"), [None], params=link)  # the link itself resumes
     assert task_token(again.data) == task_token(shown.data)
 
@@ -181,12 +196,13 @@ def test_resume_keys_are_needed_only_off_an_open_local_app(tmp_path):
     assert claimed.annotator_id == first.annotator_id and claimed.issued not in ("", first.issued)
 
 
+@pytest.mark.system
 def test_the_annotation_app_has_no_admin_handler(tmp_path):
     settings = workspace_settings(tmp_path, GRADIO_SERVER_NAME="0.0.0.0")
     Store(settings.db)
     with annotate_app(settings) as url:
         assert Page(url).names() <= ANNOTATE
-        assert set(Client(url, verbose=False).view_api(return_format="dict")["named_endpoints"]) == \
+        assert set(patient_client(url, download_files=True).view_api(return_format="dict")["named_endpoints"]) == \
             {"/start", "/answer"}
 
 

@@ -15,18 +15,27 @@ import os
 
 import httpx
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 
 from backend.annotate import mirror
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.auth import ADMIN, Actor
+from backend.core.store import Store
 from backend.jobs.kinds import get_kind
 from backend.jobs.service import confine_config
-from backend.core.store import Store
-from tests.annotate_fixtures import task_token, toy_campaign
-from tests.appserver import workspace_settings
-from tests.security_support import LARGE, Page, Visitor, oversized_bodies, oversized_calls, served_app
-from tests.tiny import solid_image
+from tests.support.annotate_fixtures import task_token, toy_campaign
+from tests.support.appserver import workspace_settings
+from tests.support.security_support import (
+    LARGE,
+    TIMEOUT,
+    Page,
+    Visitor,
+    oversized_bodies,
+    oversized_calls,
+    patient_client,
+    served_app,
+)
+from tests.support.tiny import solid_image
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 OUTSIDE = "outside the allowed folders"
@@ -60,7 +69,7 @@ def lab(tmp_path_factory):
     (mirror.tables_folder(seed) / "answers-20261123T000000-1-ab12.jsonl").write_text('{"external_id": "5f1a2b"}\n')
     store.create_job("sweep", {"pretrained": "toyworld", "finetuned": "toyworld:random"}, actor="admin")
     with served_app(workspace, ["toyworld"], **env) as (url, settings):
-        admin = Client(url, verbose=False, download_files=False)
+        admin = patient_client(url)
         admin.predict("admin", "s3cret pass", api_name="/login")
         admin.predict(api_name="/list_campaigns")  # the campaign menus of this session now list "study"
         yield url, settings, Visitor(url, admin.session_hash), outside
@@ -96,6 +105,7 @@ ATTACKS = [
 ]
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("handler, form, field, values, expected", ATTACKS,
                          ids=[f"{a[0]}:{a[2]}" for a in ATTACKS])
 def test_every_path_an_admin_types_stays_inside_the_allowed_folders(lab, handler, form, field, values, expected):
@@ -110,11 +120,12 @@ def test_every_path_an_admin_types_stays_inside_the_allowed_folders(lab, handler
     assert len(Store(settings.db).list_jobs(limit=1000)) == jobs_before
 
 
+@pytest.mark.system
 def test_anyone_probing_names_no_server_file(lab, tmp_path):
     url, settings, _, _ = lab
     image = tmp_path / "red.png"
     solid_image((200, 30, 30)).save(image)
-    client = Client(url, verbose=False, download_files=False)
+    client = patient_client(url)
     for spec in ("local-dir:../../etc", "ViT-B-32:/etc/passwd", "ViT-B-32:../../workspace/lab.db",
                  f"local-dir:{settings.data_dir / 'etc-link'}", f"ViT-B-32:{settings.db}"):
         with pytest.raises(Exception, match="names a file on the server"):
@@ -129,11 +140,12 @@ def test_anyone_probing_names_no_server_file(lab, tmp_path):
         assert outcome.data is None and outcome.error is not None, outcome.text
 
 
+@pytest.mark.system
 def test_the_file_route_serves_campaign_images_and_nothing_else(lab):
     url, settings, _, _ = lab
     workspace, data = settings.workspace, settings.data_dir
     image = next((data / "campaigns" / "study" / "originals").glob("*.png"))
-    shown = httpx.get(f"{url}gradio_api/file={image}")
+    shown = httpx.get(f"{url}gradio_api/file={image}", timeout=TIMEOUT)
     assert shown.status_code == 200 and shown.headers["content-type"] == "image/png"
     refused = [settings.db, f"{settings.db}-wal", "/etc/passwd", "lab.db", workspace / "runs" / "r1" / "best" /
                "open_clip_model.safetensors", workspace / "models" / "patched" / "p1" / "open_clip_model.safetensors",
@@ -142,34 +154,36 @@ def test_the_file_route_serves_campaign_images_and_nothing_else(lab):
                data / "campaigns" / "study" / "passwd.png", f"{data}/%2e%2e/lab.db", f"{data}/..%2Flab.db",
                "..%2F..%2F..%2F..%2Fetc%2Fpasswd", f"{data}/items.csv%00.png", f"{image}%00"]
     for path in refused:
-        response = httpx.get(f"{url}gradio_api/file={path}")
+        response = httpx.get(f"{url}gradio_api/file={path}", timeout=TIMEOUT)
         assert response.status_code in (403, 404), f"{path}: {response.status_code} {response.text[:80]}"
 
 
+@pytest.mark.system
 def test_a_database_backup_is_offered_to_its_admin_only(lab):
     url, settings, _, _ = lab
-    admin = Client(url, verbose=False, download_files=False)
+    admin = patient_client(url)
     admin.predict("admin", "s3cret pass", api_name="/login")
     offered = admin.predict(api_name="/backup_database")
     written = sorted(settings.downloads_dir.glob("lab-backup-*.db"))
     assert written and offered != str(written[-1])  # handed out as a copy in Gradio's cache
-    assert httpx.get(f"{url}gradio_api/file={written[-1]}").status_code == 403
+    assert httpx.get(f"{url}gradio_api/file={written[-1]}", timeout=TIMEOUT).status_code == 403
 
 
+@pytest.mark.system
 def test_oversized_requests_are_refused_and_the_server_answers_the_next_one(lab, tmp_path):
     url, _, _, _ = lab
     image = tmp_path / "red.png"
     solid_image((200, 30, 30)).save(image)
-    client = Client(url, verbose=False, download_files=False)
+    client = patient_client(url)
     token = task_token(client.predict("study", "ann", api_name="/start"))
-    for what, arguments, api_name, message in oversized_calls(image, token):
+    for _what, arguments, api_name, message in oversized_calls(image, token):
         with pytest.raises(Exception, match=message):
             client.predict(*arguments, api_name=api_name)
     shown = client.predict(token, LARGE, api_name="/answer")  # an answer that is no answer: named, not echoed
     assert len(json.dumps(shown)) < 20_000 and any("is not an answer to this" in str(value) for value in shown)
     for what, body, statuses in oversized_bodies(Page(url).handler("answer")["id"]):
         response = httpx.post(f"{url}gradio_api/queue/join", content=body,
-                              headers={"content-type": "application/json"})
+                              headers={"content-type": "application/json"}, timeout=TIMEOUT)
         assert response.status_code in statuses, f"{what}: {response.status_code} {response.text[:200]}"
         assert response.status_code != 413 or "Request too large" in response.json()["detail"]
     assert task_token(client.predict(token, "1", api_name="/answer")) != token  # and the next answer is served

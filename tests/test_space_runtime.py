@@ -5,7 +5,7 @@ variables a ZeroGPU Space sets (SPACES_ZERO_GPU, SPACE_ID) and no HF_TOKEN, with
 tests/fake_spaces in front of the repository on PYTHONPATH as the `spaces`
 package: the fake records each `spaces.GPU` decoration and call (with the
 pickled size of its arguments, as ZeroGPU pickles them) in a file. The backup
-runs against the fake Hub of tests/fake_hub.py.
+runs against the fake Hub of tests/support/fake_hub.py.
 """
 from __future__ import annotations
 
@@ -19,15 +19,15 @@ from gradio_client import Client, handle_file
 
 from backend.annotate import assign, assist, campaigns, db, mirror
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
-from backend.models.encoder import GPU_SECONDS
-from backend.models.loading import load_model
 from backend.core.settings import Settings
 from backend.core.store import Store
-from tests.appprocess import app_process
-from tests.appserver import running_app, wait_for
-from tests.fake_hub import TOKEN, FakeHfApi, FakeHub
+from backend.models.encoder import GPU_SECONDS
+from backend.models.loading import load_model
+from tests.support.appprocess import app_process
+from tests.support.appserver import running_app, wait_for
+from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.tiny import solid_image
 from tests.test_train_tab import form
-from tests.tiny import solid_image
 
 SPACE = "lab/compositionality"
 FAKE_SPACES = Path(__file__).parent / "fake_spaces"
@@ -57,11 +57,14 @@ def page_components(url: str) -> dict[str, dict]:
     return {c["props"]["elem_id"]: c["props"] for c in config["components"] if c.get("props", {}).get("elem_id")}
 
 
+@pytest.mark.system
 def test_the_probe_scores_inside_spaces_gpu(zero_gpu_space, tmp_path):
     image = tmp_path / "red.png"
     solid_image((200, 30, 30), size=64).save(image)
-    summary, *_ = zero_gpu_space.client.predict(handle_file(str(image)), "a red square", ["toyworld"], ["replace"],
-                                                0, "", api_name="/probe")
+    # An extra caption rather than a perturbation family: the same scoring path into the GPU function, without
+    # waiting for spaCy (the perturbation engine runs on the CPU, outside it, and loads in the background).
+    summary, *_ = zero_gpu_space.client.predict(handle_file(str(image)), "a red square", ["toyworld"], [],
+                                                0, "a blue square", api_name="/probe")
     assert "toyworld" in summary
     # One GPU function, declared at import with its duration; Gradio's auto-wrap (which would decorate every
     # event handler, a training launch included, without a duration: the fake refuses that) is off.
@@ -72,6 +75,7 @@ def test_the_probe_scores_inside_spaces_gpu(zero_gpu_space, tmp_path):
     assert max(call["arg_bytes"] for call in calls) < 1_000_000  # a handle, pixels and texts: never the model
 
 
+@pytest.mark.system
 def test_a_training_launch_is_a_job_and_never_a_gpu_call(zero_gpu_space):
     before = events(zero_gpu_space)
     message, *_ = zero_gpu_space.client.predict(*form(name="zero-gpu-run", loss="negclip", steps=2, eval_every=2),
@@ -88,6 +92,7 @@ def test_a_training_launch_is_a_job_and_never_a_gpu_call(zero_gpu_space):
     assert events(zero_gpu_space) == before
 
 
+@pytest.mark.system
 def test_the_page_and_the_log_tell_admins_what_a_restart_loses(zero_gpu_space):
     shown = page_components(zero_gpu_space.url)
     banner = shown["backup-warning"]
@@ -99,6 +104,7 @@ def test_the_page_and_the_log_tell_admins_what_a_restart_loses(zero_gpu_space):
     assert WARNING in zero_gpu_space.output.read_text()  # said in the log at start
 
 
+@pytest.mark.system
 def test_the_warning_is_for_admins_only(tmp_path):
     """Under the password policy a visitor does not see the banner; signing in as the admin shows it."""
     with running_app(tmp_path, ["toyworld"], tmp_path, SPACE_ID=SPACE, COMPLAB_ADMIN_USER="admin",

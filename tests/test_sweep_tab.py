@@ -1,8 +1,9 @@
-"""The Sweep tab through a real server on 127.0.0.1 (gradio_client) and a real `sweep` job.
+"""The Sweep tab through a real server on 127.0.0.1 (gradio_client) and a real `sweep` job, and as the admin
+sees it in Debian's chromium (one labelled point per alpha drawn on the curve).
 
 The finetuned model is the shipped toy model with a small perturbation of every
 weight, saved as a checkpoint the way training saves one; three alphas and a
-few items per type keep the sweep short.
+few items per type keep the sweep short. `SAVE_SCREENSHOT=1` also writes docs/sweep.png.
 """
 import re
 
@@ -11,13 +12,15 @@ import pytest
 import torch
 from gradio_client import Client, handle_file
 
-from backend.models.loading import load_model
+from backend.benchmarks import evaluate_many
 from backend.core.store import Store
+from backend.models.checkpoint import save_checkpoint
+from backend.models.loading import load_model
 from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import scene_for_caption
 from backend.toyworld.render import render, to_pil
-from backend.models.checkpoint import save_checkpoint
-from tests.appserver import running_app, wait_for
+from tests.support.appserver import running_app, wait_for
+from tests.support.browser import choose, new_page, screenshot
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -61,12 +64,13 @@ def swept(tmp_path_factory):
                "workspace": workspace}
 
 
+@pytest.mark.system
 def test_the_curve_has_a_labelled_point_per_alpha_and_the_recommendation(swept):
     status, plot, points, best, alpha = swept["admin"].predict(swept["job"]["id"], api_name="/sweep_status")
     rows = swept["job"]["result"]["rows"]
-    assert "**#%d sweep: done**, 100%%" % swept["job"]["id"] in status
+    assert f"**#{swept['job']['id']} sweep: done**, 100%" in status
     assert [row[0] for row in points["data"]] == [0.0, 0.5, 1.0]
-    for (a, x, y), row in zip(points["data"], rows):
+    for (_alpha, x, y), row in zip(points["data"], rows):
         assert (x, y) == (round(100 * row["toy-zeroshot-shape/top1"], 2), round(100 * row["toy-sugarcrepe/overall"], 2))
     assert plot.count('class="sweep-point"') == 3 and all(f">α={a:g}</text>" in plot for a in (0, 0.5, 1))
     recommended = swept["job"]["result"]["recommended"]
@@ -74,11 +78,53 @@ def test_the_curve_has_a_labelled_point_per_alpha_and_the_recommendation(swept):
     assert recommended["criterion"] in best and plot.count('class="sweep-recommended"') == 1
 
 
+@pytest.mark.system
+@pytest.mark.browser
+def test_the_page_draws_a_labelled_point_per_alpha_for_the_signed_in_admin(swept, tmp_path, browser):
+    with new_page(browser) as page:
+        page.goto(swept["url"])
+        page.get_by_role("tab", name="Benchmarks").wait_for()  # the tabs are drawn
+        assert page.get_by_role("tab", name="Sweep").count() == 0, "the tab is for admins"
+        page.get_by_text("Admin sign-in").click()
+        page.get_by_label("Admin user", exact=True).fill(CREDENTIALS["COMPLAB_ADMIN_USER"])
+        page.get_by_label("Password", exact=True).fill(CREDENTIALS["COMPLAB_ADMIN_PASSWORD"])
+        page.locator("#sign-in").click()
+        page.get_by_role("tab", name="Sweep").click()
+        page.get_by_role("button", name="↻", exact=True).click()  # the list as it is now, for the admin
+        choose(page, "Sweep", f"#{swept['job']['id']} ")
+        points = page.locator("#sweep-plot circle.sweep-point")
+        wait_for(lambda: points.count() == 3 and page.locator("#sweep-plot circle.sweep-recommended").count()
+                 and "sweep: done" in page.locator("#sweep-status").inner_text(), 30,
+                 "three points, the recommended ring and the sweep done")
+        boxes = [points.nth(i).bounding_box() for i in range(3)]
+        assert all(box and box["width"] > 4 for box in boxes) and len({(b["x"], b["y"]) for b in boxes}) == 3
+        labels = page.locator("#sweep-plot text.sweep-label")
+        assert [t.strip() for t in labels.all_text_contents()] == ["α=0", "α=0.5", "α=1"]
+        assert all((box := labels.nth(i).bounding_box()) and box["width"] > 10 for i in range(3)), "labels drawn"
+        recommended = swept["job"]["result"]["recommended"]
+        assert f"Recommended alpha: {recommended['alpha']:g}" in page.locator("#sweep-recommended").inner_text()
+        screenshot(page, tmp_path, "sweep.png")
+
+
 def export(client, job_id: int, name: str, alpha: float) -> str:
     message, *_lists = client.predict(job_id, name, alpha, api_name="/export_patched")
     return re.search(r"`(local-dir:[^`]+)`", message).group(1)
 
 
+@pytest.mark.system
+def test_the_job_logged_each_alpha_and_the_recommended_export_scores_as_swept(swept):
+    """The job's process reported a point per alpha as it went, and the exported recommendation, loaded back from
+    its folder, scores on the compositional axis what the sweep measured for that alpha."""
+    job, store = swept["job"], swept["store"]
+    assert sorted({row["step"] for row in store.metrics(job["id"], "sweep")}) == [0, 1, 2]
+    assert [row["alpha"] for row in job["result"]["rows"]] == [0, 0.5, 1]
+    best = job["result"]["recommended"]
+    spec = export(swept["admin"], job["id"], "toy-rescored", best["alpha"])
+    rescored = evaluate_many(["toy-sugarcrepe"], load_model(spec, device="cpu"), limit=6)
+    assert rescored["toy-sugarcrepe/overall"] == pytest.approx(best["compositional"])
+
+
+@pytest.mark.system
 def test_export_puts_the_patched_model_in_the_model_lists_and_it_loads(swept, tmp_path):
     admin, job = swept["admin"], swept["job"]
     recommended = job["result"]["recommended"]["alpha"]
@@ -102,6 +148,7 @@ def test_export_puts_the_patched_model_in_the_model_lists_and_it_loads(swept, tm
     assert "not loaded" not in summary and re.match(r"-?\d\.\d{4}", table["data"][0][column])
 
 
+@pytest.mark.system
 def test_anonymous_visitors_cannot_sweep_or_export(swept):
     anonymous = Client(swept["url"], verbose=False)
     before = len(swept["store"].list_jobs())
@@ -120,6 +167,7 @@ def test_anonymous_visitors_cannot_sweep_or_export(swept):
     ({"compositional": "overall"}, "must name a benchmark metric as <benchmark>/<metric>"),
     ({"finetuned": ""}, "finetuned model is required"),
 ])
+@pytest.mark.system
 def test_a_bad_sweep_is_a_message_and_starts_nothing(swept, overrides, message):
     before = len(swept["store"].list_jobs())
     with pytest.raises(Exception, match=re.escape(message)):

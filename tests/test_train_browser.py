@@ -11,13 +11,16 @@ import pytest
 from backend import jobs
 from backend.core.auth import Actor
 from backend.core.store import Store
-from tests.appserver import running_app, wait_for, workspace_settings
-from tests.browser import VIEWPORT, chromium, read_table
+from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.browser import new_page, read_table
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]
 ADMIN = Actor("tester", "admin", "password")
-RUN = {"name": "browser-run", "base_model": "toyworld", "data": "toyworld-finetune", "loss": "negclip", "steps": 400, "batch_size": 16,
-       "dataset_size": 128, "lr": 1e-3, "warmup_steps": 5, "eval_every": 200, "eval_benchmarks": ["toy-sugarcrepe"]}
+# More steps than the test lasts (one-thread torch runs a toy step fast): the run must still be running when the
+# page is read; the test cancels it.
+RUN = {"name": "browser-run", "base_model": "toyworld", "data": "toyworld-finetune", "loss": "negclip", "steps": 3000,
+       "batch_size": 16, "dataset_size": 128, "lr": 1e-3, "warmup_steps": 5, "eval_every": 200,
+       "eval_benchmarks": ["toy-sugarcrepe"]}
 
 
 def stroked_lines(page, elem_id: str) -> list[str]:
@@ -32,11 +35,10 @@ def stroked_lines(page, elem_id: str) -> list[str]:
     return drawn
 
 
-def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_current(tmp_path):
-    with running_app(tmp_path, ["toyworld"], tmp_path) as url, chromium() as browser:
+def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_current(tmp_path, browser):
+    with running_app(tmp_path, ["toyworld"], tmp_path) as url, new_page(browser) as page:
         settings = workspace_settings(tmp_path)
         store = Store(settings.db)
-        page = browser.new_page(viewport=VIEWPORT)
         page.goto(url)
         page.get_by_role("tab", name="Train").click()
         job_id = jobs.submit(ADMIN, "train", RUN, store=store, settings=settings)
@@ -55,7 +57,7 @@ def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_cur
         legend_box = legend.bounding_box()
         assert legend_box and legend_box["y"] + legend_box["height"] <= plot_box["y"] + plot_box["height"], \
             "the legend naming the lines is inside the plot, not cut off"
-        log = wait_for(lambda: re.search(r"step \d+/400 loss [\d.]+ lr \S+ [\d.]+ samples/s, ETA \S+",
+        log = wait_for(lambda: re.search(rf"step \d+/{RUN['steps']} loss [\d.]+ lr \S+ [\d.]+ samples/s, ETA \S+",
                                            page.locator("#train-log textarea").input_value()), 30,
                          "a progress line in the log")
         page.screenshot(path=str(tmp_path / "train-running.png"), full_page=True)

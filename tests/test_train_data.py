@@ -5,9 +5,9 @@ import torch
 from PIL import Image
 from safetensors.torch import load_file
 
+from backend.toyworld import training as toy_training
 from backend.toyworld.model import create_toy_model
 from backend.train import data as train_data
-from backend.toyworld import training as toy_training
 from backend.train.config import TrainConfig
 from backend.train.loader import StepBatches, image_chunks, step_loader
 from backend.train.loop import train
@@ -90,6 +90,7 @@ def _manifest(tmp_path):
     return tmp_path / "train.csv"
 
 
+@pytest.mark.system
 def test_manifest_batches_from_worker_processes_match_the_training_process(tmp_path):
     """Workers decode, crop and assemble; bit-identical weights to workers=0, resume across the loader included."""
     manifest = _manifest(tmp_path)

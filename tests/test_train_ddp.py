@@ -3,20 +3,22 @@
 Each micro-batch of 4 = 2 ranks x 2; two micro-batches per step (grad_accum=2).
 """
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 from safetensors.torch import load_file
 
 from backend.train.config import TrainConfig
 from backend.train.loop import train
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parents[1]
-COMMON = dict(base_model="toyworld:random", data="toyworld-finetune", loss="negclip", steps=2, dataset_size=32,
-              eval_every=2, eval_benchmarks=[], warmup_steps=1, lr=1e-3, grad_accum=2)
+COMMON = {"base_model": "toyworld:random", "data": "toyworld-finetune", "loss": "negclip", "steps": 2,
+          "dataset_size": 32, "eval_every": 2, "eval_benchmarks": [], "warmup_steps": 1, "lr": 1e-3, "grad_accum": 2}
 
 
 def _weights(run_dir: Path) -> dict:
@@ -37,8 +39,7 @@ def test_two_ranks_match_one_rank_on_the_global_batch(tmp_path):
                                          "output_dir": str(tmp_path)}.items()]
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
                "-m", "backend", "train", "--set", *overrides]
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     # the same global loss at every step: each rank trained its shard, features were gathered
     single_losses, ddp_losses = _losses(tmp_path / "single"), _losses(tmp_path / "ddp")

@@ -8,15 +8,15 @@ from gradio_client import Client
 from safetensors.torch import load_file
 
 from backend import jobs
+from backend.cli import main
 from backend.core.auth import cli_actor
 from backend.core.markup import literal
-from backend.cli import main
-from backend.jobs import process
 from backend.core.settings import ROOT
 from backend.core.store import Store
+from backend.jobs import process
 from backend.models import checkpoint
-from tests.appserver import running_app, workspace_settings
-from tests.crashes import settled
+from tests.support.appserver import running_app, workspace_settings
+from tests.support.crashes import settled
 
 SLEEPER = "import time; print('step 1 of 3', flush=True); time.sleep(120)"
 
@@ -50,6 +50,7 @@ def form(**overrides):
     ({"base_model": "local-dir:/etc"}, "base model path '/etc' is outside"),
     ({"target": "hf"}, "HF_TOKEN is not set"),
 ])
+@pytest.mark.system
 def test_invalid_launch_is_a_message_and_creates_no_job(app, monkeypatch, overrides, message):
     client, store, _ = app
     monkeypatch.delenv("HF_TOKEN", raising=False)
@@ -59,6 +60,7 @@ def test_invalid_launch_is_a_message_and_creates_no_job(app, monkeypatch, overri
     assert store.list_jobs() == before
 
 
+@pytest.mark.system
 def test_runs_table_status_curves_and_cancel(app, tmp_path):
     client, store, output = app
     done = store.create_job("train", {"loss": "negclip", "base_model": "toyworld"}, name="finished-run")
@@ -101,6 +103,7 @@ def test_runs_table_status_curves_and_cancel(app, tmp_path):
         client.predict(9999, api_name="/run_status")
 
 
+@pytest.mark.system
 def test_a_loss_gone_nan_stops_the_run_with_its_message_and_resume_replays_from_the_checkpoint(app, capsys):
     """lr 1e6 on the built-in world: a real divergence (step 1's loss is finite, step 2's is NaN), nothing injected."""
     client, store, output = app
@@ -133,6 +136,7 @@ def test_a_loss_gone_nan_stops_the_run_with_its_message_and_resume_replays_from_
         client.predict(job_id, api_name="/resume")
 
 
+@pytest.mark.system
 def test_launch_records_the_form_as_the_job_config(app):
     """What the form says (here: IMC and CMR on relation negatives only) is what the job trains with, and the
     chosen recipe's settings the form has no field for (the built-in world's runs are measured without

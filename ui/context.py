@@ -1,18 +1,43 @@
-"""What the tabs share: the settings, one model registry, one embedding cache, the model list, the store."""
+"""What the tabs share: the settings, one model registry, one embedding cache, the model list, the store, and
+the guards on what visitors may spend (sign-in sessions, rate limits, the probe's line)."""
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import gradio as gr
 from gradio import processing_utils
 from gradio import utils as gradio_utils
 
 from backend import jobs
+from backend.core import auth, limits
+from backend.core.credentials import Credentials
+from backend.core.ratelimit import RateLimit, Slots, client_key
 from backend.core.settings import Settings
 from backend.core.store import Store
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.patching.config import exported_models
+
+BUSY = ("The server is busy with other probes: try again in a minute (probes run one at a time, so that "
+        "annotators working here keep a quick page).")
+
+
+@dataclass
+class Guards:
+    """One per app: admin sessions (`backend.core.credentials`), failed sign-ins per address and from everyone,
+    visitors' probes per address, and the probes' line (`backend.core.ratelimit`; numbers in
+    `backend.core.limits`)."""
+
+    sessions: Credentials = field(default_factory=auth.admin_sessions)
+    sign_in_failures: RateLimit = field(
+        default_factory=lambda: RateLimit(limits.SIGN_IN_FAILURES, limits.SIGN_IN_WINDOW_S))
+    sign_in_failures_everyone: RateLimit = field(
+        default_factory=lambda: RateLimit(limits.SIGN_IN_FAILURES_EVERYONE, limits.SIGN_IN_WINDOW_S))
+    guest_probes: RateLimit = field(default_factory=lambda: RateLimit(limits.GUEST_PROBES_PER_MINUTE, 60))
+    probe_line: Slots = field(default_factory=lambda: Slots(limits.PROBES_RUNNING, limits.PROBES_WAITING, BUSY))
 
 
 @dataclass
@@ -24,11 +49,7 @@ class AppContext:
     default_models: list[str]
     store: Store
     examples: list[list] = field(default_factory=list)  # [image path, caption]
-
-    @property
-    def output_dir(self) -> Path:
-        """Where downloads (probe CSV/JSON) are written."""
-        return self.settings.downloads_dir
+    guards: Guards = field(default_factory=Guards)
 
     def current_model_choices(self) -> list[tuple[str, str]]:
         """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished
@@ -39,12 +60,40 @@ class AppContext:
         return [(label, spec) for spec, label in labels.items()]
 
     def offered_specs(self) -> list[str]:
-        """Every spec the model list offers: what anyone may probe without naming a server path."""
+        """Every spec the model list offers (some may still need a download)."""
         return [spec for _, spec in self.current_model_choices()]
+
+    def guest_models(self) -> list[str]:
+        """What visitors who are not signed in may probe: the admin's list (the guest_models setting), else the
+        listed models whose weights are on this machine now (no download, and a model an admin put there)."""
+        if self.settings.guest_models:
+            return list(self.settings.guest_models)
+        local = [spec for _, spec in [*jobs.finished_checkpoints(self.store),
+                                      *exported_models(self.settings.models_dir)]]
+        listed = [choice.spec for choice in (choices.describe(spec, self.settings.models_dir)
+                                             for spec in self.model_choices) if choice.available]
+        return list(dict.fromkeys([*listed, *local]))
+
+    def client(self, request: gr.Request | None) -> str | None:
+        """Which client a request comes from (`backend.core.ratelimit.client_key`); None without a request."""
+        if request is None or getattr(request, "client", None) is None:
+            return None
+        return client_key(request.client.host, dict(request.headers), behind_proxy=self.settings.on_space)
 
 
 def offer(path: str | Path) -> str:
     """A file for a download output: a copy in Gradio's cache (a folder named by the content's hash), which the
-    page fetches. The downloads folder itself is never served (`app.served_folders`): anyone could fetch a
-    database backup or a campaign's answers there by guessing its name."""
+    page fetches and Gradio deletes after `backend.core.limits.CACHE_MAX_AGE_S`. The downloads folder itself is
+    never served (`app.served_folders`): anyone could fetch a database backup or a campaign's answers there by
+    guessing its name."""
     return processing_utils.save_file_to_cache(path, cache_dir=gradio_utils.get_upload_folder())
+
+
+def offer_new(name: str, write: Callable[[Path], object]) -> str:
+    """A file made for one download (a probe's results, the leaderboard): `write(path)` fills it in a temporary
+    folder, which is removed once the file is in Gradio's cache (`offer`): a visitor's download leaves nothing
+    behind on the server."""
+    with tempfile.TemporaryDirectory(prefix="download-") as folder:
+        path = Path(folder) / name
+        write(path)
+        return offer(path)

@@ -1,19 +1,33 @@
-"""A cap on the size of request bodies, refused before Gradio reads them.
+"""Caps on what one request, and one client, may send: refused before Gradio reads it (Starlette middleware).
 
-Gradio reads a request's JSON body whole before it looks at it: a 200 MB post
-to the queue took 11 s and 1.2 GB of server memory, then joined the queue as
-an event. Every form of this app sends a few kilobytes (files go through the
-upload route first, which `max_file_size` caps), so anything above
-`MAX_BODY_BYTES` is refused with HTTP 413 and a message, before it is read.
-The fields' own limits (a caption's 1,000 characters, 64 for a name, ...) say
-more precisely what was too long.
+`BodyLimit`: Gradio reads a request's JSON body whole before it looks at it: a
+200 MB post to the queue took 11 s and 1.2 GB of server memory, then joined the
+queue as an event. Every form of this app sends a few kilobytes (files go through
+the upload route first), so anything above `MAX_BODY_BYTES` is refused with HTTP
+413 and a message, before it is read, on every route but exactly Gradio's upload
+route (a looser rule, any path ending in ``/upload``, let a 300 MB JSON body
+through to ``/gradio_api/call/upload``). The fields' own limits (a caption's 1,000
+characters, 64 for a name, ...) say more precisely what was too long.
+
+`UploadQuota`: Gradio's upload route caps each file (`max_file_size`) but not
+their number (a thousand per request), and nothing deleted them: one client
+stored 257 MB in 12 s. Here a request may carry one file's worth, each client
+`UPLOAD_BYTES_PER_CLIENT` and everyone together `UPLOAD_BYTES_TOTAL` over
+`UPLOAD_WINDOW_S`, the longest an upload lives in Gradio's cache (`delete_cache`,
+set on the Blocks in ``app.py``), so uploads never hold more than that on disk. The
+annotation-only app has no upload route at all: no participant uploads anything.
 """
 from __future__ import annotations
 
 import json
+import math
+
+from backend.core import limits
+from backend.core.ratelimit import RateLimit, client_key
 
 MAX_BODY_BYTES = 1024 * 1024
-UPLOAD_SUFFIX = "/upload"  # Gradio's file uploads: capped by `max_file_size` instead
+UPLOAD_PATH = "/gradio_api/upload"  # Gradio's file uploads: `UploadQuota` caps them instead
+MULTIPART_ALLOWANCE = 64 * 1024  # the form's boundaries and headers around one file
 
 
 def too_large(limit: int) -> str:
@@ -29,13 +43,12 @@ class BodyLimit:
         self.max_bytes = max_bytes
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD") or \
-                scope["path"].rstrip("/").endswith(UPLOAD_SUFFIX):
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD") or is_upload(scope):
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await _refuse(send, too_large(self.max_bytes))
+            await refuse(send, 413, too_large(self.max_bytes))
             return
         body, more = b"", True
         while more:  # a body without (or with a false) length is read up to the limit, no further
@@ -46,9 +59,58 @@ class BodyLimit:
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > self.max_bytes:
-                await _refuse(send, too_large(self.max_bytes))
+                await refuse(send, 413, too_large(self.max_bytes))
                 return
         await self.app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive), send)
+
+
+def is_upload(scope: dict) -> bool:
+    """Whether a request is a post to Gradio's upload route: exactly that path, nothing that merely ends alike."""
+    return scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == UPLOAD_PATH
+
+
+class UploadQuota:
+    """ASGI middleware for Gradio's upload route: off entirely (`enabled` False), or one file's worth per request
+    and a byte budget per client and for everyone (`behind_proxy`: who the client is, see
+    `backend.core.ratelimit.client_key`)."""
+
+    def __init__(self, app, enabled: bool = True, behind_proxy: bool = False,
+                 per_client: RateLimit | None = None, everyone: RateLimit | None = None):
+        self.app, self.enabled, self.behind_proxy = app, enabled, behind_proxy
+        self.per_request = limits.MAX_UPLOAD_BYTES + MULTIPART_ALLOWANCE
+        self.per_client = per_client or RateLimit(limits.UPLOAD_BYTES_PER_CLIENT, limits.UPLOAD_WINDOW_S)
+        self.everyone = everyone or RateLimit(limits.UPLOAD_BYTES_TOTAL, limits.UPLOAD_WINDOW_S)
+
+    async def __call__(self, scope, receive, send):
+        if not is_upload(scope):
+            await self.app(scope, receive, send)
+            return
+        if not self.enabled:
+            await refuse(send, 404, "This server takes no uploads.")
+            return
+        headers = {key.decode("latin-1"): value.decode("latin-1") for key, value in scope.get("headers") or []}
+        declared = headers.get("content-length", "")
+        if not declared.isdigit():
+            await refuse(send, 411, "An upload must say its size (Content-Length).")
+            return
+        size = int(declared)
+        if size > self.per_request:
+            await refuse(send, 413, f"One upload at a time, of at most {limits.MAX_UPLOAD_BYTES:,} bytes; this "
+                                    f"request has {size:,}.")
+            return
+        client = client_key((scope.get("client") or ("unknown",))[0], headers, self.behind_proxy)
+        wait = self.per_client.retry_after(client, size) or self.everyone.retry_after("everyone", size)
+        if wait:
+            await refuse(send, 429, f"Too many uploads for now: wait {_minutes(wait)} before uploading again "
+                                    "(uploads are kept an hour, and their room is shared).")
+            return
+        self.per_client.spend(client, size)
+        self.everyone.spend("everyone", size)
+        await self.app(scope, receive, send)
+
+
+def _minutes(seconds: float) -> str:
+    return f"{math.ceil(seconds / 60)} minute(s)" if seconds > 90 else f"{math.ceil(seconds)} s"
 
 
 def _replay(messages: list[dict], then=None):
@@ -62,8 +124,9 @@ def _replay(messages: list[dict], then=None):
     return receive
 
 
-async def _refuse(send, detail: str) -> None:
+async def refuse(send, status: int, detail: str) -> None:
+    """Answer with `status` and {"detail": ...} (where Gradio's page shows the sentence), without the app."""
     payload = json.dumps({"detail": detail}).encode()
-    await send({"type": "http.response.start", "status": 413,
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
     await send({"type": "http.response.body", "body": payload})

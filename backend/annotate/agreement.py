@@ -17,8 +17,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 RULES = ("majority", "third")
 NONE = "none"
@@ -131,8 +132,8 @@ def pairwise_kappa(answers: list[Answer], stage: str, view: Callable[[str], str]
     return result
 
 
-def krippendorff_alpha(units: dict[Hashable, list[str]]) -> float | None:
-    """Nominal Krippendorff's alpha over all units (items), any number of values per unit.
+def krippendorff_alpha(units: Mapping[Any, Sequence[str]]) -> float | None:
+    """Nominal Krippendorff's alpha over all units (items, by any key), any number of values per unit.
 
     Units with fewer than 2 values are not pairable and are ignored. With the
     coincidence matrix o[c][k] = sum over units u of (number of ordered pairs of

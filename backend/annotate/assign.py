@@ -114,14 +114,14 @@ def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer
             return Submitted(False, f"this task went to someone else after {config['reclaim_after_s'] / 60:g} "
                                     "minutes away; your answer was not needed")
         conn.execute("update assignments set status = 'answered', answered_at = ? where id = ?", (now, assignment_id))
-        answer = conn.execute(
-            "insert into answers (assignment_id, campaign_id, item_id, stage, annotator_id, choice, correct, time_ms, "
-            "source, created_at) values (?,?,?,?,?,?,?,?,'annotator',?)",
+        answer_id = db.insert(
+            conn, "insert into answers (assignment_id, campaign_id, item_id, stage, annotator_id, choice, correct, "
+            "time_ms, source, created_at) values (?,?,?,?,?,?,?,?,'annotator',?)",
             (assignment_id, row["campaign_id"], row["item_id"], row["stage"], annotator_id, choice,
              _correct(item, row["stage"], layout, choice), int(1000 * (now - row["assigned_at"])), now))
         if not item["gold"]:
             record_outcome(conn, item["id"], row["stage"], config, now)
-        for table, row_id in (("assignments", assignment_id), ("answers", answer.lastrowid), ("items", item["id"])):
+        for table, row_id in (("assignments", assignment_id), ("answers", answer_id), ("items", item["id"])):
             db.changed(conn, table, row_id)
     return Submitted(True)
 

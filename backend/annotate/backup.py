@@ -23,6 +23,12 @@ A line can still be torn if the process dies in the middle of a write (a
 lock orders threads, it does not survive a crash); `read_backup` skips and
 counts such lines instead of failing the whole restore.
 
+A restore must never damage the backup it reads. Each file is copied in under a
+temporary name and renamed (a restore killed mid-copy left a truncated file, which
+the next commit uploaded over the good copy: 15 of 30 answers lost), a local file
+whose size differs from the repo's is copied again, and the files a restore
+placed are never uploaded back (`Backup(restored=...)`): the repo already has them.
+
 huggingface_hub is imported inside the functions, like backend.jobs.hf; the
 API object is a parameter so tests drive this module with a fake.
 """
@@ -34,12 +40,14 @@ import json
 import logging
 import os
 import re
-import shutil
 import tempfile
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+
+from backend.core.files import copy_atomic
 
 PATH_IN_REPO = "backup"
 # The tables' own sub-folder: campaign images beside it are served to annotators, the tables (annotator ids,
@@ -84,8 +92,12 @@ class Backup:
     created private if it does not exist: it holds annotators' answers.
     """
 
-    def __init__(self, folder: Path, repo_id: str, token: str, every_minutes: float = 5, api: Any = None) -> None:
+    def __init__(self, folder: Path, repo_id: str, token: str, every_minutes: float = 5, api: Any = None,
+                 restored: Sequence[Path] = ()) -> None:
+        """`restored`: files `restore` placed in `folder` from the repo; they are not uploaded again unless they
+        change."""
         _check(repo_id, token)
+        self.restored = list(restored)
         if not every_minutes > 0:
             raise BackupError(f"every_minutes must be positive, not {every_minutes}")
         self.folder = Path(folder)
@@ -99,10 +111,11 @@ class Backup:
         """Create the repo if needed and start the background commits (the first one right away)."""
         if self._scheduler is not None:
             raise BackupError("this backup is already started")
-        from huggingface_hub import CommitScheduler, HfApi
+        from huggingface_hub import HfApi
         tables_dir(self.folder).mkdir(parents=True, exist_ok=True)
         try:  # the scheduler creates the repo (exist_ok) before it starts its thread
-            self._scheduler = CommitScheduler(
+            self._scheduler = _scheduler_class()(
+                restored=self.restored,
                 repo_id=self.repo_id, folder_path=self.folder, every=self.every_minutes, path_in_repo=PATH_IN_REPO,
                 repo_type="dataset", private=True, token=self.token, allow_patterns=ALLOW_PATTERNS,
                 hf_api=self.api if self.api is not None else HfApi(token=self.token))
@@ -169,6 +182,29 @@ class Backup:
         self.stop()
 
 
+def _scheduler_class() -> type:
+    """huggingface_hub's CommitScheduler, told which files came from the repo (imported when a backup starts)."""
+    from huggingface_hub import CommitScheduler
+
+    class RestoredAware(CommitScheduler):
+        """Uploads what changed since the last commit, as CommitScheduler does, except the files a restore
+        placed while they keep the size and mtime they were restored with: the repo holds them already, and a
+        damaged local copy must never replace its good original there."""
+
+        def __init__(self, *args: Any, restored: Sequence[Path] = (), **kwargs: Any) -> None:
+            # before super().__init__, which starts the thread that commits (the first time at once)
+            self._restored = {Path(path): Path(path).stat().st_mtime for path in restored if Path(path).is_file()}
+            super().__init__(*args, **kwargs)
+
+        def push_to_hub(self) -> Any:
+            with self.lock:
+                for path, mtime in self._restored.items():
+                    self.last_uploaded.setdefault(path, mtime)
+            return super().push_to_hub()
+
+    return RestoredAware
+
+
 def tables_dir(folder: Path | str) -> Path:
     """Where a backup folder keeps its JSONL tables."""
     return Path(folder) / TABLES_DIR
@@ -204,15 +240,15 @@ def read_backup(folder: Path) -> tuple[list[dict], int]:
     return records, skipped
 
 
-def restore(folder: Path, repo_id: str, token: str, api: Any = None) -> list[dict]:
-    """Download the repo's `backup/` files into `folder` and return every record in it (see `read_backup`).
+def restore(folder: Path, repo_id: str, token: str, api: Any = None) -> tuple[list[dict], list[Path]]:
+    """Download the repo's `backup/` files into `folder`; return every record in it (see `read_backup`) and the
+    files that now match the repo's (for `Backup(restored=...)`).
 
-    Call it before `Backup.start()` on a fresh disk. Files already in
-    `folder` are kept as they are (only their own process wrote them, so the
-    local copy is never older than the repo's); the rest are copied in, so new
-    appends, which go to new files, continue alongside them. A repo that does
-    not exist yet means nothing was backed up: no records. Skipped (torn)
-    lines are logged with their count.
+    Call it before `Backup.start()` on a fresh disk. A file already in `folder` with the repo's size is kept as
+    it is (only its own process wrote it); one of another size (cut short by a restore killed mid-copy) and a
+    missing one are copied in, each under a temporary name then renamed (`backend.core.files.copy_atomic`), so
+    new appends, which go to new files, continue alongside them. A repo that does not exist yet means nothing
+    was backed up: no records. Skipped (torn) lines are logged with their count.
     """
     _check(repo_id, token)
     from huggingface_hub import HfApi
@@ -220,24 +256,26 @@ def restore(folder: Path, repo_id: str, token: str, api: Any = None) -> list[dic
     api = api if api is not None else HfApi(token=token)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    placed: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="backup-restore-") as download:
         try:
             api.snapshot_download(repo_id, repo_type="dataset", allow_patterns=f"{PATH_IN_REPO}/*",
                                   local_dir=download, token=token)
         except RepositoryNotFoundError:
             log.warning("backup repo %s not found (or not readable with this token): nothing to restore", repo_id)
-            return []
+            return [], []
         copied = 0
         root = Path(download) / PATH_IN_REPO
         for source in sorted(path for path in root.rglob("*") if path.is_file() and any(
                 fnmatch.fnmatch(str(path.relative_to(root)), pattern) for pattern in ALLOW_PATTERNS)):
             target = folder / source.relative_to(root)
-            if not target.exists():
+            if not target.is_file() or target.stat().st_size != source.stat().st_size:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, target)
+                copy_atomic(source, target)
                 copied += 1
+            placed.append(target)
     records, skipped = read_backup(folder)
     log.info("restored %d records from %s (%d files copied)", len(records), repo_id, copied)
     if skipped:
         log.warning("restore from %s skipped %d unreadable line(s) (torn writes)", repo_id, skipped)
-    return records
+    return records, placed

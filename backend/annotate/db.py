@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,13 @@ def changed(conn: sqlite3.Connection, table: str, row_id: int) -> None:
     if _sink is not None:
         row = conn.execute(f"select * from {table} where id = ?", (row_id,)).fetchone()
         _local.pending.append((table, dict(row)))
+
+
+def insert(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> int:
+    """Run one INSERT; the new row's id."""
+    row_id = conn.execute(sql, params).lastrowid
+    assert row_id is not None, "sqlite3 sets lastrowid after every INSERT"
+    return row_id
 
 
 def connection(path: Path | str) -> sqlite3.Connection:
@@ -75,12 +82,14 @@ def write(path: Path | str) -> Iterator[sqlite3.Connection]:
             raise
         conn.execute("COMMIT")
     pending, _local.pending, sink = _local.pending, [], _sink
-    for table, row in pending if sink else ():
-        sink(table, row)
+    if sink is not None:
+        for table, row in pending:
+            sink(table, row)
 
 
-def rows(path: Path | str, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
-    """Read-only query as a list of dicts (a snapshot: WAL readers never block writers)."""
+def rows(path: Path | str, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
+    """Read-only query as a list of dicts (a snapshot: WAL readers never block writers); `params` by position
+    (?) or by name (:name)."""
     return [dict(row) for row in connection(path).execute(sql, params).fetchall()]
 
 

@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from backend.core.files import atomic_folder, atomic_path
+
 if TYPE_CHECKING:
     import datasets
 
@@ -93,7 +95,9 @@ def save_dataset(rows: list[ExportRow], out_dir: Path) -> Path:
     `load_from_disk` then fails with an IndexError instead of returning 0 rows.
     """
     out_dir = Path(out_dir)
-    build_dataset(rows).save_to_disk(str(out_dir), num_shards=1 if not rows else None)
+    dataset = build_dataset(rows)
+    with atomic_folder(out_dir) as building:  # a killed re-export leaves the last whole export, never half one
+        dataset.save_to_disk(str(building), num_shards=1 if not rows else None)
     return out_dir
 
 
@@ -186,17 +190,12 @@ def write_answers_csv(answers: Iterable[dict], path: Path) -> int:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")  # a bad answer must not leave half a CSV at `path`
     count = 0
-    try:
+    with atomic_path(path) as partial:  # a bad answer or a kill must not leave half a CSV at `path`
         with partial.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=ANSWER_COLUMNS)
             writer.writeheader()
             for answer in answers:
                 writer.writerow(_answer_row(answer, count + 1))
                 count += 1
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    partial.replace(path)
     return count

@@ -71,11 +71,13 @@ def start(settings: Settings, api: Any = None, every_minutes: float = 5) -> Back
 
 def _restore_and_mirror(settings: Settings, api: Any, every_minutes: float) -> Backup:
     folder = settings.data_dir / "campaigns"
+    restored: list[Path] = []
     if not db.rows(settings.db, "select id from campaigns limit 1"):
-        records = restore(folder, settings.backup_repo, settings.hf_token, api=api)
+        records, restored = restore(folder, settings.backup_repo, settings.hf_token, api=api)
         if records:
             log.info("restored %d campaign rows from %s", replay(settings.db, records), settings.backup_repo)
-    backup = Backup(folder, settings.backup_repo, settings.hf_token, every_minutes=every_minutes, api=api).start()
+    backup = Backup(folder, settings.backup_repo, settings.hf_token, every_minutes=every_minutes, api=api,
+                    restored=restored).start()
     db.set_sink(lambda table, row: backup.append(table, {**row, "_mirrored_at": time.time()}))
     return backup
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from backend.core import text
+
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_NAME = 64  # what an id may hold
@@ -39,13 +41,14 @@ def identity_from_params(params: Mapping[str, str] | None) -> Identity | None:
 
 
 def local_identity(name: str) -> Identity:
-    """A named local annotator; names are trimmed (inner spaces collapsed) and at most `MAX_NAME` characters."""
-    name = " ".join(str(name or "").split())
+    """A named local annotator; names follow the lab's text rules (`backend.core.text`: NFKC, no control or
+    invisible characters), inner spaces collapsed, at most `MAX_NAME` characters."""
+    name = " ".join(text.normalise(name).split())
     if not name:
         raise ValueError("type your name (or the id you were given) to start")
     if len(name) > MAX_NAME:
         raise ValueError(f"the name has {len(name):,} characters; at most {MAX_NAME}")
-    return Identity(name, "local")
+    return Identity(text.clean(name, "the name"), "local")
 
 
 def completion_url(code: str) -> str:

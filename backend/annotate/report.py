@@ -65,7 +65,7 @@ def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict
         table.append({"annotator": person["external_id"], "source": person["source"], "answered": len(mine),
                       "held": held.get(person["id"], 0), "gold": gold.n_gold if gold else 0,
                       "gold_accuracy": gold.accuracy if gold else None, "gold_interval": (low, high),
-                      "flagged": bool(gold) and flagged(gold, config.gold_threshold, config.min_gold),
+                      "flagged": gold is not None and flagged(gold, config.gold_threshold, config.min_gold),
                       "median_ms": statistics.median(r["time_ms"] for r in mine) if mine else None,
                       "finished": person["finished_at"] is not None})
     return table

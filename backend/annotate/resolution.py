@@ -113,10 +113,10 @@ def override(store_path: Path | str, item_id: int, task: str, decision: str, act
         chosen = db.loads(item["outcome"], {}).get("select", {}).get("decision")
         if task == "ambiguity" and chosen in (None, "none"):
             raise ValueError(f"item {item_id} has no chosen image yet: decide its select task first")
-        answer = conn.execute("insert into answers (campaign_id, item_id, stage, choice, source, actor, created_at) "
-                              "values (?,?,?,?,'admin',?,?)",
-                     (item["campaign_id"], item_id, task, decision, actor, now))
-        db.changed(conn, "answers", answer.lastrowid)
+        answer_id = db.insert(conn, "insert into answers (campaign_id, item_id, stage, choice, source, actor, "
+                              "created_at) values (?,?,?,?,'admin',?,?)",
+                              (item["campaign_id"], item_id, task, decision, actor, now))
+        db.changed(conn, "answers", answer_id)
         config = json.loads(item["config"])
         stage, why = next_stage(task, decision, item, config)
         outcome = {**db.loads(item["outcome"], {}), task: {"decision": decision, "override": actor,

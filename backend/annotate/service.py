@@ -16,6 +16,7 @@ from backend.annotate import campaigns, db, sources
 from backend.annotate.campaigns import CampaignConfig
 from backend.core import tabular
 from backend.core.auth import Actor, require_admin
+from backend.core.files import atomic_path
 from backend.core.paths import confine
 from backend.core.settings import Settings
 from backend.core.store import Store
@@ -147,11 +148,12 @@ def backup_database(actor: Actor, settings: Settings) -> Path:
     require_admin(actor, "downloading the database")
     target = settings.downloads_dir / f"lab-backup-{time.strftime('%Y%m%d-%H%M%S')}.db"
     target.parent.mkdir(parents=True, exist_ok=True)
-    source, copy = sqlite3.connect(settings.db), sqlite3.connect(target)
-    try:
-        source.backup(copy)
-    finally:
-        source.close()
-        copy.close()
+    with atomic_path(target) as partial:  # never a half-copied store under a backup's name
+        source, copy = sqlite3.connect(settings.db), sqlite3.connect(partial)
+        try:
+            source.backup(copy)
+        finally:
+            source.close()
+            copy.close()
     return target
 

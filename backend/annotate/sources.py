@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from backend.annotate.campaigns import ItemSpec
-from backend.core import tabular
+from backend.core import tabular, text
 from backend.core.images import image_problems, listed_problems
-from backend.core.limits import caption_problem
+from backend.core.limits import MAX_CAMPAIGN_FILE_BYTES, MAX_CAMPAIGN_ITEMS, MAX_CAPTION_CHARS
 
 BIVLC_COLUMNS = ("image", "caption", "negative_caption", "type", "subtype")
 
@@ -22,12 +22,15 @@ def items_from_file(path: Path, images_dir: Path | None = None) -> list[ItemSpec
     file name, e.g. ``swap_att.json``) or a BiVLC-format CSV/TSV/JSONL (image, caption, negative_caption, type,
     subtype). Image names are taken relative to `images_dir` (e.g. COCO val2017) when given.
 
-    A file that cannot be read, or a record with an empty or over-long caption, is refused as a whole with
-    its file and line (`backend.core.tabular`): a campaign is created complete or not at all."""
+    A file that cannot be read, larger than `MAX_CAMPAIGN_FILE_BYTES` or with more than `MAX_CAMPAIGN_ITEMS`
+    records, or a record whose caption is empty, over-long or holds a control or invisible character
+    (`backend.core.text`), is refused as a whole with its file and line (`backend.core.tabular`): a campaign
+    is created complete or not at all."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"campaign file {path} does not exist")
-    records = tabular.read_records(path, "campaign file", required=("caption", "negative_caption"))
+    records = tabular.read_records(path, "campaign file", required=("caption", "negative_caption"),
+                                   max_records=MAX_CAMPAIGN_ITEMS, max_bytes=MAX_CAMPAIGN_FILE_BYTES)
     type_, _, subtype = path.stem.partition("_") if path.suffix == ".json" else ("", "", "")
     return [_file_item(record, images_dir, type_, subtype) for record in records]
 
@@ -35,15 +38,16 @@ def items_from_file(path: Path, images_dir: Path | None = None) -> list[ItemSpec
 def _file_item(record: tabular.Record, images_dir: Path | None, type_: str, subtype: str) -> ItemSpec:
     captions = []
     for field in ("caption", "negative_caption"):
-        text = record.text(field)
-        problem = caption_problem(text)
+        value = record.text(field)
+        problem = text.problem(value, MAX_CAPTION_CHARS)
         if problem:
             raise ValueError(f"{record.source}, {record.where}: {field} {problem}")
-        captions.append(text)
+        captions.append(text.normalise(value))
     image = record.text("image") or record.text("filename") or None
     if image and images_dir is not None:
         image = str(Path(images_dir) / image)
-    return ItemSpec(*captions, record.text("type") or type_, record.text("subtype") or subtype, image)
+    caption, negative_caption = captions
+    return ItemSpec(caption, negative_caption, record.text("type") or type_, record.text("subtype") or subtype, image)
 
 
 def check_images(items: list[ItemSpec], folder: Path) -> None:

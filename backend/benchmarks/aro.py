@@ -53,8 +53,8 @@ MIN_PAIR_ITEMS = 25  # ARO's VG-A rule: attribute pairs with fewer items are lef
 
 def crop(row: dict, image_dir: Path) -> ImageFile:
     """The row's image cropped to its box: (x, y, w, h) -> PIL crop (x, y, x + w, y + h), as ARO does."""
-    box = tuple(float(row[key]) for key in ("bbox_x", "bbox_y", "bbox_w", "bbox_h"))
-    return ImageFile(str(image_dir / row["image_path"]), box)
+    x, y, width, height = (float(row[key]) for key in ("bbox_x", "bbox_y", "bbox_w", "bbox_h"))
+    return ImageFile(str(image_dir / row["image_path"]), (x, y, width, height))
 
 
 def image_steps(folder: Path) -> list[str]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from backend.benchmarks.data import DataMissing, steps_message
+from backend.core.images import rgb
 
 if TYPE_CHECKING:
     import datasets
@@ -41,7 +42,7 @@ class RowImage:
         return f"hf:{self.dataset._fingerprint}:{self.row}:{self.column}"
 
     def load(self) -> Image.Image:
-        return self.dataset[self.column][self.row].convert("RGB")
+        return rgb(self.dataset[self.column][self.row])
 
 
 def hf_token() -> str:

@@ -114,11 +114,12 @@ def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = Non
             start = time.perf_counter()
             result = run_task(task, encoder, report)
             seconds = time.perf_counter() - start
-            summary = {**loaded.identity, "benchmark": name, "version": get_benchmark(name).version,
+            version = get_benchmark(name).version
+            summary = {**loaded.identity, "benchmark": name, "version": version,
                        "limit": config.limit, "metrics": result.metrics, "seconds": round(seconds, 2),
                        "notes": list(loaded.notes)}
             if store is not None and rank == 0:
-                summary["result_id"] = save_result(store, loaded.identity, name, summary["version"], config.limit,
+                summary["result_id"] = save_result(store, loaded.identity, name, version, config.limit,
                                                    result.metrics, seconds, task, result.scores, result.correct,
                                                    job_id, loaded.notes)
             summaries.append(summary)

@@ -85,8 +85,9 @@ def _image_root(folder: Path) -> Path:
 def _pair(rows: list[list[str]], images: Path) -> Pair:
     (qid1, type1, statement1), (qid2, _, statement2) = rows
     ids = int(qid1), int(qid2)
-    files = tuple(ImageFile(str(images / type1 / f"{qid}.jpg")) for qid in ids)
-    return Pair(type1, ids, (statement1, statement2), files, tuple(0 if qid % 2 == 1 else 1 for qid in ids))
+    first, second = (ImageFile(str(images / type1 / f"{qid}.jpg")) for qid in ids)
+    owner_1, owner_2 = (0 if qid % 2 == 1 else 1 for qid in ids)
+    return Pair(type1, ids, (statement1, statement2), (first, second), (owner_1, owner_2))
 
 
 def mmvp_pairs(root: Path, limit: int | None = None) -> list[Pair]:

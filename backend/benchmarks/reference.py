@@ -34,7 +34,7 @@ PUBLISHED: tuple[dict, ...] = (
 
 def chance_rows() -> list[dict]:
     """One row, "Chance", with every registered benchmark's chance level per metric."""
-    row = {"model": "Chance", "source": "docs/REFERENCE.md, Metrics"}
+    row: dict[str, str | float] = {"model": "Chance", "source": "docs/REFERENCE.md, Metrics"}
     load_all()
     for name, benchmark in BENCHMARKS.items():
         row.update({f"{name}/{metric}": value for metric, value in benchmark.chance.items()})

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.benchmarks.task import ImageFile, ImageSource, Task, load_image
+from backend.benchmarks.task import ImageFile, ImageSource, Items, Task, load_image
 from backend.core.store import Store
 
 IDENTITY = ("model", "activation", "precision")
@@ -45,19 +45,21 @@ def save_result(store: Store, identity: dict, benchmark: str, version: str, limi
            "metrics": json.dumps(metrics), "n_items": task.n_items if task else None, "seconds": seconds,
            "notes": json.dumps(list(notes)), "created_at": time.time()}
     with store.db.conn:
-        result_id = store.db["eval_results"].insert(row).last_pk
+        result_id = store.insert("eval_results", row)
         if task is not None and task.items is not None and correct is not None:
-            store.db["eval_items"].insert_all(_item_rows(result_id, task, scores, correct), batch_size=2000)
+            store.table("eval_items").insert_all(_item_rows(result_id, task, task.items, scores, correct),
+                                                 batch_size=2000)
     return result_id
 
 
-def _item_rows(result_id: int, task: Task, scores, correct) -> Iterable[dict]:
+def _item_rows(result_id: int, task: Task, items: Items, scores, correct) -> Iterable[dict]:
+    image_index, text_index = task.item_indices()
     for position in range(task.n_items):
-        yield {"result_id": result_id, "position": position, "item_id": task.items.ids[position],
-               "subtype": task.items.subtypes[position], "correct": int(bool(correct[position])),
+        yield {"result_id": result_id, "position": position, "item_id": items.ids[position],
+               "subtype": items.subtypes[position], "correct": int(bool(correct[position])),
                "scores": json.dumps([[round(float(v), 6) for v in row] for row in scores[position].tolist()]),
-               "texts": json.dumps([task.texts[i] for i in task.text_index[position].tolist()]),
-               "images": json.dumps([_image_reference(task.images[i]) for i in task.image_index[position].tolist()])}
+               "texts": json.dumps([task.texts[i] for i in text_index[position].tolist()]),
+               "images": json.dumps([_image_reference(task.images[i]) for i in image_index[position].tolist()])}
 
 
 def _decode(row: dict) -> dict:
@@ -137,7 +139,8 @@ def leaderboard(store: Store, benchmarks: Sequence[str] = (), metrics: Sequence[
 def items(store: Store, result_id: int, wrong_only: bool = True, subtype: str | None = None, limit: int = 50,
           offset: int = 0) -> list[dict]:
     """A result's items (by default the ones the model got wrong), optionally of one subtype."""
-    clauses, params = ["result_id = ?"], [result_id]
+    clauses: list[str] = ["result_id = ?"]
+    params: list[int | str] = [result_id]
     if wrong_only:
         clauses.append("correct = 0")
     if subtype:
@@ -180,4 +183,5 @@ def item_images(store: Store, result_id: int, position: int, root: Path | str | 
     if all(references):
         return [ImageFile(r["path"], tuple(r["box"]) if r["box"] else None).load() for r in references]
     task = prepare(result["benchmark"], result["item_limit"], root)
-    return [load_image(task.images[i]) for i in task.image_index[position].tolist()]
+    image_index, _ = task.item_indices()
+    return [load_image(task.images[i]) for i in image_index[position].tolist()]

@@ -118,9 +118,12 @@ class StreamEncoder:
         """Cached rows as they are; the misses (each key once) split over ranks, encoded, gathered, cached."""
         if not keys:
             return torch.empty(0, 0)
-        found = {key: self.cache.get((*self._tag, key)) for key in keys}
+        found: dict[str, torch.Tensor] = {}
+        for key in keys:
+            if (cached := self.cache.get((*self._tag, key))) is not None:
+                found[key] = cached
         first = {key: i for i, key in reversed(list(enumerate(keys)))}
-        missing = [first[key] for key, row in found.items() if row is None]
+        missing = [first[key] for key in dict.fromkeys(keys) if key not in found]
         rank, world = distributed() if self.shard else (0, 1)
         rows = _gather(encode([inputs[i] for i in missing[rank::world]], progress), len(missing), world)
         for i, row in zip(missing, rows):
@@ -143,6 +146,10 @@ class StreamEncoder:
                 if progress:
                     progress(done, len(sources))
         except BenchmarkImageError as error:  # from a worker, its message is wrapped in the worker's traceback
+            # That traceback holds the loader's iterator in a reference cycle. Dropped here, the iterator is freed
+            # now and stops its workers at once; left to the garbage collector, its queues could go first and the
+            # shutdown waited out the workers' 5 s join timeout, stalling whichever thread collected it.
+            error.__traceback__ = None
             raise BenchmarkImageError(_own_message(error)) from None
         return torch.cat(rows)
 

@@ -28,7 +28,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from PIL import Image
 
-from backend.core.images import open_image
+from backend.core.images import open_image, rgb
 
 MetricFn = Callable[["Tensor"], dict[str, float]]
 
@@ -84,7 +84,7 @@ def load_image(source: ImageSource) -> Image.Image:
     if isinstance(source, LazyImage):
         return source.load()
     image = source if isinstance(source, Image.Image) else Image.fromarray(np.asarray(source))
-    return image.convert("RGB")
+    return rgb(image)
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,12 @@ class Task:
     @property
     def n_items(self) -> int:
         return len(self.image_index) if self.image_index is not None else len(self.images)
+
+    def item_indices(self) -> tuple[Tensor, Tensor]:
+        """(image_index, text_index) of an item task; a gallery task has none, so asking for them is a bug."""
+        if self.image_index is None or self.text_index is None:
+            raise ValueError("a gallery task (the full images x texts matrix) has no per-item indices")
+        return self.image_index, self.text_index
 
 
 def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[str]], metrics: MetricFn,
@@ -186,13 +192,14 @@ def item_scores(image_emb: Tensor, text_emb: Tensor, task: Task, chunk: int = 40
     """Scores (N, K, I) of an item task from normalised embeddings, ``chunk`` items at a time (bounded memory)."""
     import torch
 
+    image_index, text_index = task.item_indices()
     parts = []
     for start in range(0, task.n_items, chunk):
-        images = image_emb[task.image_index[start:start + chunk]]  # (n, I, D)
-        texts = text_emb[task.text_index[start:start + chunk]]  # (n, K, D)
+        images = image_emb[image_index[start:start + chunk]]  # (n, I, D)
+        texts = text_emb[text_index[start:start + chunk]]  # (n, K, D)
         parts.append(torch.einsum("nkd,nid->nki", texts.float(), images.float()))
     if not parts:
-        return torch.empty(0, task.text_index.shape[1], task.image_index.shape[1])
+        return torch.empty(0, text_index.shape[1], image_index.shape[1])
     return torch.cat(parts)
 
 

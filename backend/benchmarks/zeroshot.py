@@ -92,7 +92,8 @@ def _imagenet(limit: int | None, root: Path) -> Task:
             f"sort the 50,000 images into one folder per class (n01440764, ...): e.g. `cd {folder} && wget -qO- "
             "https://raw.githubusercontent.com/soumith/imagenetloader.torch/master/valprep.sh | bash`",
             f"expected 1000 class folders, found {len(wnids)}"]))
-    files, labels = [], []
+    files: list[ImageSource] = []
+    labels: list[int] = []
     for label, wnid in enumerate(wnids):
         names = sorted(p for p in (folder / wnid).iterdir() if p.is_file())
         names = names[:limit] if limit is not None else names  # limit: images per class, so every class stays

@@ -8,12 +8,14 @@ with exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from collections.abc import Sequence
 
 from backend import plugins
 from backend.cli import benchmarks, campaign, jobs, probe, settings, train
 from backend.core.auth import PermissionDenied
+from backend.core.store import damaged
 
 COMMANDS = (probe, benchmarks, train, jobs, settings, campaign)
 
@@ -35,4 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except (ValueError, PermissionDenied) as error:  # input errors (ProbeInputError is one) are the user's to fix
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as error:  # a store damaged where opening it did not look
+        print(f"error: {damaged(None, f'SQLite: {error}')}", file=sys.stderr)
         return 2

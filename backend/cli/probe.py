@@ -35,9 +35,12 @@ def _probe(args: argparse.Namespace) -> int:
         from backend.perturb.grammar import GrammarFilter
         grammar = GrammarFilter.from_pretrained(args.grammar_model, threshold=args.grammar_threshold,
                                                 device=args.device)
+    from backend.perturb.blind import load_scorer
+
+    blind = load_scorer(args.blind_model, args.device)  # a failed load raises ScorerError (a ValueError)
     result = run_probe(args.image, args.caption, specs, registry, EmbeddingCache(),
                        families=args.families or list(PROBE_DEFAULT_FAMILIES), seed=args.seed, extra=args.extra,
-                       plausible_only=args.plausible_only, grammar_filter=grammar)
+                       plausible_only=args.plausible_only, grammar_filter=grammar, blind_scorer=blind)
     for error in result.errors:
         print(f"warning: {error}", file=sys.stderr)
     if args.json:
@@ -46,12 +49,19 @@ def _probe(args: argparse.Namespace) -> int:
         return 0
     for model in result.models:
         print(_summary_line(model))
+        if model["n_unreadable"]:
+            print(f"  note: {model['n_unreadable']} variant(s) it reads with <unk> are left out of its metrics")
         if model["plausible_only"]:
             print(f"  note: metrics over plausible negatives only; {model['n_implausible']} implausible left out")
         for note in model["notes"]:
             print(f"  note: {note}")
         for warning in model["warnings"]:
             print(f"  WARNING: its numbers are not meaningful for this caption: {warning}")
+    from backend.probe import percent
+
+    print(f"text only (blind): accuracy vs negatives {percent(result.blind['accuracy'])} of "
+          f"{result.blind['n_negatives']} ({result.blind['scorer']}): a model at or below this is explained by "
+          "language priors alone")
     rows = result.rows()
     writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]), dialect="excel-tab")
     writer.writeheader()
@@ -92,6 +102,10 @@ def add_parsers(subparsers) -> None:
     parser.add_argument("--grammar-threshold", type=float, default=0.5, metavar="P",
                         help="with --grammar-model: a negative whose probability of being acceptable is "
                              "below P is implausible (default 0.5)")
+    parser.add_argument("--blind-model", default="ngram", metavar="ID",
+                        help="the text-only scorer of the blind row: 'ngram' (default, offline: a trigram model "
+                             "over public COCO captions shipped with the lab), or a Hugging Face causal or "
+                             "masked language model (hub id or local folder)")
     options.add_device(parser)
     options.add_json(parser)
     parser.set_defaults(handler=_probe)

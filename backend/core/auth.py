@@ -12,6 +12,11 @@ depends on the settings (`policy`):
 - ``disabled``: no credentials and bound to another address: admin features are off, and the page says why.
 
 The command line is its own admin: whoever runs ``python -m backend`` already has the machine.
+
+A sign-in (password or Hugging Face) gives the browser a signed credential (`backend.core.credentials`) that
+names the admin, the address it signed in from and when it expires (`SESSION_HOURS`); every request is
+judged by it anew (`session_actor`), so a reload keeps it, sign-out revokes it everywhere, and a Gradio session
+id that leaked is worth nothing from another address or after it ends.
 """
 from __future__ import annotations
 
@@ -20,9 +25,11 @@ import hmac
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from backend.core.credentials import Credentials
 from backend.core.settings import Settings
 
 ADMIN, GUEST = "admin", "guest"
+SESSION_HOURS = 8
 
 
 class PermissionDenied(PermissionError):
@@ -69,7 +76,7 @@ def policy(settings: Settings) -> Policy:
     if settings.admin_user and settings.admin_password:
         return Policy("password", "Sign in as the admin to launch and watch jobs.")
     if settings.on_space and settings.admins:
-        return Policy("hf-oauth", "Sign in with Hugging Face; admins are " + ", ".join(settings.admins) + ".")
+        return Policy("hf-oauth", "Sign in with Hugging Face to launch and watch jobs (admins only).")
     if settings.loopback_only:
         return Policy("open-local", f"Admin features are on for everyone: the app listens on {settings.server_name} "
                                     "only and no admin credentials are set.")
@@ -108,6 +115,27 @@ def oauth_actor(settings: Settings, username: str | None, organisations: Callabl
     if username.lower() in admins or admins & {org.lower() for org in organisations()}:
         return Actor(username, ADMIN, "hf-oauth")
     return Actor(username, GUEST, "hf-oauth")
+
+
+def admin_sessions() -> Credentials:
+    """The issuer of this process's admin credentials (a fresh key: a restart signs admins out)."""
+    return Credentials("admin", SESSION_HOURS * 3600)
+
+
+def open_session(sessions: Credentials, actor: Actor, client: str) -> str:
+    """The credential of a signed-in actor, bound to the address (`backend.core.ratelimit.client_key`) it signed
+    in from."""
+    return sessions.issue(actor.name, role=actor.role, via=actor.via, client=client)
+
+
+def session_actor(settings: Settings, sessions: Credentials, token: object, client: str | None) -> Actor:
+    """Who holds `token`: its actor while it is genuine, unexpired, unrevoked and used from the address it was
+    issued to (`client` None: no request to compare, e.g. a call from the command line); else who a visitor
+    is before signing in."""
+    claims = sessions.verify(token)
+    if claims is None or (client is not None and claims.get("client") != client):
+        return default_actor(settings)
+    return Actor(str(claims["sub"]), str(claims.get("role") or GUEST), str(claims.get("via") or "password"))
 
 
 def hub_organisations(token: str) -> list[str]:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -29,14 +32,8 @@ def fsync(path: Path) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """`path` holds `text` afterwards, or its old content if anything failed on the way; never half of it."""
-    path = Path(path)
-    temporary = private_name(path, "tmp")
-    try:
+    with atomic_path(path) as temporary:
         temporary.write_text(text)
-        fsync(temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def sha256_of(path: Path) -> str:
@@ -46,3 +43,47 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def copy_atomic(source: Path, target: Path) -> None:
+    """`target` becomes a copy of `source` whole, or stays as it was: a kill mid-copy leaves only a temporary
+    file (named by `private_name`), never a truncated `target`."""
+    with atomic_path(target) as temporary:
+        shutil.copyfile(source, temporary)
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary sibling of `path` to write a file at (by any library); on success it is flushed and renamed
+    over `path`, on failure removed: `path` never holds half a file."""
+    path = Path(path)
+    temporary = private_name(path, "tmp")
+    try:
+        yield temporary
+        fsync(temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_folder(folder: Path) -> Iterator[Path]:
+    """A temporary sibling folder to fill; on success it takes `folder`'s place (an older `folder` is moved aside
+    first and removed after), on failure it is removed. A reader finds the old folder whole or the new one
+    whole; a kill between the two renames leaves the old one complete under ``.<name>.old...``, beside."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    building, old = private_name(folder, "partial"), private_name(folder, "old")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir()
+    try:
+        yield building
+        for written in [*building.rglob("*"), building]:
+            fsync(written)
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(building, folder)
+        fsync(folder.parent)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)

@@ -11,6 +11,13 @@ to fix) that names the file and says why. PIL's own limit is set to the same val
 a reader that cannot come through here (a ``datasets`` table decoding its own image
 column) refuses a bomb at twice the limit rather than at twice PIL's default.
 
+Pixels deeper than 8 bits: PIL reduces 16-bit RGB(A) and grey-with-alpha PNGs to 8 bits itself,
+but a single-channel image deeper than 8 bits (16-bit grey PNG or TIFF: mode ``I;16``;
+32-bit integer: ``I``; float: ``F``) is *clipped* by ``convert("RGB")``: every value
+above 255 becomes white, so a 16-bit grey photo scored as an all-white image. `rgb`
+scales such pixels to 8 bits instead (and refuses values outside the range its mode
+can hold, rather than guess). Every image the lab scores goes through `rgb`.
+
 A truncated JPEG opens and even passes ``Image.verify()``; only decoding finds the
 missing bytes, so `image_problems` (what campaign files and training manifests are
 checked with before anything is created or trained) decodes every file, on threads
@@ -58,7 +65,7 @@ def open_image(source: str | Path | bytes, name: str | None = None, *, upright: 
         with Image.open(io.BytesIO(source) if isinstance(source, bytes) else source) as image:
             _check_size(image, shown)
             image.load()
-            return (ImageOps.exif_transpose(image) if upright else image).convert("RGB")
+            return rgb(ImageOps.exif_transpose(image) if upright else image, shown)
     except ImageFileError:
         raise
     except FileNotFoundError:
@@ -70,6 +77,28 @@ def open_image(source: str | Path | bytes, name: str | None = None, *, upright: 
                                     f"{MAX_IMAGE_PIXELS:,} (a guard against decompression bombs)") from None
     except DAMAGED as error:
         raise ImageFileError(shown, f"the file is damaged ({error or type(error).__name__})") from None
+
+
+HIGH_DEPTH = {"I;16": 65535, "I;16L": 65535, "I;16B": 65535, "I;16N": 65535, "I": 65535, "F": 1.0}
+
+
+def rgb(image: Image.Image, name: str = "(image)") -> Image.Image:
+    """`image` as 8-bit RGB. Single-channel pixels deeper than 8 bits are scaled to 0-255 from the range their
+    mode holds (16-bit: 0-65535, which a 32-bit integer image is read in too, as PIL stores 16-bit PNGs in it;
+    float: 0-1), where ``convert`` would clip them to white; values outside that range are an `ImageFileError`."""
+    full_scale = HIGH_DEPTH.get(image.mode)
+    if full_scale is None:
+        return image.convert("RGB")
+    import numpy as np
+
+    pixels = np.asarray(image, dtype=np.float64)
+    low, high = (float(pixels.min()), float(pixels.max())) if pixels.size else (0.0, 0.0)
+    if low < 0 or high > full_scale or not np.isfinite(pixels).all():
+        raise ImageFileError(name, f"its {image.mode} pixels run from {low:g} to {high:g}, outside the 0-"
+                                   f"{full_scale:g} this app reads such images in; save it with 8 or 16 bits per "
+                                   "channel")
+    grey = np.rint(pixels * (255.0 / full_scale)).astype(np.uint8)
+    return Image.fromarray(grey, mode="L").convert("RGB")
 
 
 def _check_size(image: Image.Image, shown: str) -> None:

@@ -17,8 +17,30 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # 20 MB: the largest file the web app accep
 MAX_CAPTION_CHARS = 1000
 
 
+# What anonymous visitors of the web app may spend (docs/SECURITY.md, "Anonymous use"). A probe loads a model
+# and runs it on this process's CPU, which the crowd's annotation handlers share: a few probes a minute per
+# visitor, one running and a short line behind it; anyone beyond is told the server is busy.
+GUEST_PROBES_PER_MINUTE = 6
+PROBES_RUNNING, PROBES_WAITING = 1, 2
+# Sign-in: failed attempts per address, and from everyone together (a distributed guess), per window.
+SIGN_IN_FAILURES, SIGN_IN_FAILURES_EVERYONE, SIGN_IN_WINDOW_S = 5, 50, 300
+# Uploads land in Gradio's cache, which deletes each file CACHE_MAX_AGE_S after it was written (checked every
+# CACHE_CHECK_S). Counting uploads over the time a file can live bounds what they hold on disk at any moment.
+CACHE_CHECK_S, CACHE_MAX_AGE_S = 600, 3600
+UPLOAD_WINDOW_S = CACHE_MAX_AGE_S + CACHE_CHECK_S
+UPLOAD_BYTES_PER_CLIENT = 100 * 1024 * 1024
+UPLOAD_BYTES_TOTAL = 1024 * 1024 * 1024
+# Campaign files: BiVLC has 2,933 items and all of SugarCrepe 7,512; a file is read whole before it is checked.
+MAX_CAMPAIGN_ITEMS = 20_000
+MAX_CAMPAIGN_FILE_BYTES = 50 * 1024 * 1024
+
+
 def caption_problem(text: str | None) -> str | None:
-    """Why `text` cannot be used as a caption (empty, or longer than the limit, with the limit), else None."""
+    """Why `text` cannot be used as a caption (empty, or longer than the limit, with the limit), else None.
+
+    The length and emptiness checks of machine-made data (training manifests, whose web captions may hold a
+    zero-width space); what people type goes through `backend.core.text.problem`, which also refuses control
+    and invisible characters."""
     text = (text or "").strip()
     if not text:
         return "is empty"

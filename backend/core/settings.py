@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_MODELS = ROOT / "models"
@@ -90,6 +91,12 @@ SETTINGS = (
             "Address the app binds to. Any address other than loopback needs admin credentials for admin "
             "features."),
     Setting("server_port", "GRADIO_SERVER_PORT", "7860", "Port the app listens on."),
+    Setting("guest_models", "COMPLAB_GUEST_MODELS", "",
+            "Model specs (comma-separated) that visitors who are not signed in may probe. Empty: the listed "
+            "models whose weights are already on this machine. Anything else (a hub id, a download) is an admin's."),
+    Setting("max_model_parameters", "COMPLAB_MAX_MODEL_PARAMETERS", "500000000",
+            "The largest model (in parameters, counted from its config before it is built) the web app loads; "
+            "ViT-L-14 has 428 million."),
     Setting("space_id", "SPACE_ID", "", "Set by Hugging Face on a Space (`owner/name`); not set by hand."),
 )
 _BY_NAME = {setting.name: setting for setting in SETTINGS}
@@ -128,6 +135,8 @@ class Settings:
     server_name: str
     server_port: int
     space_id: str
+    guest_models: tuple[str, ...] = ()
+    max_model_parameters: int = 500_000_000
     source: str = "defaults"  # which file, if any, the values came from (shown by `python -m backend settings`)
 
     @classmethod
@@ -144,14 +153,11 @@ class Settings:
             value = Path(raw[name].replace("{workspace}", str(workspace))).expanduser()
             return (value if value.is_absolute() else workspace / value).resolve()
 
-        dirs = {name: folder(name) for name in ("db", "runs_dir", "models_dir", "data_dir", "benchmarks_dir",
-                                               "downloads_dir")}
+        dirs: dict[str, Any] = {name: folder(name) for name in ("db", "runs_dir", "models_dir", "data_dir",
+                                                                "benchmarks_dir", "downloads_dir")}
         extra = [Path(p).expanduser().resolve() for p in raw["allowed_roots"].split(os.pathsep) if p.strip()]
         roots = tuple(dict.fromkeys([workspace, SHIPPED_MODELS, *(dirs[k] for k in dirs if k != "db"), *extra]))
-        try:
-            port = int(raw["server_port"])
-        except ValueError:
-            raise SettingsError(f"server_port must be a number, not {raw['server_port']!r}") from None
+        port, budget = _whole_number(raw, "server_port"), _whole_number(raw, "max_model_parameters")
         return cls(workspace=workspace, **dirs, allowed_roots=roots, admin_user=raw["admin_user"].strip(),
                    admin_password=raw["admin_password"],
                    admins=tuple(a.strip() for a in raw["admins"].split(",") if a.strip()),
@@ -159,7 +165,9 @@ class Settings:
                    hf_flavor=raw["hf_flavor"].strip(), **_slurm(raw),
                    backup_repo=_backup_repo(raw["backup_repo"].strip(), raw["space_id"].strip()),
                    server_name=raw["server_name"].strip(), server_port=port,
-                   space_id=raw["space_id"].strip(), source=str(path) if from_file else "defaults")
+                   space_id=raw["space_id"].strip(),
+                   guest_models=tuple(m.strip() for m in raw["guest_models"].split(",") if m.strip()),
+                   max_model_parameters=budget, source=str(path) if from_file else "defaults")
 
     @property
     def on_space(self) -> bool:
@@ -207,6 +215,13 @@ def _split(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.replace("\n", ";").split(";") if part.strip())
 
 
+def _whole_number(raw: dict[str, str], name: str) -> int:
+    try:
+        return int(raw[name].replace("_", ""))
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number, not {raw[name]!r}") from None
+
+
 def _backup_repo(value: str, space_id: str) -> str:
     """The campaign backup repo: as set, none for "off", else `<SPACE_ID>-backup` on a Space (its disk does not
     survive a restart), else none."""
@@ -227,8 +242,9 @@ def _read_toml(path: Path) -> dict:
         raise SettingsError(f"Settings file {path} has unknown keys {unknown}; known: {', '.join(_BY_NAME)}")
     if isinstance(values.get("allowed_roots"), list):
         values["allowed_roots"] = os.pathsep.join(values["allowed_roots"])
-    if isinstance(values.get("admins"), list):
-        values["admins"] = ",".join(values["admins"])
+    for key in ("admins", "guest_models"):
+        if isinstance(values.get(key), list):
+            values[key] = ",".join(values[key])
     for key in ("slurm_sbatch", "slurm_setup"):
         if isinstance(values.get(key), list):
             values[key] = ";".join(values[key])
@@ -252,7 +268,7 @@ def settings_table() -> str:
 
 EXAMPLE_FILE = ROOT / "complab.example.toml"
 # a list in the file, one separated string in the environment
-LIST_KEYS = ("allowed_roots", "admins", "slurm_sbatch", "slurm_setup")
+LIST_KEYS = ("allowed_roots", "admins", "guest_models", "slurm_sbatch", "slurm_setup")
 LIST_NOTE = " (separated there; a list of strings here)"
 EXAMPLE_HEADER = """\
 # Compositionality Lab: every setting, its default and what it means (the README's settings table, as TOML).
@@ -278,6 +294,6 @@ def _toml_value(setting: Setting) -> str:
     """A setting's default as TOML: lists for the list-valued keys, a number for the port, else a string."""
     if setting.name in LIST_KEYS:
         return "[]"
-    if setting.name == "server_port":
+    if setting.name in ("server_port", "max_model_parameters"):
         return setting.default
     return json.dumps(setting.default.replace(str(ROOT), "."))  # a JSON string is a TOML basic string

@@ -73,22 +73,34 @@ def read_json(path: Path, what: str) -> Any:
                                                    if cut else "")) from None
 
 
-def read_records(path: Path, what: str, required: Sequence[str] = ()) -> list[Record]:
+def read_records(path: Path, what: str, required: Sequence[str] = (), max_records: int | None = None,
+                 max_bytes: int | None = None) -> list[Record]:
     """Every record of a .csv, .tsv, .jsonl or .json file (a list of objects, or an object of objects keyed by id).
 
-    `required` columns must be in a CSV's header; JSON records are checked field by field by the caller.
+    `required` columns must be in a CSV's header; JSON records are checked field by field by the caller. A file
+    larger than `max_bytes` is refused before it is read, one with more than `max_records` records as soon as
+    the one too many is found.
     """
     if path.suffix not in SUFFIXES:
         raise RecordFileError(f"{what} {path.name}: expected a {', '.join(SUFFIXES)} file")
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise RecordFileError(f"{what} {path.name} has {size:,} bytes; the limit is {max_bytes:,}: split it")
     if path.suffix == ".json":
         records = _json_records(path, what)
     elif path.suffix == ".jsonl":
-        records = _jsonl_records(path, what)
+        records = _jsonl_records(path, what, max_records)
     else:
-        records = _csv_records(path, what, required)
+        records = _csv_records(path, what, required, max_records)
     if not records:
         raise RecordFileError(f"{what} {path.name} holds no records")
+    if max_records is not None and len(records) > max_records:
+        raise _too_many(path, what, max_records)
     return records
+
+
+def _too_many(path: Path, what: str, limit: int) -> RecordFileError:
+    return RecordFileError(f"{what} {path.name} holds more than {limit:,} records; the limit is {limit:,}: split it")
 
 
 def _kind(value: Any) -> str:
@@ -108,11 +120,13 @@ def _json_records(path: Path, what: str) -> list[Record]:
     return [_record(path, what, where, value) for where, value in pairs]
 
 
-def _jsonl_records(path: Path, what: str) -> list[Record]:
-    records = []
+def _jsonl_records(path: Path, what: str, max_records: int | None = None) -> list[Record]:
+    records: list[Record] = []
     for number, line in enumerate(read_text(path, what).splitlines(), start=1):
         if not line.strip():
             continue
+        if max_records is not None and len(records) == max_records:
+            raise _too_many(path, what, max_records)
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
@@ -129,7 +143,7 @@ def _record(path: Path, what: str, where: str, value: Any) -> Record:
     return Record(f"{what} {path.name}", where, value)
 
 
-def _csv_records(path: Path, what: str, required: Sequence[str]) -> list[Record]:
+def _csv_records(path: Path, what: str, required: Sequence[str], max_records: int | None = None) -> list[Record]:
     reader = csv.reader(io.StringIO(read_text(path, what), newline=""),
                         dialect="excel-tab" if path.suffix == ".tsv" else "excel")
     try:
@@ -138,7 +152,14 @@ def _csv_records(path: Path, what: str, required: Sequence[str]) -> list[Record]
         if missing and header:
             raise RecordFileError(f"{what} {path.name} has no {', '.join(missing)} column; its header (line 1) is: "
                                   f"{', '.join(header)}")
-        return [_csv_record(path, what, header, row, reader.line_num) for row in reader if any(row)]
+        records: list[Record] = []
+        for row in reader:
+            if not any(row):
+                continue
+            if max_records is not None and len(records) == max_records:
+                raise _too_many(path, what, max_records)
+            records.append(_csv_record(path, what, header, row, reader.line_num))
+        return records
     except csv.Error as error:
         raise RecordFileError(f"{what} {path.name}, line {reader.line_num}: {error}") from None
 

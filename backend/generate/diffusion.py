@@ -163,6 +163,8 @@ def generate(loaded: LoadedPipeline, caption: str, seeds: Sequence[int]) -> list
     prompt, negative_prompt, seed, steps, guidance, dtype, width and height (of the stored image).
     """
     preset = loaded.preset
+    if preset.steps is None or preset.guidance is None:  # only a plug-in's own generator may leave them out
+        raise ValueError(f"preset {preset.name!r} draws with diffusers but names no step count or guidance")
     prompt = prompt_for(caption, preset)
     out = []
     for seed in seeds:

@@ -261,6 +261,7 @@ def draw_missing(config: GenerateConfig, reporter: Reporter) -> dict:
                 image, record = drawer(request.caption, request.negative_caption,
                                        item_seed(config.seed, request.item_id), per_item, slot, seed, config.p_none)
             else:
+                assert loaded is not None  # loaded above, before the first slot diffusers draws
                 ((image, record),) = generate(loaded, request.negative_caption, [seed])
                 record.update(defect=None, shows_caption=None)
             try:

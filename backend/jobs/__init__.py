@@ -5,11 +5,21 @@ app, the CLI and the job itself all see the same row. Launch, resume and cancel 
 through `submit`, `resume` and `cancel`, which check who is asking.
 """
 from backend.jobs.kinds import KINDS, JobKind, get_kind, register
-from backend.jobs.records import ACTIVE, FINAL, JobError, finished_checkpoints, follow, get, log_tail, resume_links
+from backend.jobs.records import (
+    ACTIVE,
+    FINAL,
+    JobError,
+    finished_checkpoints,
+    follow,
+    get,
+    log_tail,
+    result_of,
+    resume_links,
+)
 from backend.jobs.reporter import Reporter
 from backend.jobs.service import cancel, reconcile, resume, submit
 from backend.jobs.targets import TARGET_NAMES, get_target, label
 
 __all__ = ["ACTIVE", "FINAL", "KINDS", "TARGET_NAMES", "JobError", "JobKind", "Reporter", "cancel",
            "finished_checkpoints", "follow", "get", "get_kind", "get_target", "label", "log_tail", "reconcile",
-           "register", "resume", "resume_links", "submit"]
+           "register", "result_of", "resume", "resume_links", "submit"]

@@ -46,5 +46,6 @@ class Target(ABC):
 
 
 def job_dir(job: dict, settings: Settings) -> Path:
-    """The folder with a job's log and job.yaml: the folder it owns (a run directory), else one of its own."""
-    return Path(job["run_dir"]) if job.get("run_dir") else settings.workspace / "jobs" / str(job["id"])
+    """The folder with a job's log and job.yaml: one of its own under the workspace, never the folder the job
+    writes (a generate job writes a campaign's images, which the web app serves: its config and log must not be)."""
+    return settings.workspace / "jobs" / str(job["id"])

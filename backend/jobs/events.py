@@ -59,7 +59,7 @@ def apply_new(store: Store, job_id: int, folder: Path) -> list[dict]:
 
 def _apply(store: Store, job_id: int, event: dict) -> None:
     """One report onto the job's row, as `Reporter` would have written it with the store at hand."""
-    kind, payload = event.get("kind"), event.get("payload")
+    kind, payload = event.get("kind"), event.get("payload") or {}
     if kind == "metrics":
         store.log_metrics(job_id, payload["step"], payload["values"], payload["split"])
     elif kind == "update":

@@ -149,7 +149,7 @@ def settle_if_gone(store: Store, job: dict) -> bool:
 
 def stop(pid: int | None, started_at: float | None, grace: float) -> None:
     """SIGTERM to the job's process group, SIGKILL after `grace` seconds if it is still there."""
-    if process_state(pid, started_at) in (None, "Z"):
+    if pid is None or process_state(pid, started_at) in (None, "Z"):
         return
     _signal_group(pid, signal.SIGTERM)
     if not _wait_gone(pid, started_at, grace):

@@ -19,14 +19,20 @@ class JobError(ValueError):
     """A launch or cancel request that cannot be honoured; the message says why and what to do."""
 
 
-def get(store: Store, job_id: int) -> dict:
-    """The job row, or a `JobError` naming the missing id."""
+def get(store: Store, job_id: int | str) -> dict:
+    """The job row, or a `JobError` naming the missing id (given as typed: a dropdown or the CLI sends text)."""
     from sqlite_utils.db import NotFoundError
 
     try:
         return store.get_job(int(job_id))
     except (NotFoundError, TypeError, ValueError):
         raise JobError(f"No job {job_id!r}; `python -m backend jobs list` shows the existing ones") from None
+
+
+def result_of(job: dict) -> dict:
+    """The job's result ({} until it has one: the row holds null while it runs, and after it fails)."""
+    result = job.get("result")
+    return result if isinstance(result, dict) else {}
 
 
 def resume_links(store: Store, job: dict) -> str:
@@ -71,7 +77,7 @@ def follow(store: Store, job_id: int, out: TextIO, poll: float = 0.5) -> str:
 
 def _pending(path: str | None, offset: int) -> bool:
     """Whether a log has bytes past `offset` (written between the last read and the status check)."""
-    return bool(path) and Path(path).exists() and Path(path).stat().st_size > offset
+    return bool(path and Path(path).exists() and Path(path).stat().st_size > offset)
 
 
 def finished_checkpoints(store: Store) -> list[tuple[str, str]]:

@@ -59,13 +59,17 @@ class Reporter:
         return self.rank == 0
 
     @property
-    def _row(self) -> bool:
-        return self.active and self.store is not None and self.job_id is not None
+    def _row(self) -> tuple[Store, int] | None:
+        """The store and job id this process writes to: rank 0 of a job that has a row; None otherwise."""
+        if self.active and self.store is not None and self.job_id is not None:
+            return self.store, self.job_id
+        return None
 
-    def _write_row(self, **fields: Any) -> None:
+    def _update_row(self, **fields: Any) -> None:
         """`fields` onto the job's row: in the store, or as an event line the job's watcher applies."""
-        if self._row:
-            self.store.update_job(self.job_id, **fields)
+        if row := self._row:
+            store, job_id = row
+            store.update_job(job_id, **fields)
         elif self.active and self.events is not None:
             job_events.append(self.events, "update", fields)
 
@@ -81,7 +85,7 @@ class Reporter:
         the job's error with this message instead of a bare exit code.
         """
         _write(sys.stderr, f"error: {message}\n")
-        self._write_row(error=message)
+        self._update_row(error=message)
 
     def eta(self, fraction: float) -> float | None:
         """Seconds left at the rate observed since the first progress report (None until there is a rate)."""
@@ -100,25 +104,28 @@ class Reporter:
         line = message + (f", ETA {duration(left)}" if message and left is not None and fraction < 1 else "")
         if line:
             self.log(line)
-        fields: dict[str, Any] = {"progress": round(fraction, 4)}
+        fields: dict[str, float | str] = {"progress": round(fraction, 4)}
         if line:
             fields["message"] = line
-        self._write_row(**fields)
+        self._update_row(**fields)
 
     def metrics(self, step: int, values: dict[str, float], split: str = "train") -> None:
         """Named numbers at a step (curves, evaluations)."""
-        if self._row and values:
-            self.store.log_metrics(self.job_id, step, values, split)
-        elif self.active and self.events is not None and values:
+        if not values:
+            return
+        if row := self._row:
+            store, job_id = row
+            store.log_metrics(job_id, step, values, split)
+        elif self.active and self.events is not None:
             job_events.append(self.events, "metrics", {"step": step, "values": values, "split": split})
 
-    def update(self, **fields) -> None:
+    def update(self, **fields: Any) -> None:
         """Other facts about the job a view shows (e.g. ``run_dir``)."""
-        self._write_row(**fields)
+        self._update_row(**fields)
 
     def result(self, result: dict) -> None:
         """The job's outcome (checkpoint paths, final metrics); a job with a result counts as done."""
         if self._row:
-            self.store.update_job(self.job_id, result=result, progress=1.0)
+            self._update_row(result=result, progress=1.0)
         elif self.active and self.events is not None:
             job_events.append(self.events, "result", result)

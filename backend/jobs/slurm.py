@@ -205,8 +205,8 @@ def poll(store: Store, job_id: int, settings: Settings) -> bool:
         store.update_job(job_id, status="failed", ended_at=time.time(), error="the job was never submitted to Slurm")
         return True
     state = slurm_state(slurm_id, settings)
-    status = STATES.get(state or "", "running") if state else None
-    if status is None:  # forgotten by the controller and no accounting: its own reports tell how it ended
+    status = STATES.get(state, "running") if state else None
+    if status is None or state is None:  # forgotten by the controller, no accounting: its own reports tell
         status, state = ("done", "COMPLETED") if events.result_of(folder) is not None else ("failed", "UNKNOWN")
     if status == "running" and job["status"] == "queued":
         store.update_job(job_id, status="running", started_at=job.get("started_at") or time.time())

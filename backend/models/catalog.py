@@ -20,7 +20,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from backend.core import env, paths
 from backend.core.errors import first_line
@@ -77,19 +77,27 @@ class CatalogEntry:
     patch: dict | None = None  # {"base": "ARCH:tag or ARCH:/file", "alpha": float}
     notes: str = ""
 
+    def required(self, name: Literal["spec", "url", "hub_repo", "filename"]) -> str:
+        """A field `validate` demands of this entry's kind (tag: spec; url: url and filename; hub: hub_repo and
+        filename; manual: filename): asking an entry for a field its kind lacks is a bug."""
+        value = getattr(self, name)
+        if not value:
+            raise CatalogError(f"catalog entry {self.name!r} ({self.kind}) has no {name}")
+        return value
+
     @property
     def model_spec(self) -> str:
         """The spec the model list offers: a tag entry's own spec (comparable with older results), else catalog:NAME."""
-        return self.spec if self.kind == "tag" else CATALOG_PREFIX + self.name
+        return self.required("spec") if self.kind == "tag" else CATALOG_PREFIX + self.name
 
     @property
     def source(self) -> str:
         """Where the raw file comes from, in words a user can follow."""
         if self.kind == "url":
-            return self.url
+            return self.required("url")
         if self.kind == "hub":
             return f"https://huggingface.co/{self.hub_repo} (file {self.filename})"
-        return self.spec if self.kind == "tag" else "location unknown"
+        return self.required("spec") if self.kind == "tag" else "location unknown"
 
 
 @dataclass
@@ -110,7 +118,8 @@ def validate(raw: dict, allow_plain_http: bool = False) -> CatalogEntry:
     if raw.get("activation") not in ACTIVATIONS:
         problems.append(f"activation {raw.get('activation')!r} is not one of {ACTIVATIONS}")
     needs = {"tag": ("spec",), "url": ("url", "filename"), "hub": ("hub_repo", "filename"), "manual": ("filename",)}
-    problems += [f"a {raw.get('kind')} entry needs {key}" for key in needs.get(raw.get("kind"), ()) if not raw.get(key)]
+    problems += [f"a {raw.get('kind')} entry needs {key}" for key in needs.get(raw.get("kind") or "", ())
+                 if not raw.get(key)]
     sha = raw.get("sha256")
     if sha is not None and (len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha)):
         problems.append("sha256 must be 64 lowercase hex digits or null")
@@ -164,7 +173,8 @@ def ready_dir(entry: CatalogEntry, models_dir: Path) -> Path:
 
 def raw_candidates(entry: CatalogEntry, models_dir: Path) -> list[Path]:
     """Where a raw file is looked for, in order: the lab's downloads, then the models folder itself."""
-    return [downloads_dir(models_dir) / entry.filename, Path(models_dir) / entry.filename]
+    filename = entry.required("filename")
+    return [downloads_dir(models_dir) / filename, Path(models_dir) / filename]
 
 
 def find_raw(entry: CatalogEntry, models_dir: Path) -> Path | None:
@@ -175,7 +185,7 @@ def find_raw(entry: CatalogEntry, models_dir: Path) -> Path | None:
     if entry.kind == "hub":
         from huggingface_hub import try_to_load_from_cache
 
-        cached = try_to_load_from_cache(entry.hub_repo, entry.filename)
+        cached = try_to_load_from_cache(entry.required("hub_repo"), entry.required("filename"))
         return Path(cached) if isinstance(cached, str) else None
     return None
 
@@ -198,10 +208,11 @@ def fetch(entry: CatalogEntry, models_dir: Path) -> Path:
         raise CatalogError("HF_HUB_OFFLINE=1 (or COMPLAB_OFFLINE=1) is set, so nothing was downloaded")
     folder = downloads_dir(models_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    target = paths.confine(folder / entry.filename, [folder], "catalog download")
+    filename = entry.required("filename")
+    target = paths.confine(folder / filename, [folder], "catalog download")
     if entry.kind == "hub":
-        return download_hub(entry.hub_repo, entry.filename, folder)
-    download_url(entry.url, target)
+        return download_hub(entry.required("hub_repo"), filename, folder)
+    download_url(entry.required("url"), target)
     return target
 
 
@@ -210,7 +221,8 @@ def verify(entry: CatalogEntry, path: Path, models_dir: Path) -> tuple[str, str,
     owned = path.resolve().is_relative_to(downloads_dir(models_dir).resolve())
     expected, origin = entry.sha256, "published checksum"
     if expected is None:
-        expected, origin = checksum_book(models_dir).get(entry.filename), "SHA-256 recorded from its first copy"
+        expected = checksum_book(models_dir).get(entry.required("filename"))
+        origin = "SHA-256 recorded from its first copy"
     if expected is None:
         sha = sha256_of(path)
         return (f"{entry.filename}: no published checksum; this first copy's SHA-256 {sha} is recorded in "
@@ -218,9 +230,9 @@ def verify(entry: CatalogEntry, path: Path, models_dir: Path) -> tuple[str, str,
     return f"{entry.filename}: SHA-256 verified ({origin})", check_sha256(path, expected, origin, owned), False
 
 
-def _patched(entry: CatalogEntry, state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], str]:
-    """CLoVe: the fine-tune interpolated into its base model's weights at the paper's alpha."""
-    base_spec, alpha = entry.patch["base"], float(entry.patch["alpha"])
+def _patched(entry: CatalogEntry, patch: dict, state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], str]:
+    """CLoVe: the fine-tune interpolated into its base model's weights at the paper's alpha (`entry.patch`)."""
+    base_spec, alpha = patch["base"], float(patch["alpha"])
     architecture, pretrained = base_spec.split(":", 1)
     try:
         base = build_model(architecture, pretrained, quick_gelu=entry.activation == "quickgelu").state_dict()
@@ -269,7 +281,7 @@ def prepare(name: str, models_dir: Path | None = None) -> Prepared:
     """Turn ``catalog:NAME`` into an ordinary spec: a tag, or the verified, converted local folder."""
     entry = get_entry(name)
     if entry.kind == "tag":
-        return Prepared(entry.spec, [f"{entry.label}: open_clip pretrained {entry.spec}"])
+        return Prepared(entry.required("spec"), [f"{entry.label}: open_clip pretrained {entry.spec}"])
     models_dir = Path(models_dir or default_models_dir())
     folder = ready_dir(entry, models_dir)
     with _lock(entry.name):
@@ -280,10 +292,10 @@ def prepare(name: str, models_dir: Path | None = None) -> Prepared:
         notes = [f"{entry.label}: read {raw} (source: {entry.source})", note]
         state = read_state_dict(raw)
         if entry.patch:
-            state, patch_note = _patched(entry, state)
+            state, patch_note = _patched(entry, entry.patch, state)
             notes.append(patch_note)
         provenance = {"name": entry.name, "source": entry.source, "source_sha256": sha, "patch": entry.patch}
         write_open_clip_dir(folder, state, entry.architecture, entry.activation, provenance)
         if first_copy:  # recorded only once the file proved usable, so a refused file pins nothing
-            checksum_book(models_dir).record(entry.filename, entry.source, sha)
+            checksum_book(models_dir).record(entry.required("filename"), entry.source, sha)
         return Prepared(f"local-dir:{folder}", notes)

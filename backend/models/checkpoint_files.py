@@ -21,6 +21,8 @@ import shutil
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -111,8 +113,8 @@ def check_sha256(path: Path, expected: str, origin: str, owned: bool) -> str:
 def safe_numpy_globals() -> list:
     """The numpy types `torch.load(weights_only=True)` may rebuild: numeric scalars and dtypes, nothing else."""
     import numpy as np
+    from numpy._core.multiarray import scalar
 
-    scalar = np._core.multiarray.scalar
     return [(scalar, "numpy.core.multiarray.scalar"), (scalar, "numpy._core.multiarray.scalar"),
             (np.dtype, "numpy.dtype"), *(getattr(np.dtypes, f"{kind}DType") for kind in _NUMERIC)]
 
@@ -154,29 +156,38 @@ def _unwrap(payload, path: Path) -> dict[str, torch.Tensor]:
 
 
 class _QuietRandomInit(logging.Filter):
-    """Drops open_clip's "initialized randomly" warning, only in a thread inside `build_model` (which fills the
-    bare architecture with weights itself): the root logger's level, which every thread shares, is left alone."""
+    """Drops open_clip's "initialized randomly" warnings, only in a thread inside `quiet_random_init` (a bare
+    architecture that is filled with weights next, or counted on the meta device): the root logger's level, which
+    every thread shares, is left alone."""
 
     building = threading.local()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (getattr(self.building, "active", False) and "initialized randomly" in record.getMessage())
+        return not (getattr(self.building, "active", False) and
+                    any(quiet in record.getMessage() for quiet in ("initialized randomly", "no CLIP weights found")))
 
 
 _QUIET = _QuietRandomInit()
 logging.getLogger().addFilter(_QUIET)
 
 
+@contextmanager
+def quiet_random_init() -> Iterator[None]:
+    """In this thread, open_clip's "initialized randomly" warning is not logged (for builds that mean it)."""
+    _QUIET.building.active = True
+    try:
+        yield
+    finally:
+        _QUIET.building.active = False
+
+
 def build_model(architecture: str, pretrained: str | None, quick_gelu: bool) -> torch.nn.Module:
     """An open_clip model, weights required when named; quiet about the bare architecture's random init."""
     import open_clip
 
-    _QUIET.building.active = True
-    try:
+    with quiet_random_init():
         return open_clip.create_model(architecture, pretrained=pretrained, force_quick_gelu=quick_gelu,
                                       require_pretrained=pretrained is not None, weights_only=True)
-    finally:
-        _QUIET.building.active = False
 
 
 def write_open_clip_dir(target: Path, state: dict[str, torch.Tensor], architecture: str, activation: str,

@@ -56,7 +56,8 @@ def tag_repo(spec: str) -> str:
     import open_clip
 
     parsed = parse_spec(spec)
-    cfg = open_clip.get_pretrained_cfg(parsed.architecture.replace("-quickgelu", ""), parsed.pretrained) or {}
+    architecture, tag = parsed.required("architecture"), parsed.required("pretrained")
+    cfg = open_clip.get_pretrained_cfg(architecture.replace("-quickgelu", ""), tag) or {}
     return (cfg.get("hf_hub") or "").strip("/")
 
 
@@ -101,9 +102,10 @@ def _spec_on_disk(spec: str) -> bool:
 
 def _describe_entry(entry: catalog.CatalogEntry, models_dir: Path) -> ModelChoice:
     if entry.kind == "tag":
-        cached = is_cached(entry.spec)
-        return ModelChoice(entry.label + ("" if cached else NEEDS_NETWORK), entry.spec, cached,
-                           "in the Hugging Face cache" if cached else f"open_clip downloads {entry.spec} on first use")
+        tag_spec = entry.required("spec")
+        cached = is_cached(tag_spec)
+        return ModelChoice(entry.label + ("" if cached else NEEDS_NETWORK), tag_spec, cached,
+                           "in the Hugging Face cache" if cached else f"open_clip downloads {tag_spec} on first use")
     spec = entry.model_spec
     raw = catalog.find_raw(entry, models_dir)
     if catalog.is_ready(entry, models_dir):

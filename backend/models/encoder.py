@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import open_clip
 import torch
@@ -20,8 +21,12 @@ import torch.nn.functional as F
 from PIL import Image
 
 from backend.core.gpu import gpu_task
+from backend.core.images import rgb
 from backend.models.loading import LoadedModel
 from backend.models.registry import EmbeddingCache
+
+if TYPE_CHECKING:
+    from backend.models.loading import ClipModule
 
 # Seconds one request's encoding may hold a ZeroGPU GPU (a probe with one model; a model load included).
 GPU_SECONDS = 60
@@ -58,37 +63,40 @@ class Encoder:
 
     def encode_images(self, images: Sequence[Image.Image]) -> torch.Tensor:
         keys = [image_key(image) for image in images]
-        self._fill(dict(zip(keys, images)), [])
-        return self._rows(keys)
+        return _rows(self._embeddings(dict(zip(keys, images)), []), keys)
 
     def encode_texts(self, texts: Sequence[str]) -> torch.Tensor:
-        self._fill({}, texts)
-        return self._rows(list(texts))
+        return _rows(self._embeddings({}, texts), list(texts))
 
     def score(self, images: Sequence[Image.Image], texts: Sequence[str]) -> Scores:
         keys = [image_key(image) for image in images]
-        self._fill(dict(zip(keys, images)), texts)
-        cosine = self._rows(keys) @ self._rows(list(texts)).T
+        found = self._embeddings(dict(zip(keys, images)), texts)
+        cosine = _rows(found, keys) @ _rows(found, list(texts)).T
         scale = self.loaded.model.logit_scale.detach().float().exp().cpu()
         return Scores(cosine=cosine, logits=scale * cosine, identity=self.loaded.identity)
 
-    def _missing(self, keys) -> list:
-        return list(OrderedDict.fromkeys(k for k in keys if self.cache.get((*self._tag, k)) is None))
-
-    def _fill(self, images: dict[str, Image.Image], texts: Sequence[str]) -> None:
-        """Encode the images (by content key) and texts the cache lacks, in one device call, and cache them."""
-        image_keys, new_texts = self._missing(images), self._missing(texts)
+    def _embeddings(self, images: dict[str, Image.Image], texts: Sequence[str]) -> dict[str, torch.Tensor]:
+        """Every image's (by content key) and text's embedding: the cached ones, and the rest encoded in one device
+        call and cached. The cache is read once: it is shared and bounded, so by a second read another request
+        (or this one's own puts) may have evicted an entry."""
+        found: dict[str, torch.Tensor] = {}
+        for key in [*images, *texts]:
+            if (cached := self.cache.get((*self._tag, key))) is not None:
+                found[key] = cached
+        image_keys = [key for key in images if key not in found]
+        new_texts = list(OrderedDict.fromkeys(text for text in texts if text not in found))
         if not image_keys and not new_texts:
-            return
-        pixels = [self.loaded.preprocess(images[key].convert("RGB")) for key in image_keys]  # on the CPU, here
+            return found
+        pixels = [self.loaded.preprocess(rgb(images[key])) for key in image_keys]  # on the CPU, here
         image_rows, text_rows = embed_on_device(ModelHandle.of(self.loaded), pixels, new_texts, self.batch_size)
         for key, row in zip([*image_keys, *new_texts], [*image_rows, *text_rows]):
             self.cache.put((*self._tag, key), row)
+            found[key] = row
+        return found
 
-    def _rows(self, keys: list) -> torch.Tensor:
-        if not keys:
-            return torch.empty(0, 0)
-        return torch.stack([self.cache.get((*self._tag, k)) for k in keys])
+
+def _rows(found: dict[str, torch.Tensor], keys: list[str]) -> torch.Tensor:
+    return torch.stack([found[key] for key in keys]) if keys else torch.empty(0, 0)
 
 
 # Loaded models by identity, for `ModelHandle.resolve`; weak, so the registry alone decides what stays loaded.
@@ -160,7 +168,7 @@ def text_embeddings(loaded: LoadedModel, texts: list[str]) -> torch.Tensor:
     return F.normalize(features.float(), dim=-1).cpu()
 
 
-def encode_text_trimmed(model: torch.nn.Module, tokens: torch.Tensor) -> torch.Tensor:
+def encode_text_trimmed(model: ClipModule, tokens: torch.Tensor) -> torch.Tensor:
     """``model.encode_text`` over only the positions up to the batch's last end-of-text token.
 
     CLIP's text tower is causal and pools at the end-of-text token (the argmax id),
@@ -168,9 +176,7 @@ def encode_text_trimmed(model: torch.nn.Module, tokens: torch.Tensor) -> torch.T
     embedding while a 10-word caption costs ~15 positions instead of 77. Other
     towers (HF text models, CoCa, mean pooling) take the full ``encode_text`` path.
     """
-    trimmable = (isinstance(model, open_clip.model.CLIP) and model.text_pool_type == "argmax"
-                 and model.attn_mask is not None)
-    if not trimmable:
+    if not isinstance(model, open_clip.model.CLIP) or model.text_pool_type != "argmax" or model.attn_mask is None:
         return model.encode_text(tokens)
     length = int(tokens.argmax(dim=-1).max()) + 1
     cast_dtype = model.transformer.get_cast_dtype()

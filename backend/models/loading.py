@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import open_clip
 import torch
@@ -24,8 +25,24 @@ from open_clip.transformer import QuickGELU
 from backend import plugins
 from backend.core import env
 from backend.core.errors import first_line
-from backend.models import catalog
+from backend.models import budget, catalog
 from backend.models.spec import CONFIG_NAME, ModelLoadError, ModelSpec, confine, local_path, parse_spec
+
+WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.pth")  # what open_clip looks for in a local-dir: folder
+NO_WEIGHTS = "Required pretrained weights"  # the start of open_clip's require_pretrained error
+
+if TYPE_CHECKING:
+    class ClipModule(torch.nn.Module):
+        """An open_clip model (CLIP, CustomTextCLIP, CoCa) as the project uses it, for the type checker only:
+        open_clip ships no type information, and torch types any other module attribute as `Tensor | Module`."""
+
+        logit_scale: torch.nn.Parameter
+
+        def encode_image(self, image: torch.Tensor, normalize: bool = False) -> torch.Tensor: ...
+
+        def encode_text(self, text: torch.Tensor, normalize: bool = False) -> torch.Tensor: ...
+
+        def set_grad_checkpointing(self, enable: bool = True) -> None: ...
 
 
 def tag_needs_quick_gelu(architecture: str, tag: str) -> bool:
@@ -57,7 +74,7 @@ class LoadedModel:
     """A model ready to encode, with everything a result must carry about its identity."""
 
     spec: str
-    model: torch.nn.Module
+    model: ClipModule
     preprocess: Callable
     tokenizer: Callable
     activation: str
@@ -84,11 +101,11 @@ def read_config(spec: ModelSpec) -> dict:
     """Our checkpoints (and open_clip's hub exports) carry a JSON config next to the weights."""
     if spec.source == "hf-hub":
         from huggingface_hub import hf_hub_download
-        path = Path(hf_hub_download(spec.location, CONFIG_NAME))
+        path = Path(hf_hub_download(spec.required("location"), CONFIG_NAME))
     elif spec.source == "local-dir":
-        path = Path(spec.location) / CONFIG_NAME
+        path = Path(spec.required("location")) / CONFIG_NAME
     elif spec.source == "file":
-        path = Path(spec.pretrained).with_suffix(".json")
+        path = Path(spec.required("pretrained")).with_suffix(".json")
     else:
         return {}
     return json.loads(path.read_text()) if path.is_file() else {}
@@ -106,7 +123,8 @@ def architecture_config(spec: ModelSpec, config: dict, model: torch.nn.Module, a
 
 def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
     if spec.source == "tag":
-        return "quickgelu" if tag_needs_quick_gelu(spec.architecture, spec.pretrained) else "gelu"
+        quick = tag_needs_quick_gelu(spec.required("architecture"), spec.required("pretrained"))
+        return "quickgelu" if quick else "gelu"
     if "activation" in config:
         return config["activation"]
     model_cfg = config.get("model_cfg")
@@ -118,7 +136,7 @@ def _expected_activation(spec: ModelSpec, config: dict) -> str | None:
 def _tokenizer_for(spec: ModelSpec, config: dict) -> Callable:
     """open_clip's tokenizer for the architecture, unless a plug-in registered one for it (a word-level tokenizer
     of a non-BPE model, `backend.plugins`, ``add_tokenizer``), named by the checkpoint's ``tokenizer`` key."""
-    name = config.get("tokenizer") or config.get("architecture") or spec.architecture
+    name = config.get("tokenizer") or config.get("architecture") or spec.architecture or ""
     factory = plugins.hooks().tokenizers.get(name)
     if factory is None:
         return open_clip.get_tokenizer(spec.open_clip_name)
@@ -162,7 +180,7 @@ def _check_architecture(spec: ModelSpec) -> None:
     if spec.source not in ("tag", "file"):
         return
     known = open_clip.list_models()
-    name = spec.architecture.replace("/", "-")  # open_clip reads ViT-B/32 as ViT-B-32
+    name = spec.required("architecture").replace("/", "-")  # open_clip reads ViT-B/32 as ViT-B-32
     if name in known:
         return
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
@@ -189,41 +207,65 @@ def _pickle_message(spec: ModelSpec) -> str:
 
 
 def _load_catalog(spec: ModelSpec, device: str | None, precision: str | None,
-                  models_dir: Path | None) -> LoadedModel:
+                  models_dir: Path | None, max_parameters: int | None) -> LoadedModel:
     """A catalog entry: fetched, checked and converted by `catalog`, then loaded like any local folder.
 
     The folder is the lab's own conversion under the models folder, so it is not confined again; the result
     keeps the catalog spec as its identity, with the entry's provenance in its notes.
     """
     try:
-        prepared = catalog.prepare(spec.location, models_dir)
+        prepared = catalog.prepare(spec.required("location"), models_dir)
     except catalog.CatalogError as error:
         raise ModelLoadError(f"Could not load '{spec.raw}': {error}") from None
-    loaded = load_model(prepared.spec, device, precision)
+    loaded = load_model(prepared.spec, device, precision, max_parameters=max_parameters)
     loaded.spec = spec.raw
     loaded.notes = [*prepared.notes, *loaded.notes]
     return loaded
 
 
+def _model_cfg(spec: ModelSpec, config: dict) -> dict | None:
+    """The ``model_cfg`` open_clip will build: the checkpoint's own (a folder, a hub repo), else the named
+    architecture's."""
+    if spec.source in ("local-dir", "hf-hub"):
+        return config.get("model_cfg")
+    return open_clip.get_model_config(spec.required("architecture").replace("/", "-"))
+
+
+def _check_weights_present(spec: ModelSpec) -> None:
+    """A folder without a weights file would load as a model with random weights, which scores by chance."""
+    if spec.source != "local-dir" or not Path(spec.required("location")).is_dir():
+        return  # not a folder: open_clip says what is missing
+    if not any(any(Path(spec.required("location")).glob(pattern)) for pattern in WEIGHT_PATTERNS):
+        raise ModelLoadError(f"Refused '{spec.raw}': {spec.location} holds no weights file "
+                             f"({', '.join(WEIGHT_PATTERNS)}), so the model would have random weights")
+
+
+
 def load_model(spec_str: str, device: str | None = None, precision: str | None = None,
-               allowed_roots: list[Path] | None = None, models_dir: Path | None = None) -> LoadedModel:
+               allowed_roots: list[Path] | None = None, models_dir: Path | None = None,
+               max_parameters: int | None = None) -> LoadedModel:
     """Load a model from a spec string, or raise ``ModelLoadError`` with a readable message.
 
-    `models_dir` is where catalog models are cached (default: the settings' models folder).
+    `models_dir` is where catalog models are cached (default: the settings' models folder). `max_parameters`
+    refuses a larger model before it is built (`backend.models.budget`; None: no limit). A model whose weights
+    could not be loaded is refused too: open_clip would go on with random weights and only log a warning.
     """
     spec = parse_spec(spec_str)
     if spec.source == "catalog":
-        return _load_catalog(spec, device, precision, models_dir)
+        return _load_catalog(spec, device, precision, models_dir, max_parameters)
     confine(spec, allowed_roots)
     _check_architecture(spec)  # after confine: a refused path is refused before anything else is said about it
+    _check_weights_present(spec)
     device = env.pick_device(device)
     precision = pick_precision(device, precision)
     notes: list[str] = []
     try:
         config = read_config(spec)
-        if "lora" in config:  # an adapter checkpoint: its base model, the adapter merged in (backend.models.lora)
+        if "lora" in config:  # an adapter checkpoint: its base model (budget-checked), the adapter merged in
             from backend.models.lora import load_adapter_checkpoint
-            return load_adapter_checkpoint(Path(spec.location), config, spec.raw, device, precision, allowed_roots)
+            return load_adapter_checkpoint(Path(spec.required("location")), config, spec.raw, device, precision,
+                                           allowed_roots, models_dir, max_parameters)
+        budget.check(spec.raw, _model_cfg(spec, config), max_parameters)
         expected = _expected_activation(spec, config)
         force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
         if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():
@@ -233,13 +275,17 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
             warnings.filterwarnings("ignore", message="QuickGELU mismatch")
             model, _, preprocess = open_clip.create_model_and_transforms(
                 spec.open_clip_name, pretrained=spec.pretrained, device=device,
-                force_quick_gelu=force_quick_gelu, weights_only=True)
+                force_quick_gelu=force_quick_gelu, weights_only=True, pretrained_text=False,
+                require_pretrained=True)
         tokenizer = _tokenizer_for(spec, config)
     except ModelLoadError:
         raise
     except Exception as error:  # any download/parse/shape failure becomes one clear message
         if _is_refused_pickle(error):
             raise ModelLoadError(_pickle_message(spec)) from None
+        if NO_WEIGHTS in str(error):
+            raise ModelLoadError(f"Refused '{spec.raw}': none of its weights could be loaded, and a model with "
+                                 "random weights scores by chance. " + _failure_message(spec, error)) from None
         raise ModelLoadError(_failure_message(spec, error)) from error
     model.eval()
     activation = model_activation(model)

@@ -72,7 +72,8 @@ def load_adapter(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> No
 
 
 def load_adapter_checkpoint(directory: Path, config: dict, spec: str, device: str | None, precision: str | None,
-                            allowed_roots: list[Path] | None):
+                            allowed_roots: list[Path] | None, models_dir: Path | None = None,
+                            max_parameters: int | None = None):
     """A LoRA checkpoint folder as a LoadedModel: its base loaded from the recorded spec, the adapter merged in."""
     from safetensors.torch import load_file
 
@@ -81,7 +82,8 @@ def load_adapter_checkpoint(directory: Path, config: dict, spec: str, device: st
     from backend.models.spec import ModelLoadError
 
     lora = config[LORA_KEY]
-    base = load_model(lora["base_model"], device=device, precision=precision, allowed_roots=allowed_roots)
+    base = load_model(lora["base_model"], device=device, precision=precision, allowed_roots=allowed_roots,
+                      models_dir=models_dir, max_parameters=max_parameters)
     wrapper = add_lora(base.model, lora)
     try:
         load_adapter(base.model, load_file(Path(directory) / WEIGHTS, device=str(next(base.model.parameters()).device)))

@@ -22,8 +22,10 @@ class ModelRegistry:
     """Loaded models, bounded LRU by count: several models side by side, but never all of them."""
 
     def __init__(self, max_models: int = 3, device: str | None = None, precision: str | None = None,
-                 allowed_roots: list[Path] | None = None, models_dir: Path | None = None):
+                 allowed_roots: list[Path] | None = None, models_dir: Path | None = None,
+                 max_parameters: int | None = None):
         self.max_models = max_models
+        self.max_parameters = max_parameters  # per model, counted before it is built (`backend.models.budget`)
         self.device = device
         self.precision = precision
         self.allowed_roots = allowed_roots
@@ -47,7 +49,8 @@ class ModelRegistry:
             from backend.models.loading import load_model
 
             try:
-                loaded = load_model(key, self.device, self.precision, self.allowed_roots, self.models_dir)
+                loaded = load_model(key, self.device, self.precision, self.allowed_roots, self.models_dir,
+                                    self.max_parameters)
             finally:
                 with self._lock:
                     self._loading.pop(key, None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from backend import plugins
 from backend.core import paths
@@ -41,6 +42,14 @@ class ModelSpec:
     architecture: str | None = None
     pretrained: str | None = None  # tag or file path
     location: str | None = None  # hub id or directory
+
+    def required(self, name: Literal["architecture", "pretrained", "location"]) -> str:
+        """A part every spec of this source has (tag and file: architecture and pretrained; hf-hub, local-dir and
+        catalog: location), which `parse_spec` always sets: asking a spec for a part its source lacks is a bug."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"a {self.source} spec ('{self.raw}') has no {name}")
+        return value
 
     @property
     def open_clip_name(self) -> str:

@@ -80,8 +80,9 @@ def architecture_problems(pretrained: str, finetuned: str) -> list[str]:
     ([] when they match or a config cannot be read without loading: the loaded models are checked again)."""
     from open_clip.model import CLIPTextCfg, CLIPVisionCfg
 
-    configs = [_declared_architecture(spec) for spec in (pretrained, finetuned)]
-    if None in configs:
+    declared = [_declared_architecture(spec) for spec in (pretrained, finetuned)]
+    configs = [cfg for cfg in declared if cfg is not None]
+    if len(configs) < len(declared):
         return []
     try:
         shapes = [{"embed_dim": cfg.get("embed_dim"),
@@ -112,7 +113,7 @@ def _declared_architecture(spec_str: str) -> dict | None:
         config = read_config(spec)
     except Exception:  # offline hub, unreadable JSON, bad spec: the load itself will say why
         return None
-    cfg = config.get("model_cfg") or (open_clip.get_model_config(spec.architecture.replace("/", "-"))
+    cfg = config.get("model_cfg") or (open_clip.get_model_config(spec.required("architecture").replace("/", "-"))
                                       if spec.source in ("tag", "file") else None)
     return dict(cfg) if cfg else None
 

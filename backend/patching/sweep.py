@@ -19,12 +19,16 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
 from backend.models.loading import LoadedModel
 from backend.patching.config import PATCHED_FOLDER, SweepConfig, architecture_problems
 from backend.patching.interpolation import PatchingError, check_compatible, interpolate
+
+if TYPE_CHECKING:
+    from backend.models.loading import ClipModule
 
 
 def _check_pair(pretrained: LoadedModel, finetuned: LoadedModel) -> None:
@@ -49,7 +53,7 @@ def patched_model(pretrained: LoadedModel, finetuned: LoadedModel, alpha: float)
     return _relabel(pretrained, finetuned, model, alpha)
 
 
-def _relabel(pretrained: LoadedModel, finetuned: LoadedModel, model: torch.nn.Module, alpha: float) -> LoadedModel:
+def _relabel(pretrained: LoadedModel, finetuned: LoadedModel, model: ClipModule, alpha: float) -> LoadedModel:
     spec = f"patch({pretrained.spec}, {finetuned.spec}, alpha={alpha:g})"
     return LoadedModel(spec, model.eval(), pretrained.preprocess, pretrained.tokenizer, pretrained.activation,
                        pretrained.device, pretrained.precision, architecture=pretrained.architecture)

@@ -37,6 +37,10 @@ FAMILIES = MappingProxyType({
         " object swap, two objects trade counts, or same-kind groups counted differently trade an attribute"
     ),
     "ce_clip": "CE-CLIP (negatives): two nouns swap; an adjective, verb or noun is refilled",
+    "addition": (
+        "Additions (negatives, SugarCrepe's add_obj/add_att): an object or attribute that fits the scene but that"
+        " a typical photo of the caption does not show, chosen from co-occurrence counts over caption text"
+    ),
     "hard_positive": "Hard positives (meaning kept): synonym, reordered conjuncts, spatial converse",
 })
 

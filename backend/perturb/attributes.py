@@ -18,7 +18,8 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import animacy, is_describable
+from backend.perturb.nouns import animacy, is_describable, noun_key
+from backend.perturb.parse_reading import in_fixed_phrase
 from backend.perturb.units import is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
 
@@ -77,6 +78,8 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
         noun = _bound_noun(word)
         if noun is None or noun.dep_ == "compound" or not is_describable(noun):
             continue
+        if in_fixed_phrase(word, lexicon().fixed_phrases):
+            continue  # "wrought iron", "top hat": the word is part of a name, not an attribute
         values = visual_values(word.lower_, animacy(noun), noun.lemma_.lower())
         if values:
             found.append(Attribute(word, noun, tuple(sorted(values.items()))))
@@ -87,8 +90,9 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
 
 
 def same_object(first: Token, second: Token) -> bool:
-    """One lemma, or synonyms ("couch", "sofa"): the same kind of object."""
-    a, b = first.lemma_.lower(), second.lemma_.lower()
+    """One noun, or synonyms ("couch", "sofa"): the same kind of object. A listed compound is its own noun:
+    a "stop sign" and a "street sign" are two kinds."""
+    a, b = noun_key(first), noun_key(second)
     return a == b or lexicon().are_synonyms(a, b, NOUN)
 
 
@@ -104,12 +108,50 @@ def tradeable(first: Attribute, second: Attribute) -> bool:
     return visual_class in lands_first and visual_class in lands_second
 
 
+def _lands(word: Attribute, on: Attribute) -> bool:
+    """`word` suits `on`'s noun in a class that no other word before that noun states (whatever spaCy hung
+    them on: "a little orange circle" has a size and a colour)."""
+    classes = visual_values(word.word.lower_, animacy(on.noun), on.noun.lemma_.lower())
+    doc = on.noun.doc
+    start = doc[on.noun.i].left_edge.i
+    others = {cls for token in doc[start : on.noun.i] if token.i != on.word.i
+              for cls in visual_values(token.lower_, animacy(on.noun), on.noun.lemma_.lower())}
+    return bool(classes) and not others.intersection(classes)
+
+
+def cross_tradeable(first: Attribute, second: Attribute) -> bool:
+    """Adjectives of two different visual classes, each suiting the other noun ("a blue bus in front of a tall
+    building" -> "a tall bus in front of a blue building"): SugarCrepe's swap_att trades across classes too."""
+    if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
+        return False
+    if any(a.word.tag_ != "JJ" or "shape" in a.by_class for a in (first, second)):
+        return False
+    return _lands(second, first) and _lands(first, second)
+
+
+def _told_apart(first: Attribute, second: Attribute) -> bool:
+    """Two objects of one kind that another attribute still tells apart after the swap ("a small red circle
+    above a big purple circle" -> "a small purple circle above a big red circle"); with nothing else ("a black
+    goat and a white goat") the swap would say the same."""
+    swapped = set(first.by_class) | set(second.by_class)
+
+    def rest(noun: Token) -> dict[str, str]:
+        words = noun.doc[noun.left_edge.i : noun.i]
+        return {cls: value for word in words for cls, value in visual_values(word.lower_, animacy(noun)).items()
+                if cls not in swapped}
+
+    mine, theirs = rest(first.noun), rest(second.noun)
+    return any(mine[cls] != theirs[cls] for cls in mine.keys() & theirs.keys())
+
+
 def _attribute_swaps(request: Request) -> Iterator[Variant]:
-    """Two different kinds of object trade attributes. The same kind ("a black
+    """Two different kinds of object trade attributes, of one visual class or of two. The same kind ("a black
     goat and a white goat") trades only when the counts differ (see counts)."""
     attributes = visual_attributes(request.doc)
     pairs = [
-        (a, b) for a, b in itertools.combinations(attributes, 2) if tradeable(a, b) and not same_object(a.noun, b.noun)
+        (a, b) for a, b in itertools.combinations(attributes, 2)
+        if (tradeable(a, b) or cross_tradeable(a, b))
+        and (not same_object(a.noun, b.noun) or _told_apart(a, b))
     ]
     request.rng.shuffle(pairs)
     variants = (

@@ -6,7 +6,6 @@ words, and records the edits so the UI can show what changed.
 """
 from __future__ import annotations
 
-import itertools
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -63,7 +62,9 @@ class Request:
     holds the `normalized` texts no variant may take: the caption itself
     and, for negatives, every hard positive (a rewrite that keeps the
     caption true is no negative), so families move on to their next
-    candidate instead of losing a slot.
+    candidate instead of losing a slot. `vocabulary` (lower-case words),
+    when a model declares one, is where new words must come from: a
+    variant with a word the model reads as unknown is skipped the same way.
     """
 
     caption: str
@@ -73,6 +74,7 @@ class Request:
     fill_mask: FillMask | None
     all_caps: bool
     forbidden: frozenset[str]
+    vocabulary: frozenset[str] | None = None
 
 
 def normalized(text: str) -> str:
@@ -150,20 +152,27 @@ def spread(options: Sequence[Sequence[T]], rng: random.Random) -> list[T]:
     """
     queues = [rng.sample(list(slot), len(slot)) for slot in options if slot]
     rng.shuffle(queues)
-    missing = object()
-    rounds = itertools.zip_longest(*queues, fillvalue=missing)
-    return [item for round_ in rounds for item in round_ if item is not missing]
+    rounds = max((len(queue) for queue in queues), default=0)
+    return [queue[i] for i in range(rounds) for queue in queues if i < len(queue)]
+
+
+def readable(text: str, original: str, vocabulary: frozenset[str] | None) -> bool:
+    """Every word `text` adds to `original` is in `vocabulary` (always true without one)."""
+    if vocabulary is None:
+        return True
+    known = set(normalized(original).split()) | vocabulary
+    return all(word in known for word in normalized(text).split())
 
 
 def take_distinct(request: Request, variants: Iterable[Variant]) -> Iterator[Variant]:
-    """The first `max_per_subtype` allowed variants, without repeats."""
+    """The first `max_per_subtype` allowed variants, without repeats, in the model's vocabulary if it has one."""
     seen = set(request.forbidden)
     count = 0
     for variant in variants:
         if count == request.max_per_subtype:
             return
         key = normalized(variant.text)
-        if key not in seen:
+        if key not in seen and readable(variant.text, request.caption, request.vocabulary):
             seen.add(key)
             count += 1
             yield variant

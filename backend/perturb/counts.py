@@ -26,8 +26,10 @@ from backend.perturb.attributes import FAMILY, same_object, tradeable, visual_at
 from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
 from backend.perturb.count_checks import NUMBER_WORDS, may_take, preposition_of, pronouns_fit
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
+from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_place
+from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_physical, is_place
+from backend.perturb.parse_reading import noun_lemma
 from backend.perturb.units import is_hyphenated
 
 NUMBERS = {
@@ -127,6 +129,8 @@ def counted_nouns(doc: Doc) -> list[Counted]:
             continue
         if any(child.lower_ in NUMBER_WORDS for child in noun.children) or not _forms_are_regular(noun, value):
             continue
+        if _shares_its_count(noun) or lexicalised(noun) or noun_lemma(noun) in lexicon().mass_nouns:
+            continue  # "a woman and boy": the count is said of the pair; "greens" are no green things; no "a footwear"
         found.append(Counted(first, noun, value))
     return found
 
@@ -218,9 +222,29 @@ def _count_swap(request: Request, first: Counted, second: Counted) -> Variant | 
     return build(request, first_edits + second_edits, FAMILY, "count")
 
 
+def _shares_its_count(noun: Token) -> bool:
+    """A conjunct whose partner has no count of its own ("a woman and boy"): which nouns the count covers
+    is unclear, so it does not move."""
+    partners = [child for child in noun.children if child.dep_ == "conj"] + ([noun.head] if noun.dep_ == "conj" else [])
+    return any(not any(_count_value(c) is not None for c in partner.children) for partner in partners)
+
+
+def lexicalised(noun: Token) -> bool:
+    """A plural whose singular first names no thing ("greens": "green" is a colour), so it cannot take a
+    count of one."""
+    singular = singular_of(noun)
+    return noun.tag_ == "NNS" and singular is not None and not is_physical(singular)
+
+
+def _refers_back(doc: Doc) -> bool:
+    """"one" as a pronoun ("Two men riding mopeds, one with a woman"): it counts off a group whose size a
+    count swap would change."""
+    return any(token.lower_ == "one" and token.dep_ != "nummod" for token in doc)
+
+
 def _count_swaps(request: Request) -> Iterator[Variant]:
     counted = counted_nouns(request.doc)
-    if len(counted) > MAX_COUNTED:
+    if len(counted) > MAX_COUNTED or _refers_back(request.doc):
         return iter(())
     pairs = [
         (a, b)

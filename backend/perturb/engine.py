@@ -10,8 +10,10 @@ from collections.abc import Callable, Sequence
 
 from backend.core.limits import MAX_CAPTION_CHARS
 from backend.perturb import FAMILIES
+from backend.perturb.addition import addition
+from backend.perturb.blind import NgramScorer, TextScorer
 from backend.perturb.core import FillMask, Request, Variant, normalized
-from backend.perturb.lexicon import wordnet
+from backend.perturb.lexicon import lexicon, wordnet
 from backend.perturb.nlp import load_spacy, parse
 from backend.perturb.order import aro_order
 from backend.perturb.plausibility import mark_plausibility
@@ -25,8 +27,13 @@ _GENERATORS: dict[str, Callable[[Request], list[Variant]]] = {
     "replace": replace,
     "binding_swap": binding_swap,
     "ce_clip": ce_clip,
+    "addition": addition,
     "hard_positive": hard_positive,
 }
+# Adversarial refinement (SugarCrepe): each subtype makes this many times its quota of candidates, and the
+# blind scorer keeps those it separates least from the caption.
+REFINE_POOL = 3
+DEFAULT_SCORER = "default"
 
 
 # Families run in this order, each barred from texts earlier ones produced,
@@ -34,7 +41,7 @@ _GENERATORS: dict[str, Callable[[Request], list[Variant]]] = {
 # on to other candidates. Hard positives come first: a rewrite that keeps the
 # caption true is never offered as a negative, even if hard_positive was
 # not requested. ARO's blind shuffles come last.
-_CLAIM_ORDER = ("hard_positive", "binding_swap", "replace", "negclip_swap", "ce_clip", "aro_order")
+_CLAIM_ORDER = ("hard_positive", "binding_swap", "replace", "addition", "negclip_swap", "ce_clip", "aro_order")
 
 
 def _family_names(families: Sequence[str] | str | None) -> list[str]:
@@ -56,14 +63,15 @@ def _check_caption(caption: str) -> None:
         raise ValueError(f"The caption has {len(caption):,} characters; the limit is {MAX_CAPTION_CHARS:,}.")
 
 
-def _request(caption: str, seed: int, max_per_subtype: int, fill_mask: FillMask | None) -> Request:
+def _request(caption: str, seed: int, max_per_subtype: int, fill_mask: FillMask | None,
+             vocabulary: frozenset[str] | None) -> Request:
     """Parse once; shouted captions are parsed in lower case (same offsets).
     `_run` gives each family its own random stream and forbidden texts."""
     lowered = caption.lower()
     all_caps = caption.isupper() and len(lowered) == len(caption)
     doc = parse(lowered if all_caps else caption)
     forbidden = frozenset([normalized(caption)])
-    return Request(caption, doc, random.Random(seed), max_per_subtype, fill_mask, all_caps, forbidden)
+    return Request(caption, doc, random.Random(seed), max_per_subtype, fill_mask, all_caps, forbidden, vocabulary)
 
 
 def _run(request: Request, family: str, seed: int, forbidden: frozenset[str]) -> list[Variant]:
@@ -80,6 +88,8 @@ def perturb(
     max_per_subtype: int = 5,
     *,
     fill_mask: FillMask | None = None,
+    vocabulary: frozenset[str] | None = None,
+    scorer: TextScorer | str | None = DEFAULT_SCORER,
 ) -> list[Variant]:
     """Perturbed versions of `caption`, grouped by family in the order of
     `families` (FAMILIES order when None), subtypes in a fixed order.
@@ -95,6 +105,9 @@ def perturb(
         first. Without it the curated lexicon supplies co-hyponyms. With a
         transformers pipeline `fill = pipeline("fill-mask", "roberta-base")`:
         `lambda text: [r["token_str"] for r in fill(text.replace(MASK, fill.tokenizer.mask_token), top_k=20)]`.
+    vocabulary: the lower-case words a model reads (a word-level tokenizer's); new words come from it only.
+    scorer: the text-only scorer of the adversarial refinement (`REFINE_POOL` candidates per kept one, the
+        least separable kept); "default" is the shipped n-gram model, None keeps the first candidates.
 
     No variant repeats another or the caption (ignoring case, spacing and
     punctuation); a text that a hard positive produces is never returned as
@@ -112,7 +125,9 @@ def perturb(
         raise ValueError(f"max_per_subtype must be a positive integer, not {max_per_subtype!r}.")
     if fill_mask is not None and not callable(fill_mask):
         raise TypeError("fill_mask must be a callable taking a masked caption and returning words.")
-    request = _request(caption, seed, max_per_subtype, fill_mask)
+    blind = _scorer(scorer)
+    pool = max_per_subtype * REFINE_POOL if blind is not None else max_per_subtype
+    request = _request(caption, seed, pool, fill_mask, vocabulary)
     taken, results = request.forbidden, {}
     still_true = still_true_texts(request)
     for family in _CLAIM_ORDER:
@@ -122,12 +137,50 @@ def perturb(
             taken |= {normalized(variant.text) for variant in results[family]}
     seen: set[str] = set()
     variants = []
+    true_texts = _true_keys(caption, still_true, results["hard_positive"])
     for variant in (variant for family in names for variant in results[family]):
         key = normalized(variant.text)
+        if variant.kind == "negative" and lexicon().canonical(variant.text) in true_texts:
+            continue  # says what a true text says, in synonyms ("a little cat" for "a small cat")
         if key not in seen:  # two subtypes of one family can meet (e.g. two ARO shuffles)
             seen.add(key)
             variants.append(variant)
-    return mark_plausibility(caption, variants)
+    return mark_plausibility(caption, refined(caption, variants, max_per_subtype, blind))
+
+
+def _true_keys(caption: str, still_true: frozenset[str], positives: list[Variant]) -> set[str]:
+    """Synonym-blind keys (`Lexicon.canonical`) of texts known to be true: the caption, the swaps that keep
+    it true and the hard positives."""
+    lex = lexicon()
+    return {lex.canonical(text) for text in [caption, *still_true, *(v.text for v in positives)]}
+
+
+_NGRAM: list[TextScorer] = []
+
+
+def _scorer(scorer: TextScorer | str | None) -> TextScorer | None:
+    if scorer != DEFAULT_SCORER:
+        return scorer if not isinstance(scorer, str) else None
+    if not _NGRAM:
+        _NGRAM.append(NgramScorer())
+    return _NGRAM[0]
+
+
+def refined(caption: str, variants: list[Variant], keep: int, scorer: TextScorer | None) -> list[Variant]:
+    """At most `keep` variants per (family, subtype), in their order. With a scorer, the negatives kept are
+    those whose score comes closest to (or above) the caption's: a text-only model separates them least."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, variant in enumerate(variants):
+        groups.setdefault((variant.family, variant.subtype), []).append(index)
+    kept: set[int] = set()
+    for indices in groups.values():
+        if scorer is None or len(indices) <= keep or variants[indices[0]].kind != "negative":
+            kept.update(indices[:keep])
+            continue
+        scores = scorer.score([caption, *(variants[i].text for i in indices)])
+        ranked = sorted(range(len(indices)), key=lambda k: (scores[0] - scores[k + 1], k))
+        kept.update(indices[k] for k in ranked[:keep])
+    return [variant for index, variant in enumerate(variants) if index in kept]
 
 
 def warm_up() -> None:

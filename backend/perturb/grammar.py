@@ -26,10 +26,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from backend.core import env
-from backend.core.errors import first_line
+from backend.perturb.blind import load_message, looks_like_path
 
 DEFAULT_GRAMMAR_MODEL = "textattack/roberta-base-CoLA"
 _ACCEPTABLE = frozenset(["acceptable", "grammatical", "correct", "good", "ok", "yes"])
@@ -45,8 +45,10 @@ class GrammarModelError(ValueError):
 
 
 class Judged(Protocol):
-    """What `filter_variants` reads and sets: a Variant or a probe row's text."""
+    """What `filter_variants` reads and sets: a Variant or a probe row's text (dataclasses both: the flag is set on
+    a copy, `dataclasses.replace`)."""
 
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
     text: str
     kind: str
     plausible: bool
@@ -85,29 +87,10 @@ def acceptable_index(id2label: Mapping[int, str], acceptable_label: str | None =
                             "Pass acceptable_label= with the right name, or use a CoLA classifier.")
 
 
-def _looks_like_path(source: str) -> bool:
-    """A local folder, existing or meant: hub ids are "name" or "org/name"."""
-    return (Path(source).expanduser().exists() or source.startswith(("/", ".", "~", "\\"))
-            or source.count("/") > 1 or "\\" in source)
-
-
 def _load_error(source: str, error: Exception) -> GrammarModelError:
-    """One message: the id, what was tried, why it failed and what to do."""
-    from huggingface_hub import constants
-
-    if _looks_like_path(source):
-        folder = Path(source).expanduser()
-        tried = f"the local folder {folder}" + ("" if folder.exists() else " (it does not exist)")
-    else:
-        tried = (f"the Hugging Face hub id '{source}': the local cache ({constants.HF_HUB_CACHE}) first, "
-                 + ("no download, since HF_HUB_OFFLINE=1 is set" if env.hub_offline() else "then a download"))
-    cause = first_line(error).rstrip(".") + "."
-    return GrammarModelError(
-        f"Could not load the grammar (CoLA) model '{source}': tried {tried}. Cause: {type(error).__name__}: "
-        f"{cause} To fix: connect to the network so it downloads once (and unset HF_HUB_OFFLINE), set HF_TOKEN "
-        "if the repository is gated or private, or pass a local folder holding the model and its tokenizer "
-        f"(saved with save_pretrained), e.g. --grammar-model /path/to/roberta-base-CoLA. The default model is "
-        f"{DEFAULT_GRAMMAR_MODEL}.")
+    """One message: the id, what was tried, why it failed and what to do (worded as for every loaded model)."""
+    message = load_message("grammar (CoLA) model", source, error, "--grammar-model /path/to/roberta-base-CoLA")
+    return GrammarModelError(f"{message} The default model is {DEFAULT_GRAMMAR_MODEL}.")
 
 
 @dataclass
@@ -138,8 +121,8 @@ class GrammarFilter:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 
-        source = str(Path(model_id_or_path).expanduser()) if _looks_like_path(model_id_or_path) else model_id_or_path
-        if _looks_like_path(model_id_or_path) and not Path(source).is_dir():
+        source = str(Path(model_id_or_path).expanduser()) if looks_like_path(model_id_or_path) else model_id_or_path
+        if looks_like_path(model_id_or_path) and not Path(source).is_dir():
             raise _load_error(model_id_or_path, FileNotFoundError(f"no folder at {source}"))
         try:
             tokenizer = AutoTokenizer.from_pretrained(source)

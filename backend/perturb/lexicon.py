@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,6 +91,17 @@ def _pair_sets(groups: list[list[str]]) -> dict[str, frozenset[str]]:
     return {word: frozenset(partners) for word, partners in index.items()}
 
 
+def _canonical_words(sets: list[list[str]]) -> dict[str, str]:
+    """Single words of the synonym sets -> the set's first single word; a word in two sets ("bike") keeps
+    itself, since which one it means is unknown."""
+    found: dict[str, list[str]] = {"an": ["a"]}
+    for words in sets:
+        single = [word for word in words if " " not in word]
+        for word in single[1:]:
+            found.setdefault(word, []).append(single[0])
+    return {word: targets[0] for word, targets in found.items() if len(set(targets)) == 1}
+
+
 def _synonym_rule(rule: dict[str, Any]) -> SynonymRule:
     return SynonymRule(
         word=rule["word"], synonym=rule["synonym"], match=rule["match"], pos=tuple(rule.get("pos", ())),
@@ -101,6 +114,7 @@ class Lexicon:
 
     def __init__(self, data: dict[str, Any]):
         objects = data["objects"]
+        self.object_groups: dict[str, list[str]] = dict(objects)
         self._attribute_classes: dict[str, set[str]] = {}
         for name, words in data["attributes"].items():
             for word in words:
@@ -128,6 +142,7 @@ class Lexicon:
         pairs = [[rule.word, rule.synonym] for rule in self.synonym_rules]
         self._synonyms = _pair_sets(pairs + data["synonym_sets"])
         self._overlaps = _pair_sets(data["overlaps"])
+        self._canonical = _canonical_words(data["synonym_sets"])
         self.fixed_phrases = frozenset(data["fixed_phrases"])
         self.mass_nouns = frozenset(data["mass_nouns"])
         self.head_classes = {name: frozenset(words) for name, words in data["head_classes"].items()}
@@ -139,6 +154,12 @@ class Lexicon:
         )
         animals = [word for category in data["animate_categories"] for word in objects[category]]
         self._animate = self._people | frozenset(animals + data["other_animate_nouns"])
+
+    def canonical(self, text: str) -> str:
+        """`text` lower-cased, punctuation dropped, each word replaced by the first of its curated synonym set
+        and "an" by "a": two texts with one key say the same thing ("a big dog" and "a large dog")."""
+        words = re.sub(r"[^\w\s]", " ", text.lower()).split()
+        return " ".join(self._canonical.get(word, word) for word in words)
 
     @property
     def spatial_phrases(self) -> list[str]:
@@ -238,21 +259,38 @@ def wordnet():
     first (`backend.core.wordnet_data`).
     """
     try:
-        from nltk.corpus import wordnet as reader
-
-        _load(reader)
+        return _english_reader(_corpus_root())
     except (ImportError, LookupError, OSError):
         return None
-    return reader
 
 
-def _load(reader) -> None:
+def _corpus_root():
+    import nltk
+
     try:
-        reader.ensure_loaded()
+        return nltk.data.find("corpora/wordnet")
     except LookupError:
         if wordnet_data.provide() is None:
             raise
-        reader.ensure_loaded()
+        return nltk.data.find("corpora/wordnet")
+
+
+def _english_reader(root):
+    """NLTK's WordNet reader over `root` without the multilingual (OMW) data, which this package never asks for.
+
+    On loading, NLTK's own reader maps the "wordnet" corpus's sense keys onto the loaded corpus's for OMW's
+    lookups, even when the two are the same corpus: two passes over `index.sense` (seconds, in every process
+    that perturbs a caption). Without OMW the map is never read, so it is not built.
+    """
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class EnglishWordNet(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The multilingual functions are not available")
+        return EnglishWordNet(root, None)
 
 
 def _synsets(word: str, pos: str) -> list:

@@ -286,7 +286,25 @@ def is_object_noun(noun: Token) -> bool:
     view or a measure ("day", "side", "picture", "a body of water")."""
     if noun.pos_ != "NOUN" or is_misread_participle(noun):
         return False
-    return noun.lemma_.lower() not in NON_OBJECT_NOUNS and noun.lower_ not in NON_OBJECT_NOUNS
+    lemma = noun.lemma_.lower()
+    return lemma not in NON_OBJECT_NOUNS and noun.lower_ not in NON_OBJECT_NOUNS and is_physical(lemma)
+
+
+# WordNet files of nouns that name no thing in a photo: "several years of paint", "under construction",
+# "behind his back" (a body part, whose position is fixed to its owner).
+ABSTRACT_LEXNAMES = frozenset({
+    "noun.time", "noun.act", "noun.body", "noun.state", "noun.event", "noun.process", "noun.attribute",
+    "noun.feeling", "noun.cognition", "noun.communication", "noun.relation", "noun.motive", "noun.phenomenon",
+})
+
+
+def is_physical(lemma: str) -> bool:
+    """The noun's most frequent WordNet sense is no time, act, body part, state, event or other abstraction
+    (true when WordNet does not know it: the curated lists decide elsewhere)."""
+    if lemma in _CURATED:
+        return True
+    senses = noun_senses(lemma)
+    return not senses or senses[0].lexname() not in ABSTRACT_LEXNAMES
 
 
 def is_describable(noun: Token) -> bool:

@@ -3,7 +3,7 @@
 A negative such as "a bench sitting on a man" is false of the photo, but a
 text-only model rejects it without the image, so it inflates a
 vision-language model's score; SugarCrepe removed such negatives, and the
-rubric (docs/perturbation-rubric.md, label "impl") reports them apart. Two rules
+rubric (docs/perturbation-rubric.md, label "impl") reports them apart. Three rules
 read the spaCy parse:
 
   inanimate_agent    an inanimate thing does what only people and animals
@@ -14,6 +14,9 @@ read the spaCy parse:
   on_top_of_living   a heavy or fixed thing or a large animal is on top of
                      a person or an animal, or a thing rides one ("a bench
                      sitting on a man", "a horse riding a man").
+  wrong_object       what is drunk is no drink ("drinking a donut"), or a
+                     thing holds up, carries or lifts a person or an
+                     animal ("an umbrella holding up a woman").
 
 A violation marks a variant only if the perturbation made it: one of its
 tokens lies in an edited span, and the original caption breaks no rule with
@@ -67,6 +70,14 @@ LARGE_ANIMALS = frozenset("""
     llama
 """.split())
 SUPPORT_PREPOSITIONS = frozenset(["on", "onto", "atop", "upon"])
+DRINK_VERBS = frozenset({"drink", "sip", "gulp", "slurp"})
+DRINK_VESSELS = frozenset({"cup", "glass", "bottle", "mug", "can", "bowl", "straw", "jug", "pitcher", "flask",
+                           "thermos", "carton"})
+_DRINK_SYNSETS = frozenset(["beverage.n.01", "liquid.n.01", "fluid.n.02", "milk.n.01", "water.n.06"])
+_CARRIER_SYNSETS = frozenset(["conveyance.n.03", "wheeled_vehicle.n.01", "seat.n.03", "furniture.n.01",
+                              "container.n.01"])
+# Verbs of holding a weight up: a thing may hold a sandwich ("a plate holding food"), not a person.
+LIFTING_VERBS = frozenset({"hold", "carry", "lift", "raise"})
 
 
 Span = tuple[int, int]
@@ -211,13 +222,13 @@ def _support_pairs(doc: Doc) -> list[tuple[tuple[Token, ...], Token, str]]:
     """(what may be on top, what is under it, predicate) for "X on Y",
     "X sitting on top of Y" and "X riding Y". What "on" places is the noun
     it hangs on, or the agent of its verb or copula."""
-    pairs = []
+    pairs: list[tuple[tuple[Token, ...], Token, str]] = []
     for token in doc:
-        if token.dep_ == "prep" and token.lower_ in SUPPORT_PREPOSITIONS and _supported(token) is not None:
+        if token.dep_ == "prep" and token.lower_ in SUPPORT_PREPOSITIONS and (under := _supported(token)) is not None:
             head = token.head
             located = ([(head,)] if head.pos_ in ("NOUN", "PROPN")
                        else agent_options(head) if head.pos_ in ("VERB", "AUX") else [])
-            pairs += [(above, _supported(token), token.lower_) for above in located]
+            pairs += [(above, under, token.lower_) for above in located]
         elif token.pos_ == "VERB" and verb_lemma(token) == "ride" and not _is_passive(token):
             objects = [child for child in token.children if child.dep_ == "dobj"]
             pairs += [(above, below, "ride") for above in agent_options(token) for below in objects]
@@ -238,9 +249,44 @@ def _on_top_of_living(doc: Doc) -> list[Violation]:
     return found
 
 
+def _is_drink(noun: Token) -> bool:
+    """A beverage or liquid, or a vessel one drinks from ("a cup", "a bottle of water")."""
+    key = noun_key(referent(noun))
+    if key in DRINK_VESSELS:
+        return True
+    senses = noun_senses(key)
+    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
+    return not senses or bool(ancestors & _DRINK_SYNSETS)
+
+
+def _carries_people(agent: Token) -> bool:
+    """A vehicle or a seat: "a bus carrying people", "a chair holding a baby"."""
+    senses = noun_senses(noun_key(referent(agent)))
+    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
+    return bool(ancestors & _CARRIER_SYNSETS)
+
+
+def _wrong_objects(doc: Doc) -> list[Violation]:
+    """Rule 3: something drunk that is no drink ("drinking a donut"), or a living being held up, carried or
+    lifted by a thing ("an umbrella holding up a woman")."""
+    found = []
+    for verb in doc:
+        lemma = verb_lemma(verb)
+        objects = [child for child in verb.children if child.dep_ == "dobj"]
+        if verb.pos_ != "VERB" or not objects or _is_passive(verb):
+            continue
+        if lemma in DRINK_VERBS and not any(_is_drink(obj) for obj in objects):
+            found.append(_violation("wrong_object", lemma, [objects[0]], verb))
+        elif lemma in LIFTING_VERBS and all(kind_of(obj) in LIVING for obj in objects):
+            for option in agent_options(verb):
+                if all(kind_of(agent) == INANIMATE and not _carries_people(agent) for agent in option):
+                    found.append(_violation("wrong_object", lemma, [option[0], objects[0]], verb))
+    return found
+
+
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
-    """Both rules over one parse."""
-    return tuple(_inanimate_agents(doc) + _on_top_of_living(doc))
+    """The three rules over one parse."""
+    return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -28,7 +28,7 @@ from backend.perturb.parse_reading import (
     verb_lemma,
 )
 from backend.perturb.rearrange import conjunct_reorders, spatial_converses
-from backend.perturb.slots import PERSON_PRONOUNS, Slot, head_lemma, inflected, introduces_clothing
+from backend.perturb.slots import PERSON_PRONOUNS, Slot, head_lemma, inflected, introduces_clothing, places_a_thing
 
 FAMILY = "hard_positive"
 # Verbs of motion or looking: "in" after them is a direction ("puts her
@@ -161,6 +161,8 @@ def _rule_applies(rule: SynonymRule, span: Span) -> bool:
     if rule.pos and first.pos_ not in rule.pos:
         return False
     if rule.deps and first.dep_ not in rule.deps:
+        return False
+    if first.pos_ == "ADP" and not places_a_thing(span):
         return False
     return all(CONDITIONS[condition](span) for condition in rule.when)
 

@@ -129,10 +129,13 @@ QUANTIFIERS = frozenset({"several", "many", "few", "some", "two", "three", "four
 
 
 def _attaches_higher(first: Token, left: Span, right: Span) -> bool:
-    """A bare noun after a preposition joined to a counted phrase ("Two dishes of food and several blue
-    arrows"): the second phrase most likely pairs with the noun before the preposition, and spaCy's
-    parse cannot tell; reordering would move it under the preposition ("dishes of several blue arrows")."""
+    """The second phrase may pair with the noun before the preposition, and spaCy's parse cannot tell:
+    reordering would move it under the preposition. So it is when a bare noun after a preposition is joined
+    to a counted phrase ("Two dishes of food and several blue arrows" -> "dishes of several blue arrows"),
+    and whenever the preposition hangs on a noun other than by "of" ("a frame on wall and sink")."""
     counted = lambda span: span[0].lower_ in QUANTIFIERS or span[0].tag_ == "CD"  # noqa: E731
+    if first.dep_ == "pobj" and first.head.lower_ != "of" and first.head.head.pos_ in ("NOUN", "PROPN"):
+        return True  # "a frame on wall and sink": the sink may be the bathroom's, not the frame's place
     return first.dep_ == "pobj" and counted(right) and not counted(left)
 
 
@@ -169,7 +172,7 @@ def _converse(request: Request, phrase: Span, converse: str, family: str) -> Var
     obj = object_of(phrase)
     obj_np = simple_np(obj) if obj is not None else None
     subject_np = _subject_np(phrase)
-    if obj_np is None or subject_np is None or obj_np.start != phrase.end:
+    if obj is None or obj_np is None or subject_np is None or obj_np.start != phrase.end:
         return None
     if not all(token.is_punct for token in request.doc[obj.i + 1 :]):
         return None

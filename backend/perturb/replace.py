@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.core import Request, Variant, build, replacement, spread, swapped, take_distinct
+from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.nouns import is_physical
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -38,6 +39,7 @@ from backend.perturb.slots import (
     relation_slots,
     replacement_lemmas,
 )
+from backend.perturb.typical import swap_repairs_caption
 
 __all__ = ["MASK", "Slot", "ce_clip", "inflected", "introduces_clothing", "replace"]
 
@@ -72,13 +74,13 @@ def _replacements(
     return take_distinct(request, _without_new_repeats(request, variants))
 
 
-def model_replacements(request: Request, slot: Slot) -> list[str]:
+def model_replacements(request: Request, fill_mask: FillMask, slot: Slot) -> list[str]:
     """The lexicon's words for this slot, in the order a masked language
-    model ranks them; words the model does not propose are left out."""
+    model (`fill_mask`) ranks them; words the model does not propose are left out."""
     text = request.doc.text
     masked = text[: slot.span.start_char] + MASK + text[slot.span.end_char :]
     allowed = set(replacement_lemmas(slot, with_antonyms=False))
-    proposed = (candidate.strip().lower() for candidate in request.fill_mask(masked))
+    proposed = (candidate.strip().lower() for candidate in fill_mask(masked))
     return list(dict.fromkeys(word for word in proposed if _WORD.fullmatch(word) and word in allowed))
 
 
@@ -97,7 +99,7 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 def replace(request: Request) -> list[Variant]:
     propose = functools.partial(replacement_lemmas, with_antonyms=True)
-    variants = []
+    variants: list[Variant] = []
     for subtype, find_slots in REPLACE_SLOTS.items():
         variants += _replacements(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
     return variants
@@ -122,10 +124,11 @@ def _swappable_noun(token: Token, covered: set[int]) -> bool:
         and lemma not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
         and not is_counted_mass(token)
         and not next_to_another_noun(token)
+        and is_physical(lemma)
     )
 
 
-def _determiner_kind(noun: Token) -> str:
+def determiner_kind(noun: Token) -> str:
     """"a", "the", "his", a number or nothing: two nouns trade places only
     with the same kind, so no "a water" or "the some" appears."""
     for child in noun.children:
@@ -138,7 +141,7 @@ def _determiner_kind(noun: Token) -> str:
     return "none"
 
 
-def _symmetric_between(doc: Doc, first: Token, second: Token) -> bool:
+def symmetric_between(doc: Doc, first: Token, second: Token) -> bool:
     """True when the words between two nouns hold "and", "or", "with",
     "next to" ...: swapping them would say the same ("a dog next to a cat")."""
     between = f" {' '.join(token.lower_ for token in doc[first.i + 1 : second.i])} "
@@ -157,8 +160,9 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
         for a, b in itertools.combinations(nouns, 2)
         if a.tag_ == b.tag_
         and lex.may_replace(a.lemma_, b.lemma_)
-        and _determiner_kind(a) == _determiner_kind(b)
-        and not _symmetric_between(doc, a, b)
+        and determiner_kind(a) == determiner_kind(b)
+        and not symmetric_between(doc, a, b)
+        and not swap_repairs_caption(a, b)
     ]
     request.rng.shuffle(pairs)
     variants = (
@@ -173,7 +177,7 @@ def ce_clip(request: Request) -> list[Variant]:
     model when one is given."""
     variants = list(_noun_swaps(request))
     if request.fill_mask is not None:
-        propose = functools.partial(model_replacements, request)
+        propose = functools.partial(model_replacements, request, request.fill_mask)
     else:
         propose = functools.partial(replacement_lemmas, with_antonyms=False)
     for subtype, find_slots in CE_CLIP_SLOTS.items():

@@ -8,9 +8,11 @@ its face or still true:
 * verbs: both arguments are people, or both are animals ("a man riding a
   horse" -> "a horse riding a man" and "a picture taking a woman" are
   absurd), and the verb is not symmetric ("hugging", "kissing");
-* spatial phrases: only horizontal projective ones ("behind", "to the left
-  of"), whose reversal is an ordinary scene; "on", "in" reverse into "a
-  field in a horse", "under" into "a tree underneath a picnic table". When
+* spatial phrases: horizontal projective ones ("behind", "to the left
+  of"), whose reversal is an ordinary scene, and vertical ones ("above",
+  "under") between things of one kind; "on", "in" reverse into "a field in
+  a horse", "under" between kinds into "a tree underneath a picnic table".
+  Two things around a placing verb must be of one kind too. When
   the phrase hangs on a verb, the verb keeps a fitting subject: people or
   animals for actions ("a dog sitting behind a man" -> "a man sitting
   behind a dog"), things only for verbs that merely place them ("a vase
@@ -27,7 +29,9 @@ from spacy.tokens import Span, Token
 from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
-from backend.perturb.nouns import animacy, is_object_noun, is_place
+from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
+from backend.perturb.object_swaps import kind
+from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
 # Horizontal placements only: reversing "above" or "under" between a tree
@@ -36,6 +40,9 @@ PROJECTIVE_PHRASES = (
     "in front of", "behind", "to the left of", "to the right of", "on the left of", "on the right of",
     "left of", "right of",
 )
+# Vertical placements, reversed only between things of one kind ("a cup above a plate" -> "a plate above a
+# cup"); between a tree and a table they turn absurd.
+VERTICAL_PHRASES = ("above", "below", "under", "over", "beneath", "underneath")
 # Verbs any person or animal can do, so "a dog sitting behind a man" may
 # become "a man sitting behind a dog"; other verbs ("talking") keep the kind.
 SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
@@ -45,6 +52,7 @@ PLACING_VERBS = frozenset({
     "sit", "stand", "rest", "lie", "lay", "hang", "park", "place", "set", "locate", "position",
 })
 ARTICLES = ("a", "an", "the")
+FIXED_SYNSETS = frozenset({"structure.n.01", "tree.n.01", "geological_formation.n.01", "body_of_water.n.01"})
 # Positions of a phrase that is nobody's object: swapping it cannot drag the
 # other phrase into a second relation.
 FREE_DEPS = frozenset({"nsubj", "nsubjpass", "ROOT", "attr"})
@@ -102,6 +110,27 @@ def _only_places(verb: Token, relation: Relation) -> bool:
     return verb.lemma_.lower() in PLACING_VERBS and not others
 
 
+def _one_kind(relation: Relation) -> bool:
+    """Both sides are things of one kind (`object_swaps.kind`: two shapes, two pieces of furniture): a TV
+    does not go on a plate, a skyscraper does not stand in front of a street sign."""
+    found = kind(relation.subject.root)
+    return found is not None and found == kind(relation.object.root)
+
+
+def _alike_in_bulk(relation: Relation) -> bool:
+    """Not a large fixed thing and a small movable one ("a skyscraper in front of a street sign", "a window
+    set up in front of the christmas tree"): both sides heavy, or neither, or of one kind."""
+    sides = (relation.subject.root, relation.object.root)
+    return _one_kind(relation) or len({is_place(side) or _fixed(side) for side in sides}) == 1
+
+
+def _fixed(noun: Token) -> bool:
+    """A structure, a tree or a landform: it stands where it was built or grew."""
+    senses = noun_senses(noun.lemma_.lower())
+    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
+    return bool(ancestors & FIXED_SYNSETS)
+
+
 def _reversible_placement(relation: Relation) -> bool:
     if not _free_subject(relation):
         return False
@@ -110,7 +139,7 @@ def _reversible_placement(relation: Relation) -> bool:
         return True
     subject, obj = animacy(relation.subject.root), animacy(relation.object.root)
     if subject is None and obj is None:
-        return _only_places(verb, relation)
+        return _only_places(verb, relation) and _alike_in_bulk(relation)
     if subject is None or obj is None:
         return False
     return subject == obj or verb.lemma_.lower() in SHARED_VERBS
@@ -119,7 +148,9 @@ def _reversible_placement(relation: Relation) -> bool:
 def _candidates(request: Request) -> list[Relation]:
     doc = request.doc
     actions = [r for r in verb_relations(doc) if _reversible_action(r)]
-    placements = [r for r in spatial_relations(doc, PROJECTIVE_PHRASES) if _reversible_placement(r)]
+    placements = [r for r in spatial_relations(doc, PROJECTIVE_PHRASES)
+                  if _reversible_placement(r) and _alike_in_bulk(r)]
+    placements += [r for r in spatial_relations(doc, VERTICAL_PHRASES) if _one_kind(r) and _reversible_placement(r)]
     return [
         r
         for r in actions + placements
@@ -127,7 +158,7 @@ def _candidates(request: Request) -> list[Relation]:
         and _plain_argument(r.object)
         and not (r.subject.start > 0 and doc[r.subject.start - 1].pos_ == "CCONJ")  # "And antique car": a typo
         and is_plural(r.subject) == is_plural(r.object)
-        and not same_object(r.subject.root, r.object.root)
+        and not (same_object(r.subject.root, r.object.root) and describes_alike(r.subject.root, r.object.root))
     ]
 
 

@@ -18,6 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexicon
 from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class
 from backend.perturb.parse_reading import (
     NOUN_TAGS,
     caption_lemmas,
@@ -190,11 +191,14 @@ def _subject_fits(verb: Token, who: str) -> bool:
         return True
     subject = subject_of(verb)
     lemma = head_lemma(subject)
-    if lemma is None:
+    if subject is None or lemma is None:
         return False
     if subject.pos_ == "PRON":
         return lemma in PERSON_PRONOUNS
-    return lexicon().is_person(lemma) if who == "person" else lexicon().is_animate(lemma)
+    # The noun's class from every WordNet sense and the curated lists, not the first sense alone: "a banana
+    # peel laying" is no person (Robert Peel), so it neither sits nor kneels.
+    kind = noun_class(content_noun(subject))
+    return kind == PERSON if who == "person" else kind in LIVING
 
 
 def _frame_fits(verb: Token, group: ActionGroup) -> bool:
@@ -225,9 +229,16 @@ def relation_slots(doc: Doc) -> list[Slot]:
     spatial = [
         Slot(span, span.text.lower(), SPATIAL)
         for span in phrases
-        if object_of(span) is not None and not introduces_clothing(span)
+        if object_of(span) is not None and not introduces_clothing(span) and places_a_thing(span)
     ]
     return sorted(spatial + action_slots(doc), key=lambda slot: slot.span.start)
+
+
+def places_a_thing(phrase: Span) -> bool:
+    """The phrase's object is a thing with a place of its own: not "under construction" (an act) nor "behind
+    his back" (a body part), whose words are idioms or fixed to their owner."""
+    obj = object_of(phrase)
+    return obj is None or obj.pos_ != "NOUN" or is_physical(noun_lemma(obj))
 
 
 def _fits_adjectives(word: str, noun: Token) -> bool:
@@ -283,9 +294,28 @@ def _action_words(slot: Slot) -> list[str]:
     return [w for w in words if lex.may_replace(slot.lemma, w)]
 
 
+def describes_alike(first: Token, second: Token) -> bool:
+    """One noun (up to synonyms), and one phrase's modifiers among the other's: "a big orange square" and
+    "a large orange square" or "an orange square" may both name either object, so a relation between them
+    and its opposite can both hold."""
+    lex = lexicon()
+    if lex.canonical(noun_lemma(first)) != lex.canonical(noun_lemma(second)):
+        return False
+    words = [{lex.canonical(child.lower_) for child in noun.children if child.dep_ in ("amod", "compound", "nmod")}
+             for noun in (first, second)]
+    return words[0] <= words[1] or words[1] <= words[0]
+
+
 def _spatial_words(slot: Slot) -> list[str]:
     lex = lexicon()
-    obj = head_lemma(object_of(slot.span))
+    obj_token, anchor = object_of(slot.span), slot.span[0].head
+    if slot.span.start <= anchor.i < slot.span.end:  # a misparse heads the phrase with itself: the noun before
+        before = [token for token in slot.span.doc[: slot.span.start] if token.pos_ in ("NOUN", "PROPN")]
+        anchor = before[-1] if before else anchor
+    subject = anchor if anchor.pos_ in ("NOUN", "PROPN") else subject_of(anchor)
+    if obj_token is not None and subject is not None and describes_alike(subject, obj_token):
+        return []
+    obj = head_lemma(obj_token)
     return [
         opposite.word
         for opposite in lex.opposites_of(slot.lemma, SPATIAL)

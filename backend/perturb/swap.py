@@ -43,7 +43,11 @@ from backend.perturb.core import Request, Variant, build, normalized, swapped, t
 from backend.perturb.counts import count_swaps, same_noun_swaps
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import NOUNISH, find_phrases, is_plural
+from backend.perturb.nouns import is_physical
+from backend.perturb.object_swaps import object_swaps
 from backend.perturb.roles import role_swaps
+from backend.perturb.slots import describes_alike
+from backend.perturb.typical import swap_repairs_caption
 from backend.perturb.units import is_hyphenated, is_whole_adjective, noun_unit, still_true_swaps
 
 NEGCLIP_FAMILY = "negclip_swap"
@@ -52,10 +56,12 @@ NOUN_PHRASE_MIN_TOKENS = 3
 
 
 def _nouns(doc: Doc) -> list[Span]:
-    """Whole nouns: "stop sign" is one noun, never "stop" and "sign"."""
+    """Whole nouns: "stop sign" is one noun, never "stop" and "sign"; a time, an act or a view is none
+    ("on the beach in the daytime"), nor a noun modifying a participle ("wood framed")."""
     spans = []
     for token in doc:
-        if token.tag_.startswith("NN") and token.dep_ != "compound" and token.is_alpha and not token.is_stop:
+        if (token.tag_.startswith("NN") and token.dep_ not in ("compound", "npadvmod") and token.is_alpha
+                and not token.is_stop and is_physical(token.lemma_.lower())):
             unit = noun_unit(token)
             if unit is not None:
                 spans.append(unit)
@@ -120,7 +126,8 @@ def _swappable(first: Span, second: Span) -> bool:
     if first.end > second.start or first.text.lower() == second.text.lower():
         return False
     if first.root.pos_ in NOUNISH and second.root.pos_ in NOUNISH:
-        return is_plural(first) == is_plural(second)
+        return (is_plural(first) == is_plural(second) and not swap_repairs_caption(first.root, second.root)
+                and not describes_alike(first.root, second.root))
     if first.root.pos_ == "VERB" and _takes_object(first) != _takes_object(second):
         return False
     return first.root.tag_ == second.root.tag_
@@ -150,7 +157,7 @@ def span_swaps(request: Request, spans: list[Span], family: str, subtype: str) -
 
 
 def negclip_swap(request: Request) -> list[Variant]:
-    variants = []
+    variants: list[Variant] = []
     for subtype, find_spans in NEGCLIP_SPANS.items():
         variants += span_swaps(request, find_spans(request.doc), NEGCLIP_FAMILY, subtype)
     return variants
@@ -159,6 +166,7 @@ def negclip_swap(request: Request) -> list[Variant]:
 BINDING_SUBTYPES: dict[str, Callable[[Request], list[Variant]]] = {
     "attribute": attribute_swaps,
     "relation_arguments": role_swaps,
+    "object": object_swaps,
     "count": count_swaps,
     "same_noun_attribute": same_noun_swaps,
 }

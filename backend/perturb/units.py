@@ -19,11 +19,13 @@ captions):
 """
 from __future__ import annotations
 
+import itertools
+
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import NOUNISH, find_phrases, spatial_relations, token_span, verb_relations
-from backend.perturb.visual_classes import VISUAL_CLASSES
+from backend.perturb.visual_classes import VISUAL_CLASSES, visual_values
 
 HYPHENS = frozenset({"-", "\u2010", "\u2011", "\u2013"})
 # Words that shade a colour rather than describe the object: "light blue".
@@ -151,7 +153,15 @@ def is_whole_adjective(token: Token) -> bool:
         return False
     if in_compound(token):
         return False
-    return not any(child.dep_ in ("advmod", "npadvmod", "amod", "compound") for child in token.children)
+    return not any(child.dep_ in ("advmod", "npadvmod", "amod", "compound") and not _misattached(child, token)
+                   for child in token.children)
+
+
+def _misattached(child: Token, adjective: Token) -> bool:
+    """An adjective of another visual class hung on this one ("small" on "purple" in "a small purple square"):
+    spaCy's slip, both describe the noun, so neither stays behind when one moves."""
+    mine, theirs = visual_values(adjective.lower_, None), visual_values(child.lower_, None)
+    return child.dep_ == "amod" and bool(theirs) and bool(mine) and not set(mine) & set(theirs)
 
 
 def _content_span(token: Token, limit: int) -> Span | None:
@@ -175,14 +185,21 @@ def _full_span(token: Token, content: Span) -> Span:
 
 
 def conjunct_pairs(doc: Doc) -> list[tuple[Token, Token]]:
-    """(first, second) tokens joined by "and"/"or" with the same part of speech."""
+    """(first, second) members of one coordination with the same part of speech, any two of a list ("a
+    couch, chair, table and television": commas join its members, one "and"/"or" makes it a list), in text
+    order. Any two members trade places and the claim stays: "a couch, table, chair and television"."""
     pairs = []
     for token in doc:
-        if token.dep_ != "conj":
+        if token.dep_ == "conj":
             continue
-        same_kind = token.head.pos_ == token.pos_ or (token.pos_ in NOUNISH and token.head.pos_ in NOUNISH)
-        if same_kind and any(word.lower_ in COORDINATORS for word in doc[token.head.i + 1 : token.i]):
-            pairs.append((token.head, token))
+        chain, member = [token], token
+        while next_one := [child for child in member.children if child.dep_ == "conj"]:
+            member = next_one[0]
+            chain.append(member)
+        if len(chain) < 2 or not any(word.lower_ in COORDINATORS for word in doc[chain[0].i + 1 : chain[-1].i]):
+            continue
+        pairs += [(first, second) for first, second in itertools.combinations(chain, 2)
+                  if first.pos_ == second.pos_ or (first.pos_ in NOUNISH and second.pos_ in NOUNISH)]
     return pairs
 
 

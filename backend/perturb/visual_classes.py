@@ -16,11 +16,12 @@ reason.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 
 # class -> value -> words. A word may appear in two classes only when a
 # noun condition (below) tells them apart ("old" man vs "old" car).
-VISUAL_CLASSES = MappingProxyType({
+VISUAL_CLASSES: Mapping[str, Mapping[str, tuple[str, ...]]] = MappingProxyType({
     "colour": {
         "white": ("white",), "black": ("black",), "red": ("red",), "blue": ("blue",),
         "green": ("green",), "yellow": ("yellow",), "orange": ("orange",), "purple": ("purple",),

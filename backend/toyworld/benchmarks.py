@@ -19,7 +19,7 @@ import numpy as np
 
 from .captions import complete_caption, dense_caption, pick
 from .datasets import ZeroShotSet, zero_shot_set
-from .grammar import RELATION_MEANING, Caption, NounPhrase, realise
+from .grammar import Caption, NounPhrase, realise
 from .negative_images import negative_scene
 from .oracle import evaluate
 from .order import order_perturbations
@@ -245,7 +245,8 @@ def build_retrieval(spec: BenchmarkSpec = BENCHMARK_SPECS["retrieval"]) -> Retri
     while len(scenes) < spec.size:
         scene = sample_scene(rng, n_objects=2)
         caption = complete_caption(scene, rng)
-        key = (_phrase_key(caption.first), RELATION_MEANING[caption.relation],
+        assert caption.second is not None  # a complete caption of two objects relates them
+        key = (_phrase_key(caption.first), caption.relation_meaning,
                _phrase_key(caption.second))
         keys = _satisfied_keys(scene)
         if key in satisfied or keys & caption_keys:

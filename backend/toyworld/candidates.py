@@ -37,7 +37,7 @@ from dataclasses import replace
 import numpy as np
 from PIL import Image
 
-from backend.toyworld.grammar import LOCATION_MEANING, Caption, NounPhrase, parse
+from backend.toyworld.grammar import Caption, NounPhrase, parse
 from backend.toyworld.negative_images import negative_scene
 from backend.toyworld.oracle import evaluate, matches
 from backend.toyworld.render import render, to_pil
@@ -96,6 +96,7 @@ def _missing_object(scene: Scene, caption: Caption, rng: np.random.Generator) ->
 def _relation_flipped(scene: Scene, caption: Caption, rng: np.random.Generator) -> Scene | None:
     objects = list(scene.objects)
     if caption.kind == "relation":
+        assert caption.second is not None  # a relation caption names two objects
         firsts = [i for i, o in enumerate(objects) if matches(caption.first, o)]
         seconds = [j for j, o in enumerate(objects) if matches(caption.second, o)]
         pairs = [(i, j) for i in firsts for j in seconds if i != j]
@@ -110,7 +111,7 @@ def _relation_flipped(scene: Scene, caption: Caption, rng: np.random.Generator) 
         if index is None:
             return None
         obj = objects[index]
-        horizontal = LOCATION_MEANING[caption.location] in ("left", "right")
+        horizontal = caption.location_meaning in ("left", "right")
         moved = replace(obj, x=1 - obj.x) if horizontal else replace(obj, y=1 - obj.y)
         other = next((k for k, o in enumerate(objects) if k != index and _cell(o) == _cell(moved)), None)
         if other is not None:  # the mirrored cell is taken: trade places with its object (objects never overlap)

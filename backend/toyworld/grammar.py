@@ -82,6 +82,26 @@ class Caption:
         """Same caption with its noun phrases replaced."""
         return replace(self, first=first, second=second)
 
+    def swapped(self) -> Caption:
+        """The caption with its two noun phrases exchanged (a "relation" or "and" caption has two)."""
+        if self.second is None:
+            raise ValueError(f"a {self.kind!r} caption has one noun phrase: nothing to swap")
+        return replace(self, first=self.second, second=self.first)
+
+    @property
+    def relation_meaning(self) -> str:
+        """What a "relation" caption's phrase means (left/right/above/below); the parser always sets one."""
+        if self.relation is None:
+            raise ValueError(f"a {self.kind!r} caption has no relation")
+        return RELATION_MEANING[self.relation]
+
+    @property
+    def location_meaning(self) -> str:
+        """Where a "location" caption puts its object (left/right/top/bottom); the parser always sets one."""
+        if self.location is None:
+            raise ValueError(f"a {self.kind!r} caption has no location")
+        return LOCATION_MEANING[self.location]
+
 
 def realise_np(np_: NounPhrase) -> str:
     """Text of a noun phrase, with the article agreeing with the next word."""

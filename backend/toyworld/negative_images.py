@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .grammar import LOCATION_MEANING, RELATION_MEANING, Caption, NounPhrase
+from .grammar import Caption, NounPhrase
 from .oracle import evaluate
 from .scene import GRID, MAX_OBJECTS, Scene, SceneObject, location_holds, make_object, relation_holds, sample_background
 
@@ -32,12 +32,12 @@ def _cells_for(caption: Caption, rng: np.random.Generator) -> list[int]:
     if caption.kind == "object":
         return [int(rng.integers(MAX_OBJECTS))]
     if caption.kind == "location":
-        where = LOCATION_MEANING[caption.location]
+        where = caption.location_meaning
         options = [c for c in cells if location_holds(where, _cell_centre(c))]
         return [options[int(rng.integers(len(options)))]]
     pairs = [(p, q) for p in cells for q in cells if p != q]
     if caption.kind == "relation":
-        relation = RELATION_MEANING[caption.relation]
+        relation = caption.relation_meaning
         pairs = [(p, q) for p, q in pairs if relation_holds(relation, _cell_centre(p), _cell_centre(q))]
     return list(pairs[int(rng.integers(len(pairs)))])
 

@@ -15,7 +15,7 @@ Unparseable text raises ``CaptionParseError`` (a ``ValueError``).
 """
 from __future__ import annotations
 
-from .grammar import LOCATION_MEANING, RELATION_MEANING, Caption, NounPhrase, parse
+from .grammar import Caption, NounPhrase, parse
 from .scene import Scene, SceneObject, location_holds, relation_holds
 
 
@@ -33,13 +33,13 @@ def evaluate(caption: Caption, scene: Scene) -> bool:
     if caption.kind == "object":
         return bool(firsts)
     if caption.kind == "location":
-        where = LOCATION_MEANING[caption.location]
+        where = caption.location_meaning
         return any(location_holds(where, objs[i]) for i in firsts)
     assert caption.second is not None
     seconds = [j for j, o in enumerate(objs) if matches(caption.second, o)]
     if caption.kind == "and":
         return any(i != j for i in firsts for j in seconds)
-    relation = RELATION_MEANING[caption.relation]
+    relation = caption.relation_meaning
     return any(i != j and relation_holds(relation, objs[i], objs[j])
                for i in firsts for j in seconds)
 

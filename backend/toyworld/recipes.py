@@ -7,24 +7,28 @@ Plain dicts of `backend.train.config.TrainConfig` fields: registering them as th
 """
 from __future__ import annotations
 
+from typing import Any
+
 # The recipe that produces the shipped built-in model (docs/TOYWORLD.md has its numbers).
 # augment "none": those numbers were measured without augmentation (before it existed), and the
 # recipe must reproduce them.
-PRETRAIN = {"base_model": "toyworld:random", "data": "toyworld-pretrain", "loss": "clip", "steps": 1500,
-            "batch_size": 256, "lr": 2e-3, "warmup_steps": 100, "weight_decay": 0.1,
-            "dataset_size": 40000, "eval_every": 500, "augment": "none",
-            "eval_benchmarks": ["toy-sugarcrepe", "toy-retrieval", "toy-pretrain-retrieval"]}
+PRETRAIN: dict[str, Any] = {
+    "base_model": "toyworld:random", "data": "toyworld-pretrain", "loss": "clip", "steps": 1500,
+    "batch_size": 256, "lr": 2e-3, "warmup_steps": 100, "weight_decay": 0.1,
+    "dataset_size": 40000, "eval_every": 500, "augment": "none",
+    "eval_benchmarks": ["toy-sugarcrepe", "toy-retrieval", "toy-pretrain-retrieval"]}
 
 
 # Finetunes of the shipped model on the world's dense captions (the acceptance runs of
 # the finetuning issue); "control" is plain CLIP on the same data, "hn_only" is
 # Kamath et al.'s hard-negative-only ablation (w_hp = 0). augment "none": docs/TOYWORLD.md's numbers
 # for these runs were measured without augmentation.
-FINETUNE_BASE = {"base_model": "toyworld", "data": "toyworld-finetune", "steps": 600, "batch_size": 128,
-                 "lr": 2e-3, "warmup_steps": 50, "dataset_size": 4000, "eval_every": 200, "augment": "none",
-                 "families": ["negclip_swap"],
-                 "eval_benchmarks": ["toy-sugarcrepe", "toy-hard-positives", "toy-retrieval"]}
-FINETUNES = {
+FINETUNE_BASE: dict[str, Any] = {
+    "base_model": "toyworld", "data": "toyworld-finetune", "steps": 600, "batch_size": 128,
+    "lr": 2e-3, "warmup_steps": 50, "dataset_size": 4000, "eval_every": 200, "augment": "none",
+    "families": ["negclip_swap"],
+    "eval_benchmarks": ["toy-sugarcrepe", "toy-hard-positives", "toy-retrieval"]}
+FINETUNES: dict[str, dict[str, Any]] = {
     "control": {"loss": "clip"},
     "negclip": {"loss": "negclip"},
     "ce_clip": {"loss": "ce_clip"},

@@ -87,7 +87,7 @@ class ToyTokenizer:
             ids.append(self.word_to_id.get(word, self.unk_id))
         return ids
 
-    def __call__(self, texts: str | Iterable[str], context_length: int | None = None) -> torch.LongTensor:
+    def __call__(self, texts: str | Iterable[str], context_length: int | None = None) -> torch.Tensor:
         texts = [texts] if isinstance(texts, str) else list(texts)
         length = context_length or self.context_length
         out = torch.full((len(texts), length), self.pad_id, dtype=torch.long)

@@ -39,12 +39,12 @@ def _with_np(caption: Caption, index: int, np_: NounPhrase) -> Caption:
 def _other_phrases(caption: Caption, keep: Callable[[str, str], bool]) -> Iterator[Caption]:
     """Relation/location phrases whose meaning ``m`` passes ``keep(old, m)``."""
     if caption.kind == "relation":
-        old = RELATION_MEANING[caption.relation]
+        old = caption.relation_meaning
         for phrase, meaning in RELATION_MEANING.items():
             if keep(old, meaning):
                 yield replace(caption, relation=phrase)
     elif caption.kind == "location":
-        old = LOCATION_MEANING[caption.location]
+        old = caption.location_meaning
         for phrase, meaning in LOCATION_MEANING.items():
             if keep(old, meaning):
                 yield replace(caption, location=phrase)
@@ -96,7 +96,7 @@ def _swap_att(caption: Caption) -> Iterator[Caption]:
 
 def _swap_rel(caption: Caption) -> Iterator[Caption]:
     if caption.kind == "relation":
-        yield caption.with_phrases(caption.second, caption.first)
+        yield caption.swapped()
 
 
 def _add_obj(caption: Caption) -> Iterator[Caption]:
@@ -120,26 +120,26 @@ def _add_att(caption: Caption) -> Iterator[Caption]:
 
 def _synonym(caption: Caption) -> Iterator[Caption]:
     for i, np_ in enumerate(caption.noun_phrases):
-        if np_.size is not None:
-            for word in words_for(np_.size_meaning, SIZE_MEANING):
+        if (size := np_.size_meaning) is not None:
+            for word in words_for(size, SIZE_MEANING):
                 if word != np_.size:
                     yield _with_np(caption, i, replace(np_, size=word))
     if caption.kind == "relation":
-        for phrase in words_for(RELATION_MEANING[caption.relation], RELATION_MEANING):
+        for phrase in words_for(caption.relation_meaning, RELATION_MEANING):
             if phrase != caption.relation:
                 yield replace(caption, relation=phrase)
 
 
 def _reorder(caption: Caption) -> Iterator[Caption]:
     if caption.kind == "and":
-        yield caption.with_phrases(caption.second, caption.first)
+        yield caption.swapped()
 
 
 def _converse(caption: Caption) -> Iterator[Caption]:
     if caption.kind == "relation":
-        opposite = OPPOSITE[RELATION_MEANING[caption.relation]]
+        opposite = OPPOSITE[caption.relation_meaning]
         for phrase in words_for(opposite, RELATION_MEANING):
-            yield replace(caption.with_phrases(caption.second, caption.first), relation=phrase)
+            yield replace(caption.swapped(), relation=phrase)
 
 
 NEGATIVE_EDITS: dict[str, Edit] = {
@@ -186,13 +186,13 @@ def replace_pair(caption: Caption, scene: Scene,
     """
     slots: list[tuple[Caption, list[Caption]]] = []
     for i, np_ in enumerate(caption.noun_phrases):
-        if np_.size is not None:
-            synonym = next(w for w in words_for(np_.size_meaning, SIZE_MEANING) if w != np_.size)
-            others = [w for w, m in SIZE_MEANING.items() if m != np_.size_meaning]
+        if (size := np_.size_meaning) is not None:
+            synonym = next(w for w in words_for(size, SIZE_MEANING) if w != np_.size)
+            others = [w for w, m in SIZE_MEANING.items() if m != size]
             slots.append((_with_np(caption, i, replace(np_, size=synonym)),
                           [_with_np(caption, i, replace(np_, size=w)) for w in others]))
     if caption.kind == "relation":
-        meaning = RELATION_MEANING[caption.relation]
+        meaning = caption.relation_meaning
         synonym = next(p for p in words_for(meaning, RELATION_MEANING) if p != caption.relation)
         slots.append((replace(caption, relation=synonym),
                       [replace(caption, relation=p) for p, m in RELATION_MEANING.items() if m != meaning]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -35,7 +36,7 @@ LORA_TARGETS = ("attn", "mlp")
 AUGMENTATIONS = ("open_clip", "none")
 # The papers' weights: CE-CLIP's optimum alpha=0.2, beta=0.4 (its authors' script used 0.3/0.2),
 # IMC variant and threshold cap u; Kamath et al.'s hard-negative / hard-positive weights.
-PAPER_DEFAULT_WEIGHTS = {
+PAPER_DEFAULT_WEIGHTS: dict[str, dict[str, Any]] = {
     "ce_clip": {"alpha": 0.2, "beta": 0.4, "imc": "contrastive", "u": 10.0,
                 # the types IMC and CMR act on (ITC keeps all): backend.train.losses.CE_CLIP_TYPES, kept
                 # literal here so that reading a config does not import torch
@@ -69,7 +70,7 @@ class TrainConfig:
     manifest: str = ""  # CSV/JSONL path when data == "manifest"
     shards: str = ""  # shard folder when data == "shards"
     loss: str = "clip"  # one of LOSSES
-    loss_weights: dict = field(default_factory=dict)  # e.g. {"alpha": 0.2, "beta": 0.4} for ce_clip
+    loss_weights: dict[str, Any] = field(default_factory=dict)  # e.g. {"alpha": 0.2, "beta": 0.4} for ce_clip
     families: list = field(default_factory=lambda: ["negclip_swap"])  # perturbation families for negatives
     hard_negative_images: bool = False  # NegCLIP's K=3 nearest-neighbour images
     steps: int = 600
@@ -101,7 +102,7 @@ class TrainConfig:
     output_dir: str = ""  # blank: the settings' runs_dir
 
     @property
-    def weights(self) -> dict:
+    def weights(self) -> dict[str, Any]:
         """The paper defaults for the chosen loss, overridden by `loss_weights`."""
         return {**PAPER_DEFAULT_WEIGHTS.get(self.loss, {}), **self.loss_weights}
 

@@ -56,7 +56,10 @@ class ImageBank:
         self.paths = list(paths)  # files, or their bytes (read from a shard)
         self.ids = list(ids)  # each image's row in the whole data set (a shard's batch holds a few rows of it)
         self.arrays = torch.from_numpy(arrays).permute(0, 3, 1, 2).contiguous() if arrays is not None else None
-        self.mean, self.std = (torch.tensor(v).view(1, 3, 1, 1) for v in mean_std) if mean_std else (None, None)
+        self.mean_std: tuple[torch.Tensor, torch.Tensor] | None = None  # (1, 3, 1, 1) each, for rendered arrays
+        if mean_std:
+            mean, std = mean_std
+            self.mean_std = torch.tensor(mean).view(1, 3, 1, 1), torch.tensor(std).view(1, 3, 1, 1)
         self.augment = augment
         self.crop_seed: tuple[int, int] | None = None  # (seed, step) of a training view
 
@@ -78,14 +81,16 @@ class ImageBank:
 
     def tensors(self, indices: Sequence[int]) -> torch.Tensor:
         if self.crop_seed is not None:
+            assert self.augment is not None  # `at_step` sets a crop seed only on a bank that augments
             seed, step = self.crop_seed
             rows = self.ids or range(len(self))
             return torch.stack([self.augment(self._raw(i), crop_rng(seed, step, rows[i])) for i in indices])
         if self.arrays is None:
             return torch.stack([self.preprocess(_open_rgb(self.paths[i])) for i in indices])
         pixels = self.arrays[torch.as_tensor(list(indices), dtype=torch.long)]
-        if self.mean is not None:
-            return (pixels.float() / 255 - self.mean) / self.std
+        if self.mean_std is not None:
+            mean, std = self.mean_std
+            return (pixels.float() / 255 - mean) / std
         return torch.stack([self.preprocess(Image.fromarray(p.permute(1, 2, 0).numpy())) for p in pixels])
 
     def _raw(self, index: int) -> Image.Image | torch.Tensor:
@@ -235,7 +240,8 @@ def read_manifest(path: str | Path) -> tuple[list[dict], Counter]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"Manifest {path} does not exist.")
-    rows, skipped = [], Counter()
+    rows: list[dict] = []
+    skipped: Counter[str] = Counter()
     for record in read_records(path, "Manifest", MANIFEST_COLUMNS):
         row, reason = _manifest_row(record, path.parent)
         if reason:
@@ -311,7 +317,7 @@ def row_texts(rows: list[dict], families: Sequence[str], seed: int) -> list[dict
                                   seed=seed)
         return cache[text]
 
-    texts = []
+    texts: list[dict] = []
     for row in rows:
         generated = variants(row["caption"])
         positives = _text_list(row.get("positives")) or [v.text for v in generated if v.kind == "positive"]
@@ -335,8 +341,8 @@ def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str
     """
     rows, skipped = read_manifest(path)
     texts = row_texts(rows, families, seed)
-    negative_paths = [row.get("negative_image") for row in rows]
-    has_negative_images = all(negative_paths)
+    negative_paths = [row["negative_image"] for row in rows if row.get("negative_image")]
+    has_negative_images = len(negative_paths) == len(rows)
     return TrainData(
         images=ImageBank(preprocess, paths=[row["image"] for row in rows], augment=augment),
         captions=[row["caption"] for row in rows], negatives=[t["negatives"] for t in texts],

@@ -49,6 +49,7 @@ class FiniteWatch:
         step `step`) a weight is not. `saved_step` is the step of the last checkpoint (None: none yet)."""
         first = int(self.first)
         if first >= 0:
+            assert self.values is not None  # `see` sets the values whenever it sets `first`
             bad = ", ".join(f"{name} {value}" for name, value in zip(self.names, self.values.tolist())
                             if not math.isfinite(value))
             raise TrainingDiverged(f"Training stopped at step {first} of {self.total}: the loss became non-finite "

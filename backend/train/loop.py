@@ -42,7 +42,7 @@ from backend.train import shards
 from backend.train.config import SHARDS, TrainConfig
 from backend.train.divergence import FiniteWatch
 from backend.train.loader import StepBatches, image_chunks, step_loader, stream_loader
-from backend.train.objectives import Objective
+from backend.train.objectives import Objective, check_data
 from backend.train.transforms import train_transform
 
 LOG_EVERY = 10
@@ -70,7 +70,8 @@ def lora_record(config: TrainConfig) -> dict:
 
 def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
     """No decay on gains, biases, embeddings of ndim < 2 and logit_scale (open_clip's exclusion rule)."""
-    decay, no_decay = [], []
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
     for name, param in model.named_parameters():
         if not param.requires_grad:
             continue
@@ -112,6 +113,7 @@ def load_data(config: TrainConfig, loaded: LoadedModel) -> train_data.TrainData 
                                         augment=augment)
     else:  # a plug-in's data source (TrainConfig.validate checked that one is registered under this name)
         data = plugins.resolve(plugins.hooks().data_sources[config.data].build)(config, loaded, augment)
+    check_data(config.loss, data)
     if config.hard_negative_images:
         embeddings = _image_embeddings(loaded, data.images, config.workers)
         data.neighbours = train_data.nearest_neighbours(embeddings, k=3)
@@ -148,7 +150,8 @@ def train_step(model, objective: Objective, optimizer: torch.optim.Optimizer, ba
     clearing them after the update measured 10-15% slower there.
     """
     optimizer.zero_grad(set_to_none=True)
-    losses, parts_sum = [], {}
+    losses: list[torch.Tensor] = []
+    parts_sum: dict[str, torch.Tensor] = {}
     for index, batch in enumerate(batches):
         with _gradient_sync(model, final=index == len(batches) - 1):
             with autocast:
@@ -253,7 +256,7 @@ class Session:
             self.reporter.log(f"eval at step {step}: " + ", ".join(f"{k} {v:.4g}" for k, v in _headline(metrics)))
         extra = {"trained_from": self.config.base_model, "step": step, "train_config": self.config.to_dict(),
                  "eval": metrics}
-        weights = self.loaded.model
+        weights: torch.nn.Module | dict[str, torch.Tensor] = self.loaded.model
         if self.config.lora_rank:  # the adapter and its base model's spec, not a copy of the base
             weights, extra[lora.LORA_KEY] = lora.adapter_state(self.loaded.model), lora_record(self.config)
         architecture = self.loaded.architecture
@@ -276,6 +279,7 @@ class Session:
 
     def stream_positions(self, step: int) -> dict:
         config = self.config
+        assert isinstance(self.data, shards.ShardSource)  # called only for a shard-fed run
         return shards.stream_positions(self.data, config.seed, step, config.batch_size, config.grad_accum,
                                        self.objective.world_size, config.workers)
 

@@ -128,7 +128,7 @@ def negclip_loss(
     if valid_nn is not None and N_nn is None:
         raise ValueError("valid_nn needs N_nn")
     negatives = _valid_columns(N, valid)
-    if I_nn is not None:
+    if I_nn is not None and T_nn is not None and N_nn is not None:  # all three or none, as checked above
         I, T = torch.cat([I, I_nn]), torch.cat([T, T_nn])
         negatives = torch.cat([negatives, _valid_columns(N_nn, valid_nn)])
     return _total_of(*_contrastive_terms(I, T, negatives, s))

@@ -12,7 +12,15 @@ import torch
 
 from backend.train import losses, losses_later
 from backend.train.config import NEGATIVE_IMAGE_LOSSES, TrainConfig
-from backend.train.data import Batch
+from backend.train.data import Batch, TrainData
+
+
+def check_data(loss: str, data: TrainData) -> None:
+    """Refuse, before the first step, data that lacks what `loss` trains on (TROHN-Img, TripletCLIP, EqSim:
+    negative images)."""
+    if loss in NEGATIVE_IMAGE_LOSSES and data.negative_images is None:
+        raise ValueError(f"loss {loss} trains on negative images, and this data has none: a manifest needs a "
+                         "negative_image (and negative_caption) on every row")
 
 
 @dataclass
@@ -56,12 +64,14 @@ class Objective:
         kind, captions = self.config.loss, batch.captions
         if kind == "clip":
             (I,), (T,), s = self._encode(model, [batch.images], [captions])
-            return losses.clip_loss(*self._gather(I, T), s)
+            I, T = self._gather(I, T)
+            return losses.clip_loss(I, T, s)
         if kind in NEGATIVE_IMAGE_LOSSES or (kind == "countercurate" and batch.negative_images is not None):
             return self._negative_images(model, batch, captions)
         if kind == "countercurate":  # grouped batches (a manifest's group column): CLIP over whole groups
             (I,), (T,), s = self._encode(model, [batch.images], [captions])
-            return losses.clip_loss(*self._gather(I, T), s)
+            I, T = self._gather(I, T)
+            return losses.clip_loss(I, T, s)
         if kind == "fsc_clip":
             valid = self._mask(batch.negatives_valid)
             (I,), (T, N), s = self._encode(model, [batch.images], [captions, only_valid(batch.negatives, valid)])
@@ -82,7 +92,7 @@ class Objective:
 
     def _negative_images(self, model, batch, captions):
         """The losses over each pair and its negative pair (negative image + its caption)."""
-        if batch.negative_images is None:
+        if batch.negative_images is None:  # `check_data` refuses such a manifest; a shard set is checked here
             raise ValueError(f"loss {self.config.loss!r} trains on negative images: its data needs them (a "
                              "manifest's negative_image and negative_caption columns)")
         (I, I_neg), (T, T_neg), s = self._encode(model, [batch.images, batch.negative_images],

@@ -20,8 +20,10 @@ Gradio's per-output postprocessing ran each of ~20 outputs on a worker thread.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import gradio as gr
 
@@ -62,7 +64,7 @@ document.addEventListener("keydown", (event) => {
 
 # Where the browser remembers its last start (campaign, name, resume key) to fill the form in after a reload. Not
 # a secret (the page's config carries it): fixed, so a restarted server still reads what browsers remembered.
-REMEMBERED = {"storage_key": "complab-annotate", "secret": "complab-annotate-v1"}
+REMEMBERED_KEY, REMEMBERED_SECRET = "complab-annotate", "complab-annotate-v1"
 
 
 # Style the theme has no setting for, added to the page's head by an empty gr.HTML.
@@ -143,7 +145,7 @@ class AnnotatePage:
             self.message = gr.Markdown(elem_id="annotate-message")
             self.resume_note = gr.Markdown(elem_id="annotate-resume-note")
         self.done = gr.Markdown(visible=False, elem_id="annotate-done")
-        self.remembered = gr.BrowserState({}, **REMEMBERED)
+        self.remembered = gr.BrowserState({}, storage_key=REMEMBERED_KEY, secret=REMEMBERED_SECRET)
         gr.HTML(head=PAGE_STYLE, visible="hidden", container=False, padding=False, elem_id="annotate-style")
 
     @staticmethod
@@ -174,10 +176,10 @@ class AnnotatePage:
         form = [self.campaign, self.name, self.key]
         # No progress overlay: on a refusal (no name, someone else's name) Gradio would leave its "Error" badge
         # over every output, the form included, and the annotator could not correct it and press Start again.
+        triggers: list[tuple[Callable, dict[str, Any]]] = [(self.start.click, {"api_name": "start"}),
+                                                           (self.name.submit, {"api_visibility": "private"})]
         started = [trigger(self.begin, [*form, self.state], self.outputs, concurrency_limit=None, postprocess=False,
-                           show_progress="hidden", **api)
-                   for trigger, api in ((self.start.click, {"api_name": "start"}),
-                                        (self.name.submit, {"api_visibility": "private"}))]
+                           show_progress="hidden", **api) for trigger, api in triggers]
         for event in started:
             event.success(_remember, form, self.remembered, api_visibility="private", queue=False)
         buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
@@ -280,14 +282,14 @@ class AnnotatePage:
         from a study link reads them before answering, and reads step 4's when step 4 first comes."""
         fresh = session.panel == ""
         panel = PANEL_OF_TASK[task.task] if task is not None else "done"
-        both = task.task != "t2i" if panel == "pair" else session.both
+        both = task.task != "t2i" if task is not None and panel == "pair" else session.both
         panels = self._panels(session.folder, task, session.images, switch=fresh or panel != session.panel,
                               both=both if fresh or both != session.both else None, fresh=fresh)
         new = task is not None and task.task not in session.seen
         instructions = gr.Accordion(open=True) if new else \
             gr.Accordion(open=False) if fresh or session.opened else gr.Accordion()
         after = replace(session, panel=panel, both=both, opened=new,
-                        seen=(*session.seen, task.task) if new else session.seen)
+                        seen=(*session.seen, task.task) if task is not None and new else session.seen)
         if task is None:
             return [after, gr.Column(visible=False), gr.Markdown(self._farewell(session), visible=True), "",
                     instructions, "", "", *panels, "", "", ""]
@@ -310,7 +312,9 @@ class AnnotatePage:
         select = slots("select", N_IMAGES)
         if fresh and images < N_IMAGES:
             select = [gr.Image(value=value, visible=k < images) for k, value in enumerate(select)]
-        texts = [f"{k + 1}: {text}" for k, text in enumerate(task.texts)] if panel == "i2t" else ["1", "2"]
+        texts = ["1", "2"]
+        if task is not None and panel == "i2t":
+            texts = [f"{k + 1}: {text}" for k, text in enumerate(task.texts)]
         visible = [gr.Column(visible=panel == name) if switch else gr.Column() for name in PANELS]
         return [visible[0], *select, visible[1], *slots("pair", 2), "Both" if both is None else gr.Button(visible=both),
                 visible[2], *slots("i2t", 1), *texts]

@@ -23,7 +23,7 @@ from backend.core.gpu import local_job_note
 from backend.core.markup import literal
 from backend.core.store import Store
 from ui import targets
-from ui.context import AppContext, offer
+from ui.context import AppContext, offer_new
 from ui.session import Session, admin_actor, job_of_kind, shown
 from ui.tabs import benchmarks_failures as failures
 from ui.tabs.probe import model_labels
@@ -123,11 +123,9 @@ def job_markdown(job: dict) -> str:
 
 
 def write_csv(ctx: AppContext, benchmarks: list[str] | None) -> str:
-    """The leaderboard (every row, fractions as percent) as a CSV file in the downloads folder."""
-    ctx.output_dir.mkdir(parents=True, exist_ok=True)
-    path = ctx.output_dir / f"leaderboard-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6}.csv"
-    path.write_text(leaderboard(ctx.store, benchmarks or (), reference_rows=reference_rows()).to_csv())
-    return offer(path)
+    """The leaderboard (every row, fractions as percent) as a CSV file offered for one download."""
+    table = leaderboard(ctx.store, benchmarks or (), reference_rows=reference_rows()).to_csv()
+    return offer_new(f"leaderboard-{time.strftime('%Y%m%d-%H%M%S')}.csv", lambda path: path.write_text(table))
 
 
 def make_handlers(ctx: AppContext) -> dict:

@@ -91,7 +91,9 @@ def captions_html(item: dict) -> str:
 def enlarged(image: Image.Image) -> Image.Image:
     """A small image scaled up (nearest neighbour: the pixels stay what the model saw) for display only."""
     factor = max(1, SHOWN_SIZE // max(image.size))
-    return image.resize((image.width * factor, image.height * factor), Image.NEAREST) if factor > 1 else image
+    if factor == 1:
+        return image
+    return image.resize((image.width * factor, image.height * factor), Image.Resampling.NEAREST)
 
 
 def make_handlers(ctx: AppContext) -> dict:
@@ -112,7 +114,7 @@ def make_handlers(ctx: AppContext) -> dict:
     def pick_result(value):
         """The result's subtypes with their counts, and the results it can be compared with (same item set); the
         item shown for the previous result is cleared."""
-        cleared = ([], "", None)
+        cleared: tuple[list[Image.Image], str, None] = ([], "", None)  # the gallery, captions and position
         if value in (None, ""):
             return gr.Dropdown(choices=[], value=None), gr.Dropdown(choices=[], value=None), *cleared
         chosen = guarded(get_result, store, result_id(value))

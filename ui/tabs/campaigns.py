@@ -143,13 +143,15 @@ def make_handlers(ctx: AppContext) -> dict:
         stage = guarded(run)
         return f"Item {int(item_id)}: {task} set to **{decision}** by {actor.name}; it is now **{stage}**."
 
-    def load_config(name, session=None):
-        """The campaign's instructions into the editors, and its generator into the preset dropdown."""
-        if not actor_of(ctx, session).is_admin or not name:
-            return [gr.skip()] * (len(campaigns.TASKS) + 1)
+    def load_config(name, loaded, session=None):
+        """The campaign's instructions into the editors, and its generator into the preset dropdown; returns the
+        name loaded last too. Only for another campaign than that one: the timer's redraw of the list may change
+        the selection away and back, and an edit in progress must survive it."""
+        if not actor_of(ctx, session).is_admin or not name or name == loaded:
+            return [gr.skip()] * (len(campaigns.TASKS) + 2)
         config = guarded(campaigns.get, store_path, name)["config"]
         preset = config.generator if config.generator in view.preset_names() else gr.skip()
-        return [*(config.instructions[task] for task in campaigns.TASKS), preset]
+        return [*(config.instructions[task] for task in campaigns.TASKS), preset, name]
 
     def save_instructions(name, select, ambiguity, i2t, t2i, session=None):
         """Store the edited instructions (annotators see them from their next task on)."""
@@ -270,7 +272,10 @@ def build(ctx: AppContext, visitor: Session) -> None:
             create = gr.Button("Create", variant="primary", elem_id="campaign-create", scale=0, min_width=160)
             gr.Markdown("The image generator chosen below is stored with the campaign.")
     with gr.Row(equal_height=True):
-        campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick")
+        # A custom value is allowed so that a list read by the timer just before a campaign was created (and
+        # sent just after) cannot drop the new selection; every handler checks that the named campaign exists.
+        campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick",
+                               allow_custom_value=True)
         refresh = gr.Button("↻", scale=0, min_width=48)
         preset, model, generate = _generator()
     where = targets.picker(ctx.settings, "campaign-target")
@@ -302,7 +307,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
     campaign.change(h["status"], [campaign, state], [status, settings_line, study, generating],
                     api_name="campaign_status")
     campaign.change(h["items"], [campaign, state], items["table"], api_name="campaign_items")
-    campaign.change(h["load_config"], [campaign, state], [*texts, preset], api_visibility="private")
+    loaded = gr.State("")  # the campaign whose instructions the editors hold
+    campaign.change(h["load_config"], [campaign, loaded, state], [*texts, preset, loaded], api_visibility="private")
     generate.click(h["generate"], [campaign, preset, model, where, state], [notice, generating],
                    api_name="launch_generation")
     save.click(h["save_instructions"], [campaign, *texts, state], saved, api_name="save_instructions")

@@ -212,7 +212,8 @@ def item_view(store_path: Path | str, folder: Path, name: str, item_id: int) -> 
     return item_markdown(item, pick), original, gallery, candidates_table(candidates, pick), frame
 
 
-def decision_choices(store_path: Path | str, task: str, item_id: int | None) -> list[str]:
-    """The decisions `resolution.override` accepts for a task: image numbers or none; original/negative/both."""
+def decision_choices(store_path: Path | str, task: str, item_id: int | str | None) -> list[str]:
+    """The decisions `resolution.override` accepts for a task: image numbers or none; original/negative/both.
+    `item_id` as the form sends it: blank (None, or "" through the API) before an item is picked."""
     n = len(campaigns.candidates(store_path, int(item_id))) if item_id not in (None, "") else 0
     return list(valid_decisions(task, n or 4))

@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import time
 from pathlib import PurePath
 
 import gradio as gr
 import pandas as pd
 
+from backend.core.auth import Actor
+from backend.core.limits import GUEST_PROBES_PER_MINUTE
+from backend.core.ratelimit import Refused
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES
-from backend.probe import ProbeInputError, ProbeResult, diff_segments, load_image, percent, run_probe
-from ui.context import AppContext, offer
+from backend.probe import ProbeInputError, ProbeResult, check_request, diff_segments, load_image, percent, run_probe
+from ui.context import AppContext, offer_new
 from ui.session import Session, actor_of
 
 VERDICT_HELP = ("A **negative** that scores at or above the original is a failure (ties count as wrong). "
@@ -76,8 +80,15 @@ def summary_markdown(result: ProbeResult, labels: dict[str, str]) -> str:
         lines.append(f"| **{labels[m['model']]}** | {percent(m['accuracy'])} of {m['n_negatives']}{flag} | "
                      f"{percent(m['augmented_acc'])} | {percent(m['brittleness'])} | {m['activation']} | "
                      f"{m['precision']} |")
+    if result.blind:
+        lines.append(f"| *text only (blind)* | {percent(result.blind['accuracy'])} of "
+                     f"{result.blind['n_negatives']} | | | | |")
     details = [f"- **{labels[m['model']]}** = `{m['model']}`" for m in result.models
                if labels[m["model"]] != m["model"]]
+    if result.blind:
+        details.append(f"- *text only (blind)*: {text_markdown(result.blind['scorer'])}, reading the captions "
+                       "without the image. A model's accuracy at or below this is explained by language priors "
+                       "alone.")
     details += [f"- {labels[m['model']]}: metrics over plausible negatives only; {m['n_implausible']} implausible "
                 "left out" for m in result.models if m.get("plausible_only")]
     details += [f"- {labels[m['model']]}: {text_markdown(note)}" for m in result.models for note in m["notes"]]
@@ -173,13 +184,11 @@ def plot_frame(result: ProbeResult, labels: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame(records)
 
 
-def write_downloads(result: ProbeResult, ctx: AppContext) -> tuple[str, str]:
-    ctx.output_dir.mkdir(parents=True, exist_ok=True)
-    stem = ctx.output_dir / f"probe-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6}"
-    csv_path, json_path = stem.with_suffix(".csv"), stem.with_suffix(".json")
-    pd.DataFrame(result.rows(digits=None)).to_csv(csv_path, index=False)  # full precision, like the JSON
-    json_path.write_text(json.dumps(result.as_dict(), indent=2))
-    return offer(csv_path), offer(json_path)
+def write_downloads(result: ProbeResult) -> tuple[str, str]:
+    """The result as CSV (full precision, like the JSON) and JSON, offered for one download each (`offer_new`)."""
+    stamp = f"probe-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6}"
+    return (offer_new(f"{stamp}.csv", lambda path: pd.DataFrame(result.rows(digits=None)).to_csv(path, index=False)),
+            offer_new(f"{stamp}.json", lambda path: path.write_text(json.dumps(result.as_dict(), indent=2))))
 
 
 def check_upload(payload: dict | None) -> None:
@@ -196,26 +205,46 @@ def apply_layout(settings: dict):
     return gr.Dataframe(column_widths=settings["column_widths"]), gr.ScatterPlot(**settings["plot"])
 
 
+def admit(ctx: AppContext, actor: Actor, request: gr.Request | None) -> None:
+    """A visitor who is not an admin may run `GUEST_PROBES_PER_MINUTE` probes a minute; more is a message."""
+    if actor.is_admin:
+        return
+    wait = ctx.guards.guest_probes.spend(ctx.client(request) or "unknown")
+    if wait:
+        raise gr.Error(f"Visitors may run {GUEST_PROBES_PER_MINUTE} probes a minute: wait {math.ceil(wait)} s "
+                       "(or sign in as an admin).", print_exception=False)
+
+
 def make_handler(ctx: AppContext):
     def probe(image, caption, models, families, seed, extra, plausible_only=False, session=None,
-              progress=gr.Progress()):
+              request: gr.Request | None = None, progress=gr.Progress()):
         """Run a probe and return (summary, table, plot, csv, json, the layout for `apply_layout`).
 
-        Inputs arrive as sent (no preprocessing, see `uploaded_image`): the image as an upload's file data."""
+        Inputs arrive as sent (no preprocessing, see `uploaded_image`): the image as an upload's file data. A
+        visitor's probes are counted (`admit`); every probe waits for its turn in the probes' short line, or is
+        told the server is busy (`ui.context.Guards.probe_line`)."""
+        actor = actor_of(ctx, session)
+        guest_models = ctx.guest_models()
+        try:
+            check_request(caption, extra, models or [], actor, guest_models)
+        except ProbeInputError as error:
+            raise gr.Error(str(error), print_exception=False) from error
+        admit(ctx, actor, request)
         picture = uploaded_image(image)
         try:
-            result = run_probe(picture, caption, models or [], ctx.registry, ctx.cache,
-                               families=list(families or []), seed=int(seed or 0), extra=extra,
-                               progress=lambda fraction, desc: progress(fraction, desc=desc),
-                               actor=actor_of(ctx, session), offered=ctx.offered_specs(),
-                               plausible_only=bool(plausible_only))
-        except (ProbeInputError, ValueError) as error:
+            with ctx.guards.probe_line.slot():
+                result = run_probe(picture, caption, models or [], ctx.registry, ctx.cache,
+                                   families=list(families or []), seed=int(seed or 0), extra=extra,
+                                   progress=lambda fraction, desc: progress(fraction, desc=desc),
+                                   actor=actor, guest_models=guest_models,
+                                   plausible_only=bool(plausible_only))
+        except (ProbeInputError, ValueError, Refused) as error:
             raise gr.Error(str(error), print_exception=False) from error
-        for error in result.errors:
-            gr.Warning(error)
+        for problem in result.errors:
+            gr.Warning(problem)
         labels = model_labels(list(result.scores), {spec: label for label, spec in ctx.current_model_choices()
                                                     if label != spec})
-        csv_path, json_path = write_downloads(result, ctx)
+        csv_path, json_path = write_downloads(result)
         return (summary_markdown(result, labels), table_frame(result, labels), plot_frame(result, labels),
                 csv_path, json_path, layout(result, labels))
     return probe
@@ -232,7 +261,8 @@ def build(ctx: AppContext, visitor: Session) -> dict:
                 models = gr.Dropdown(ctx.current_model_choices(), value=ctx.default_models, multiselect=True,
                                      allow_custom_value=True, label="Models", scale=5,
                                      info="Pick or type a spec: ARCH:tag, ARCH:/path.safetensors, hf-hub:org/name, "
-                                          "catalog:NAME. 'not downloaded' models download on first use")
+                                          "catalog:NAME. 'not downloaded' models, hub ids and paths need an "
+                                          "admin's sign-in")
                 refresh_models = gr.Button("↻", size="sm", scale=0, min_width=40)
             run = gr.Button("Probe", variant="primary")
             with gr.Accordion("Perturbations and extra captions", open=False):
@@ -262,8 +292,11 @@ def build(ctx: AppContext, visitor: Session) -> dict:
     outputs = [summary, table, plot, csv_file, json_file, settings]
     handler = make_handler(ctx)
     # preprocess=False: the handler reads the image itself (see `uploaded_image`).
-    for event in (run.click(handler, inputs, outputs, api_name="probe", preprocess=False),
-                  caption.submit(handler, inputs, outputs, api_visibility="private", preprocess=False)):
+    # concurrency_limit=None: every probe reaches its handler at once, where the probes' own line (a few running
+    # or waiting, the rest told the server is busy) bounds them instead of Gradio's queue, which has no bound.
+    for event in (run.click(handler, inputs, outputs, api_name="probe", preprocess=False, concurrency_limit=None),
+                  caption.submit(handler, inputs, outputs, api_visibility="private", preprocess=False,
+                                 concurrency_limit=None)):
         event.success(apply_layout, settings, [table, plot], api_visibility="private", show_progress="hidden")
         # New results start at their first row, not where the last ones were scrolled to.
         event.success(None, js=SCROLL_TABLE_TO_TOP)

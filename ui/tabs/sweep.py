@@ -72,8 +72,7 @@ def sweep_points(store: Store, job_id: int) -> pd.DataFrame:
 
 
 def recommendation(job: dict) -> dict:
-    result = job.get("result") if isinstance(job.get("result"), dict) else {}
-    return result.get("recommended") or {}
+    return jobs.result_of(job).get("recommended") or {}
 
 
 def status_markdown(job: dict) -> str:
@@ -210,7 +209,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
             launched = gr.Markdown()
         with gr.Column(scale=2):
             with gr.Row():
-                job = gr.Dropdown(admin_initial(ctx, lambda: sweep_choices(ctx.store), []), value=None,
+                job = gr.Dropdown(admin_initial(ctx, lambda: sweep_choices(ctx.store)), value=None,
                                   allow_custom_value=True, label="Sweep", scale=4, elem_id="sweep-job")
                 refresh = gr.Button("↻", size="sm", scale=0, min_width=40)
             status = gr.Markdown("No sweep selected.", elem_id="sweep-status")

@@ -37,7 +37,7 @@ def _scale(value: float, low: float, high: float, start: float, end: float) -> f
     return start + (value - low) / (high - low) * (end - start)
 
 
-def _axes(x_range, y_range, x_title: str, y_title: str) -> list[str]:
+def _axes(x_range: tuple[float, float], y_range: tuple[float, float], x_title: str, y_title: str) -> list[str]:
     """Grid lines, tick labels and axis titles."""
     parts = [f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>']  # readable under a dark theme too
     for xv in nice_ticks(*x_range):

@@ -99,7 +99,7 @@ def runs_frame(store: Store) -> pd.DataFrame:
     rows = []
     for job in store.list_jobs("train"):
         args = job.get("args") or {}
-        result = job.get("result") if isinstance(job.get("result"), dict) else {}
+        result = jobs.result_of(job)
         final = result.get("final_metrics") or store.latest_metrics(job["id"], "eval")
         rows.append({"id": job["id"], "name": job["name"], "status": job["status"],
                      "progress": f"{100 * (job['progress'] or 0):.0f}%", "latest": job.get("message") or "",
@@ -151,7 +151,7 @@ def status_markdown(job: dict, links: str = "") -> str:
         text += f"  \n{literal(job['message'])}"
     if job.get("run_dir"):
         text += f"  \nrun directory: `{job['run_dir']}`"
-    result = job.get("result") if isinstance(job.get("result"), dict) else {}
+    result = jobs.result_of(job)
     if result.get("best"):
         text += f"  \nbest checkpoint: `local-dir:{result['best']}` (in the Probe tab's model list as {job['name']})"
     if result.get("url"):
@@ -354,7 +354,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
             launched = gr.Markdown()
         with gr.Column(scale=2):
             with gr.Row():
-                run = gr.Dropdown(admin_initial(ctx, lambda: run_choices(ctx.store), []), value=None,
+                run = gr.Dropdown(admin_initial(ctx, lambda: run_choices(ctx.store)), value=None,
                                   allow_custom_value=True, label="Run", scale=4)
                 cancel = gr.Button("Cancel run", variant="stop", scale=1)
                 resume = gr.Button("Resume run", scale=1)

@@ -2,7 +2,7 @@
 
 Shared by bench/annotate_latency.py (saturation), bench/annotate_load.py (load
 and crash) and tests/test_reliability_crowd.py; the server's process is
-`bench.crowd_server`'s, and `bench.crowd_audit` checks what the crowd did
+`tests.support.crowd_server`'s, and `tests.support.crowd_audit` checks what the crowd did
 against the SQLite store.
 
 The annotators are threads of the calling process, each with its own `gradio_client.Client` (its
@@ -26,12 +26,12 @@ import re
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from bench.crowd_server import cpu_seconds
+from tests.support.crowd_server import cpu_seconds
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -78,7 +78,8 @@ class Page:
         token, done = outputs[at["token"]], outputs[at["done"]]
         counter = re.match(r"\*\*(\d+) / \d+\*\*", str(outputs[at["counter"]]))
         done = isinstance(done, dict) and done.get("visible") is True
-        if not (str(token).isdigit() and counter and "Keys:" in str(outputs[at["keys"]])) and not (token == "" and done):
+        task_shown = str(token).isdigit() and counter and "Keys:" in str(outputs[at["keys"]])
+        if not task_shown and not (token == "" and done):
             raise PageChanged(f"unexpected outputs (did ui/tabs/annotate.py change?): {outputs!r:.400}")
         return View(str(token), int(counter[1]) if counter else 0, str(outputs[at["keys"]]),
                     str(outputs[at["message"]] or ""), done)
@@ -161,11 +162,7 @@ class Crowd:
     _changed: threading.Condition = field(default_factory=threading.Condition)
 
     def client(self):
-        from gradio_client import Client
-
-        # ssl_verify=False: gradio_client makes a new HTTP client, whose TLS context loads the CA bundle, for every
-        # request (~50 ms of client CPU); 127.0.0.1 has no TLS, so this changes nothing but the client's cost.
-        return Client(self.url, verbose=False, download_files=self.download, ssl_verify=False)
+        return local_client(self.url, download_files=self.download)
 
     def call(self, annotator: Annotator, api: str, *args) -> tuple:
         return annotator.client.submit(*args, api_name=api).result(timeout=self.call_timeout_s)
@@ -186,6 +183,24 @@ class Crowd:
             self._changed.wait_for(lambda: self.acknowledged >= count or self.done, timeout)
 
 
+def local_client(url: str, **options):
+    """A `gradio_client.Client` of the app at `url` on 127.0.0.1 (`options`: more of its arguments).
+
+    ssl_verify=False: gradio_client makes a new HTTP client, whose TLS context loads the CA bundle, for every
+    request (~50 ms of client CPU, more than the server's work for an answer); 127.0.0.1 has no TLS, so this
+    changes nothing but the client's cost."""
+    from gradio_client import Client
+
+    return Client(url, **{"verbose": False, "ssl_verify": False, **options})
+
+
+def discard(client) -> None:
+    """Close a `gradio_client.Client` without waiting for it: its close waits up to a second for the heartbeat
+    thread, which notices the stop only when its event stream next speaks. Nothing waits for that second here
+    (a crowd drops clients after each session and at every failed call)."""
+    threading.Thread(target=client.close, name="close-client", daemon=True).start()
+
+
 def uniform_think(low_s: float, high_s: float) -> Callable[[random.Random], float]:
     return lambda rng: rng.uniform(low_s, high_s) if high_s > 0 else 0.0
 
@@ -204,7 +219,7 @@ def annotate(annotator: Annotator, crowd: Crowd, page: Page) -> None:
             time.sleep(crowd.think(rng))
             view = _answer(annotator, crowd, page, view, value)
         annotator.finished = view.done
-    except Exception as error:  # noqa: BLE001 - reported with the results, not swallowed
+    except Exception as error:  # reported with the results, not swallowed
         annotator.error = describe(error)
 
 
@@ -226,7 +241,7 @@ def _start(annotator: Annotator, crowd: Crowd, page: Page) -> View:
         except Exception as error:
             annotator.failures.append(Failure(call, started, time.monotonic(), describe(error)))
             if annotator.client is not None:
-                annotator.client.close()
+                discard(annotator.client)
             annotator.client = None
             if time.monotonic() + pause > deadline:
                 raise
@@ -251,7 +266,7 @@ def _answer(annotator: Annotator, crowd: Crowd, page: Page, view: View, value: s
         annotator.failures.append(Failure("/answer", sent.started, sent.ended, describe(error)))
         if not crowd.recover_s:
             raise
-        annotator.client.close()
+        discard(annotator.client)
         annotator.client = None
         shown = _start(annotator, crowd, page)
         sent.fate = "re-asked" if shown.token == sent.token else "stored"
@@ -281,7 +296,7 @@ def measure(workers: list[Annotator], work: Callable[[Annotator], None], server_
         work(worker)
         ends.append(time.perf_counter())
         if worker.client is not None:
-            worker.client.close()  # waits up to 1 s for its heartbeat thread: on the worker's own thread
+            discard(worker.client)
 
     threads = [threading.Thread(target=run, args=(worker,)) for worker in workers]
     for thread in threads:

@@ -19,8 +19,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.crowd import Annotator
 from backend.annotate.assign import _choice as stored_choice
+from tests.support.crowd import Annotator
 
 TERMINAL = ("done", "dropped")
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-from diffusers import AutoencoderKL, EulerDiscreteScheduler, StableDiffusionXLPipeline, UNet2DConditionModel
-from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection, CLIPTokenizer
+if TYPE_CHECKING:
+    from diffusers import StableDiffusionXLPipeline
 
 HUB_ID = "complab-tests/tiny-sdxl"
 HUB_COMMIT = "5d" * 20  # the snapshot's commit hash in the laid-out hub cache
@@ -54,7 +54,15 @@ def write_tokenizer_files(folder: Path) -> Path:
 
 
 def build_tiny_sdxl(folder: Path, seed: int = 0) -> StableDiffusionXLPipeline:
-    """The tiny pipeline, its weights drawn from `seed` (tokenizer files go to `folder/tokenizer-src`)."""
+    """The tiny pipeline, its weights drawn from `seed` (tokenizer files go to `folder/tokenizer-src`).
+
+    diffusers and transformers are imported here, not with this module: importing diffusers' models takes
+    seconds, and a test process that collects a module importing this one may never build a pipeline.
+    """
+    import torch
+    from diffusers import AutoencoderKL, EulerDiscreteScheduler, StableDiffusionXLPipeline, UNet2DConditionModel
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection, CLIPTokenizer
+
     tokenizer = CLIPTokenizer.from_pretrained(write_tokenizer_files(folder / "tokenizer-src"), model_max_length=77)
     torch.manual_seed(seed)
     text_config = CLIPTextConfig(

@@ -19,15 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from gradio_client import Client, handle_file
 
-from gradio_client import handle_file
+from tests.support.public_support import public_app
 
-from app import build_app, launch_options
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
-from backend.core.store import Store
-from tests.appserver import free_port, workspace_settings
-from ui.context import AppContext
+# Seconds a request may wait for its answer: the servers share two cores with other test processes, where a
+# page's config took over httpx's default 5 s to arrive.
+TIMEOUT = 120
+
+
+def patient_client(url: str, download_files: bool = False) -> Client:
+    """A `gradio_client.Client` whose requests (its API info included) wait as long as a `Visitor`'s."""
+    return Client(url, verbose=False, download_files=download_files, httpx_kwargs={"timeout": TIMEOUT})
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class Visitor:
     def __init__(self, url: str, session_hash: str | None = None, headers: dict | None = None):
         self.url = url
         self.session_hash = session_hash or secrets.token_hex(6)
-        self.http = httpx.Client(base_url=url, timeout=120, headers=headers or {})
+        self.http = httpx.Client(base_url=url, timeout=TIMEOUT, headers=headers or {})
 
     def call(self, dependency: dict, data: list, params: dict | None = None) -> Outcome:
         """Run the handler of `dependency` (an entry of the app's config) with `data`, as its trigger would;
@@ -85,7 +88,7 @@ class Page:
     and the values an untouched page would send them."""
 
     def __init__(self, url: str):
-        config = httpx.get(url + "config").json()
+        config = httpx.get(url + "config", timeout=TIMEOUT).json()
         self.dependencies = [d for d in config["dependencies"] if d.get("backend_fn")]
         self.components = {c["id"]: c for c in config["components"]}
 
@@ -117,18 +120,8 @@ def carries_nothing(value) -> bool:
 def served_app(workspace: Path, model_choices: list[str], extra_roots=(), **env: str):
     """The full app over `workspace`, launched with the app's own `launch_options` (the folders it serves and
     refuses, the cap on request bodies: the production ones, not the test helper's). Yields (url, settings)."""
-    settings = workspace_settings(workspace, extra_roots=extra_roots, **env)
-    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu", allowed_roots=list(settings.allowed_roots)),
-                     cache=EmbeddingCache(), model_choices=model_choices, default_models=model_choices[:1],
-                     store=Store(settings.db))
-    demo = build_app(ctx).queue()
-    options = {key: value for key, value in launch_options(ctx).items() if key not in ("server_name", "server_port")}
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **options)
-    try:
-        yield f"http://127.0.0.1:{port}/", settings
-    finally:
-        demo.close()
+    with public_app(workspace, choices=model_choices, extra_roots=extra_roots, **env) as (url, ctx):
+        yield url, ctx.settings
 
 
 def database_rows(db_path: Path) -> dict[str, list[tuple]]:

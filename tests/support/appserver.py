@@ -7,10 +7,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app import build_annotate_app, build_app, launch_options
-from backend.models.registry import EmbeddingCache
-from backend.models.registry import ModelRegistry
 from backend.core.settings import Settings
 from backend.core.store import Store
+from backend.models.registry import EmbeddingCache, ModelRegistry
 from ui.context import AppContext
 
 
@@ -31,6 +30,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def launch(demo, **options) -> str:
+    """Serve `demo` on a free port of 127.0.0.1 in this process's threads; returns its address.
+
+    Gradio's `launch` returns once the server answered its startup request, then fetches the whole page with a
+    3 s timeout and, if that is slower (a loaded machine: other test workers, jobs, browsers), raises "localhost
+    is not accessible" although the server is up. A test's server is local by construction: that check is off.
+    """
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, _frontend=False,
+                **options)
+    return f"http://127.0.0.1:{port}/"
+
+
 def workspace_settings(workspace: Path, db_path: Path | None = None, extra_roots=(), **env: str) -> Settings:
     """Settings for a workspace of the test's own; `env` adds COMPLAB_* variables (admin credentials, ...)."""
     values = {"COMPLAB_WORKSPACE": str(workspace), "COMPLAB_DB": str(db_path or workspace / "lab.db"),
@@ -48,28 +60,23 @@ def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=
     ``COMPLAB_ADMIN_USER="admin", COMPLAB_ADMIN_PASSWORD="pw"`` for the password policy.
     """
     settings = workspace_settings(output_dir, db_path, extra_roots=[model_dir], **env)
-    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu", allowed_roots=list(settings.allowed_roots)),
-                     cache=EmbeddingCache(), model_choices=choices, default_models=choices[:1],
-                     store=Store(settings.db), examples=examples or [])
+    registry = ModelRegistry(device="cpu", allowed_roots=list(settings.allowed_roots))
+    ctx = AppContext(settings=settings, registry=registry, cache=EmbeddingCache(), model_choices=choices,
+                     default_models=choices[:1], store=Store(settings.db), examples=examples or [])
     demo = build_app(ctx).queue()
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                allowed_paths=[str(output_dir)], max_file_size=launch_options(ctx)["max_file_size"])
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield launch(demo, allowed_paths=[str(output_dir)], max_file_size=launch_options(ctx)["max_file_size"])
     finally:
         demo.close()
 
 
 @contextmanager
-def annotate_app(settings: Settings, **launch):
-    """The annotation flow alone (`python app.py --mode annotate`) over `settings`; `launch` adds launch options."""
+def annotate_app(settings: Settings, **options):
+    """The annotation flow alone (`python app.py --mode annotate`) over `settings`; `options` adds launch options."""
     ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
                      model_choices=[], default_models=[], store=Store(settings.db))
     demo = build_annotate_app(ctx).queue()
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **launch)
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield launch(demo, **options)
     finally:
         demo.close()

@@ -11,7 +11,7 @@ from PIL import Image
 from backend.benchmarks import sugarcrepe
 from backend.core.files import sha256_of
 
-SAMPLE = Path(__file__).parent / "data" / "sugarcrepe-sample"
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sugarcrepe-sample"
 
 
 def block_image(path: Path, seed: int, size: tuple[int, int] = (64, 48)) -> None:

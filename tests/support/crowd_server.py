@@ -1,6 +1,6 @@
 """The annotation app's server for a simulated crowd: a process of its own, started, killed and started again.
 
-Part of the crowd benchmarks' shared code (`bench.crowd`): the server runs
+Part of the crowd benchmarks' shared code (`tests.support.crowd`): the server runs
 apart from the clients so that, on a small machine, the load generator does not
 take the server's core, and so that it can be killed with SIGKILL and brought
 back on the same store and port.
@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # Settings a study's server must not inherit from the shell running the bench (a config file, a backup repo).
 _HOST_ONLY = ("COMPLAB_", "HF_TOKEN", "SPACE_ID")
 
@@ -81,7 +81,7 @@ class ServerProcess:
             self.process.kill()
             self.process.wait()
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         self.start()
         return self
 
@@ -97,12 +97,12 @@ def annotate_server(workspace: Path, port: int) -> ServerProcess:
 
 
 def build_campaign(workspace: Path, name: str, items: int, config: dict, seed: int = 0) -> Path:
-    """A toy campaign (`tests.annotate_fixtures.toy_campaign`: real candidate images) in the store the app would
+    """A toy campaign (`tests.support.annotate_fixtures.toy_campaign`: real candidate images) in the store the app would
     use for `workspace`; returns the store's path."""
     from backend.annotate.campaigns import CampaignConfig
     from backend.core.store import Store
-    from tests.annotate_fixtures import toy_campaign
-    from tests.appserver import workspace_settings
+    from tests.support.annotate_fixtures import toy_campaign
+    from tests.support.appserver import workspace_settings
 
     settings = workspace_settings(workspace)
     store = Store(settings.db)

@@ -12,9 +12,9 @@ import io
 from pathlib import Path
 
 from backend.annotate import campaigns
-from backend.toyworld.campaign import toy_items
 from backend.generate.job import GenerateConfig, run_job
 from backend.jobs.reporter import Reporter
+from backend.toyworld.campaign import toy_items
 
 
 def toy_campaign(store_path: Path | str, data_dir: Path, name: str, items: int,

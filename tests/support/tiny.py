@@ -78,3 +78,10 @@ def _lay_out_hub_cache(hub_cache: Path, source_dir: Path) -> None:
 
 def solid_image(rgb: tuple[int, int, int], size: int = 48) -> Image.Image:
     return Image.new("RGB", (size, size), rgb)
+
+
+def solid_image_file(folder: Path, rgb: tuple[int, int, int], size: int = 64, name: str = "scene.png") -> Path:
+    """A one-colour PNG saved in `folder`: an image to probe when only the captions matter."""
+    path = folder / name
+    solid_image(rgb, size=size).save(path)
+    return path

@@ -1,6 +1,6 @@
 """`python app.py` in its own process, as a Space or a container starts it: its environment is the test's.
 
-`tests.appserver.running_app` builds the app inside the test process; this starts
+`tests.support.appserver.running_app` builds the app inside the test process; this starts
 the real entry point (settings from the environment, `default_context`, the
 backup, the launch options), for behaviour that depends on the process's
 environment at import time (ZeroGPU) or at start (a Space's backup).
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Iterator
 
 from backend.core.settings import ROOT
-from bench.crowd_server import ServerProcess
-from tests.appserver import free_port
+from tests.support.appserver import free_port
+from tests.support.crowd_server import ServerProcess
 
 # Variables of the machine running the tests that would change what the app does.
 CLEARED = ("SYSTEM", "SPACE_ID", "HF_TOKEN", "SPACES_ZERO_GPU", "COMPLAB_CONFIG", "COMPLAB_BACKUP_REPO", "COMPLAB_ADMIN_USER",

@@ -5,6 +5,8 @@ Never `playwright install`: the tests use the system chromium at CHROMIUM, which
 """
 from __future__ import annotations
 
+import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,11 +16,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1400, "height": 1000}
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 @contextmanager
 def chromium():
-    """A headless system chromium; a clear failure (not a skip) when it is not installed."""
+    """A headless system chromium; a clear failure (not a skip) when it is not installed.
+
+    Tests take the session's `browser` fixture (tests/conftest.py) instead: Playwright's sync API runs one
+    instance per thread, so a second `chromium()` in a worker that already holds that browser fails."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: run `scripts/setup.sh` to install chromium "
                     "for the browser tests", pytrace=False)
@@ -29,6 +35,25 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def new_page(browser, timeout_ms: int = 30_000):
+    """A blank page in a context of its own (its own storage and cookies: one test's page never sees another's),
+    so a module can share one browser; `timeout_ms` is every wait's default."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(timeout_ms)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def screenshot(page, folder: Path, name: str) -> Path:
+    """A full-page screenshot in `folder`, or in docs/ (the pictures the docs show) when `SAVE_SCREENSHOT=1`."""
+    target = (DOCS if os.environ.get("SAVE_SCREENSHOT") == "1" else Path(folder)) / name
+    page.screenshot(path=str(target), full_page=True)
+    return target
 
 
 # Gradio's Dataframe renders only the rows in view (a virtual table), so reading every row
@@ -88,6 +113,12 @@ def pick_option(page, label: str, option: str) -> None:
     page.get_by_label(label, exact=True).click()
     page.get_by_role("option", name=option, exact=True).click()
     page.keyboard.press("Escape")
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick the first option whose name contains `option` in a single-select gr.Dropdown."""
+    page.get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
 
 
 def inside(inner: dict | None, outer: dict | None) -> bool:

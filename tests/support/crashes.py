@@ -1,5 +1,5 @@
 """What the crash and recovery tests share: kill a job's process group as the OOM killer would, wait for its
-row to settle, read a campaign's candidate rows and files."""
+row to settle, read a campaign's candidate rows and files; and keep torch on one thread while they run."""
 from __future__ import annotations
 
 import os
@@ -8,9 +8,9 @@ from pathlib import Path
 
 from backend import jobs
 from backend.annotate import campaigns, db
-from backend.jobs import process
 from backend.core.store import Store
-from tests.appserver import wait_for
+from backend.jobs import process
+from tests.support.appserver import wait_for
 
 CANDIDATE_COLUMNS = "c.id, c.item_id, c.slot, c.sha256, c.path, c.display_path, c.seed, c.created_at"
 

@@ -1,0 +1,195 @@
+"""Additions (SugarCrepe's add_obj and add_att): the caption gains an object or an attribute it did not state.
+
+A good addition fits the scene, so a text-only model cannot reject it, yet a typical photo of the caption does
+not show it and the caption does not imply it: "a man riding a horse" -> "... a horse with a dog", not "... with
+a saddle". Both sides are read off co-occurrence counts over public caption text (`caption_stats`):
+
+* object: a curated object word (the lexicon's object groups, no people, clothing, places or grounds) that some
+  noun of the caption co-occurs with in at least `MIN_TOGETHER` captions (it fits), but that no noun of the
+  caption predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with
+  "bathroom"), and that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after
+  the object of a place preposition ("on a table with a lamp"), or as "next to a X" at the end of a caption that
+  ends with a noun;
+* attribute: a colour, material or pattern word that suits the noun (`visual_classes`), of a class the noun
+  carries no word of yet, that the counts show on such nouns (the class occurs with the noun), but that is not
+  the noun's usual value (under `IMPLIED_SHARE` of the noun's words of that class: no "white toilet"). It goes
+  in front of the noun's other modifiers, after its determiner.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.caption_stats import SEP, CaptionStats, shipped
+from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
+from backend.perturb.inflect import indefinite_article
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nlp import find_phrases
+from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
+from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
+from backend.perturb.units import HYPHENS, is_hyphenated
+from backend.perturb.visual_classes import VISUAL_CLASSES, visual_values
+
+FAMILY = "addition"
+MIN_TOGETHER = 2
+MIN_NOUN_CAPTIONS = 3
+IMPLIED_SHARE = 0.2
+MIN_SHARE = 0.02
+CANDIDATES_PER_SITE = 8
+# Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
+# settings and grounds (a scene has one place), shapes and sports (not objects in a photo).
+SKIPPED_GROUPS = frozenset({
+    "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
+    "sport", "building part",
+})
+PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
+ADDED_CLASSES = ("colour", "material", "pattern")
+MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
+FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
+                         "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
+
+
+def _object_words() -> list[str]:
+    groups = lexicon().object_groups
+    return [word for name, words in groups.items() if name not in SKIPPED_GROUPS for word in words if " " not in word]
+
+
+def _scene_nouns(doc: Doc) -> list[str]:
+    return list(dict.fromkeys(noun_lemma(t) for t in doc if t.tag_ in ("NN", "NNS") and t.is_alpha))
+
+
+def _named(word: str, scene: list[str], present: frozenset[str]) -> bool:
+    lex = lexicon()
+    return word in present or any(not lex.may_replace(word, noun) for noun in scene)
+
+
+def added_objects(doc: Doc, site: str, stats: CaptionStats) -> list[str]:
+    """Object words that fit next to the `site` noun (named with it in `MIN_TOGETHER` captions and at least
+    `MIN_SHARE` of the site noun's), that the caption does not name, and that no noun of it implies (names in
+    `IMPLIED_SHARE` of its captions); best fit first."""
+    scene = _scene_nouns(doc)
+    present = caption_lemmas(doc)
+    fitting = []
+    for word in _object_words():
+        if stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS or _named(word, scene, present):
+            continue
+        share = stats.given(word, site)
+        if stats.together(word, site) < MIN_TOGETHER or share < MIN_SHARE:
+            continue
+        if max(stats.given(word, noun) for noun in scene if noun in stats.nouns) < IMPLIED_SHARE:
+            fitting.append((share, word))
+    return [word for _, word in sorted(fitting, key=lambda pair: (-pair[0], pair[1]))]
+
+
+def _ends_phrase(token: Token) -> bool:
+    """Nothing hangs on the noun's right, and what follows starts a new part (or nothing does)."""
+    doc = token.doc
+    if any(child.i > token.i for child in token.children):
+        return False
+    return token.i + 1 == len(doc) or doc[token.i + 1].is_punct or doc[token.i + 1].pos_ in ("CCONJ", "SCONJ")
+
+
+def _site_noun(token: Token) -> bool:
+    return (token.tag_ in ("NN", "NNS") and token.is_alpha and is_object_noun(token) and _ends_phrase(token)
+            and token.lemma_.lower() not in FRAME_NOUNS and not lexicon().is_worn(noun_lemma(token)))
+
+
+def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
+    """(noun, connective) where an object can be added after the noun: a place preposition's object ("on a
+    table with a lamp"), else a caption's last noun ("next to")."""
+    sites = [(token, "with") for token in doc if token.dep_ == "pobj"
+             and token.head.lower_ in PLACE_PREPOSITIONS and _site_noun(token)]
+    words = [token for token in doc if not token.is_punct]
+    if not sites and words and _site_noun(words[-1]) and "next to" not in doc.text.lower():
+        sites.append((words[-1], "next to"))
+    return sites
+
+
+def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
+    options = [[(noun.idx + len(noun), connective, word)
+                for word in added_objects(request.doc, noun_lemma(noun), stats)[:CANDIDATES_PER_SITE]]
+               for noun, connective in _object_sites(request.doc)]
+    for offset, connective, word in spread(options, request.rng):
+        text = f" {connective} {indefinite_article(word)} {word}"
+        yield build(request, [Edit("", text, offset, offset)], FAMILY, "object")
+
+
+def _classes_on(noun: Token, kind: str | None) -> set[str]:
+    """Visual classes the noun's own modifiers already state."""
+    found: set[str] = set()
+    for child in noun.children:
+        if child.dep_ in ("amod", "compound", "nmod") or (child.dep_ == "conj" and child.pos_ == "ADJ"):
+            found |= set(visual_values(child.lower_, kind, noun_lemma(noun)))
+            for grandchild in child.children:
+                found |= set(visual_values(grandchild.lower_, kind, noun_lemma(noun)))
+    return found
+
+
+def _usual(word_count: int, class_count: int) -> bool:
+    return class_count > 0 and word_count / class_count >= IMPLIED_SHARE * 2.5
+
+
+def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
+    """(class, word) a photo of this noun could show but that the caption leaves open, from classes the
+    counts show on this noun at least `MIN_TOGETHER` times, its usual value left out."""
+    kind = animacy(noun)
+    if kind == "person":
+        return []
+    lemma = noun_lemma(noun)
+    taken = _classes_on(noun, kind)
+    if any(child.lower_ in MANY_COLOURS for child in noun.children):
+        taken.add("colour")  # "colorful umbrellas": one more colour would contradict it
+    found = []
+    for visual_class in ADDED_CLASSES:
+        if visual_class in taken:
+            continue
+        words = [words[0] for words in VISUAL_CLASSES[visual_class].values()]
+        counts = {word: stats.amod.get(f"{word}{SEP}{lemma}", 0) for word in words}
+        total = sum(counts.values())
+        if total < MIN_TOGETHER:
+            continue
+        found += [(visual_class, word) for word in words if visual_class in visual_values(word, kind, lemma)
+                  and not _usual(counts[word], total) and counts[word] < total]
+    return found
+
+
+def _attribute_site(noun: Token, visual_class: str) -> int | None:
+    """Offset where the word goes, in English adjective order: a material right before the noun's compound
+    modifiers ("a metal park bench"), a colour or pattern before those and any material ("a brown wooden
+    bench"), both after size, age and the determiner. None when that is the caption's first word or the word after a
+    hyphen ("double-decker")."""
+    doc, start = noun.doc, noun.i
+    while start > 0 and doc[start - 1].head.i >= start and doc[start - 1].dep_ in ("compound", "amod", "nmod") and (
+            doc[start - 1].dep_ == "compound"
+            or (visual_class != "material" and "material" in visual_values(doc[start - 1].lower_, None))):
+        start -= 1
+    if start == 0 or doc[start - 1].text in HYPHENS or not doc[start - 1].whitespace_:
+        return None  # the caption's first word, or inside "double-decker"
+    return doc[start].idx
+
+
+def _attribute_nouns(doc: Doc) -> list[Token]:
+    """Object nouns outside a listed compound ("hot dog": no "black hot dogs")."""
+    multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
+    return [token for token in doc if token.tag_ in ("NN", "NNS") and token.is_alpha and token.dep_ != "compound"
+            and is_describable(token) and is_object_noun(token) and not is_place(token)
+            and not in_fixed_phrase(token, lexicon().fixed_phrases) and not is_hyphenated(token)
+            and not any(span.start <= token.i < span.end for span in multiword)]
+
+
+def _attribute_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
+    options = []
+    present = caption_lemmas(request.doc)
+    for noun in _attribute_nouns(request.doc):
+        sites = {cls: _attribute_site(noun, cls) for cls in ADDED_CLASSES}
+        options.append([(site, word) for cls, word in added_attributes(noun, stats)
+                        if word not in present and (site := sites[cls]) is not None])
+    for site, word in spread(options, request.rng):
+        yield build(request, [Edit("", f"{word} ", site, site)], FAMILY, "attribute")
+
+
+def addition(request: Request) -> list[Variant]:
+    stats = shipped()
+    return [*take_distinct(request, _object_additions(request, stats)),
+            *take_distinct(request, _attribute_additions(request, stats))]

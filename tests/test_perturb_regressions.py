@@ -1,0 +1,77 @@
+"""Outputs judged wrong (audits of issue 21 and the judged samples) that the engine must never produce again.
+
+Each case names the caption, the text that was produced, and whether it came as a negative (still true, or
+broken) or as a positive (its meaning changed). Every family runs, so no family may bring one back.
+"""
+import pytest
+
+from backend.perturb import PROBE_DEFAULT_FAMILIES, perturb
+from backend.perturb.plausibility import is_plausible
+
+NEVER = [
+    # (caption, text, kind)
+    ("A baseball player swinging a ball at a bat.", "A baseball player swinging a bat at a ball.", "negative"),
+    ("there is a large building under construction and many parking meters",
+     "there is a large building beneath construction and many parking meters", "positive"),
+    ("Two guys on the ski slope while one holds his snow board behind his back.",
+     "Two guys on the ski slope while one holds his snow board to the rear of his back.", "positive"),
+    ("A bathroom with a frame on wall and sink", "A bathroom with a frame on sink and wall", "positive"),
+    ("An old truck with several years of paint schemes sits parked as if artwork.",
+     "Several old trucks with a year of paint schemes sits parked as if artwork.", "negative"),
+    ("Two men riding mopeds, one with a woman and boy riding along.",
+     "A man riding mopeds, one with two women and boy riding along.", "negative"),
+    ("A little girl that is on the beach in the daytime.",
+     "A little girl that is on the daytime in the beach.", "negative"),
+    ("Cat sitting on wood framed mirror looking down at own reflection.",
+     "Cat sitting on reflection framed mirror looking down at own wood.", "negative"),
+    ("A banana peel laying next to a glass bottle.", "A banana peel sitting next to a glass bottle.", "negative"),
+    ("A banana peel laying next to a glass bottle.", "A banana peel kneeling next to a glass bottle.", "negative"),
+    ("A banana peel laying next to a glass bottle.", "A banana peel squatting next to a glass bottle.", "negative"),
+    ("a plate full of food with some greens on top", "some plates full of food with a green on top", "negative"),
+    # errs of the natural-distribution sample (tests/data/perturb-judged-natural.csv)
+    ("A room with a couch, chair, table and television in it. ",
+     "A room with a couch, table, chair and television in it. ", "negative"),
+    ("A roasting pan full with apples, carrots, potatoes, and meat",
+     "A roasting pan full with potatoes, carrots, apples, and meat", "negative"),
+    ("A double-decker bus is parked in a large field.", "A double-blue decker bus is parked in a large field.",
+     "negative"),
+    ("People sunbathing near a beach under colorful umbrellas",
+     "People sunbathing near a beach under colorful black umbrellas", "negative"),
+    ("A variety of street signs on a light post in front of a tall building. ",
+     "A variety of street signs on a light plastic post in front of a tall building. ", "negative"),
+    ("A bathroom with a toilet, a plant, a stand and several footwear on the floor. ",
+     "A bathroom with a toilet, a plant, several stands and a footwear on the floor. ", "negative"),
+    ("Children look over the wrought iron fence into the brick archways.",
+     "Children look over the wrought brick fence into the iron archways.", "negative"),
+]
+# NegCLIP's faithful swaps (not a default family) may still make these; the Probe's families may not.
+NEVER_BY_DEFAULT = [
+    ("A man with a top hat and a red tie.", "A man with a top tie and a red hat.", "negative"),
+]
+
+
+@pytest.mark.parametrize("caption, text, kind", NEVER, ids=[f"{i}" for i in range(len(NEVER))])
+def test_the_output_is_never_produced_again(caption, text, kind):
+    produced = [variant for seed in (0, 1, 2) for variant in perturb(caption, seed=seed, max_per_subtype=20)]
+    assert not [v for v in produced if v.text == text and v.kind == kind], f"{kind} {text!r} came back"
+
+
+@pytest.mark.parametrize("caption, text, kind", NEVER_BY_DEFAULT)
+def test_the_probe_families_never_produce_it_again(caption, text, kind):
+    produced = [variant for seed in (0, 1, 2)
+                for variant in perturb(caption, families=PROBE_DEFAULT_FAMILIES, seed=seed, max_per_subtype=20)]
+    assert not [v for v in produced if v.text == text and v.kind == kind], f"{kind} {text!r} came back"
+
+
+@pytest.mark.parametrize("text, original", [
+    ("A small child is drinking a donut fed by another hand.", "A small child is eating a donut fed by another hand."),
+    ("An umbrella holding up a woman near a stage.", "A woman holding up an umbrella near a stage."),
+])
+def test_absurd_negatives_are_labelled_implausible(text, original):
+    assert not is_plausible(text, original)
+
+
+@pytest.mark.parametrize("text", ["A bus carrying people.", "A man drinking a cup of coffee.",
+                                  "A plate holding a sandwich.", "A woman drinking water."])
+def test_ordinary_captions_stay_plausible(text):
+    assert is_plausible(text)
