@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A one-node Slurm cluster on this machine, for the Slurm target's tests (tests/test_jobs_slurm.py) and CI.
 #
-#   scripts/slurm_cluster.sh install   apt-get install Debian's slurm-wlm and munge (root; needs the package mirror)
-#   scripts/slurm_cluster.sh start     munged + slurmctld + slurmd, waits until the node is idle; idempotent
+#   scripts/slurm_cluster.sh install   apt-get install Debian's slurm-wlm and munge (needs the package mirror)
+#   scripts/slurm_cluster.sh start     install, then munged + slurmctld + slurmd, waits until the node is idle;
+#                                      idempotent, and safe to run from two test workers at once (a lock)
 #   scripts/slurm_cluster.sh stop      stops the three daemons this script started
 #   scripts/slurm_cluster.sh status    sinfo against the cluster
 #
@@ -12,6 +13,9 @@
 # has no cgroup delegation), no accounting daemon, one partition "debug" holding this node, declared with 8 CPUs
 # (config_overrides) so that a running 2-task job and the next test's job can share a 2-core machine.
 set -euo pipefail
+if [ "$(id -u)" -ne 0 ] && [ "${1:-start}" != status ]; then  # daemons and apt need root, as in scripts/setup.sh
+    exec sudo --preserve-env=COMPLAB_SLURM_DIR "$0" "$@"
+fi
 DIR=${COMPLAB_SLURM_DIR:-/tmp/complab-slurm}
 CONF=$DIR/slurm.conf
 export SLURM_CONF=$CONF
@@ -64,6 +68,9 @@ running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start() {
     install
+    mkdir -p "$DIR"
+    exec 9>"$DIR/start.lock"
+    flock 9  # a second caller waits, then finds the daemons running
     write_conf
     if ! [ -S /run/munge/munge.socket.2 ] || ! munge -n </dev/null >/dev/null 2>&1; then
         mkdir -p /run/munge /var/log/munge /var/lib/munge

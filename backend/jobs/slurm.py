@@ -61,8 +61,8 @@ _WATCHED_LOCK = threading.Lock()
 
 
 def slurm_folder(job: dict, settings: Settings) -> Path:
-    """Where this job's script, spec and events live: beside its log, one folder per job (a resumed run shares its
-    run folder with the job it resumes, never these files)."""
+    """Where this job's script, spec and events live: beside its log in the job's own folder (never in the run
+    folder, which a resumed job shares with the job it resumes)."""
     return job_dir(job, settings) / f"slurm-job{job['id']}"
 
 
