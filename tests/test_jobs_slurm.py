@@ -1,5 +1,5 @@
 """The Slurm target against a real Slurm: a one-node cluster started by scripts/slurm_cluster.sh (CI's .ci/run does,
-and so does this file's fixture where Slurm is installed but no cluster answers).
+and so does `tests.support.slurm` where Slurm is installed but no cluster answers).
 
 Real 2-task training jobs (torchrun's c10d rendezvous under srun, gloo on the CPU) submitted through the target,
 followed, requeued as a preemption would (resumed from the last checkpoint), cancelled and resumed, and settled by
@@ -8,7 +8,6 @@ where Slurm is not installed, and not even there under COMPLAB_REQUIRE_SLURM=1 (
 """
 import io
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,44 +21,20 @@ from backend.core.store import Store
 from backend.jobs import slurm
 from backend.models import checkpoint
 from tests.support.appserver import wait_for, workspace_settings
+from tests.support.slurm import SLURM_ENV, ensure_cluster
 
 pytestmark = pytest.mark.system
 
 ADMIN = Actor("alice", "admin", "password")
-CLUSTER_CONF = Path(os.environ.get("COMPLAB_SLURM_DIR", "/tmp/complab-slurm")) / "slurm.conf"
-SLURM_ENV = {"COMPLAB_SLURM_PARTITION": "debug", "COMPLAB_SLURM_GPUS": "no", "COMPLAB_SLURM_TIME": "0:30:00"}
 RUN = dict(base_model="toyworld:random", data="toyworld-finetune", loss="negclip", batch_size=4, dataset_size=32,
            eval_benchmarks=[], warmup_steps=1, lr=1e-3, workers=0)
 TWO_TASKS = {"nodes": 1, "gpus_per_node": 2}
 JOB_TIMEOUT = 420
 
 
-def _cluster_answers() -> bool:
-    try:
-        answer = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=20)
-    except subprocess.TimeoutExpired:
-        return False
-    return answer.returncode == 0 and bool(answer.stdout.strip())
-
-
 @pytest.fixture(scope="module")
 def cluster():
-    """A one-node cluster that answers: started here when Slurm is installed and none answers yet."""
-    search = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])  # daemons: not on a user's PATH
-    missing = [name for name in ("sbatch", "slurmctld", "slurmd", "munged") if shutil.which(name, path=search) is None]
-    if missing:
-        reason = (f"Slurm is not installed here (no {', '.join(missing)}): scripts/slurm_cluster.sh install, or "
-                  "apt-get install slurm-wlm munge")
-        if os.environ.get("COMPLAB_REQUIRE_SLURM") == "1":
-            pytest.fail(f"COMPLAB_REQUIRE_SLURM=1 but {reason}")
-        pytest.skip(reason)
-    os.environ.setdefault("SLURM_CONF", str(CLUSTER_CONF))
-    if not _cluster_answers():
-        started = subprocess.run([str(ROOT / "scripts" / "slurm_cluster.sh"), "start"], capture_output=True,
-                                 text=True, timeout=300)
-        if started.returncode != 0 or not _cluster_answers():
-            pytest.fail(f"no Slurm cluster answers and scripts/slurm_cluster.sh start failed:\n"
-                        f"{started.stdout[-2000:]}{started.stderr[-2000:]}")
+    ensure_cluster()
 
 
 @pytest.fixture

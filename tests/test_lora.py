@@ -104,6 +104,7 @@ def test_merging_exports_a_plain_checkpoint(lora_run, tmp_path):
         lora.export_merged(spec, "again", tmp_path)
 
 
+@pytest.mark.system  # the evaluation's image workers are processes
 def test_benchmarks_and_a_patching_sweep_take_the_lora_model(lora_run, capsys):
     """The sweep's alpha 0 is the base, alpha 1 the LoRA model, each scoring what `evaluate` gives it."""
     spec = f"local-dir:{_last(lora_run)}"

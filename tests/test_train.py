@@ -264,7 +264,8 @@ def test_bad_config_is_rejected_with_every_problem_named():
     with pytest.raises(ValueError) as error:
         TrainConfig.from_dict({"loss": "triplet", "steps": 0})
     assert "triplet" in str(error.value) and "steps" in str(error.value)
-    assert set(LOSSES) == {"clip", "negclip", "ce_clip", "hp_hn", "trohn_img"}
+    assert set(LOSSES) == {"clip", "negclip", "ce_clip", "hp_hn", "trohn_img", "tripletclip", "fsc_clip",
+                           "countercurate", "eqsim"}
     for bad in (["relation", "colour"], "relation"):
         with pytest.raises(ValueError, match="aux_types"):
             TrainConfig.from_dict({"loss": "ce_clip", "loss_weights": {"aux_types": bad}})

@@ -104,6 +104,7 @@ def test_a_reader_resumed_at_any_batch_reads_what_it_would_have_read(data):
         assert [row["row"] for row in next(shards.reader_rows(source, 0, layout, start))] == seen[start]
 
 
+@pytest.mark.system  # the loader's workers are processes
 def test_a_run_streaming_many_shards_through_workers_resumes_exactly(data):
     folder = data[0]
     common = dict(data="shards", shards=str(folder / "many"), workers=2)

@@ -54,7 +54,7 @@ class JobKind:
     paths: dict[str, str] = field(default_factory=dict)  # config key -> role in PATH_ROLES
     defaults: dict[str, str] = field(default_factory=dict)  # blank config key -> the Settings folder it means
     work_dir: str | None = None  # config attribute naming the folder the job owns (one active job per folder)
-    collect: str | None = None  # "module:function"(store, job, log_text): keep what a remote (hf) run logged
+    collect: str | None = None  # "module:function"(store, job, log_text): keep what a remote (hf, slurm) run logged
     # How running the same config again continues a stopped job (blank: it would start over, so `resume` refuses)
     resumes: str = ""
     distributed: bool = False  # runs as N ranks of one DDP job (torchrun, several Slurm nodes); else one process
@@ -85,6 +85,14 @@ def get_kind(name: str) -> JobKind:
     if name not in KINDS:
         raise JobError(f"Unknown job kind {name!r}; one of {', '.join(KINDS)}")
     return KINDS[name]
+
+
+def collect_logged(store: Any, job: dict, log_text: str) -> None:
+    """A run whose store stayed away from this one (Hugging Face, Slurm) logs its results: a kind that does
+    (`JobKind.collect`) keeps them here, once the run is done."""
+    kind = get_kind(job["kind"])
+    if kind.collect:
+        resolve(kind.collect)(store, job, log_text)
 
 
 def resume_command(job_id: int | None) -> str:

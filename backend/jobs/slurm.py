@@ -40,7 +40,7 @@ from backend.core.settings import ROOT, Settings
 from backend.core.store import Store
 from backend.jobs import events, runner
 from backend.jobs.base import Target, job_dir
-from backend.jobs.kinds import get_kind
+from backend.jobs.kinds import collect_logged, get_kind
 from backend.jobs.process import START_WINDOW_S, failure
 from backend.jobs.records import ACTIVE, FINAL, JobError
 
@@ -49,6 +49,7 @@ MAX_NODES, MAX_GPUS = 256, 16
 POLL_S = 10.0
 MAX_ERRORS = 30  # consecutive failed queries (Slurm down, ssh unreachable) before the job is given up as lost
 RDZV_PORT = 29500
+ATTEMPT_MARK = "[complab] Slurm job "  # the log line each run of the script starts with (a requeue runs it again)
 # Slurm's job states (squeue %T / sacct State) -> the job's status
 STATES = {"PENDING": "queued", "CONFIGURING": "queued", "REQUEUED": "queued", "REQUEUE_HOLD": "queued",
           "REQUEUE_FED": "queued", "RESV_DEL_HOLD": "queued", "SUSPENDED": "queued", "STOPPED": "queued",
@@ -107,7 +108,7 @@ def batch_script(job: dict, settings: Settings, spec: Path, log: Path) -> str:
         lines.append(f"#SBATCH --time={settings.slurm_time}")
     lines += [f"#SBATCH {extra}" for extra in settings.slurm_sbatch]
     lines += ["set -eo pipefail", *settings.slurm_setup, "export PYTHONUNBUFFERED=1",
-              'echo "[complab] Slurm job $SLURM_JOB_ID (restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST"']
+              f'echo "{ATTEMPT_MARK}$SLURM_JOB_ID (restart ${{SLURM_RESTART_COUNT:-0}}) on $SLURM_JOB_NODELIST"']
     job_command = f"-m backend jobs run {job['id']} --spec {shlex.quote(str(spec))}"
     python = shlex.quote(sys.executable)
     if distributed:
@@ -228,11 +229,21 @@ def _settle(store: Store, job: dict, status: str, state: str, slurm_id: int) -> 
     fields: dict = {"status": status, "ended_at": time.time()}
     if status == "done":
         fields.update(progress=1.0, error=None)
+        _collect(store, job)
     elif status == "cancelled":
         fields["error"] = f"Slurm job {slurm_id} was cancelled outside the lab (scancel)"
     else:
         fields["error"] = failure(job, f"Slurm job {slurm_id} ended {state}")
     store.update_job(job["id"], **fields)
+
+
+def _collect(store: Store, job: dict) -> None:
+    """What the run logged that its kind keeps (an evaluation's results: `kinds.collect_logged`), from the log's
+    last attempt only (a requeued run logged its first attempt's lines above it)."""
+    log = Path(job.get("log_path") or "")
+    if log.is_file():
+        text = log.read_text(encoding="utf-8", errors="replace")
+        collect_logged(store, job, text[max(text.rfind(ATTEMPT_MARK), 0):])
 
 
 def _watched(db_path: Path, job_id: int) -> bool:
