@@ -15,6 +15,7 @@ from backend.jobs import slurm
 from tests.support.appserver import running_app, wait_for, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.slurm import SLURM_ENV, ensure_cluster
+from tests.test_campaigns_tab import create
 from tests.test_train_tab import form
 
 pytestmark = pytest.mark.system
@@ -77,6 +78,20 @@ def test_an_evaluation_launched_from_the_benchmarks_tab_runs_on_slurm_and_fills_
     assert store.get_job(job_id)["status"] == "done", store.get_job(job_id).get("error")
     table, _chart = admin.predict([], api_name="/leaderboard")
     assert any("toyworld" in str(row[0]) for row in table["data"])
+
+
+def test_campaign_images_generated_from_the_campaigns_tab_on_slurm_are_stored(app):
+    url, settings = app
+    store = Store(settings.db)
+    admin = sign_in(url)
+    create(admin, "on-slurm", n_items=2)
+    message, _ = admin.predict("on-slurm", "toyworld", "", "slurm", api_name="/launch_generation")
+    job_id = int(message.split("#")[1].rstrip("."))
+    assert store.get_job(job_id)["target"] == "slurm"
+    wait_for(lambda: store.get_job(job_id)["status"] in ("done", "failed"), 300, "the generate job on Slurm")
+    assert store.get_job(job_id)["status"] == "done", store.get_job(job_id).get("error")
+    _, *_, generating = admin.predict("on-slurm", api_name="/campaign_status")
+    assert "**done**, 100%" in generating and "Candidate images: **48 of 48** stored" in generating
 
 
 @pytest.mark.browser
