@@ -30,7 +30,8 @@ BENCHMARK = "toy-sugarcrepe"
 def app(tmp_path_factory):
     ensure_cluster()
     workspace = tmp_path_factory.mktemp("slurm-forms")
-    with running_app(workspace, ["toyworld"], workspace, **SETTINGS) as url:
+    with pytest.MonkeyPatch.context() as patch, running_app(workspace, ["toyworld"], workspace, **SETTINGS) as url:
+        patch.setattr(slurm, "POLL_S", 1.0)  # the app's watchers look every second, not every 10
         yield url, workspace_settings(workspace, **SETTINGS)
 
 
