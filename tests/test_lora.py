@@ -7,7 +7,8 @@ import torch
 from safetensors.torch import load_file
 
 from backend.cli import main
-from backend.models import lora
+from backend.models import checkpoint, lora
+from backend.models import loading
 from backend.models.loading import load_model
 from backend.train.config import TrainConfig
 from backend.train.loop import train
@@ -84,7 +85,7 @@ def test_loading_merges_the_adapter_into_a_plain_model_that_scores_like_the_adap
     adapted = load_model(BASE, device="cpu")
     lora.add_lora(adapted.model, json.loads(
         (lora_run.run_dir / "checkpoints" / "last" / "open_clip_config.json").read_text())["lora"])
-    lora.load_adapter(adapted.model, load_file(f"{_last(lora_run)}/open_clip_model.safetensors"))
+    checkpoint.load_adapter(adapted.model, load_file(f"{_last(lora_run)}/open_clip_model.safetensors"))
     tokens = base.tokenizer(["a red circle", "a blue square"])
     with torch.no_grad():
         want = adapted.model.eval().encode_text(tokens)
@@ -94,14 +95,14 @@ def test_loading_merges_the_adapter_into_a_plain_model_that_scores_like_the_adap
 
 
 def test_merging_exports_a_plain_checkpoint(lora_run, tmp_path):
-    spec = lora.export_merged(f"local-dir:{_last(lora_run)}", "merged-run", tmp_path)
+    spec = loading.export_merged(f"local-dir:{_last(lora_run)}", "merged-run", tmp_path)
     weights = load_file(spec.removeprefix("local-dir:") + "/open_clip_model.safetensors")
     assert not any("lora_" in name for name in weights)
     exported, merged = load_model(spec, device="cpu"), load_model(f"local-dir:{_last(lora_run)}", device="cpu")
     for key, value in merged.model.state_dict().items():
         assert torch.equal(exported.model.state_dict()[key], value)
     with pytest.raises(ValueError, match="not a LoRA checkpoint"):
-        lora.export_merged(spec, "again", tmp_path)
+        loading.export_merged(spec, "again", tmp_path)
 
 
 @pytest.mark.system  # the evaluation's image workers are processes

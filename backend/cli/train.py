@@ -32,7 +32,7 @@ def _shards(args: argparse.Namespace) -> int:
 
 def _export_merged(args: argparse.Namespace) -> int:
     from backend.core.settings import get_settings
-    from backend.models.lora import export_merged
+    from backend.models.loading import export_merged
 
     print(export_merged(args.checkpoint, args.name, args.models_dir or get_settings().models_dir))
     return 0

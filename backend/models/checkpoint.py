@@ -161,6 +161,21 @@ def committed(directory: Path) -> Path | None:
     return legacy if legacy.is_dir() else None
 
 
+def adapter_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The adapter's tensors only: what a LoRA checkpoint saves (`backend.models.lora` adds the adapters)."""
+    return {name: value for name, value in model.state_dict().items() if "lora_" in name}
+
+
+def load_adapter(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> None:
+    """Load adapter tensors into a model with the same adapters; anything missing or unexpected is refused."""
+    expected = set(adapter_state(model))
+    missing, unexpected = sorted(expected - set(weights)), sorted(set(weights) - expected)
+    if missing or unexpected:
+        raise ValueError(f"the adapter does not fit this model: {len(missing)} adapter tensor(s) missing "
+                         f"(e.g. {missing[:2]}), {len(unexpected)} unexpected (e.g. {unexpected[:2]})")
+    model.load_state_dict(weights, strict=False)
+
+
 def load_weights(directory: Path, model: torch.nn.Module) -> None:
     """Load the checkpoint's weights into `model`, or raise `CheckpointError` saying why they cannot be."""
     path = Path(directory) / WEIGHTS
@@ -172,7 +187,6 @@ def load_weights(directory: Path, model: torch.nn.Module) -> None:
         raise CheckpointError(directory, f"{WEIGHTS} is unreadable ({first_line(error, limit=200)})") from error
     try:
         if _is_adapter(directory):  # a LoRA run saves its adapter only (backend.models.lora)
-            from backend.models.lora import load_adapter
             load_adapter(model, weights)
         else:
             model.load_state_dict(weights)

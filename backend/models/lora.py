@@ -9,18 +9,20 @@ need its own attention patching (FSC-CLIP's `lora_utils` does exactly that).
 A LoRA checkpoint is a checkpoint folder (`backend.models.checkpoint`) whose
 ``open_clip_model.safetensors`` holds the adapter's tensors only and whose
 ``open_clip_config.json`` carries ``"lora": {"base_model": SPEC, "rank": ..., ...}``.
-`load_adapter_checkpoint` loads the base model from that spec, adds the adapter,
+`backend.models.loading` loads the base model from that spec, adds the adapter,
 loads its tensors and merges them, so the Probe, the benchmarks and a patching
 sweep get a plain open_clip model with the base's parameter names (a sweep
-interpolates it against its base like any finetune). `export_merged` writes that
-merged model as an ordinary checkpoint.
+interpolates it against its base like any finetune); its `export_merged` writes
+that merged model as an ordinary checkpoint. (Loading an adapter means loading its
+base: that recursion lives in `loading`, which imports this module, not the reverse.)
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import torch
+
+from backend.models.checkpoint import adapter_state
 
 LORA_KEY = "lora"
 MERGED_FOLDER = "merged"  # under the models folder: where `export_merged` writes
@@ -54,61 +56,3 @@ def add_lora(model: torch.nn.Module, lora: dict):
         raise ValueError(f"LoRA found no {'/'.join(lora['targets'])} layer in the {'/'.join(lora['towers'])} "
                          "tower(s) of this model (open_clip transformer towers have attn, mlp.c_fc, mlp.c_proj)")
     return wrapper
-
-
-def adapter_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    """The adapter's tensors only: what a LoRA checkpoint saves."""
-    return {name: value for name, value in model.state_dict().items() if "lora_" in name}
-
-
-def load_adapter(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> None:
-    """Load adapter tensors into a model with the same adapters; anything missing or unexpected is refused."""
-    expected = set(adapter_state(model))
-    missing, unexpected = sorted(expected - set(weights)), sorted(set(weights) - expected)
-    if missing or unexpected:
-        raise ValueError(f"the adapter does not fit this model: {len(missing)} adapter tensor(s) missing "
-                         f"(e.g. {missing[:2]}), {len(unexpected)} unexpected (e.g. {unexpected[:2]})")
-    model.load_state_dict(weights, strict=False)
-
-
-def load_adapter_checkpoint(directory: Path, config: dict, spec: str, device: str | None, precision: str | None,
-                            allowed_roots: list[Path] | None, models_dir: Path | None = None,
-                            max_parameters: int | None = None):
-    """A LoRA checkpoint folder as a LoadedModel: its base loaded from the recorded spec, the adapter merged in."""
-    from safetensors.torch import load_file
-
-    from backend.models.checkpoint import WEIGHTS
-    from backend.models.loading import load_model
-    from backend.models.spec import ModelLoadError
-
-    lora = config[LORA_KEY]
-    base = load_model(lora["base_model"], device=device, precision=precision, allowed_roots=allowed_roots,
-                      models_dir=models_dir, max_parameters=max_parameters)
-    wrapper = add_lora(base.model, lora)
-    try:
-        load_adapter(base.model, load_file(Path(directory) / WEIGHTS, device=str(next(base.model.parameters()).device)))
-    except (OSError, ValueError) as error:  # safetensors' own errors for a damaged file are ValueError-like too
-        raise ModelLoadError(f"Could not load the LoRA adapter in {directory}: {error}") from error
-    base.model = wrapper.merge_and_unload().eval()
-    base.notes.append(f"LoRA rank {lora['rank']} on the {' and '.join(lora['towers'])} tower(s) of "
-                      f"{lora['base_model']}, merged into its weights.")
-    base.spec = spec
-    return base
-
-
-def export_merged(spec: str, name: str, models_dir: Path | str) -> str:
-    """Write a LoRA checkpoint merged into its base as a plain checkpoint under ``<models_dir>/merged/<name>``;
-    returns its ``local-dir:`` spec."""
-    from backend.core.paths import check_slug
-    from backend.models.checkpoint import save_checkpoint
-    from backend.models.loading import load_model, read_config
-    from backend.models.spec import parse_spec
-
-    target = Path(models_dir) / MERGED_FOLDER / check_slug(name, "merged model name")
-    if target.exists():
-        raise ValueError(f"a merged model named {name!r} already exists in {target.parent}; pick another name")
-    if LORA_KEY not in read_config(parse_spec(spec)):
-        raise ValueError(f"{spec} is not a LoRA checkpoint: there is no adapter to merge")
-    loaded = load_model(spec, device="cpu", precision="fp32")
-    save_checkpoint(target, loaded.model, loaded.architecture, {"merged_from": spec})
-    return f"local-dir:{target}"

@@ -35,7 +35,7 @@ from backend import plugins
 from backend.core import env
 from backend.jobs.reporter import Reporter
 from backend.models import lora
-from backend.models.checkpoint import CheckpointError, load_for_resume, save_checkpoint
+from backend.models.checkpoint import CheckpointError, adapter_state, load_for_resume, save_checkpoint
 from backend.models.loading import LoadedModel, autocast_for, load_model, pick_precision
 from backend.train import data as train_data
 from backend.train import shards
@@ -258,7 +258,7 @@ class Session:
                  "eval": metrics}
         weights: torch.nn.Module | dict[str, torch.Tensor] = self.loaded.model
         if self.config.lora_rank:  # the adapter and its base model's spec, not a copy of the base
-            weights, extra[lora.LORA_KEY] = lora.adapter_state(self.loaded.model), lora_record(self.config)
+            weights, extra[lora.LORA_KEY] = adapter_state(self.loaded.model), lora_record(self.config)
         architecture = self.loaded.architecture
         save_checkpoint(self.checkpoints / "last", weights, architecture, extra, self.trainer_state(step))
         self.saved_step = step
