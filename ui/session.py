@@ -116,7 +116,7 @@ class Session:
             sign_in, sign_out = self.buttons
             sign_in.click(self._login, self.login_inputs, [*outputs, self.login_inputs[1]], api_name="login")
             sign_out.click(self._logout, self.state, outputs, api_name="logout")
-            demo.load(self._restore, self.stored, outputs, api_visibility="private")
+            demo.load(self._restore, [self.stored, self.state], outputs, api_visibility="private")
         if auth.policy(self.ctx.settings).mode == "hf-oauth":
             demo.load(self._oauth, self.stored, outputs, api_visibility="private")
 
@@ -140,10 +140,17 @@ class Session:
         self.ctx.guards.sessions.revoke(token)
         return self.shown_as(None, auth.default_actor(self.ctx.settings))
 
-    def _restore(self, stored: str | None, request: gr.Request):
-        """A (re)loaded page: the browser's credential if it still holds, else nothing (and the browser forgets it)."""
-        actor = auth.session_actor(self.ctx.settings, self.ctx.guards.sessions, stored, self.ctx.client(request))
-        return self.shown_as(stored if stored and actor.via == "password" else None, actor)
+    def _restore(self, stored: str | None, held: str | None, request: gr.Request):
+        """A (re)loaded page: the browser's credential if it still holds, else nothing (and the browser forgets it).
+
+        On a busy server the page's load can be handled after a sign-in the visitor made meanwhile: the credential
+        this page already holds (`held`) then stands, instead of the empty one the page was loaded with."""
+        client = self.ctx.client(request)
+        for token in (held, stored):
+            actor = auth.session_actor(self.ctx.settings, self.ctx.guards.sessions, token, client)
+            if token and actor.via == "password":
+                return self.shown_as(token, actor)
+        return self.shown_as(None, auth.default_actor(self.ctx.settings))
 
     def _oauth(self, stored: str | None, profile: gr.OAuthProfile | None, token: gr.OAuthToken | None,
                request: gr.Request):
