@@ -171,6 +171,8 @@ class ShardSteps(torch.utils.data.IterableDataset):
 
     def __init__(self, source: ShardSource, steps: range, batch_size: int, seed: int, grad_accum: int = 1,
                  rank: int = 0, ranks: int = 1, workers: int = 0):
+        if steps.step != 1:
+            raise ValueError(f"ShardSteps runs consecutive steps, not {steps}")
         self.source, self.steps, self.batch_size, self.seed = source, steps, batch_size, seed
         self.grad_accum, self.rank, self.ranks, self.workers = grad_accum, rank, ranks, max(workers, 1)
 
@@ -180,7 +182,8 @@ class ShardSteps(torch.utils.data.IterableDataset):
     def __iter__(self) -> Iterator[Step]:
         info = torch.utils.data.get_worker_info()
         worker = info.id if info is not None else 0
-        mine = [step for step in self.steps if step % self.workers == worker]
+        # the steps s with s mod workers == worker, as a range (a stream without end must not be listed)
+        mine = self.steps[(worker - self.steps.start) % self.workers::self.workers]
         if not mine:
             return
         batches = reader_rows(self.source, self.seed, self.layout(worker), mine[0] // self.workers)
