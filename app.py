@@ -45,10 +45,12 @@ def default_context(settings: Settings | None = None) -> AppContext:
     jobs.reconcile(store, settings)  # runs whose process died while the app was down are settled now
     registry = ModelRegistry(max_models=3, allowed_roots=list(settings.allowed_roots), models_dir=settings.models_dir,
                              max_parameters=settings.max_model_parameters)
+    # Probes run in a worker process of their own, so the crowd's handlers keep their share of the CPU; on ZeroGPU
+    # in this one, whose GPU functions `spaces` runs (`backend.probe.runner`).
     return AppContext(settings=settings, registry=registry,
                       cache=EmbeddingCache(), model_choices=choices.model_choices(),
                       default_models=choices.default_models(), store=store,
-                      examples=plugin_examples(settings.workspace / "examples"))
+                      examples=plugin_examples(settings.workspace / "examples"), probe_worker=not on_zero_gpu())
 
 
 def checked_store(settings: Settings) -> Store:
@@ -135,17 +137,21 @@ def launch_options(ctx: AppContext, uploads: bool = True) -> dict:
             "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
             "blocked_paths": [str(path) for path in never_served(ctx.settings)],
             "max_file_size": MAX_UPLOAD_BYTES,
-            "app_kwargs": {"middleware": middleware(ctx.settings, uploads)}}
+            "app_kwargs": {"middleware": middleware(ctx, uploads)}}
 
 
-def middleware(settings: Settings, uploads: bool = True) -> list[Middleware]:
+def middleware(ctx: AppContext, uploads: bool = True) -> list[Middleware]:
     """The guards in front of Gradio, outermost first: the Host allow-list (open-local policy only, `ui.gate`),
-    the body cap and the upload quota (`ui.limits`), the public files (`ui.gate`)."""
+    the body cap, the probes' door (before the upload quota: a refused upload spends none of it) and the
+    upload quota (`ui.limits`), the public files (`ui.gate`)."""
+    settings = ctx.settings
     guards = []
     if auth.policy(settings).mode == "open-local":
         guards.append(Middleware(gate.HostCheck))
     campaigns = settings.data_dir / "campaigns"
     return [*guards, Middleware(limits.BodyLimit),
+            Middleware(limits.ProbeGate, allowance=ctx.guards.guest_probes, line=ctx.guards.probe_line,
+                       probe_events=ctx.guards.probe_events, behind_proxy=settings.on_space),
             Middleware(limits.UploadQuota, enabled=uploads, behind_proxy=settings.on_space),
             Middleware(gate.PublicFiles, cache=Path(gradio_utils.get_upload_folder()),
                        public_images=[campaigns, settings.workspace / "examples"],
@@ -185,18 +191,11 @@ def main(argv: list[str] | None = None) -> None:
     demo = build_app(ctx).queue(default_concurrency_limit=2)
     demo.launch(prevent_thread_lock=True, **launch_options(ctx))
     # Once the server answers: the perturbation engine (spaCy, WordNet) and the model code (torch, open_clip)
-    # load in the background, so the first probe does not wait for them. Started before the launch, they held
-    # the interpreter while the app was built and doubled the time to the first page.
-    threading.Thread(target=warm_up, daemon=True).start()
+    # load in the background (in the probes' worker, which starts now), so the first probe does not wait for them.
+    # Started before the launch, they held the interpreter while the app was built and doubled the time to the
+    # first page.
+    threading.Thread(target=ctx.probes.warm_up, daemon=True).start()
     demo.block_thread()
-
-
-def warm_up() -> None:
-    """Import what the first probe needs: the perturbation engine with its data, and the model code."""
-    from backend import perturb
-    from backend.models import encoder  # noqa: F401  (torch and open_clip)
-
-    perturb.warm_up()
 
 
 if __name__ == "__main__":

@@ -4,9 +4,10 @@ Part of the crowd benchmarks' shared code (`bench.annotate_load` ``--probe-guest
 (``python app.py``, admin credentials set, as a public Space runs it: visitors are anonymous guests)
 serves the Probe and the Annotate tab in one process. Each guest is a thread with its own
 `gradio_client.Client` calling /probe back to back with the shipped model, whatever the answer:
-a probe, a refusal (the per-visitor rate limit, the server busy) or an error. With
-``unlimited`` the per-visitor rate limit is lifted in the server (as if every guest came from an
-address of its own), so only the probes' line holds them back: the worst case for the crowd.
+a probe, a refusal (the per-visitor rate limit, before the upload or in the handler; the server
+busy) or an error. With ``unlimited`` the per-visitor rate limit is lifted in the server (as if
+every guest came from an address of its own), so only the probes' line holds them back: the worst
+case for the crowd.
 """
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ class GuestFlood:
             except Exception as error:  # every answer is counted, none ends the flood
                 text = str(error)
                 outcome = ("refused: rate limit" if "probes a minute" in text else
-                           "refused: busy" if "busy" in text else f"error: {text[:80]}")
+                           "refused: busy" if "busy" in text else refused_at_the_door(text) or f"error: {text[:80]}")
             with self._lock:
                 self.outcomes[outcome] += 1
                 if outcome == "probed":
@@ -86,6 +87,14 @@ class GuestFlood:
         probes = self.probe_seconds
         timing = f"; a probe took {statistics.median(probes):.2f} s (median)" if probes else ""
         return f"{self.guests} guest(s): {dict(self.outcomes)}{timing}"
+
+
+def refused_at_the_door(error: str) -> str | None:
+    """How `ui.limits.ProbeGate` refused a call (gradio_client shows its HTTP 429 without the sentence): at the upload
+    (the visitor's allowance spent), or at the queue (that, or the probes' line full); None if it did not."""
+    if "429 Too Many Requests" not in error:
+        return None
+    return "refused at the door: upload (429)" if "/upload" in error else "refused at the door: queue (429)"
 
 
 def guest_client(url: str):

@@ -27,6 +27,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.pop("SSL_CERT_FILE", None)
 os.environ["SSL_CERT_DIR"] = tempfile.mkdtemp(prefix="no-ca-certs-")
 os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[1] / ".cache" / "nltk_data"))
+# Gradio's file cache (uploads, downloads handed out) is one folder per machine by default, named by content: two
+# test processes (xdist workers, or another checkout's run) probing the same image share a file, and an app's
+# delete_cache (every second in test_uploads_are_deleted_from_the_cache) or its close removed it under the other.
+os.environ["GRADIO_TEMP_DIR"] = tempfile.mkdtemp(prefix="gradio-cache-")
 
 import pytest  # noqa: E402
 

@@ -17,7 +17,7 @@ from tests.support.tiny import solid_image
 # (tests/test_annotate_app.py).
 # The Benchmarks tab's reading side (leaderboard, failure browser, Send to Probe): for everyone.
 READING = {"/leaderboard", "/leaderboard_csv", "/evaluate_status", "/failure_results", "/failure_subtypes",
-           "/failures", "/failure_item", "/disagreements", "/send_to_probe"}
+           "/failures", "/failure_item", "/disagreements", "/paired_test", "/send_to_probe"}
 PUBLIC = {"/probe", "/model_choices", "/login", "/logout", "/start", "/answer", *READING}
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 

@@ -19,6 +19,7 @@ import pytest
 from gradio_client import Client
 
 from backend.benchmarks import evaluate_many
+from backend.benchmarks.stats import mcnemar_exact
 from backend.benchmarks.results import items, model_label, results
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
@@ -88,7 +89,9 @@ def test_the_job_reports_done_and_the_leaderboard_shows_both_models_as_stored(ev
         row = rows[f"{model_label(result)} [first {LIMIT} items]"]
         assert row["source"] == "evaluated here"
         for metric, value in result["metrics"].items():
-            assert row[f"{BENCHMARK}/{metric}"] == round(100 * value, 1), metric
+            low, high = result["intervals"][metric]
+            assert row[f"{BENCHMARK}/{metric}"] == (f"{round(100 * value, 1)} "
+                                                     f"[{100 * low:.1f}, {100 * high:.1f}]"), metric
     assert table["headers"][2] == f"{BENCHMARK}/overall", "the benchmark's summary comes first"
     chance = rows["Chance"]
     assert chance["source"] == "docs/REFERENCE.md, Metrics" and chance[f"{BENCHMARK}/overall"] == 50.0
@@ -167,6 +170,10 @@ def test_disagreements_list_the_items_one_model_gets_right_and_the_other_wrong(e
     expected = sorted((right & wrong_b) | (wrong_a - wrong_b))[:50]
     assert [row[0] for row in table["data"]] == expected and expected
     assert all(row[3] == (row[0] in right) for row in table["data"])
+    only_a, only_b = len(right & wrong_b), len(wrong_a - wrong_b)
+    line = admin.predict(toy["id"], rand["id"], api_name="/paired_test")
+    assert f"discordant: {only_a} only A right, {only_b} only B right" in line
+    assert f"exact McNemar p = {mcnemar_exact(only_a, only_b):.4g}" in line
 
 
 @pytest.mark.system
@@ -209,7 +216,9 @@ def test_the_page_draws_the_leaderboard_chart_and_failures_and_sends_an_item_to_
         shown = wait_for(drawn, 20, "the leaderboard's toy row and its benchmark column")
         toy = next(r for r in results(store) if r["model"] == "toyworld")
         toy_row = shown[toy_label]
-        assert toy_row[f"{BENCHMARK}/overall"]["text"] == f"{100 * toy['metrics']['overall']:.1f}"
+        low, high = toy["intervals"]["overall"]
+        assert toy_row[f"{BENCHMARK}/overall"]["text"] == (f"{100 * toy['metrics']['overall']:.1f} "
+                                                           f"[{100 * low:.1f}, {100 * high:.1f}]")
         assert len([m for m in shown if m.startswith("local-dir:")]) == 1
         assert shown["Chance"]["source"]["text"] == "docs/REFERENCE.md, Metrics"
         bars = wait_for(lambda: drawn_bars(page), 20, "the chart's bars")

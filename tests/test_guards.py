@@ -62,12 +62,32 @@ def test_the_line_runs_a_few_queues_a_few_and_refuses_the_rest_at_once():
     deadline = time.monotonic() + 5
     while line.admitted < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
+    assert line.full
     with pytest.raises(Refused, match="busy"), line.slot():
         pass
     release.set()
     holder.join(5)
     waiter.join(5)
     assert not holder.is_alive() and not waiter.is_alive()
+
+
+def test_a_spaced_turn_starts_a_spacing_after_the_one_before_and_an_unspaced_one_at_once():
+    clock = Clock()
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock.now += seconds
+
+    line = Slots(running=1, waiting=2, busy_message="busy", spacing_s=1.0, clock=clock, sleep=sleep)
+    started = []
+    for spaced, elapsed in ((True, 0.2), (True, 0.3), (False, 0.1), (True, 1.5), (True, 0.0)):
+        with line.slot(spaced=spaced):
+            started.append(clock.now)
+            clock.now += elapsed
+    assert started == [1000.0, 1001.0, 1001.3, 1002.3, 1003.8]  # 1 s apart, but the unspaced one and after a slow one
+    assert slept == [0.0, pytest.approx(0.8), 0.0, pytest.approx(0.9), 0.0]
+    assert not line.full and line.admitted == 0
 
 
 def test_the_client_behind_a_proxy_is_the_address_the_proxy_added():

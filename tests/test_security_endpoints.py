@@ -42,7 +42,7 @@ PUBLIC = {
     "probe", "probe_1", "apply_layout", "apply_layout_1", "check_upload", "model_choices", "lambda_6", "lambda_7",
     "describe", "leaderboard", "board", "leaderboard_csv", "lambda", "refresh_if_changed", "evaluate_status",
     "evaluate_status_1", "failure_results", "failures", "failures_1", "failures_2", "failure_subtypes",
-    "disagreements", "selected_position", "selected_position_1", "failure_item", "send_to_probe",
+    "disagreements", "paired_test", "selected_position", "selected_position_1", "failure_item", "send_to_probe",
     "login", "logout", "_restore",
 }
 # Anyone else gets the PermissionDenied message: they launch, cancel or read jobs, campaigns, exports, the store.

@@ -8,6 +8,7 @@ X-Forwarded-For, so each visitor here has an address of their own.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import socket
 import threading
@@ -42,6 +43,17 @@ def visitor(url: str, address: str) -> Client:
 
 def probe(client: Client, image: Path, models: list[str], caption: str = "a red square", extra: str = ""):
     return client.predict(handle_file(str(image)), caption, models, ["replace"], 0, extra, False, api_name="/probe")
+
+
+def at_the_door(space: dict, address: str) -> tuple[httpx.Response, httpx.Response]:
+    """What `address` gets for an image upload and for a probe's queue join, sent as raw HTTP (gradio_client shows
+    a refusal at the door as its status only)."""
+    headers = {"X-Forwarded-For": address}
+    upload = httpx.post(space["url"] + "gradio_api/upload", headers=headers,
+                        files=[("files", ("red.png", space["image"].read_bytes(), "image/png"))])
+    join = httpx.post(space["url"] + "gradio_api/queue/join", headers=headers,
+                      json={"fn_index": min(space["ctx"].guards.probe_events), "data": [], "session_hash": "door"})
+    return upload, join
 
 
 def raw_post(url: str, path: str, declared: int) -> bytes:
@@ -121,8 +133,14 @@ def test_a_visitor_gets_a_few_probes_a_minute_and_a_refused_probe_costs_none(spa
             probe(guest, space["image"], ["hf-hub:attacker/huge"])
     for _ in range(limits.GUEST_PROBES_PER_MINUTE):
         probe(guest, space["image"], ["toyworld"])
-    with pytest.raises(Exception, match=r"Visitors may run 6 probes a minute: wait \d+ s"):
+    # The next is refused at the door (`ui.limits.ProbeGate`): its upload, before Gradio stores it.
+    with pytest.raises(Exception, match=r"429 Too Many Requests' for url '\S+/gradio_api/upload'"):
         probe(guest, space["image"], ["toyworld"])
+    spent = r"Visitors may run 6 probes a minute: wait \d+ s \(or sign in as an admin\)\."
+    for refused in at_the_door(space, "198.51.100.2"):
+        assert refused.status_code == 429 and re.fullmatch(spent, refused.json()["detail"]), refused.text
+        assert 0 < int(refused.headers["retry-after"]) <= 60
+    assert guest.predict(api_name="/model_choices")  # the visitor's other calls go through
     summary, *_ = probe(visitor(space["url"], "198.51.100.3"), space["image"], ["toyworld"])  # another visitor
     assert "toyworld" in summary
     summary, *_ = probe(space["admin"], space["image"], ["toyworld"])  # admins are not counted
@@ -143,9 +161,13 @@ def test_probes_wait_in_a_short_line_and_the_rest_are_told_the_server_is_busy(sp
     try:
         wait_for(lambda: line.admitted == line.running + line.waiting, what="the line to fill")
         started = time.perf_counter()
-        with pytest.raises(Exception, match="The server is busy with other probes: try again in a minute"):
-            probe(visitor(space["url"], "198.51.100.4"), space["image"], ["toyworld"])
-        assert time.perf_counter() - started < 30  # told at once, not queued behind the others
+        with pytest.raises(Exception, match=r"429 Too Many Requests' for url '\S+/gradio_api/queue/join"):
+            probe(visitor(space["url"], "198.51.100.4"), space["image"], ["toyworld"])  # at the door, not queued
+        assert time.perf_counter() - started < 30
+        upload, join = at_the_door(space, "198.51.100.4")
+        assert upload.status_code == 200  # an image may be for a later probe
+        assert join.status_code == 429 and join.json()["detail"].startswith("The server is busy with other probes: "
+                                                                            "try again in a minute")
     finally:
         release.set()
         for holder in holders:

@@ -1,5 +1,5 @@
-"""What the tabs share: the settings, one model registry, one embedding cache, the model list, the store, and
-the guards on what visitors may spend (sign-in sessions, rate limits, the probe's line)."""
+"""What the tabs share: the settings, one model registry, one embedding cache, where probes run, the model list,
+the store, and the guards on what visitors may spend (sign-in sessions, rate limits, the probe's line)."""
 from __future__ import annotations
 
 import tempfile
@@ -20,6 +20,7 @@ from backend.core.store import Store
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.patching.config import exported_models
+from backend.probe.runner import InProcess, InWorker
 
 BUSY = ("The server is busy with other probes: try again in a minute (probes run one at a time, so that "
         "annotators working here keep a quick page).")
@@ -37,7 +38,11 @@ class Guards:
     sign_in_failures_everyone: RateLimit = field(
         default_factory=lambda: RateLimit(limits.SIGN_IN_FAILURES_EVERYONE, limits.SIGN_IN_WINDOW_S))
     guest_probes: RateLimit = field(default_factory=lambda: RateLimit(limits.GUEST_PROBES_PER_MINUTE, 60))
-    probe_line: Slots = field(default_factory=lambda: Slots(limits.PROBES_RUNNING, limits.PROBES_WAITING, BUSY))
+    probe_line: Slots = field(default_factory=lambda: Slots(limits.PROBES_RUNNING, limits.PROBES_WAITING, BUSY,
+                                                            spacing_s=limits.PROBE_SPACING_S))
+    # The queue's event ids (fn_index) of the Probe's handlers (the Probe tab adds them): `ui.limits.ProbeGate`
+    # refuses a visitor who spent their probes before these events are queued.
+    probe_events: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -50,6 +55,13 @@ class AppContext:
     store: Store
     examples: list[list] = field(default_factory=list)  # [image path, caption]
     guards: Guards = field(default_factory=Guards)
+    # Where probes run (`backend.probe.runner`): here, with `registry` and `cache`, or (`probe_worker`, as `app.py`
+    # runs them) in a worker process of their own, whose registry is made like `registry` (which stays empty).
+    probe_worker: bool = False
+    probes: InProcess | InWorker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.probes = InWorker(self.registry) if self.probe_worker else InProcess(self.registry, self.cache)
 
     def current_model_choices(self) -> list[tuple[str, str]]:
         """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished

@@ -33,7 +33,7 @@ from backend import metrics as M
 from backend.benchmarks.data import Remote, ensure
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.rows import read_rows, require_files
-from backend.benchmarks.task import ImageFile, Task, first_caption_wins, fraction, grid_task
+from backend.benchmarks.task import ImageFile, LabelledMetric, Task, first_caption_wins, fraction, grid_task
 
 FOLDER = "aro"
 IMAGES = "images"
@@ -113,7 +113,7 @@ def _pair_task(rows: list[dict], image_dir: Path, subtypes: list[str],
     """Item n: the cropped image against [true, false] captions; browsable per subtype."""
     return grid_task([[crop(row, image_dir)] for row in rows],
                      [[row["true_caption"], row["false_caption"]] for row in rows],
-                     lambda scores: metrics(scores, subtypes), ids=[str(n) for n in range(len(rows))],
+                     LabelledMetric(metrics, subtypes), ids=[str(n) for n in range(len(rows))],
                      subtypes=subtypes, correct=first_caption_wins)
 
 

@@ -30,7 +30,7 @@ from backend.benchmarks.grouping import (
     label_masks,
     two_by_two_flags,
 )
-from backend.benchmarks.task import Task, grid_task, group_correct
+from backend.benchmarks.task import LabelledMetric, Task, grid_task, group_correct
 
 if TYPE_CHECKING:
     import datasets
@@ -71,7 +71,7 @@ def bivlc_task(dataset: datasets.Dataset, limit: int | None, where: str, benchma
     ids = [str(columns["item_id"][r]) if has_ids else str(r) for r in rows]
     images = [[hub.RowImage(dataset, r, "image"), hub.RowImage(dataset, r, "negative_image")] for r in rows]
     texts = [[columns["caption"][r], columns["negative_caption"][r]] for r in rows]
-    return grid_task(images, texts, lambda s: bivlc_metrics(s, types, subtypes), ids=ids,
+    return grid_task(images, texts, LabelledMetric(bivlc_metrics, types, subtypes), ids=ids,
                      subtypes=[f"{t}/{s}" for t, s in zip(types, subtypes)], correct=group_correct)
 
 

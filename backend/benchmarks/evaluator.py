@@ -155,10 +155,18 @@ class TaskResult:
     metrics: dict[str, float]
     scores: Tensor | None = None
     correct: Tensor | None = None
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)  # metric -> 95% bootstrap (low, high)
 
 
-def run_task(task: Task, encoder: StreamEncoder, progress: Progress | None = None) -> TaskResult:
-    """Encode the task's distinct images then texts, score, apply its rule. ``progress`` sees images and texts."""
+def run_task(task: Task, encoder: StreamEncoder, progress: Progress | None = None,
+             intervals: bool = False) -> TaskResult:
+    """Encode the task's distinct images then texts, score, apply its rule. ``progress`` sees images and texts.
+
+    ``intervals`` adds every metric's 95% bootstrap interval (``stats.bootstrap_intervals``); the trainer's
+    periodic evaluations leave it off.
+    """
+    from backend.benchmarks.stats import bootstrap_intervals
+
     total = len(task.images) + len(task.texts)
     image_progress = (lambda done, _: progress(done, total)) if progress else None
     text_progress = (lambda done, _: progress(len(task.images) + done, total)) if progress else None
@@ -168,10 +176,13 @@ def run_task(task: Task, encoder: StreamEncoder, progress: Progress | None = Non
     if task.text_pool is not None:
         text_emb = pool_texts(text_emb, task.text_pool)
     if task.image_index is None:
-        return TaskResult({k: float(v) for k, v in task.metrics(image_emb @ text_emb.T).items()})
+        matrix = image_emb @ text_emb.T
+        return TaskResult({k: float(v) for k, v in task.metrics(matrix).items()},
+                          intervals=bootstrap_intervals(task, matrix) if intervals else {})
     scores = item_scores(image_emb, text_emb, task)
     correct = task.items.correct(scores) if task.items is not None else None
-    return TaskResult({k: float(v) for k, v in task.metrics(scores).items()}, scores, correct)
+    return TaskResult({k: float(v) for k, v in task.metrics(scores).items()}, scores, correct,
+                      bootstrap_intervals(task, scores) if intervals else {})
 
 
 def evaluate(name: str, encoder: StreamEncoder, limit: int | None = None, root: Path | str | None = None,

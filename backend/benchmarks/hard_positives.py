@@ -38,7 +38,7 @@ from backend.benchmarks.aro import ROW_KEYS, crop
 from backend.benchmarks.data import Remote, ensure
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.rows import read_rows, require_files
-from backend.benchmarks.task import ImageFile, Task, grid_task
+from backend.benchmarks.task import ImageFile, LabelledMetric, Task, grid_task
 
 FOLDER = "hard-positives"
 COMMIT = "33addaae84b58d96dc8e9251b61d497c536ed23d"
@@ -131,7 +131,7 @@ def build(benchmark: str, limit: int | None, root: Path) -> Task:
             ids.append(f"{subset}/{number}")
             subsets.append(subset)
     require_files(benchmark, folder, [Path(row[0].path) for row in images], image_steps(benchmark, folder))
-    return grid_task(images, texts, lambda scores: subset_metrics(scores, subsets), ids=ids, subtypes=subsets,
+    return grid_task(images, texts, LabelledMetric(subset_metrics, subsets), ids=ids, subtypes=subsets,
                      correct=lambda scores: scores[:, 0, 0] > scores[:, 1, 0])
 
 

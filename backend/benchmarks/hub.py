@@ -71,6 +71,19 @@ def load_local(benchmark: str, folder: Path, steps: list[str]) -> datasets.Datas
         f"{folder} holds neither a dataset saved with save_to_disk nor parquet or JSON files", *steps]))
 
 
+def gated_table(benchmark: str, repo_id: str, split: str, folder: Path, steps: list[str]
+                ) -> tuple[datasets.Dataset, str]:
+    """A gated dataset's table and where it came from: a local copy in ``folder`` when it holds anything, else the
+    Hub with the user's token; without a token the Hub is not tried and ``DataMissing`` says so, with ``steps``."""
+    if folder.is_dir() and any(folder.iterdir()):
+        return load_local(benchmark, folder, steps), str(folder)
+    token = hf_token()
+    if not token:
+        raise DataMissing(steps_message(benchmark, folder, [
+            f"no Hugging Face token is set, and {repo_id} is gated: the Hub was not tried", *steps]))
+    return load_hub(benchmark, repo_id, split, folder, steps, token), f"hub:{repo_id}"
+
+
 def load_hub(benchmark: str, repo_id: str, split: str, folder: Path, steps: list[str],
              token: str | None = None) -> datasets.Dataset:
     """``datasets.load_dataset(repo_id, split=split, token=...)``; on failure, ``DataMissing`` with what was tried.

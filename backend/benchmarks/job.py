@@ -12,6 +12,7 @@ Under torchrun every rank encodes its share of the distinct images and texts
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -74,11 +75,14 @@ class EvaluateConfig:
 def _model_problems(specs: list) -> list[str]:
     """A malformed spec or an architecture open_clip does not know fails now, not after other models were
     evaluated (what loading can reveal still fails at its load, with what was tried)."""
+    from backend.benchmarks.blind import is_blind
     from backend.models.loading import check_spec
     from backend.models.spec import ModelLoadError
 
     problems = []
     for spec in specs:
+        if is_blind(spec):  # a text scorer (blind:ngram, blind:<hub id>): its load says what went wrong
+            continue
         try:
             check_spec(str(spec))
         except ModelLoadError as error:
@@ -92,18 +96,31 @@ Progress = Callable[[float, str], None]  # (fraction of the whole run, what is b
 def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = None,
                     progress: Progress | None = None) -> list[dict]:
     """Evaluate every model on every benchmark; store each result (when a store is given). Returns summaries."""
+    from backend.benchmarks.blind import identity, is_blind, not_applicable, run_blind, scorer_name
     from backend.benchmarks.evaluator import get_benchmark, prepare, run_task
     from backend.benchmarks.results import save_result
     from backend.benchmarks.stream import StreamEncoder, join_torchrun
     from backend.models.loading import load_model
+    from backend.perturb.blind import load_scorer
 
     root = Path(config.data_root) if config.data_root else None
     tasks = {name: prepare(name, config.limit, root) for name in config.benchmarks}  # missing data fails first
     rank, _, rank_device = join_torchrun()
     summaries, steps = [], len(config.models) * len(config.benchmarks)
     for m, spec in enumerate(config.models):
-        loaded = load_model(spec, device=rank_device or config.device or None, precision=config.precision or None)
-        encoder = StreamEncoder(loaded, batch_size=config.batch_size, workers=config.workers, shard=True)
+        if is_blind(spec):  # a text scorer as the model: no image is encoded, the rule reads text likelihoods
+            scorer = load_scorer(scorer_name(spec), config.device or None)
+            skipped = [name for name, task in tasks.items() if not_applicable(task)]
+            model_identity, notes = identity(spec), [f"text only: {scorer.name}", *(
+                [f"skipped {', '.join(skipped)}: its items choose between images"] if skipped else [])]
+            runner = functools.partial(run_blind, scorer=scorer, intervals=rank == 0)
+        else:
+            loaded = load_model(spec, device=rank_device or config.device or None,
+                                precision=config.precision or None)
+            encoder = StreamEncoder(loaded, batch_size=config.batch_size, workers=config.workers, shard=True)
+            model_identity, notes = loaded.identity, list(loaded.notes)
+            runner = functools.partial(run_task, encoder=encoder, intervals=rank == 0)
+            del loaded, encoder  # the runner holds them until the next model
         for b, (name, task) in enumerate(tasks.items()):
             step = m * len(tasks) + b
 
@@ -111,19 +128,23 @@ def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = Non
                 if progress:
                     progress((step + done / max(total, 1)) / steps, f"{spec} on {name}: {done}/{total} encoded")
 
+            if is_blind(spec) and not_applicable(task):
+                report(1, 1)
+                continue
             start = time.perf_counter()
-            result = run_task(task, encoder, report)
+            result = runner(task, progress=report)
             seconds = time.perf_counter() - start
             version = get_benchmark(name).version
-            summary = {**loaded.identity, "benchmark": name, "version": version,
-                       "limit": config.limit, "metrics": result.metrics, "seconds": round(seconds, 2),
-                       "notes": list(loaded.notes)}
+            summary = {**model_identity, "benchmark": name, "version": version,
+                       "limit": config.limit, "metrics": result.metrics,
+                       "intervals": {k: list(v) for k, v in result.intervals.items()}, "seconds": round(seconds, 2),
+                       "notes": notes}
             if store is not None and rank == 0:
-                summary["result_id"] = save_result(store, loaded.identity, name, version, config.limit,
+                summary["result_id"] = save_result(store, model_identity, name, version, config.limit,
                                                    result.metrics, seconds, task, result.scores, result.correct,
-                                                   job_id, loaded.notes)
+                                                   job_id, notes, result.intervals)
             summaries.append(summary)
-        del loaded, encoder
+        del runner  # free the model before the next one loads
     return summaries
 
 
@@ -153,5 +174,6 @@ def collect_remote(store, job: dict, log_text: str) -> list[int]:
         summary = json.loads(payload)
         saved.append(save_result(store, summary, summary["benchmark"], summary["version"], summary["limit"],
                                  summary["metrics"], summary["seconds"], job_id=job["id"],
-                                 notes=[*summary.get("notes", []), "run remotely: item scores not kept"]))
+                                 notes=[*summary.get("notes", []), "run remotely: item scores not kept"],
+                                 intervals=summary.get("intervals")))
     return saved

@@ -30,7 +30,7 @@ from pathlib import Path
 from backend.benchmarks.data import DataMissing, require_dir, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import grouped_fractions, label_masks
-from backend.benchmarks.task import ImageFile, Task, grid_task
+from backend.benchmarks.task import ImageFile, LabelledMetric, Task, grid_task
 
 NAME = "mmvp-vlm"
 HUB_ID = "MMVP/MMVP_VLM"
@@ -119,7 +119,7 @@ def _build(limit: int | None, root: Path) -> Task:
     owner = torch.tensor([pair.owner for pair in pairs], dtype=torch.long).reshape(-1, 2)
     patterns = [pattern_key(pair.pattern) for pair in pairs]
     return grid_task([list(pair.images) for pair in pairs], [[PROMPT + s for s in pair.statements] for pair in pairs],
-                     lambda s: mmvp_metrics(s, owner, patterns), ids=[f"{a}-{b}" for a, b in (p.ids for p in pairs)],
+                     LabelledMetric(mmvp_metrics, owner, patterns), ids=[f"{a}-{b}" for a, b in (p.ids for p in pairs)],
                      subtypes=patterns, correct=lambda s: pair_correct(s, owner))
 
 

@@ -37,7 +37,7 @@ from backend import metrics as M
 from backend.benchmarks.data import Remote, ensure
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.rows import read_rows, require_files
-from backend.benchmarks.task import ImageFile, Task, fraction, grid_task, original_not_beaten
+from backend.benchmarks.task import ImageFile, LabelledMetric, Task, fraction, grid_task, original_not_beaten
 
 SEEDS: tuple[int, ...] = (0, 1, 2)
 """Perturbation seeds; the paper reports one draw, docs/REFERENCE.md ("Metrics") asks for mean +- std over several."""
@@ -128,14 +128,15 @@ def order_task(items: list[Caption], image_dir: Path, seeds: Sequence[int] = SEE
     """Every caption once per seed: [original, 4 perturbations] against its image."""
     word_lists = aro_words([item.text for item in items])
     tags = pos_tags(word_lists)
-    images, texts, ids, seed_of = [], [], [], []
+    images, texts, ids, seed_of, units = [], [], [], [], []
     for seed in seeds:
         for item, words, item_tags in zip(items, word_lists, tags):
             images.append([ImageFile(str(image_dir / item.image))])
             texts.append([" ".join(words), *perturbations(words, item_tags, draw_rng(seed, item))])
             ids.append(f"{item.image}#{item.index}@seed={seed}")
             seed_of.append(seed)
-    return grid_task(images, texts, lambda scores: order_metrics(scores, seed_of), ids=ids,
+            units.append(f"{item.image}#{item.index}")  # the bootstrap draws captions, each with all its seeds
+    return grid_task(images, texts, LabelledMetric(order_metrics, seed_of), ids=ids, units=units,
                      subtypes=[f"seed={seed}" for seed in seed_of], correct=original_not_beaten)
 
 

@@ -22,6 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from backend.benchmarks import stats
+from backend.benchmarks.blind import is_blind
+from backend.benchmarks.stats import PairedTest
 from backend.benchmarks.task import ImageFile, ImageSource, Items, Task, load_image
 from backend.core.store import Store
 
@@ -37,13 +40,17 @@ def _image_reference(source: ImageSource) -> dict | None:
 
 def save_result(store: Store, identity: dict, benchmark: str, version: str, limit: int | None, metrics: dict,
                 seconds: float, task: Task | None = None, scores=None, correct=None, job_id: int | None = None,
-                notes: Sequence[str] = ()) -> int:
-    """Store one evaluation (and its items when the task has per-item correctness); returns the result id."""
+                notes: Sequence[str] = (), intervals: dict | None = None) -> int:
+    """Store one evaluation (and its items when the task has per-item correctness); returns the result id.
+
+    ``intervals`` maps a metric to its 95% bootstrap (low, high) (``stats.bootstrap_intervals``).
+    """
     row = {"job_id": job_id, "model": identity["model"], "activation": identity.get("activation"),
            "precision": identity.get("precision"), "architecture": identity.get("architecture"),
            "device": identity.get("device"), "benchmark": benchmark, "version": version, "item_limit": limit,
            "metrics": json.dumps(metrics), "n_items": task.n_items if task else None, "seconds": seconds,
-           "notes": json.dumps(list(notes)), "created_at": time.time()}
+           "notes": json.dumps(list(notes)), "created_at": time.time(),
+           "intervals": json.dumps({key: list(bounds) for key, bounds in (intervals or {}).items()})}
     with store.db.conn:
         result_id = store.insert("eval_results", row)
         if task is not None and task.items is not None and correct is not None:
@@ -63,9 +70,11 @@ def _item_rows(result_id: int, task: Task, items: Items, scores, correct) -> Ite
 
 
 def _decode(row: dict) -> dict:
-    for key in ("metrics", "notes", "scores", "texts", "images"):
+    for key in ("metrics", "notes", "scores", "texts", "images", "intervals"):
         if key in row and isinstance(row[key], str):
             row[key] = json.loads(row[key])
+    if "intervals" in row:  # results stored before intervals existed have none
+        row["intervals"] = {k: tuple(v) for k, v in (row["intervals"] or {}).items()}
     return row
 
 
@@ -102,17 +111,28 @@ def model_label(row: dict) -> str:
 
 @dataclass
 class Leaderboard:
-    """Rows of models, columns ``<benchmark>/<metric>`` (fractions); ``sources`` says where each row came from."""
+    """Rows of models, columns ``<benchmark>/<metric>`` (fractions); ``source`` says where each row came from.
+
+    A row evaluated here also holds ``intervals``: ``{column: (low, high)}``, the 95% bootstrap interval.
+    """
 
     columns: list[str]
     rows: list[dict]
 
     def to_csv(self) -> str:
+        """Percent with two decimals; each metric is followed by its interval's bounds (blank where none)."""
+        bounds = {c: (f"{c} 95% low", f"{c} 95% high") for c in self.columns}
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=["model", "source", *self.columns], extrasaction="ignore")
+        writer = csv.DictWriter(out, fieldnames=["model", "source", *(name for c in self.columns
+                                                                      for name in (c, *bounds[c]))],
+                                extrasaction="ignore")
         writer.writeheader()
         for row in self.rows:
-            writer.writerow({k: (f"{100 * v:.2f}" if isinstance(v, float) else v) for k, v in row.items()})
+            cells = {k: (f"{100 * v:.2f}" if isinstance(v, float) else v) for k, v in row.items()}
+            for column, (low, high) in row.get("intervals", {}).items():
+                if column in bounds:
+                    cells.update(zip(bounds[column], (f"{100 * low:.2f}", f"{100 * high:.2f}")))
+            writer.writerow(cells)
         return out.getvalue()
 
 
@@ -126,8 +146,14 @@ def leaderboard(store: Store, benchmarks: Sequence[str] = (), metrics: Sequence[
     by_model: dict[str, dict] = {}
     for row in reversed(results(store, benchmarks)):  # oldest first, so newer results overwrite
         label = model_label(row) + (f" [first {row['item_limit']} items]" if row["item_limit"] else "")
-        entry = by_model.setdefault(label, {"model": label, "source": "evaluated here"})
+        source = "text-only baseline, evaluated here" if is_blind(row["model"]) else "evaluated here"
+        entry = by_model.setdefault(label, {"model": label, "source": source, "intervals": {}})
         entry.update({f"{row['benchmark']}/{key}": value for key, value in row["metrics"].items()})
+        stale = [c for c in entry["intervals"] if c.startswith(f"{row['benchmark']}/")]  # a newer result replaces all
+        for column in stale:
+            del entry["intervals"][column]
+        entry["intervals"].update({f"{row['benchmark']}/{key}": bounds
+                                   for key, bounds in (row.get("intervals") or {}).items()})
         entry["date"] = time.strftime("%Y-%m-%d", time.localtime(row["created_at"]))
     columns = sorted({key for entry in by_model.values() for key in entry if "/" in key})
     if metrics:
@@ -157,17 +183,38 @@ def subtypes(store: Store, result_id: int) -> list[tuple[str, int, int]]:
         "group by subtype order by subtype", [result_id])]
 
 
-def disagreements(store: Store, result_a: int, result_b: int, limit: int = 50) -> list[dict]:
-    """Items one model gets right and the other wrong (both results on the same benchmark, version and limit)."""
+def _same_items(store: Store, result_a: int, result_b: int) -> None:
     a, b = get_result(store, result_a), get_result(store, result_b)
     if (a["benchmark"], a["version"], a["item_limit"]) != (b["benchmark"], b["version"], b["item_limit"]):
         raise ValueError(f"results {result_a} and {result_b} are on different item sets "
                          f"({a['benchmark']} {a['version']} vs {b['benchmark']} {b['version']}): nothing to compare")
+
+
+def disagreements(store: Store, result_a: int, result_b: int, limit: int = 50) -> list[dict]:
+    """Items one model gets right and the other wrong (both results on the same benchmark, version and limit)."""
+    _same_items(store, result_a, result_b)
     rows = store.db.query(
         "select x.*, y.correct as other_correct, y.scores as other_scores from eval_items x join eval_items y "
         "on x.position = y.position and y.result_id = ? where x.result_id = ? and x.correct != y.correct "
         "order by x.position limit ?", [result_b, result_a, limit])
     return [_decode({**dict(row), "other_scores": json.loads(row["other_scores"])}) for row in rows]
+
+
+def paired_test(store: Store, result_a: int, result_b: int) -> PairedTest:
+    """Exact McNemar and a paired bootstrap on two results' per-item flags (the failure browser's "correct").
+
+    The flag is the benchmark's per-item rule (SugarCrepe: caption beats negative; 2x2: Group; MMVP: the pair),
+    so the test compares the pooled accuracy of that flag. Resampling is stratified by subtype, as the intervals.
+    """
+    _same_items(store, result_a, result_b)
+    rows = list(store.db.query(
+        "select x.subtype, x.correct as a, y.correct as b from eval_items x join eval_items y "
+        "on x.position = y.position and y.result_id = ? where x.result_id = ? order by x.position",
+        [result_b, result_a]))
+    if not rows:
+        raise ValueError(f"results {result_a} and {result_b} have no stored items (a remote run, or a benchmark "
+                         "without per-item flags): no paired test")
+    return stats.paired_test([r["a"] for r in rows], [r["b"] for r in rows], [r["subtype"] for r in rows])
 
 
 def item_images(store: Store, result_id: int, position: int, root: Path | str | None = None) -> list:

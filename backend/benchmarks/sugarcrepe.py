@@ -31,7 +31,7 @@ import numpy as np
 from backend import metrics as M
 from backend.benchmarks.data import DataMissing, Remote, ensure, require_dir, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
-from backend.benchmarks.task import ImageFile, Task, first_caption_wins, grid_task
+from backend.benchmarks.task import ImageFile, LabelledMetric, Task, first_caption_wins, grid_task
 
 NAME = "sugarcrepe"
 COMMIT = "0047054b243992f0fad63d6f64f7544862daf846"
@@ -118,7 +118,7 @@ def sugarcrepe_task(annotations: Annotations, images: Path, limit: int | None = 
     subsets = [subset for subset, _, _ in rows]
     return grid_task([[ImageFile(str(images / item["filename"]))] for _, _, item in rows],
                      [[item["caption"], item["negative_caption"]] for _, _, item in rows],
-                     lambda s: sugarcrepe_metrics(s[:, :, 0], subsets),
+                     LabelledMetric(lambda s, labels: sugarcrepe_metrics(s[:, :, 0], labels), subsets),
                      ids=[f"{subset}/{key}" for subset, key, _ in rows], subtypes=subsets,
                      correct=first_caption_wins)
 

@@ -33,6 +33,39 @@ from backend.core.images import open_image, rgb
 MetricFn = Callable[["Tensor"], dict[str, float]]
 
 
+class LabelledMetric:
+    """A metric rule with per-item labels that follow a resample: ``rule(scores, *labels)``.
+
+    Benchmarks read their scores with labels per item (subset, type, owner
+    image, seed). A bootstrap draw reorders the items, so the labels must be
+    reordered with them: ``take(rows)`` is the same rule over the items at
+    ``rows`` (``backend.benchmarks.stats``). Labels are lists, numpy arrays or
+    tensors whose first axis is the item.
+    """
+
+    def __init__(self, rule: Callable[..., dict[str, float]], *labels) -> None:
+        self.rule = rule
+        self.labels = labels
+
+    def __call__(self, scores: Tensor) -> dict[str, float]:
+        return self.rule(scores, *self.labels)
+
+    def take(self, rows: np.ndarray) -> LabelledMetric:
+        return LabelledMetric(self.rule, *(_take(label, rows) for label in self.labels))
+
+
+def _take(label, rows: np.ndarray):
+    """The labels of the items at ``rows``, of the label's own type (a list stays a list)."""
+    if isinstance(label, (list, tuple)):
+        # one C-level gather (a bootstrap takes 1,000); fromiter keeps tuple labels whole, as objects
+        return np.fromiter(label, dtype=object, count=len(label))[rows].tolist()
+    if isinstance(label, np.ndarray):
+        return label[rows]
+    import torch
+
+    return label.index_select(0, torch.from_numpy(rows))
+
+
 class EmptyTextError(ValueError):
     """A benchmark item with an empty text (the evaluator adds the benchmark's name to the message)."""
 
@@ -118,6 +151,8 @@ class Task:
     text_index: Tensor | None = None
     items: Items | None = None
     text_pool: Tensor | None = None  # (classes, len(texts)): prompt ensembles, see `pool_texts`
+    units: list[str] | None = None  # items resampled together by the bootstrap (default: each item alone)
+    text_only: bool = False  # items of texts only (no image): scores (N, K, K) = cos(text k, text j)
 
     @property
     def n_items(self) -> int:
@@ -132,12 +167,15 @@ class Task:
 
 def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[str]], metrics: MetricFn,
               ids: Sequence[str] | None = None, subtypes: Sequence[str] | None = None,
-              correct: Callable[[Tensor], Tensor] | None = None) -> Task:
+              correct: Callable[[Tensor], Tensor] | None = None, units: Sequence[str] | None = None,
+              text_only: bool = False) -> Task:
     """An item task: item n has images ``images[n]`` (I each) and candidate texts ``texts[n]`` (K each).
 
     Images (by ``image_source_key``) and texts are deduplicated here. Give
     ``correct`` (with ``ids`` and ``subtypes``, default: the item number and
-    "all") to make the items browsable as failures.
+    "all") to make the items browsable as failures. ``units`` names the items the bootstrap resamples together
+    (ARO-Order: a caption's items under every seed). ``text_only`` items have no image (``images`` rows are
+    empty) and are read from text-text cosines (SugarCrepe++'s text-only task).
     """
     import torch
 
@@ -157,13 +195,14 @@ def grid_task(images: Sequence[Sequence[ImageSource]], texts: Sequence[Sequence[
     text_ids: dict[str, int] = {}
     text_rows = [[text_ids.setdefault(text, len(text_ids)) for text in row] for row in texts]
     n_items = len(image_rows)
-    image_index = torch.tensor(image_rows, dtype=torch.long).reshape(n_items, -1)
+    image_index = torch.tensor(image_rows, dtype=torch.long).reshape(n_items, len(images[0]) if images else 0)
     text_index = torch.tensor(text_rows, dtype=torch.long).reshape(n_items, -1)
     items = None
     if correct is not None:
         items = Items([str(i) for i in (ids if ids is not None else range(n_items))],
                       list(subtypes) if subtypes is not None else ["all"] * n_items, correct)
-    return Task(distinct_images, list(text_ids), metrics, image_index, text_index, items)
+    return Task(distinct_images, list(text_ids), metrics, image_index, text_index, items,
+                units=list(units) if units is not None else None, text_only=text_only)
 
 
 def _check_texts(texts: Sequence[Sequence[str]], ids: Sequence[str] | None) -> None:
@@ -189,17 +228,18 @@ def pool_texts(text_emb: Tensor, pool: Tensor) -> Tensor:
 
 
 def item_scores(image_emb: Tensor, text_emb: Tensor, task: Task, chunk: int = 4096) -> Tensor:
-    """Scores (N, K, I) of an item task from normalised embeddings, ``chunk`` items at a time (bounded memory)."""
+    """Scores (N, K, I) of an item task from normalised embeddings, ``chunk`` items at a time (bounded memory);
+    a text-only task's are (N, K, K), text against text."""
     import torch
 
     image_index, text_index = task.item_indices()
     parts = []
     for start in range(0, task.n_items, chunk):
-        images = image_emb[image_index[start:start + chunk]]  # (n, I, D)
         texts = text_emb[text_index[start:start + chunk]]  # (n, K, D)
+        images = texts if task.text_only else image_emb[image_index[start:start + chunk]]  # (n, I, D)
         parts.append(torch.einsum("nkd,nid->nki", texts.float(), images.float()))
     if not parts:
-        return torch.empty(0, text_index.shape[1], image_index.shape[1])
+        return torch.empty(0, text_index.shape[1], text_index.shape[1] if task.text_only else image_index.shape[1])
     return torch.cat(parts)
 
 

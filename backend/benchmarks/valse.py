@@ -27,6 +27,7 @@ from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import grouped_fractions, label_masks
 from backend.benchmarks.task import (
     ImageFile,
+    LabelledMetric,
     Task,
     first_caption_wins,
     fraction,
@@ -103,7 +104,7 @@ def _build(limit: int | None, root: Path) -> Task:
     pieces = [piece for piece, _, _ in items]
     return grid_task([[ImageFile(str(_image(root / NAME, entry)))] for _, _, entry in items],
                      [[entry["caption"], entry["foil"]] for _, _, entry in items],
-                     lambda s: valse_metrics(s, pieces),
+                     LabelledMetric(valse_metrics, pieces),
                      ids=[f"{piece}/{key}" for piece, key, _ in items], subtypes=pieces, correct=first_caption_wins)
 
 

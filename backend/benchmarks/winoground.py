@@ -36,6 +36,7 @@ from backend.benchmarks.grouping import (
 from backend.benchmarks.task import (
     ImageFile,
     ImageSource,
+    LabelledMetric,
     Task,
     grid_task,
     group_correct,
@@ -119,19 +120,13 @@ def load_examples(root: Path) -> list[Example]:
     folder = root / NAME
     if (folder / "data" / "examples.jsonl").is_file():
         return _release_examples(folder)
-    if folder.is_dir() and any(folder.iterdir()):
-        return _table_examples(hub.load_local(NAME, folder, _steps(folder)), str(folder))
-    token = hub.hf_token()
-    if not token:
-        raise DataMissing(steps_message(NAME, folder, [
-            f"no Hugging Face token is set, and {HUB_ID} is gated: the Hub was not tried", *_steps(folder)]))
-    return _table_examples(hub.load_hub(NAME, HUB_ID, SPLIT, folder, _steps(folder), token), f"hub:{HUB_ID}")
+    return _table_examples(*hub.gated_table(NAME, HUB_ID, SPLIT, folder, _steps(folder)))
 
 
 def _build(limit: int | None, root: Path) -> Task:
     examples = load_examples(root)[:limit]
     return grid_task([list(e.images) for e in examples], [list(e.captions) for e in examples],
-                     lambda s: winoground_metrics(s, examples), ids=[e.id for e in examples],
+                     LabelledMetric(winoground_metrics, examples), ids=[e.id for e in examples],
                      subtypes=[e.collapsed_tag for e in examples], correct=group_correct)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from backend.benchmarks.data import DataMissing, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
-from backend.benchmarks.task import ImageFile, ImageSource, Task
+from backend.benchmarks.task import ImageFile, ImageSource, LabelledMetric, Task
 from backend.core import env
 
 CIFAR10_CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
@@ -60,7 +60,7 @@ def ensemble_task(images: list[ImageSource], labels: Sequence[int], classnames: 
     for c in range(len(classnames)):
         pool[c, c * len(templates):(c + 1) * len(templates)] = 1.0 / len(templates)
     label_tensor = torch.as_tensor(list(labels), dtype=torch.long)
-    return Task(images, texts, lambda sim: top_k(sim, label_tensor), text_pool=pool)
+    return Task(images, texts, LabelledMetric(top_k, label_tensor), text_pool=pool)
 
 
 def _cifar10(limit: int | None, root: Path) -> Task:

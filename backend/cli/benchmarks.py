@@ -1,4 +1,4 @@
-"""`python -m backend evaluate | sweep | export-patched | benchmarks | leaderboard | failures`.
+"""`python -m backend evaluate | sweep | export-patched | benchmarks | leaderboard | failures | compare`.
 
 The same functions the Benchmarks and Sweep tabs call: `evaluate` runs
 `job.evaluate_models` in this process (progress bars on stderr) or, with
@@ -59,16 +59,49 @@ def _evaluate(args: argparse.Namespace) -> int:
         summaries = evaluate_models(config, store, progress=update)
     finally:
         bar.close()
+    tests = _paired_tests(store, summaries) if store is not None else []
     if args.json:
-        json.dump({"limit": args.limit, "results": summaries}, sys.stdout, indent=2)
+        json.dump({"limit": args.limit, "results": summaries, "paired_tests": tests}, sys.stdout, indent=2)
         print()
         return 0
     _print_summaries(summaries, args.limit)
+    for test in tests:
+        print(f"{test['benchmark']}: A = {test['a']}, B = {test['b']}: {test['line']}")
     return 0
 
 
+def _paired_tests(store, summaries: list[dict]) -> list[dict]:
+    """Per benchmark, the first model against each other one on the same items (stored per-item flags)."""
+    from backend.benchmarks.results import model_label, paired_test
+
+    tests = []
+    for benchmark in dict.fromkeys(s["benchmark"] for s in summaries):
+        runs = [s for s in summaries if s["benchmark"] == benchmark and "result_id" in s]
+        for other in runs[1:]:
+            try:
+                test = paired_test(store, runs[0]["result_id"], other["result_id"])
+            except ValueError:  # a benchmark without per-item flags (a gallery task): nothing to pair
+                continue
+            tests.append({"benchmark": benchmark, "a": model_label(runs[0]), "b": model_label(other),
+                          **_test_fields(test)})
+    return tests
+
+
+def _test_fields(test) -> dict:
+    return {"n": test.n, "accuracy_a": test.accuracy_a, "accuracy_b": test.accuracy_b, "only_a": test.only_a,
+            "only_b": test.only_b, "p_value": test.p_value, "difference": test.difference,
+            "interval": list(test.interval), "line": test.line()}
+
+
+def cell(value: float, bounds=None) -> str:
+    """A metric in percent, with its 95% interval when it has one: ``76.56 [75.61, 77.52]``."""
+    text = f"{100 * value:.2f}"
+    return text + (f" [{100 * bounds[0]:.2f}, {100 * bounds[1]:.2f}]" if bounds else "")
+
+
 def _print_summaries(summaries: list[dict], limit: int | None) -> None:
-    """Rows metrics, columns models; one header line per model with activation, precision and time."""
+    """Rows metrics, columns models (percent with the 95% bootstrap interval); one header line per model with
+    activation, precision and time."""
     models = list(dict.fromkeys((s["model"], s["activation"], s["precision"]) for s in summaries))
     for summary in summaries:
         print(f"{summary['model']} ({summary['activation']}, {summary['precision']}) on {summary['benchmark']} "
@@ -77,14 +110,14 @@ def _print_summaries(summaries: list[dict], limit: int | None) -> None:
             print(f"  note: {note}")
     if limit:
         print(f"first {limit} items per subset: numbers not comparable with full runs")
-    values = {(s["model"], s["activation"], s["precision"], f"{s['benchmark']}/{k}"): v
-              for s in summaries for k, v in s["metrics"].items()}
+    values = {(s["model"], s["activation"], s["precision"], f"{s['benchmark']}/{k}"):
+              cell(v, s.get("intervals", {}).get(k)) for s in summaries for k, v in s["metrics"].items()}
     metrics = list(dict.fromkeys(key[3] for key in values))
     writer = csv.writer(sys.stdout, dialect=TABLE)
     writer.writerow(["metric", *(f"{m} ({a}, {p})" for m, a, p in models)])
     for metric in metrics:
-        writer.writerow([metric, *(f"{100 * values[(*model, metric)]:.2f}" if (*model, metric) in values else "-"
-                                   for model in models)])
+        writer.writerow([metric, *(values.get((*model, metric), "-") for model in models)])
+    print("[low, high]: 95% percentile bootstrap interval over the benchmark's items (docs/REFERENCE.md)")
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -165,6 +198,19 @@ def _failures(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from backend.benchmarks.results import paired_test
+    from backend.core.store import Store
+
+    test = paired_test(Store(args.db), args.result, args.versus)
+    if args.json:
+        json.dump(_test_fields(test), sys.stdout, indent=2)
+        print()
+    else:
+        print(f"A = result {args.result}, B = result {args.versus}: {test.line()}")
+    return 0
+
+
 def _runtime(parser: argparse.ArgumentParser) -> None:
     options.add_device(parser)
     options.add_limit_and_data(parser)
@@ -236,3 +282,13 @@ def add_parsers(subparsers) -> None:
     failures.add_argument("--limit", type=int, default=50)
     options.add_db(failures)
     failures.set_defaults(handler=_failures)
+
+    compare = subparsers.add_parser("compare", help="paired test of two stored results on the same items",
+                                    description="Exact McNemar test on the items' correct flags (p-value, "
+                                                "discordant items) and a 95% paired bootstrap interval of the "
+                                                "accuracy difference A - B.")
+    compare.add_argument("result", type=int, help="result A (ids: `leaderboard`, the Benchmarks tab, --json)")
+    compare.add_argument("versus", type=int, help="result B, on the same benchmark, version and limit")
+    options.add_db(compare)
+    options.add_json(compare)
+    compare.set_defaults(handler=_compare)

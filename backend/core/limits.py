@@ -12,16 +12,24 @@ training manifests.
 """
 from __future__ import annotations
 
+import math
+
 MAX_IMAGE_PIXELS = 64_000_000  # 8,000 x 8,000: any camera photo; 192 MB decoded as RGB
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # 20 MB: the largest file the web app accepts
 MAX_CAPTION_CHARS = 1000
 
 
 # What anonymous visitors of the web app may spend (docs/SECURITY.md, "Anonymous use"). A probe loads a model
-# and runs it on this process's CPU, which the crowd's annotation handlers share: a few probes a minute per
-# visitor, one running and a short line behind it; anyone beyond is told the server is busy.
+# and runs it on the CPU the crowd's annotation handlers share (in a worker process, `backend.probe.runner`): a
+# few probes a minute per visitor, one running and a short line behind it; anyone beyond is told the server is
+# busy.
 GUEST_PROBES_PER_MINUTE = 6
 PROBES_RUNNING, PROBES_WAITING = 1, 2
+# A visitor's probe starts at least this long after the probe before it (anyone's; an admin's own start at once).
+# Whatever a probe costs the web process itself (its upload, its request, its answer: ~60 ms of CPU on the 2-core
+# test machine, however small the model) is then at most ~6% of a core; with the tiny built-in model, visitors'
+# back-to-back probes came 6 a second (docs/RELIABILITY.md).
+PROBE_SPACING_S = 1.0
 # Sign-in: failed attempts per address, and from everyone together (a distributed guess), per window.
 SIGN_IN_FAILURES, SIGN_IN_FAILURES_EVERYONE, SIGN_IN_WINDOW_S = 5, 50, 300
 # Uploads land in Gradio's cache, which deletes each file CACHE_MAX_AGE_S after it was written (checked every
@@ -33,6 +41,12 @@ UPLOAD_BYTES_TOTAL = 1024 * 1024 * 1024
 # Campaign files: BiVLC has 2,933 items and all of SugarCrepe 7,512; a file is read whole before it is checked.
 MAX_CAMPAIGN_ITEMS = 20_000
 MAX_CAMPAIGN_FILE_BYTES = 50 * 1024 * 1024
+
+
+def guest_probes_spent(wait_s: float) -> str:
+    """What a visitor over `GUEST_PROBES_PER_MINUTE` reads, `wait_s` seconds before the next probe is theirs."""
+    return (f"Visitors may run {GUEST_PROBES_PER_MINUTE} probes a minute: wait {math.ceil(wait_s)} s (or sign in "
+            "as an admin).")
 
 
 def caption_problem(text: str | None) -> str | None:

@@ -87,6 +87,9 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the hash of each local annotator's resume key (backend.annotate.resume)", (
         "ALTER TABLE annotators ADD COLUMN resume_hash TEXT",
     )),
+    ("each benchmark result's 95% bootstrap intervals, {metric: [low, high]} (backend.benchmarks.stats)", (
+        "ALTER TABLE eval_results ADD COLUMN intervals TEXT",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

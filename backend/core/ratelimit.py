@@ -88,14 +88,20 @@ class RateLimit:
 
 
 class Slots:
-    """At most `running` at once and `waiting` queued behind them; beyond that `Refused` at once."""
+    """At most `running` at once and `waiting` queued behind them; beyond that `Refused` at once. Spaced turns
+    start at least `spacing_s` after the turn before: however cheap each is, they cannot come more often."""
 
-    def __init__(self, running: int, waiting: int, busy_message: str):
-        if running < 1 or waiting < 0:
-            raise ValueError(f"slots need running >= 1 and waiting >= 0, not {running} and {waiting}")
-        self.running, self.waiting, self.busy_message = running, waiting, busy_message
+    def __init__(self, running: int, waiting: int, busy_message: str, spacing_s: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        if running < 1 or waiting < 0 or spacing_s < 0:
+            raise ValueError(f"slots need running >= 1, waiting >= 0 and spacing_s >= 0, not {running}, {waiting} "
+                             f"and {spacing_s}")
+        self.running, self.waiting, self.busy_message, self.spacing_s = running, waiting, busy_message, spacing_s
+        self.clock, self.sleep = clock, sleep
+        self.retry_after_s = 5.0  # what a refusal suggests: a place is likely free by then
         self._turns = threading.BoundedSemaphore(running)
         self._admitted = 0
+        self._last_start = -math.inf
         self._lock = threading.Lock()
 
     @property
@@ -104,19 +110,34 @@ class Slots:
         with self._lock:
             return self._admitted
 
+    @property
+    def full(self) -> bool:
+        """Whether the next `slot` would be refused now."""
+        return self.admitted >= self.running + self.waiting
+
     @contextmanager
-    def slot(self) -> Iterator[None]:
-        """Run the body in a slot, waiting for one if the queue has room; `Refused` if it has none."""
+    def slot(self, spaced: bool = True) -> Iterator[None]:
+        """Run the body in a slot, waiting for one if the queue has room; `Refused` if it has none. `spaced` False:
+        the turn starts as soon as it is free (it still counts as a start for the turns after it)."""
         with self._lock:
             if self._admitted >= self.running + self.waiting:
-                raise Refused(self.busy_message, retry_after=5.0)
+                raise Refused(self.busy_message, retry_after=self.retry_after_s)
             self._admitted += 1
         try:
             with self._turns:
+                self._start(spaced)
                 yield
         finally:
             with self._lock:
                 self._admitted -= 1
+
+    def _start(self, spaced: bool) -> None:
+        """Record this turn's start: now, or (`spaced`) `spacing_s` after the last one, waiting till then (holding
+        the turn)."""
+        with self._lock:
+            start = max(self.clock(), self._last_start + self.spacing_s) if spaced else self.clock()
+            self._last_start = max(self._last_start, start)
+        self.sleep(max(0.0, start - self.clock()))
 
 
 def client_key(peer: str | None, headers: Mapping[str, str], behind_proxy: bool) -> str:

@@ -34,6 +34,12 @@ class ModelRegistry:
         self._lock = threading.Lock()
         self._loading: dict[str, threading.Lock] = {}
 
+    def settings(self) -> dict:
+        """What this registry was made with, to make another like it (in another process: a probe worker's)."""
+        return {"max_models": self.max_models, "device": self.device, "precision": self.precision,
+                "allowed_roots": self.allowed_roots, "models_dir": self.models_dir,
+                "max_parameters": self.max_parameters}
+
     def get(self, spec: str) -> LoadedModel:
         """The model `spec` names, loaded now unless it is loaded already (`ModelLoadError` if it cannot be)."""
         key = spec.strip()

@@ -22,7 +22,15 @@ from backend import toyworld as tw
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import TWO_BY_TWO_CHANCE, grouped_fractions, label_masks, two_by_two_flags
 from backend.benchmarks.sugarcrepe import sugarcrepe_metrics
-from backend.benchmarks.task import Task, first_caption_wins, fraction, grid_task, group_correct, original_not_beaten
+from backend.benchmarks.task import (
+    LabelledMetric,
+    Task,
+    first_caption_wins,
+    fraction,
+    grid_task,
+    group_correct,
+    original_not_beaten,
+)
 
 PRETRAIN_RETRIEVAL_SPEC = tw.BenchmarkSpec(seed=1008, size=500)
 """Gallery of ``toy-pretrain-retrieval``; seed 1008 continues toyworld's 1001-1007."""
@@ -116,7 +124,8 @@ def _concat(groups: dict[str, list]) -> tuple[list, list[str]]:
 def _sugarcrepe_task(limit: int | None) -> Task:
     items, types = _concat(sugarcrepe_items(limit))
     return grid_task([[i.image] for i in items], [[i.positive, i.negative] for i in items],
-                     lambda s: sugarcrepe_metrics(s[:, :, 0], types), subtypes=types, correct=first_caption_wins)
+                     LabelledMetric(lambda s, labels: sugarcrepe_metrics(s[:, :, 0], labels), types),
+                     subtypes=types, correct=first_caption_wins)
 
 
 def _hard_positive_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, float]:
@@ -135,7 +144,8 @@ def _hard_positive_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, 
 def _hard_positive_task(limit: int | None) -> Task:
     items, subsets = _concat(hard_positive_items(limit))
     return grid_task([[i.image] for i in items], [[i.caption, i.negative, i.positive] for i in items],
-                     lambda s: _hard_positive_metrics(s[:, :, 0], subsets), subtypes=subsets,
+                     LabelledMetric(lambda s, labels: _hard_positive_metrics(s[:, :, 0], labels), subsets),
+                     subtypes=subsets,
                      correct=lambda s: s[:, 0, 0] > s[:, 1, 0])
 
 
@@ -147,13 +157,17 @@ def _bivlc_metrics(scores: Tensor, types: Sequence[str]) -> dict[str, float]:
 def _bivlc_task(limit: int | None) -> Task:
     items, types = _concat(bivlc_items(limit))
     return grid_task([[i.image0, i.image1] for i in items], [[i.caption0, i.caption1] for i in items],
-                     lambda s: _bivlc_metrics(s, types), subtypes=types, correct=group_correct)
+                     LabelledMetric(_bivlc_metrics, types), subtypes=types, correct=group_correct)
+
+
+def _aro_order_metrics(scores: Tensor) -> dict[str, float]:
+    return {"accuracy": fraction(M.aro_order_correct(scores[:, :, 0]))}
 
 
 def _aro_order_task(limit: int | None) -> Task:
     items = aro_order_items(limit)
     return grid_task([[i.image] for i in items], [[i.caption, *i.perturbations] for i in items],
-                     lambda s: {"accuracy": fraction(M.aro_order_correct(s[:, :, 0]))}, correct=original_not_beaten)
+                     LabelledMetric(_aro_order_metrics), correct=original_not_beaten)
 
 
 def _retrieval_task(limit: int | None) -> Task:
@@ -208,13 +222,17 @@ def _zero_shot_task(attribute: str, limit: int | None) -> Task:
     data = zero_shot_items(attribute, limit)
     labels = torch.from_numpy(data.labels)
 
-    def top1(scores: Tensor) -> dict[str, float]:
-        s = scores[:, :, 0]  # (N, classes)
-        true = s[torch.arange(len(labels)), labels]
-        others = s.scatter(1, labels[:, None], -torch.inf).max(dim=1).values
-        return {"top1": fraction(M.pairwise_correct(true, others))}
+    return grid_task([[im] for im in data.images], [data.prompts] * len(labels), LabelledMetric(_top1, labels))
 
-    return grid_task([[im] for im in data.images], [data.prompts] * len(labels), top1)
+
+def _top1(scores: Tensor, labels: Tensor) -> dict[str, float]:
+    """Strict top-1 over the prompts of item n (N, classes, 1): the true class beats every other."""
+    import torch
+
+    s = scores[:, :, 0]  # (N, classes)
+    true = s[torch.arange(len(labels)), labels]
+    others = s.scatter(1, labels[:, None], -torch.inf).max(dim=1).values
+    return {"top1": fraction(M.pairwise_correct(true, others))}
 
 
 _TOY = {

@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.crowd_server import cpu_seconds
+from tests.support.crowd_server import cpu_seconds, machine_cpu
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -302,14 +302,17 @@ def measure(workers: list[Annotator], work: Callable[[Annotator], None], server_
     for thread in threads:
         thread.start()
     server_cpu, client_cpu = cpu_seconds(server_pid) if server_pid else 0.0, time.process_time()
+    steal, total = machine_cpu()
     go.wait()
     started = time.perf_counter()
     for thread in threads:
         thread.join()
     wall = max(ends) - started
+    steal_after, total_after = machine_cpu()
     return {"annotators": workers, "wall": wall,
             "server_cpu": cpu_seconds(server_pid) - server_cpu if server_pid else None,
-            "client_cpu": time.process_time() - client_cpu}
+            "client_cpu": time.process_time() - client_cpu,
+            "steal": (steal_after - steal) / max(1, total_after - total)}
 
 
 # ---------------------------------------------------------------- report
@@ -341,7 +344,8 @@ def report(label: str, result: dict, what: str = "/answer") -> float:
         (f"server {1000 * result['server_cpu'] / len(times):.1f} ms "
          f"({100 * result['server_cpu'] / result['wall']:.0f}% of a core), ")
     print(f"  CPU per call: {server}client {1000 * result['client_cpu'] / len(times):.1f} ms "
-          f"({100 * result['client_cpu'] / result['wall']:.0f}%)")
+          f"({100 * result['client_cpu'] / result['wall']:.0f}%); the host took {100 * result['steal']:.0f}% of this "
+          "machine's CPU time meanwhile (steal)")
     for annotator in result["annotators"]:
         if annotator.error:
             print(f"  ERROR {annotator.name}: {annotator.error}")

@@ -25,6 +25,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields_[11]) + int(fields_[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_cpu() -> tuple[int, int]:
+    """(steal, total) clock ticks of the whole machine so far (Linux /proc/stat): steal is the time the host
+    gave this virtual machine's CPUs to others, which a latency measured here cannot tell from slowness."""
+    ticks = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return ticks[7], sum(ticks[:8])
+
+
 class ServerProcess:
     """A Gradio server in a process of its own on a fixed port: started, stopped, killed and started again,
     so a restart comes back where the crowd's clients expect it. A context manager: leaves nothing running."""

@@ -29,7 +29,7 @@ from ui.tabs import benchmarks_failures as failures
 from ui.tabs.probe import model_labels
 
 REFRESH_S = 2.0
-CHART_COLUMNS = ["bar", "model", "benchmark", "metric", "value (%)"]
+CHART_COLUMNS = ["bar", "model", "benchmark", "metric", "value (%)", "95% interval (%)"]
 SUBMIT_ERRORS = (ValueError, TypeError, jobs.JobError)  # PathError and DataMissing are ValueErrors
 
 
@@ -68,11 +68,24 @@ def percent(value) -> float | None:
     return round(100 * value, 1) if isinstance(value, (int, float)) else None
 
 
+def interval_text(bounds) -> str:
+    """A 95% interval in percent, ``[75.6, 77.5]``; blank where the result has none."""
+    return f"[{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]" if bounds else ""
+
+
+def with_interval(value, bounds) -> float | str | None:
+    """A leaderboard cell: the value in %, followed by its 95% bootstrap interval when the row has one."""
+    shown = percent(value)
+    return f"{shown} {interval_text(bounds)}" if shown is not None and bounds else shown
+
+
 def leaderboard_frame(store: Store, benchmarks: list[str] | None = None) -> pd.DataFrame:
-    """One row per model (evaluated here), then the chance and published rows that share a column; values in %."""
+    """One row per model (evaluated here), then the chance and published rows that share a column; values in %,
+    a row evaluated here with each value's 95% bootstrap interval (``76.6 [75.6, 77.5]``)."""
     board = leaderboard(store, benchmarks or (), reference_rows=reference_rows())
     columns = ordered_columns(board.columns, results(store, benchmarks or ()))
-    rows = [{"model": row["model"], "source": row["source"], **{c: percent(row.get(c)) for c in columns},
+    rows = [{"model": row["model"], "source": row["source"],
+             **{c: with_interval(row.get(c), row.get("intervals", {}).get(c)) for c in columns},
              "date": row.get("date", "")} for row in board.rows]
     return pd.DataFrame(rows, columns=["model", "source", *columns, "date"])
 
@@ -87,7 +100,8 @@ def chart_frame(store: Store, benchmarks: list[str] | None = None, known: dict[s
         metric = headline_metric(row["benchmark"], row["metrics"])
         bars.append({"bar": f"{row['benchmark']} · {short[row['model']]}", "model": short[row["model"]],
                      "benchmark": row["benchmark"], "metric": metric,
-                     "value (%)": percent(row["metrics"][metric])})
+                     "value (%)": percent(row["metrics"][metric]),
+                     "95% interval (%)": interval_text((row.get("intervals") or {}).get(metric))})
     return pd.DataFrame(bars, columns=CHART_COLUMNS).astype({"value (%)": float})
 
 
@@ -217,10 +231,12 @@ def build(ctx: AppContext, visitor: Session, probe_inputs: dict, tabs: gr.Tabs) 
     # Model and source wide enough to read and pinned; metric columns (any number) keep Gradio's width and scroll.
     table = gr.Dataframe(initial_table, interactive=False, wrap=True, max_height=420, elem_id="bench-leaderboard",
                          pinned_columns=1, column_widths=["300px", "170px"],
-                         label="Rows: models evaluated here, then chance and published rows (with their source)")
+                         label="Rows: models evaluated here (value [95% bootstrap interval]), then chance and "
+                               "published rows (with their source)")
     csv_file = gr.File(label="Leaderboard CSV", visible=False, interactive=False, elem_id="bench-csv")
     chart = gr.BarPlot(initial_chart if len(initial_chart) else None, x="bar", y="value (%)", color="model",
-                       y_lim=[0, 100], x_label_angle=-20, tooltip=["model", "benchmark", "metric", "value (%)"],
+                       y_lim=[0, 100], x_label_angle=-20, tooltip=["model", "benchmark", "metric", "value (%)",
+                                                                   "95% interval (%)"],
                        label="Headline metric per model and benchmark (%)", elem_id="bench-chart", x_title=" ")
     failures.build(ctx, probe_inputs, tabs)
     job = gr.State(None)

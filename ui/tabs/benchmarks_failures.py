@@ -15,7 +15,16 @@ import gradio as gr
 import pandas as pd
 from PIL import Image
 
-from backend.benchmarks.results import disagreements, get_result, item_images, items, model_label, results, subtypes
+from backend.benchmarks.results import (
+    disagreements,
+    get_result,
+    item_images,
+    items,
+    model_label,
+    paired_test,
+    results,
+    subtypes,
+)
 from backend.core.store import Store
 from ui.context import AppContext
 from ui.session import shown
@@ -155,6 +164,13 @@ def make_handlers(ctx: AppContext) -> dict:
             return pd.DataFrame(columns=DISAGREE_COLUMNS)
         return disagreement_frame(guarded(disagreements, store, result_id(first), int(second), PAGE))
 
+    def paired(first, second):
+        """The two results' paired test: exact McNemar p-value, discordant items, the difference's interval."""
+        if second in (None, "") or first in (None, ""):
+            return ""
+        return "**Paired test** (first = A, second = B): " + guarded(paired_test, store, result_id(first),
+                                                                     int(second)).line()
+
     def send_to_probe(value, position):
         """The item's first image and its true caption, into the Probe tab's inputs; the Probe tab opens."""
         rid = result_id(value)
@@ -163,7 +179,8 @@ def make_handlers(ctx: AppContext) -> dict:
         return image, shown_item["texts"][0], gr.Tabs(selected="probe")
 
     return {"choices": lambda: gr.Dropdown(choices=result_choices(store)), "pick_result": pick_result,
-            "failures": failures, "failure_item": failure_item, "compare": compare, "send_to_probe": send_to_probe}
+            "failures": failures, "failure_item": failure_item, "compare": compare, "paired": paired,
+            "send_to_probe": send_to_probe}
 
 
 def selected_position(table: pd.DataFrame, event: gr.SelectData) -> int:
@@ -193,6 +210,7 @@ def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> None:
                 disagree = gr.Dataframe(pd.DataFrame(columns=DISAGREE_COLUMNS), interactive=False, wrap=True,
                                         max_height=300, label="Items one gets right and the other wrong (click one)",
                                         elem_id="failure-disagree")
+                paired = gr.Markdown(elem_id="failure-paired")
             with gr.Column(scale=2):
                 # No preview: a single image opened as a preview showed only its top-left corner.
                 gallery = gr.Gallery(label="Item image(s)", columns=2, height="auto", object_fit="contain",
@@ -208,7 +226,8 @@ def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> None:
                   api_name="failure_subtypes").then(handlers["failures"], [result, subtype, page], wrong,
                                                     api_visibility="private")
     page.submit(handlers["failures"], [result, subtype, page], wrong, api_visibility="private")
-    other.change(handlers["compare"], [result, other], disagree, api_name="disagreements")
+    other.change(handlers["compare"], [result, other], disagree, api_name="disagreements").then(
+        handlers["paired"], [result, other], paired, api_name="paired_test")
     for table in (wrong, disagree):
         table.select(selected_position, table, position, api_visibility="private")
     position.change(handlers["failure_item"], [result, position], [gallery, captions], api_name="failure_item")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import time
 from pathlib import PurePath
 
@@ -11,10 +10,11 @@ import gradio as gr
 import pandas as pd
 
 from backend.core.auth import Actor
-from backend.core.limits import GUEST_PROBES_PER_MINUTE
+from backend.core.limits import guest_probes_spent
 from backend.core.ratelimit import Refused
+from backend.core.worker import WorkerStopped
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES
-from backend.probe import ProbeInputError, ProbeResult, check_request, diff_segments, load_image, percent, run_probe
+from backend.probe import ProbeInputError, ProbeResult, check_request, diff_segments, load_image, percent
 from ui.context import AppContext, offer_new
 from ui.session import Session, actor_of
 
@@ -30,19 +30,6 @@ SCROLL_TABLE_TO_TOP = ("() => { const v = document.querySelector('#probe-table .
                        "if (v) v.scrollTop = 0; }")
 WARNING_STYLE = ("border: 2px solid #b45309; background: #fef3c7; color: #78350f; border-radius: 6px; "
                  "padding: 8px 12px; margin-bottom: 8px")
-
-
-def uploaded_image(payload: dict | None):
-    """The image of a raw upload (the probe events skip Gradio's preprocessing), read by the backend.
-
-    Gradio's own preprocessing opens an upload before any handler runs, so a file that is not an image failed
-    there with no message at all; read here, it gets the command line's message, under the user's file name."""
-    if not payload:
-        return None
-    try:
-        return load_image(payload["path"], name=payload.get("orig_name"))
-    except ProbeInputError as error:
-        raise gr.Error(str(error), print_exception=False) from error
 
 
 def model_labels(specs: list[str], known: dict[str, str] | None = None) -> dict[str, str]:
@@ -192,8 +179,17 @@ def write_downloads(result: ProbeResult) -> tuple[str, str]:
 
 
 def check_upload(payload: dict | None) -> None:
-    """Read an upload as it arrives, so a file that is not an image is named now, not at the next Probe."""
-    uploaded_image(payload)
+    """Read an upload as it arrives, so a file that is not an image is named now, not at the next Probe.
+
+    The events skip Gradio's preprocessing, which opens an upload before any handler runs, so a file that is not
+    an image failed there with no message at all; read by the backend, it gets the command line's message, under
+    the user's file name."""
+    if not payload:
+        return
+    try:
+        load_image(payload["path"], name=payload.get("orig_name"))
+    except ProbeInputError as error:
+        raise gr.Error(str(error), print_exception=False) from error
 
 
 def apply_layout(settings: dict):
@@ -211,8 +207,7 @@ def admit(ctx: AppContext, actor: Actor, request: gr.Request | None) -> None:
         return
     wait = ctx.guards.guest_probes.spend(ctx.client(request) or "unknown")
     if wait:
-        raise gr.Error(f"Visitors may run {GUEST_PROBES_PER_MINUTE} probes a minute: wait {math.ceil(wait)} s "
-                       "(or sign in as an admin).", print_exception=False)
+        raise gr.Error(guest_probes_spent(wait), print_exception=False)
 
 
 def make_handler(ctx: AppContext):
@@ -220,9 +215,11 @@ def make_handler(ctx: AppContext):
               request: gr.Request | None = None, progress=gr.Progress()):
         """Run a probe and return (summary, table, plot, csv, json, the layout for `apply_layout`).
 
-        Inputs arrive as sent (no preprocessing, see `uploaded_image`): the image as an upload's file data. A
-        visitor's probes are counted (`admit`); every probe waits for its turn in the probes' short line, or is
-        told the server is busy (`ui.context.Guards.probe_line`)."""
+        Inputs arrive as sent (no preprocessing, see `check_upload`): the image as an upload's file data, which
+        the probe reads where it runs (`ui.context.AppContext.probes`: a worker process in the app). A visitor's
+        probes are counted (`admit`); every probe waits for its turn in the probes' short line, or is told the
+        server is busy (`ui.context.Guards.probe_line`); a visitor's starts at least
+        `backend.core.limits.PROBE_SPACING_S` after the one before it."""
         actor = actor_of(ctx, session)
         guest_models = ctx.guest_models()
         try:
@@ -230,15 +227,15 @@ def make_handler(ctx: AppContext):
         except ProbeInputError as error:
             raise gr.Error(str(error), print_exception=False) from error
         admit(ctx, actor, request)
-        picture = uploaded_image(image)
         try:
-            with ctx.guards.probe_line.slot():
-                result = run_probe(picture, caption, models or [], ctx.registry, ctx.cache,
-                                   families=list(families or []), seed=int(seed or 0), extra=extra,
-                                   progress=lambda fraction, desc: progress(fraction, desc=desc),
-                                   actor=actor, guest_models=guest_models,
-                                   plausible_only=bool(plausible_only))
-        except (ProbeInputError, ValueError, Refused) as error:
+            with ctx.guards.probe_line.slot(spaced=not actor.is_admin):
+                result = ctx.probes.run((image or {}).get("path"), caption, models or [],
+                                        image_name=(image or {}).get("orig_name"),
+                                        families=list(families or []), seed=int(seed or 0), extra=extra,
+                                        progress=lambda fraction, desc: progress(fraction, desc=desc),
+                                        actor=actor, guest_models=guest_models,
+                                        plausible_only=bool(plausible_only))
+        except (ProbeInputError, ValueError, Refused, WorkerStopped) as error:
             raise gr.Error(str(error), print_exception=False) from error
         for problem in result.errors:
             gr.Warning(problem)
@@ -248,6 +245,12 @@ def make_handler(ctx: AppContext):
         return (summary_markdown(result, labels), table_frame(result, labels), plot_frame(result, labels),
                 csv_path, json_path, layout(result, labels))
     return probe
+
+
+def events_calling(handler) -> set[int]:
+    """The queue's event ids (what a client sends as fn_index) of the Blocks being built that run `handler`."""
+    blocks = gr.context.Context.root_block
+    return {index for index, function in (blocks.fns.items() if blocks else ()) if function.fn is handler}
 
 
 def build(ctx: AppContext, visitor: Session) -> dict:
@@ -291,7 +294,7 @@ def build(ctx: AppContext, visitor: Session) -> dict:
     inputs = [image, caption, models, families, seed, extra, plausible_only, visitor.state]
     outputs = [summary, table, plot, csv_file, json_file, settings]
     handler = make_handler(ctx)
-    # preprocess=False: the handler reads the image itself (see `uploaded_image`).
+    # preprocess=False: the probe reads the image itself (see `check_upload`).
     # concurrency_limit=None: every probe reaches its handler at once, where the probes' own line (a few running
     # or waiting, the rest told the server is busy) bounds them instead of Gradio's queue, which has no bound.
     for event in (run.click(handler, inputs, outputs, api_name="probe", preprocess=False, concurrency_limit=None),
@@ -300,6 +303,7 @@ def build(ctx: AppContext, visitor: Session) -> dict:
         event.success(apply_layout, settings, [table, plot], api_visibility="private", show_progress="hidden")
         # New results start at their first row, not where the last ones were scrolled to.
         event.success(None, js=SCROLL_TABLE_TO_TOP)
+    ctx.guards.probe_events.update(events_calling(handler))
     # Finished training runs' checkpoints join the list without restarting the app.
     refresh_models.click(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                          api_name="model_choices")

@@ -251,7 +251,8 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
               cache: EmbeddingCache, families: Sequence[str] | None = None, seed: int = 0,
               extra=None, progress: Progress | None = None, actor: Actor | None = None,
               guest_models: Sequence[str] = (), plausible_only: bool = False,
-              grammar_filter: GrammarFilter | None = None, blind_scorer=DEFAULT_BLIND) -> ProbeResult:
+              grammar_filter: GrammarFilter | None = None, blind_scorer=DEFAULT_BLIND,
+              image_name: str | None = None) -> ProbeResult:
     """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal.
 
     Models load first, so that variants draw new words from the vocabulary they declare (the built-in
@@ -260,6 +261,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
     grammar_filter: also marks generated negatives its CoLA classifier finds unacceptable as not plausible.
     blind_scorer: a `backend.perturb.blind` text scorer for the blind row ("default": the shipped n-gram
     model; None: no row).
+    image_name: what a message about the image calls it (an upload's own name, not the server's copy).
     """
     if image is None:
         raise ProbeInputError("No image: upload one, paste one, or pick an example.")
@@ -267,7 +269,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         raise ProbeInputError("Pick at least one model.")
     from backend.models.encoder import Encoder
 
-    picture = load_image(image)
+    picture = load_image(image, name=image_name)
     validate_caption(caption)
     errors, loaded_models = [], {}
     for index, spec in enumerate(model_specs):
