@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import threading
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.core.store import Store, StoreDamaged, check_integrity, move_aside
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from ui import gate, limits, session
+from ui import gate, limits, session, study
 from ui.context import AppContext
 from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
 
@@ -78,6 +79,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
     if on_zero_gpu():  # ZeroGPU counts the GPU functions when the app is built: define them (its auto-wrap off)
         from backend.models import encoder  # noqa: F401  (the Probe's `embed_on_device`)
     with gr.Blocks(title="Compositionality Lab", delete_cache=CLEAN_CACHE) as demo:
+        study.hide_navbar()  # the study page is a route of this app, reached only by its link
         gr.Markdown(HEADER)
         visitor = session.build(ctx)
         banner = _backup_banner(ctx)
@@ -97,6 +99,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                 tab.select(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                            api_visibility="private", queue=False)
         visitor.wire(demo, [*banner, *admin_tabs])
+    study.add_route(ctx, demo)
     return demo
 
 
@@ -121,9 +124,11 @@ def _admin_tabs(ctx: AppContext, visitor: session.Session) -> list:
 
 
 def build_annotate_app(ctx: AppContext) -> gr.Blocks:
-    """The annotation flow alone: what a study link points to. No other tab, and no admin endpoint at all."""
+    """The annotation flow alone (and the study page at /study): no other tab, and no admin endpoint at all."""
     with gr.Blocks(title="Annotation", delete_cache=CLEAN_CACHE) as demo:
+        study.hide_navbar()
         annotate.build(ctx).wire(demo)
+    study.add_route(ctx, demo)
     return demo
 
 
@@ -137,6 +142,7 @@ def launch_options(ctx: AppContext, uploads: bool = True) -> dict:
             "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
             "blocked_paths": [str(path) for path in never_served(ctx.settings)],
             "max_file_size": MAX_UPLOAD_BYTES,
+            "footer_links": ["gradio", "settings"],  # no "Use via API" under a participant's page
             "app_kwargs": {"middleware": middleware(ctx, uploads)}}
 
 
@@ -185,6 +191,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="annotate: serve only the annotation flow (what a Prolific study link points to)")
     args = parser.parse_args(argv)
     ctx = default_context()
+    flush_backup_on_sigterm()
     if args.mode == "annotate":
         build_annotate_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx, uploads=False))
         return
@@ -196,6 +203,18 @@ def main(argv: list[str] | None = None) -> None:
     # first page.
     threading.Thread(target=ctx.probes.warm_up, daemon=True).start()
     demo.block_thread()
+
+
+def flush_backup_on_sigterm() -> None:
+    """On SIGTERM (what a Space gets when it restarts, sleeps or is rebuilt), stop campaign writes, commit the
+    campaign backup, then exit. Python's default for SIGTERM ends the process at once, and the backup commits
+    only every few minutes: every answer acknowledged since the last commit was lost."""
+    def shut_down(signum: int, frame: object) -> None:
+        mirror.shutdown()
+        log.info("campaign backup committed; exiting on SIGTERM")
+        logging.shutdown()
+        os._exit(0)  # the server's threads hold no state worth waiting for: SQLite has every committed row
+    signal.signal(signal.SIGTERM, shut_down)
 
 
 if __name__ == "__main__":

@@ -124,8 +124,9 @@ class Run:
 
 
 def campaign_items(annotators: int, tasks: int, overlap: int) -> int:
-    """Items enough that no session runs dry even if every answer went to a fresh item's two steps."""
-    return math.ceil(annotators * tasks / (2 * overlap)) + 2 * overlap
+    """Items enough that every session of a crowd arriving together reserves its whole length from step 3 alone
+    (a session's length is what is open when it starts: `backend.annotate.assign`)."""
+    return math.ceil(annotators * tasks / overlap) + 2 * overlap
 
 
 def prepare(workspace: Path, campaign: str, annotators: int, tasks: int, items: int = 0, seed: int = 0) -> Path:

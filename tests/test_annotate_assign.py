@@ -197,7 +197,9 @@ def test_human_baseline_asks_separate_i2t_and_t2i_questions_and_measures_accurac
     assign.submit(path, other, assign.next_task(path, other).assignment_id, truthful(assign.next_task(path, other)))
     assert db.rows(path, "select stage from items")[0]["stage"] == "unambiguous"
     asked = {}
-    for who in (me, other):
+    assert assign.next_task(path, me) is None  # each session was one task long: all that was open when it began
+    who = assign.join(path, campaign_id, "newcomer")
+    for _ in range(2):
         task = assign.next_task(path, who)
         asked[task.task] = task
         if task.task == "i2t":  # one image, two captions; the right one is the caption of the image shown

@@ -1,9 +1,10 @@
 """The annotator's page in a real browser (Debian chromium via playwright), served as a study link serves it.
 
-A Prolific participant answers with the keyboard only: three step-3 tasks
-("2", "n", "4"), one more, then a step-4 task (another annotator's step-3
-answer made one), and gets the completion link only after the last answer. A
-local annotator shows that keys typed into a text field stay there.
+A Prolific participant answers with the keyboard only: five step-3 tasks
+("2", "n", "4", "1", "1") and gets the completion link only after the last
+answer. A second participant's session begins with a step-4 task (another
+annotator's step-3 answer made one). A local annotator shows that keys typed
+into a text field stay there.
 
 `SAVE_SCREENSHOT=1` also writes a step-3 task, a step-4 task and the completion
 page to docs/annotate-step3.png, docs/annotate-step4.png, docs/annotate-done.png.
@@ -132,30 +133,10 @@ def test_a_participant_answers_with_the_keyboard_and_gets_the_code_after_the_las
     screen = {"x": 0, "y": 0, **VIEWPORT}
     assert all(inside(box, screen) for box in boxes.values()), f"images and keys fit the window unscrolled: {boxes}"
 
-    # Another annotator decides step 3 of a fresh item (after the step 4 of the participant's items, which
-    # comes first): the participant's next task is that item's step 4.
-    campaign_id = campaigns.get(settings.db, "study")["id"]
-    helper = assign.join(settings.db, campaign_id, "helper", "local")
-    their = assign.next_task(settings.db, helper)
-    while their.task == "ambiguity":
-        assign.submit(settings.db, helper, their.assignment_id, "left")
-        their = assign.next_task(settings.db, helper)
-    assert their.task == "select"
-    assert assign.submit(settings.db, helper, their.assignment_id, "1").recorded
     page.keyboard.press("1")
-    page.wait_for_function(f"() => document.querySelector('#annotate-counter')?.innerText.trim() === '5 / {TASKS}'")
-    page.wait_for_function("""() => ['left', 'right'].every(side => {
-        const img = document.querySelector(`#annotate-${side} img`);
-        return img && img.complete && img.naturalWidth > 0 && img.offsetParent !== null; })""")
-    original = db.rows(settings.db, "select caption from items where id = ?", (their.item_id,))[0]["caption"]
-    assert page.inner_text("#annotate-caption").strip() == original
-    assert not page.is_visible("#annotate-image-1") and not page.is_visible("#answer-none")
-    assert page.is_visible("#answer-both")
-    assert "Both" in page.inner_text("#annotate-instructions"), "step 4's instructions, open the first time"
+    wait_for_task(page, 5, TASKS, sources)
     assert not page.is_visible("#annotate-done") and page.locator("a[href*='prolific.com']").count() == 0
-    screenshot(page, "annotate-step4.png", tmp_path)
-
-    page.keyboard.press("l")
+    page.keyboard.press("1")
     done = page.locator("#annotate-done")
     done.wait_for(state="visible")
     code = campaigns.get(settings.db, "study")["config"].completion_code
@@ -166,6 +147,33 @@ def test_a_participant_answers_with_the_keyboard_and_gets_the_code_after_the_las
     assert not page.is_visible("#annotate-task")
     assert len(answers_of(settings, PID)) == TASKS
     screenshot(page, "annotate-done.png", tmp_path)
+
+
+def test_a_second_participant_starts_with_the_step_4_another_annotators_answer_opened(served, page, tmp_path):
+    """Another annotator's session ends on step 3 of a fresh item; the next participant's session, reserved when
+    their link opens, begins with that item's step 4 (later steps first)."""
+    settings, url, _ = served
+    campaign_id = campaigns.get(settings.db, "study")["id"]
+    helper = assign.join(settings.db, campaign_id, "helper", "local")
+    their, decided = assign.next_task(settings.db, helper), None
+    while their is not None:
+        if their.task == "select":
+            decided = their.item_id
+        assign.submit(settings.db, helper, their.assignment_id, "1" if their.task == "select" else "left")
+        their = assign.next_task(settings.db, helper)
+    assert decided is not None, "the helper's session had a step-3 task"
+    page.goto(url + f"?campaign=study&PROLIFIC_PID={PID[::-1]}&STUDY_ID=s1&SESSION_ID=x2")
+    page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.trim().startsWith('1 / ')")
+    page.wait_for_function("""() => ['left', 'right'].every(side => {
+        const img = document.querySelector(`#annotate-${side} img`);
+        return img && img.complete && img.naturalWidth > 0 && img.offsetParent !== null; })""")
+    original = db.rows(settings.db, "select caption from items where id = ?", (decided,))[0]["caption"]
+    assert page.inner_text("#annotate-caption").strip() == original
+    assert not page.is_visible("#annotate-image-1") and not page.is_visible("#answer-none")
+    assert page.is_visible("#answer-both")
+    assert "Both" in page.inner_text("#annotate-instructions"), "step 4's instructions, open the first time"
+    assert not page.is_visible("#annotate-done") and page.locator("a[href*='prolific.com']").count() == 0
+    screenshot(page, "annotate-step4.png", tmp_path)
 
 
 def test_keys_typed_into_a_text_field_stay_there(served, page):

@@ -145,14 +145,15 @@ def begin(url: str, name: str, db_path: Path) -> tuple[Annotator, int]:
 
 def finish(url: str, name: str, db_path: Path, alice: Annotator) -> None:
     """Once dave's task is due to be reclaimed: bob disagrees at step 3, alice goes on, carol settles the ties, and
-    alice and bob come back for step 4 of the items carol settled."""
+    newcomers do step 4 of the items carol settled (a session is as long as the work open when it began: alice's and
+    bob's are over)."""
     bob = Annotator(url, name, "bob", db_path)
     bob.work(lambda annotator: "none" if annotator.task()["stage"] == "select" else annotator.truthful())
     alice.work()
     carol = Annotator(url, name, "carol", db_path)  # the third annotator ties are sent to
     carol.work()
-    for again in ("alice", "bob"):
-        Annotator(url, name, again, db_path).work()
+    for newcomer in ("erin", "fred", "gina"):
+        Annotator(url, name, newcomer, db_path).work()
 
 
 def assert_annotated_and_exported(summary: dict, settings, abandoned: int, out_dir: Path) -> None:

@@ -128,7 +128,8 @@ def test_answers_csv_round_trip(tmp_path):
     when = datetime(2025, 3, 4, 5, 6, 7, 890000, tzinfo=timezone.utc)
     answers = [
         {"campaign": "bivlc-1", "item_id": 11, "stage": "select", "annotator": "ann", "choice": "3",
-         "correct": True, "time_ms": 4210, "answered_at": when, "source": "crowd", "id": 99},
+         "correct": True, "time_ms": 4210, "answered_at": when, "source": "crowd", "id": 99, "study_id": "st1",
+         "session_id": "se1", "gold": 1},
         {"campaign": "bivlc-1", "item_id": 11, "stage": "select", "annotator": "bob", "choice": "none",
          "correct": False, "time_ms": 3000.0, "answered_at": when.astimezone(timezone(timedelta(hours=2))),
          "source": "crowd"},
@@ -144,16 +145,32 @@ def test_answers_csv_round_trip(tmp_path):
         assert tuple(reader.fieldnames) == ANSWER_COLUMNS
         read = list(reader)
     assert ANSWER_COLUMNS == ("campaign", "item_id", "stage", "annotator", "choice", "correct", "time_ms",
-                              "answered_at", "source")
+                              "answered_at", "source", "study_id", "session_id", "gold")
     assert read[0] == {"campaign": "bivlc-1", "item_id": "11", "stage": "select", "annotator": "ann",
                        "choice": "3", "correct": "true", "time_ms": "4210",
-                       "answered_at": "2025-03-04T05:06:07.890Z", "source": "crowd"}
+                       "answered_at": "2025-03-04T05:06:07.890Z", "source": "crowd", "study_id": "st1",
+                       "session_id": "se1", "gold": "true"}
     # +02:00 is converted to UTC, naive strings are UTC, epoch seconds are UTC
     assert [row["answered_at"] for row in read[1:]] == [
         "2025-03-04T05:06:07.890Z", "2025-03-04T05:06:07.000Z", "2025-03-04T05:06:07.890Z"]
     assert [row["correct"] for row in read] == ["true", "false", "", ""]
     assert [row["time_ms"] for row in read] == ["4210", "3000", "", ""]
     assert [row["source"] for row in read] == ["crowd", "crowd", "", ""]
+    assert [row["gold"] for row in read] == ["true", "", "", ""]
+
+
+def test_answers_csv_cells_never_run_as_spreadsheet_formulas(tmp_path):
+    """OWASP's CSV injection: a text starting with =, +, -, @, tab or carriage return is a formula to Excel,
+    LibreOffice and Sheets. Such texts get a leading apostrophe (shown as text); numbers stay numbers."""
+    names = ['=HYPERLINK("http://evil","click")', "+cmd|'/C calc'!A0", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "ann"]
+    answers = [{"campaign": "c", "item_id": 1, "stage": "select", "annotator": name, "choice": "1", "time_ms": -5,
+                "study_id": "=1+1", "session_id": "@x"} for name in names]
+    path = tmp_path / "answers.csv"
+    write_answers_csv(answers, path)
+    with path.open(newline="") as handle:
+        read = list(csv.DictReader(handle))
+    assert [row["annotator"] for row in read] == ["'" + name for name in names[:-1]] + ["ann"]
+    assert {(row["study_id"], row["session_id"], row["time_ms"]) for row in read} == {("'=1+1", "'@x", "-5")}
 
 
 def test_answers_csv_empty_and_bad_input(tmp_path):

@@ -51,4 +51,6 @@ def test_campaign_answers_and_images_come_back_after_the_disk_is_lost(tmp_path):
     assert image.read_bytes() == b"image 2"
     me_again = assign.join(fresh.db, campaign_id, "annotator-1")
     assert me_again == me
-    assert assign.next_task(fresh.db, me).task == "ambiguity"  # their step-3 answer is remembered: no repeat
+    # their session (one task: all that was open when it began) is remembered as done: no repeat, no new session
+    assert assign.serve(fresh.db, me) == assign.Ended("done", 1, 1)
+    assert assign.next_task(fresh.db, assign.join(fresh.db, campaign_id, "annotator-2")).task == "ambiguity"

@@ -119,9 +119,11 @@ def test_create_shows_stage_counts_settings_and_the_study_link(admin, app):
     assert "Created **pilot**: 6 items and 10 gold items" in message and picked["value"] == "pilot"
     status, settings_line, study, generating = admin.predict("pilot", api_name="/campaign_status")
     assert "**pilot**: items by stage: pending 6; gold items 10." in status
+    # 6 items x 2 answers x 4 steps (the baseline's two included) = 48 answers, 45 regular tasks a session
+    assert "Prolific places: **2** in all (48 answers" in status and "**2** still to fill" in status
     assert "human baseline on" in settings_line and "generator **toyworld**" in settings_line
     code = campaigns.get(settings.db, "pilot")["config"].completion_code
-    assert ("/?campaign=pilot&PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
+    assert ("/study?campaign=pilot&PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
             "&SESSION_ID={{%SESSION_ID%}}`") in study and f"Completion code: **{code}**" in study
     assert study.startswith("**Study link**") and "http://127.0.0.1:" in study
     assert generating == ("Candidate images: **0 of 64** stored; 16 item(s) still waiting for theirs. "

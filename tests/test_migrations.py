@@ -96,7 +96,8 @@ def test_a_version_4_store_gains_the_resume_link_and_keeps_its_jobs(tmp_path):
     connection.commit()
     connection.close()
     store = Store(path)
-    assert store.applied_migrations == list(range(5, migrations.LATEST + 1)) and store.schema_version == migrations.LATEST
+    assert store.applied_migrations == list(range(5, migrations.LATEST + 1))
+    assert store.schema_version == migrations.LATEST
     crashed = store.get_job(1)
     assert (crashed["name"], crashed["args"], crashed["status"], crashed["resumed_from"]) == \
         ("crashed", {"steps": 6}, "failed", None)

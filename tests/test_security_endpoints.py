@@ -35,8 +35,9 @@ CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret 
 REFUSED = "needs an admin; you are anonymous"
 
 # Who may call each handler, by the api_name the app's config gives it (Gradio numbers repeated names: tick_1).
-ANNOTATE = {"start", "begin", "_remember", "_remember_1", "answer", "from_link",
-            *(f"handler_{k}" if k else "handler" for k in range(10))}  # one per answer button
+ANNOTATE = {"start", "begin", "_remember", "_remember_1", "answer", "from_link", "poll",
+            *(f"handler_{k}" if k else "handler" for k in range(10)),  # one per answer button
+            "answer_1", "poll_1", "open_link", "consent", *(f"handler_{k}" for k in range(10, 20))}  # the study page
 PUBLIC = {
     *ANNOTATE,
     "probe", "probe_1", "apply_layout", "apply_layout_1", "check_upload", "model_choices", "lambda_6", "lambda_7",
@@ -50,13 +51,13 @@ ADMIN = {
     "launch", "run_status", "cancel", "resume", "list_runs", "launch_evaluate",
     "launch_sweep", "sweep_status", "list_sweeps", "export_patched",
     "create_campaign", "list_campaigns", "campaign_status", "campaign_items", "launch_generation",
-    "save_instructions", "items", "items_1", "items_2", "item", "item_1", "item_2", "campaign_item",
+    "save_instructions", "save_intro", "items", "items_1", "items_2", "item", "item_1", "item_2", "campaign_item",
     "decisions", "decisions_1", "decisions_2", "override_item", "lambda_5", "export_campaign", "backup_database",
 }
 # Timers and refreshes of admin views: for anyone else they return nothing at all (no message every 2 s).
 SILENT = {"tick", "tick_1", "tick_2", "refresh_if_changed_1", "load_config"}
 # Redraw a form from its own inputs (visibility, recipe values, a licence line, a clicked row): no stored data.
-LAYOUT = {"lambda_1", "recipe_values", "lambda_2", "lambda_3", "licence_markdown", "lambda_4", "pick_row"}
+LAYOUT = {"lambda_1", "recipe_values", "lambda_2", "lambda_3", "licence_markdown", "lambda_4", "pick_row", "_preview"}
 
 # Plausible arguments, by input label: what an attacker would try (everything else: the page's own values).
 ATTEMPTS = {"Run name": "owned", "Manifest (CSV/JSONL, for data = manifest)": "/etc/passwd", "Run": 1, "Sweep": 2,
@@ -68,12 +69,14 @@ ATTEMPTS = {"Run name": "owned", "Manifest (CSV/JSONL, for data = manifest)": "/
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """The password-policy app over a store with a campaign ("study": 4 items, one answer each, no gold), a
-    training run and a sweep whose names must not reach anyone but an admin."""
+    """The password-policy app over a store with a campaign ("study": 6 items, two answers each, no gold, sessions
+    of 2 tasks: every annotator of these tests gets a task), a training run and a sweep whose names must not reach
+    anyone but an admin."""
     workspace = tmp_path_factory.mktemp("lab")
     seed = workspace_settings(workspace)
     store = Store(seed.db)
-    toy_campaign(seed.db, seed.data_dir, "study", 4, CampaignConfig.from_dict({"gold_rate": 0, "overlap": 1}))
+    toy_campaign(seed.db, seed.data_dir, "study", 6, CampaignConfig.from_dict({"gold_rate": 0, "overlap": 2,
+                                                                               "tasks_per_session": 2}))
     store.create_job("train", {"name": "secret-run", "base_model": "toyworld"}, name="secret-run", actor="admin")
     store.create_job("sweep", {"pretrained": "toyworld", "finetuned": "local-dir:/srv/secret-model"}, actor="admin")
     with served_app(workspace, ["toyworld"], **CREDENTIALS) as (url, settings):

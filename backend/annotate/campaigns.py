@@ -28,6 +28,7 @@ from backend.jobs.kinds import check_known_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTIONS_DIR = ROOT / "annotations" / "instructions"
+INTRO_FILE = ROOT / "annotations" / "intro.md"
 TASKS = ("select", "ambiguity", "i2t", "t2i")
 RESOLUTION_RULES = ("majority", "third")
 STAGES = ("pending", "generated", "selected", "unambiguous", "done", "dropped")
@@ -38,6 +39,11 @@ IMPORTING = "importing"  # a new campaign's source until its last item is stored
 def default_instructions() -> dict[str, str]:
     """The BiVLC paper's wording (appendix H.1) for every task, from `annotations/instructions/`."""
     return {task: (INSTRUCTIONS_DIR / f"{task}.md").read_text() for task in TASKS}
+
+
+def default_intro() -> str:
+    """What a study link shows before the first task (the study, its length, the data kept, consent)."""
+    return INTRO_FILE.read_text()
 
 
 @dataclass
@@ -57,6 +63,7 @@ class CampaignConfig:
     generator: str = "bivlc"  # a backend.generate preset (a plug-in's source sets its own generator's)
     completion_code: str = ""  # Prolific completion code; made up when blank
     instructions: dict = field(default_factory=default_instructions)
+    intro: str = field(default_factory=default_intro)  # Markdown: the study link's first page, with consent
 
     @classmethod
     def from_dict(cls, values: dict) -> CampaignConfig:
@@ -79,6 +86,8 @@ class CampaignConfig:
             problems.append("tasks_per_session >= 1, images_per_item >= 2 and reclaim_after_s > 0 are required")
         if self.gold_items < 0 or self.min_gold < 1:
             problems.append("gold_items >= 0 and min_gold >= 1 are required")
+        if not str(self.intro or "").strip():
+            problems.append("the intro (the study link's first page) is empty")
         missing = set(TASKS) - set(self.instructions)
         if missing:
             problems.append(f"instructions missing for {sorted(missing)}")

@@ -9,6 +9,7 @@ interleave their transactions, hence one connection per thread.
 """
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import threading
@@ -24,6 +25,13 @@ _local = threading.local()
 # orders processes) sleeps with growing back-off instead, which gave the annotation page a long latency tail.
 _write_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
+FULL = "could not save: the server's disk is full. Nothing was recorded; try again in a moment"
+
+
+class StoreFull(ValueError):
+    """A write the disk had no room for: rolled back, so nothing of it was stored (or acknowledged)."""
+
+
 # Where committed rows go besides SQLite (the Space backup, `backend.annotate.mirror`); None: nowhere.
 _sink: Callable[[str, dict], None] | None = None
 
@@ -76,15 +84,33 @@ def write(path: Path | str) -> Iterator[sqlite3.Connection]:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("COMMIT")
+        except BaseException as error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             _local.pending = []
+            if _disk_full(error):
+                raise StoreFull(FULL) from error
             raise
-        conn.execute("COMMIT")
-    pending, _local.pending, sink = _local.pending, [], _sink
-    if sink is not None:
-        for table, row in pending:
-            sink(table, row)
+        # Still under the lock: whoever holds every write lock (`hold_writes`) knows each committed row is mirrored.
+        pending, _local.pending, sink = _local.pending, [], _sink
+        if sink is not None:
+            for table, row in pending:
+                sink(table, row)
+
+
+def _disk_full(error: BaseException) -> bool:
+    """SQLite's "database or disk is full", or the system's "no space left on device"."""
+    return (isinstance(error, sqlite3.OperationalError) and getattr(error, "sqlite_errorcode", None) ==
+            sqlite3.SQLITE_FULL) or (isinstance(error, OSError) and error.errno == errno.ENOSPC)
+
+
+def hold_writes() -> None:
+    """Stop every write of this process for good (for a shutdown that must flush the mirror): waits for the
+    transactions under way, whose rows are then mirrored, and blocks every later one. Returns once it holds them."""
+    _locks_guard.acquire()  # no new store path gets a lock; `write` waits here from now on
+    for lock in _write_locks.values():
+        lock.acquire()
 
 
 def rows(path: Path | str, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:

@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 
 COLUMNS = ("image", "caption", "negative_caption", "negative_image", "type", "subtype", "item_id")
 ANSWER_COLUMNS = ("campaign", "item_id", "stage", "annotator", "choice", "correct", "time_ms", "answered_at",
-                  "source")
+                  "source", "study_id", "session_id", "gold")
+# A cell a spreadsheet would run as a formula (=HYPERLINK(...), +cmd, -1+1, @SUM) starts with one of these (OWASP's
+# CSV injection list; tab and carriage return too): such a text gets a leading apostrophe, which shows it as text.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 REQUIRED_ANSWER_KEYS = ("campaign", "item_id", "stage", "annotator", "choice")
 
 
@@ -157,8 +160,8 @@ def _iso_utc(value: Any) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _correct(value: Any) -> str:
-    """"true"/"false" for gold answers, "" for answers to items without a known answer."""
+def _flag(value: Any) -> str:
+    """"true"/"false" for a yes/no value (an answer's correctness, an item's gold flag), "" when unknown."""
     if value is None or value == "":
         return ""
     return "true" if bool(value) else "false"
@@ -171,21 +174,32 @@ def _answer_row(answer: dict, number: int) -> dict[str, Any]:
         raise ExportError(f"answer {number} has no {', '.join(missing)}: {answer}")
     time_ms = answer.get("time_ms")
     return {
-        **{key: answer[key] for key in REQUIRED_ANSWER_KEYS},
-        "correct": _correct(answer.get("correct")),
+        **{key: _text_cell(answer[key]) for key in REQUIRED_ANSWER_KEYS},
+        "correct": _flag(answer.get("correct")),
         "time_ms": "" if time_ms is None else int(time_ms),
         "answered_at": _iso_utc(answer.get("answered_at")),
-        "source": answer.get("source") or "",
+        **{key: _text_cell(answer.get(key) or "") for key in ("source", "study_id", "session_id")},
+        "gold": _flag(answer.get("gold")),
     }
+
+
+def _text_cell(value: Any) -> Any:
+    """A text as a cell no spreadsheet executes (see `FORMULA_START`); numbers as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
 
 
 def write_answers_csv(answers: Iterable[dict], path: Path) -> int:
     """Write one CSV row per raw answer (nothing aggregated away) and return the row count.
 
     Columns, exactly: campaign, item_id, stage, annotator, choice, correct,
-    time_ms, answered_at (ISO-8601 UTC), source. Keys outside these are
-    ignored (a database row may carry its own id); correct, time_ms,
-    answered_at and source may be missing or None and are written empty.
+    time_ms, answered_at (ISO-8601 UTC), source, study_id and session_id
+    (Prolific's STUDY_ID and SESSION_ID of the annotator's link), gold
+    (whether the item is a gold item). Keys outside these are ignored (a
+    database row may carry its own id); the columns from correct on may be
+    missing or None and are written empty. Texts that a spreadsheet would run
+    as a formula are written with a leading apostrophe (`FORMULA_START`).
     Empty input writes just the header, so a reader always finds the columns.
     """
     path = Path(path)

@@ -22,6 +22,7 @@ from backend.core.settings import Settings
 TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers")  # replay order
 log = logging.getLogger(__name__)
 _failure = ""  # why the last `start` could not back up (shown to admins by `warning`)
+_running: Backup | None = None  # the backup `start` started, for `shutdown`
 
 
 def replay(store_path: Path | str, records: list[dict]) -> int:
@@ -79,6 +80,8 @@ def _restore_and_mirror(settings: Settings, api: Any, every_minutes: float) -> B
     backup = Backup(folder, settings.backup_repo, settings.hf_token, every_minutes=every_minutes, api=api,
                     restored=restored).start()
     db.set_sink(lambda table, row: backup.append(table, {**row, "_mirrored_at": time.time()}))
+    global _running
+    _running = backup
     return backup
 
 
@@ -106,3 +109,13 @@ def stop(backup: Backup | None) -> None:
     db.set_sink(None)
     if backup is not None:
         backup.stop()
+
+
+def shutdown() -> None:
+    """Before the process exits (SIGTERM: a Space restarting, sleeping or rebuilt): no campaign write from now on,
+    and everything written so far committed to the backup repo. A transaction under way finishes and is mirrored
+    first; one that had not begun never happens, so its answer is never acknowledged."""
+    db.hold_writes()
+    if _running is not None:
+        log.info("shutting down: committing the campaign backup to %s", _running.repo_id)
+        stop(_running)

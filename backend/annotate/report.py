@@ -8,6 +8,7 @@ Krippendorff's alpha over all annotators.
 """
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter
 from dataclasses import asdict
@@ -42,18 +43,49 @@ def status(store_path: Path | str, name: str) -> dict[str, Any]:
             "dropped": dict(Counter(db.loads(row["outcome"], {}).get("stage_reason", "")
                                     for row in items if row["stage"] == "dropped" and not row["gold"])),
             "answers": dict(Counter(row["stage"] for row in answers if not row["gold"])),
+            "places": places(store_path, campaign_id, config),
             "annotators": annotator_table(store_path, campaign_id, answers, config),
             "agreement": agreement(answers),
             "baseline": baseline(answers)}
 
 
+STEPS = ("select", "ambiguity")  # BiVLC's two annotation steps; the human baseline adds BASELINE_STEPS
+BASELINE_STEPS = ("t2i", "i2t")
+STEP_OF_STAGE = {"pending": 0, "generated": 0, "selected": 1, "unambiguous": 2}  # the first step an item still needs
+
+
+def places(store_path: Path | str, campaign_id: int, config: campaigns.CampaignConfig) -> dict[str, int]:
+    """How many Prolific places the campaign can fill: its answers (items x overlap x steps) over the regular
+    (non-gold) tasks of a full session; and how many it can still fill, from the answers not yet given nor
+    reserved (an item dropped at step 3 needs no step 4, a tie needs one more answer). A session that starts
+    when fewer tasks are open is shorter (`backend.annotate.assign`), so these are what full sessions fill."""
+    steps = STEPS + (BASELINE_STEPS if config.human_baseline else ())
+    items = db.rows(store_path, "select i.id, i.stage, i.extra_answers from items i where i.campaign_id = ? and "
+                                "i.gold = 0", (campaign_id,))
+    taken = Counter((row["item_id"], row["stage"]) for row in db.rows(
+        store_path, "select item_id, stage from assignments where campaign_id = ? and status in ('reserved', "
+                    "'held', 'answered')", (campaign_id,)))
+    left = 0
+    for item in items:
+        first = STEP_OF_STAGE.get(item["stage"], len(steps))  # done and dropped items need nothing more
+        for step in steps[first:]:
+            extra = item["extra_answers"] if step == steps[first] else 0
+            left += max(0, config.overlap + extra - taken[(item["id"], step)])
+    per_session = max(1, config.tasks_per_session - math.floor(config.tasks_per_session * config.gold_rate))
+    answers = len(items) * config.overlap * len(steps)
+    return {"answers": answers, "per_session": per_session, "places": math.ceil(answers / per_session),
+            "answers_left": left, "places_left": math.ceil(left / per_session)}
+
+
 def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict],
                     config: campaigns.CampaignConfig) -> list[dict]:
-    """Per annotator: answers, held tasks, gold accuracy with its interval, median time, flag, finished."""
+    """Per annotator: answers, the session's length (None: none started: the study was full or they wait), tasks
+    held or reserved, gold accuracy with its interval, median time, flag, finished."""
     quality = gold_accuracy([(row["external_id"], bool(row["correct"])) for row in answers
                              if row["gold"] and row["correct"] is not None])
     held = Counter(row["annotator_id"] for row in db.rows(
-        store_path, "select annotator_id from assignments where campaign_id = ? and status = 'held'", (campaign_id,)))
+        store_path, "select annotator_id from assignments where campaign_id = ? and status in ('held', 'reserved')",
+        (campaign_id,)))
     table = []
     by_annotator: dict[int, list[dict]] = {}
     for row in answers:
@@ -63,6 +95,7 @@ def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict
         gold = quality.get(person["external_id"])
         low, high = wilson_interval(gold.n_correct, gold.n_gold) if gold else (None, None)
         table.append({"annotator": person["external_id"], "source": person["source"], "answered": len(mine),
+                      "session": person["quota"],
                       "held": held.get(person["id"], 0), "gold": gold.n_gold if gold else 0,
                       "gold_accuracy": gold.accuracy if gold else None, "gold_interval": (low, high),
                       "flagged": gold is not None and flagged(gold, config.gold_threshold, config.min_gold),
@@ -113,6 +146,10 @@ def to_markdown(state: dict[str, Any]) -> str:
     stages = ", ".join(f"{stage} {count}" for stage, count in sorted(state["stages"].items())) or "none"
     lines = [f"**{state['name']}**: items by stage: {stages}; gold items {state['gold_items']}.",
              f"Answers: {', '.join(f'{k} {v}' for k, v in state['answers'].items()) or 'none yet'}."]
+    room = state["places"]
+    lines.append(f"Prolific places: **{room['places']}** in all ({room['answers']} answers: items x overlap x "
+                 f"steps, {room['per_session']} regular tasks per full session); **{room['places_left']}** still "
+                 f"to fill ({room['answers_left']} answers neither given nor reserved). Do not open more.")
     if state["dropped"]:
         lines.append("Dropped: " + "; ".join(f"{why} ({n})" for why, n in state["dropped"].items()) + ".")
     agree = state["agreement"]
@@ -127,11 +164,13 @@ def to_markdown(state: dict[str, Any]) -> str:
             b = state["baseline"][task]
             lines.append(f"Human baseline {label}: {_percent(b['accuracy'])} of {b['n']} "
                          f"(95% CI {_percent(b['interval'][0])}-{_percent(b['interval'][1])}).")
-    table = ["| annotator | source | answered | held | gold | gold accuracy | median time | flagged | finished |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    table = ["| annotator | source | answered | session | held | gold | gold accuracy | median time | flagged "
+             "| finished |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in state["annotators"]:
         median = "n/a" if row["median_ms"] is None else f"{row['median_ms'] / 1000:.1f} s"
-        table.append(f"| {literal(row['annotator'])} | {row['source']} | {row['answered']} | {row['held']} "
+        table.append(f"| {literal(row['annotator'])} | {row['source']} | {row['answered']} "
+                     f"| {row['session'] or 'none'} | {row['held']} "
                      f"| {row['gold']} "
                      f"| {_percent(row['gold_accuracy'])} | {median} | {'FLAGGED' if row['flagged'] else ''} "
                      f"| {'yes' if row['finished'] else ''} |")

@@ -96,3 +96,9 @@ def _check(row: sqlite3.Row, source: str, key: str, required: bool, current: int
         raise ResumeRefused(f"{name!r} has already started in this campaign. To continue that session, enter its "
                             "resume key (shown when it began; the browser that began it fills it in). Otherwise "
                             "pick another name.")
+
+
+def started(store_path: Path | str, campaign_id: int, external_id: str) -> bool:
+    """Whether `external_id` has begun a session in the campaign (a study link reopened: no second intro)."""
+    return bool(db.rows(store_path, "select 1 from annotators where campaign_id = ? and external_id = ?",
+                        (campaign_id, external_id.strip())))

@@ -114,11 +114,13 @@ def export_rows(store_path: Path | str, name: str, folder: Path) -> list:
 
 
 def raw_answers(store_path: Path | str, name: str) -> list[dict]:
-    """Every answer as recorded, admin overrides included: what the answers CSV holds."""
+    """Every answer as recorded, admin overrides included, with the annotator's Prolific study and session and
+    whether the item is gold: what the answers CSV holds."""
     campaign_id = campaigns.get(store_path, name)["id"]
     return db.rows(store_path, "select ? as campaign, a.item_id, a.stage, coalesce(n.external_id, a.actor) as "
-                               "annotator, a.choice, a.correct, a.time_ms, a.created_at as answered_at, a.source "
-                               "from answers a left join annotators n on n.id = a.annotator_id "
+                               "annotator, a.choice, a.correct, a.time_ms, a.created_at as answered_at, a.source, "
+                               "n.study_id, n.session_id, i.gold from answers a join items i on i.id = a.item_id "
+                               "left join annotators n on n.id = a.annotator_id "
                                "where a.campaign_id = ? order by a.id", (name, campaign_id))
 
 

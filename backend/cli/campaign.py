@@ -15,6 +15,7 @@ from backend.cli import options
 from backend.core.auth import cli_actor
 from backend.core.settings import Settings
 from backend.core.store import Store
+from backend.core.text import terminal_safe
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -30,7 +31,7 @@ def _print(value, as_json: bool) -> None:
         options.print_json(value)
     else:
         for key, item in value.items():
-            print(f"{key}\t{json.dumps(item, default=str) if isinstance(item, (dict, list)) else item}")
+            print(terminal_safe(f"{key}\t{json.dumps(item, default=str) if isinstance(item, (dict, list)) else item}"))
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -63,7 +64,7 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         _print(state, True)
     else:
-        print(report.to_markdown(state))
+        print(terminal_safe(report.to_markdown(state)))
     return 0
 
 
@@ -94,9 +95,18 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _intro(args: argparse.Namespace) -> int:
+    """Print the study link's intro, or replace it with a Markdown file's text (what the Campaigns tab edits)."""
+    settings = _settings(args)
+    if args.file:
+        campaigns.update_config(settings.db, args.name, intro=Path(args.file).read_text())
+    print(terminal_safe(campaigns.get(settings.db, args.name)["config"].intro))
+    return 0
+
+
 def _list(args: argparse.Namespace) -> int:
     for row in campaigns.list_campaigns(_settings(args).db):
-        print(f"{row['name']}\t{row['source']}\t{row['created_by']}")
+        print(terminal_safe(f"{row['name']}\t{row['source']}\t{row['created_by']}"))
     return 0
 
 
@@ -162,5 +172,9 @@ def add_parsers(subparsers) -> None:
     export.add_argument("--out", help="folder (default: <downloads>/<name>)")
     export.add_argument("--push", metavar="REPO_ID", help="also push the dataset to this Hub dataset repo (HF_TOKEN)")
     export.add_argument("--public", action="store_true", help="make a pushed dataset public")
+
+    intro = command("intro", _intro, "print the study link's intro and consent page, or set it from a Markdown file")
+    intro.add_argument("name")
+    intro.add_argument("--file", help="a Markdown file: the new intro")
 
     command("list", _list, "the campaigns in the store")

@@ -90,6 +90,10 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("each benchmark result's 95% bootstrap intervals, {metric: [low, high]} (backend.benchmarks.stats)", (
         "ALTER TABLE eval_results ADD COLUMN intervals TEXT",
     )),
+    ("each annotator's session length, fixed when it starts, and when they were last seen (backend.annotate.assign)", (
+        "ALTER TABLE annotators ADD COLUMN quota INTEGER",
+        "ALTER TABLE annotators ADD COLUMN last_seen REAL",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

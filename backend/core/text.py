@@ -71,3 +71,12 @@ def clean(text: str | None, what: str, max_chars: int | None = None) -> str:
     if reason:
         raise TextError(f"{what} {reason}")
     return normalise(text)
+
+
+def terminal_safe(text: str) -> str:
+    """`text` as a terminal may print it: control, invisible formatting and lone surrogate characters (an
+    escape sequence that recolours or clears the screen, a right-to-left override) written as escapes
+    (``\\x1b``, ``\\u202e``); line breaks and tabs kept. For what the command line prints of stored text, which
+    may predate `clean` or come from a file."""
+    return "".join(char if char in "\n\t" or unicodedata.category(char) not in REFUSED_CATEGORIES
+                   else repr(char)[1:-1] for char in text)

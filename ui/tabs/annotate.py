@@ -27,11 +27,12 @@ from typing import Any
 
 import gradio as gr
 
-from backend.annotate import assign, campaigns, prolific, resume
+from backend.annotate import assign, campaigns, db, prolific, resume
 from backend.core.markup import literal
 from ui.context import AppContext
 
 N_IMAGES = 4
+WAIT_POLL_S = 5  # how often a waiting page asks the server again for a task
 KEYS = {"select": "Keys: 1-4 pick an image, N none.", "ambiguity": "Keys: 1 or L left, 2 or R right, B both.",
         "i2t": "Keys: 1 first description, 2 second.", "t2i": "Keys: 1 or L left, 2 or R right."}
 PANELS = ("select", "pair", "i2t")
@@ -108,14 +109,19 @@ class AnnotatePage:
         self.need_key = resume.keys_required(ctx.settings)  # see backend.annotate.resume
 
     # layout
+    FORM = True  # whether the page has the start form (a campaign to choose, a name to type); a study page has not
+
     def build(self) -> None:
         self.state = gr.State(None)
         # Outside the task's column: Gradio 6 shows a visible="hidden" child when its column is made visible.
         self.token = gr.Textbox(visible="hidden", elem_id="annotate-token")
-        with gr.Column(visible=True) as self.start_box:
+        with gr.Column(visible=self.FORM) as self.start_box:
             gr.Markdown("## Annotate\nChoose the campaign you were invited to and type your name or id.")
             with gr.Row():
-                self.campaign = gr.Dropdown(self._campaign_names(), label="Campaign", elem_id="annotate-campaign")
+                # a typed name too: a campaign created after this page was built is joinable at once (the
+                # handler checks that it exists)
+                self.campaign = gr.Dropdown(self._campaign_names() if self.FORM else [], label="Campaign",
+                                            elem_id="annotate-campaign", allow_custom_value=True)
                 self.name = gr.Textbox(label="Your name or id", elem_id="annotate-name")
                 self.key = gr.Textbox("", label="Resume key", visible=self.need_key, elem_id="annotate-key",
                                       placeholder="e.g. K7PQ-3XMA-HW2R",
@@ -145,6 +151,7 @@ class AnnotatePage:
             self.message = gr.Markdown(elem_id="annotate-message")
             self.resume_note = gr.Markdown(elem_id="annotate-resume-note")
         self.done = gr.Markdown(visible=False, elem_id="annotate-done")
+        self.waiting = gr.Timer(WAIT_POLL_S, active=False)  # runs only while the page waits for a task
         self.remembered = gr.BrowserState({}, storage_key=REMEMBERED_KEY, secret=REMEMBERED_SECRET)
         gr.HTML(head=PAGE_STYLE, visible="hidden", container=False, padding=False, elem_id="annotate-style")
 
@@ -162,7 +169,7 @@ class AnnotatePage:
         """What an answer fills: the next task (its panel's images and texts), or the end of the session."""
         return [self.state, self.task_box, self.done, self.counter, self.accordion, self.instructions, self.caption,
                 self.select_panel, *self.select_images, self.pair_panel, *self.pair_images, self.pair_buttons[2],
-                self.i2t_panel, self.i2t_image, *self.text_buttons, self.keys, self.token, self.message]
+                self.i2t_panel, self.i2t_image, *self.text_buttons, self.keys, self.token, self.message, self.waiting]
 
     @property
     def outputs(self) -> list:
@@ -182,6 +189,13 @@ class AnnotatePage:
                            show_progress="hidden", **api) for trigger, api in triggers]
         for event in started:
             event.success(_remember, form, self.remembered, api_visibility="private", queue=False)
+        self.wire_answers({"api_name": "answer"})
+        # A study's participants arrive together: opening the page must not wait in a queue of two.
+        demo.load(self.from_link, self.remembered, self.outputs, api_visibility="private", concurrency_limit=None,
+                  postprocess=False)
+
+    def wire_answers(self, api: dict[str, Any]) -> None:
+        """The answer buttons, the /answer endpoint (named by `api`) and the waiting page's timer."""
         buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
                       SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS)
         for button, (_, _, value) in buttons:
@@ -189,10 +203,9 @@ class AnnotatePage:
                          api_visibility="private", concurrency_limit=None, trigger_mode="once", postprocess=False)
         hidden_answer = gr.Textbox(visible=False)
         gr.Button(visible=False).click(self.answer, [self.state, self.token, hidden_answer], self.task_outputs,
-                                       api_name="answer", concurrency_limit=None, postprocess=False)
-        # A study's participants arrive together: opening the page must not wait in a queue of two.
-        demo.load(self.from_link, self.remembered, self.outputs, api_visibility="private", concurrency_limit=None,
-                  postprocess=False)
+                                       concurrency_limit=None, postprocess=False, **api)
+        self.waiting.tick(self.poll, self.state, self.task_outputs, api_visibility="private", concurrency_limit=None,
+                          postprocess=False, show_progress="hidden")
 
     # handlers
     def begin(self, campaign: str, name: str, key: str = "", session: Annotating | None = None):
@@ -219,16 +232,30 @@ class AnnotatePage:
             return self._view(None, None, message=f"**{error}**")
 
     def answer(self, session: Annotating | None, token: str, value: str):
-        """Record `value` as the answer to the task `token` names, then show the next task."""
+        """Record `value` as the answer to the task `token` names, then show the next task. When the store could
+        not save it (a full disk), the same task stays on screen with that said: the answer was not taken."""
         if session is None:
             raise gr.Error("Start a session first.", print_exception=False)
         message = ""
         try:
             result = assign.submit(self.db, session.annotator_id, int(token), value)
             message = "" if result.recorded or result.message == "already recorded" else result.message
+            shown = assign.serve(self.db, session.annotator_id)
+        except db.StoreFull as error:
+            return [*[gr.skip()] * (len(self.task_outputs) - 2), f"**{str(error).capitalize()}.**", gr.skip()]
         except (ValueError, assign.TaskError) as error:
             message = f"**{error}**"
-        return self._task_view(session, assign.next_task(self.db, session.annotator_id), message)
+            shown = assign.serve(self.db, session.annotator_id)
+        return self._task_view(session, shown, message)
+
+    def poll(self, session: Annotating | None):
+        """While waiting (others hold every open task): the first task once one is free, else nothing changes."""
+        if session is None:
+            return [None, *[gr.skip()] * (len(self.task_outputs) - 2), gr.Timer(active=False)]
+        shown = assign.serve(self.db, session.annotator_id)
+        if isinstance(shown, assign.Ended) and shown.state == "wait":
+            return gr.skip()
+        return self._task_view(session, shown)
 
     def _answer_with(self, value: str):
         def handler(session: Annotating | None, token: str):
@@ -250,22 +277,25 @@ class AnnotatePage:
         config = campaign["config"]
         session = Annotating(name, entry.annotator_id, campaigns.campaign_dir(self.ctx.settings.data_dir, name),
                              config.completion_code, identity.source, min(config.images_per_item, N_IMAGES))
-        return self._view(session, assign.next_task(self.db, entry.annotator_id), key=entry.issued or key)
+        return self._view(session, assign.serve(self.db, entry.annotator_id), key=entry.issued or key)
 
-    def _view(self, session: Annotating | None, task: assign.Task | None, message: str = "",
+    def _view(self, session: Annotating | None, shown: assign.Task | assign.Ended | None, message: str = "",
               campaign: str | None = None, remembered: dict | None = None, key: str = "") -> list:
         """`outputs`: the start form (filled in with what this browser `remembered`), a task, or the end of the
         session. What the page shows is not known here (a first visit, a reload), so every panel is set up."""
         if session is None:  # the start form, the campaign preselected when the link names one
-            chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign) if campaign else gr.Dropdown()
+            # the campaigns as they are now: one created after the server started can be chosen at once
+            chosen = gr.Dropdown(choices=self._campaign_names(), value=campaign)
             remembered = remembered or {}
             return [None, gr.Column(visible=True), chosen, *[gr.Button()] * len(SELECT_BUTTONS),
                     gr.Column(visible=False), gr.Markdown(visible=False), "", gr.Accordion(open=False), "", "",
                     *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message,
-                    remembered.get("name") or gr.Textbox(), remembered.get("key") or gr.Textbox(), ""]
-        state, *rest = self._task_view(replace(session, panel="", seen=(), opened=False), task, message)
-        shown = [k <= session.images for k in range(1, N_IMAGES + 1)] + [True]  # None is always there
-        return [state, gr.Column(visible=False), gr.Dropdown(), *[gr.Button(visible=visible) for visible in shown],
+                    gr.Timer(active=False), remembered.get("name") or gr.Textbox(),
+                    remembered.get("key") or gr.Textbox(), ""]
+        assert shown is not None
+        state, *rest = self._task_view(replace(session, panel="", seen=(), opened=False), shown, message)
+        buttons = [k <= session.images for k in range(1, N_IMAGES + 1)] + [True]  # None is always there
+        return [state, gr.Column(visible=False), gr.Dropdown(), *[gr.Button(visible=visible) for visible in buttons],
                 *rest, gr.Textbox(), key or gr.Textbox(), self._resume_note(session, key)]
 
     def _resume_note(self, session: Annotating, key: str) -> str:
@@ -275,12 +305,14 @@ class AnnotatePage:
         return (f"Your resume key: **{key}**. This browser remembers it; to continue in another browser, type it "
                 "with your name.")
 
-    def _task_view(self, session: Annotating, task: assign.Task | None, message: str = "") -> list:
-        """`task_outputs` for `task` (None: the session is over). Values only, unless the panel on screen
+    def _task_view(self, session: Annotating, shown: assign.Task | assign.Ended, message: str = "") -> list:
+        """`task_outputs` for the task `shown`, or why there is none (`assign.Ended`: the end of the session, a
+        wait that the page's timer ends, a full study). Values only, unless the panel on screen
         changes (then which panel is visible), the pair panel's Both button must appear or go, or the
         instructions open or close: they are open on the first task of each kind, so a participant arriving
         from a study link reads them before answering, and reads step 4's when step 4 first comes."""
         fresh = session.panel == ""
+        task = shown if isinstance(shown, assign.Task) else None
         panel = PANEL_OF_TASK[task.task] if task is not None else "done"
         both = task.task != "t2i" if task is not None and panel == "pair" else session.both
         panels = self._panels(session.folder, task, session.images, switch=fresh or panel != session.panel,
@@ -291,11 +323,13 @@ class AnnotatePage:
         after = replace(session, panel=panel, both=both, opened=new,
                         seen=(*session.seen, task.task) if task is not None and new else session.seen)
         if task is None:
-            return [after, gr.Column(visible=False), gr.Markdown(self._farewell(session), visible=True), "",
-                    instructions, "", "", *panels, "", "", ""]
+            assert isinstance(shown, assign.Ended)
+            return [after, gr.Column(visible=False), gr.Markdown(self._ending(session, shown), visible=True), "",
+                    instructions, "", "", *panels, "", "", "", gr.Timer(active=shown.state == "wait")]
         return [after, gr.Column(visible=True), gr.Markdown(visible=False) if fresh else "",
                 f"**{task.number} / {task.total}**", instructions, task.instructions, _caption(task), *panels,
-                KEYS[task.task], str(task.assignment_id), message]
+                KEYS[task.task], str(task.assignment_id), message,
+                gr.Timer(active=False) if fresh or session.panel == "done" else gr.skip()]
 
     @staticmethod
     def _panels(folder: Path, task: assign.Task | None, images: int, switch: bool, both: bool | None,
@@ -318,6 +352,27 @@ class AnnotatePage:
         visible = [gr.Column(visible=panel == name) if switch else gr.Column() for name in PANELS]
         return [visible[0], *select, visible[1], *slots("pair", 2), "Both" if both is None else gr.Button(visible=both),
                 visible[2], *slots("i2t", 1), *texts]
+
+    def _ending(self, session: Annotating, ended: assign.Ended) -> str:
+        """What the page says when there is no task to show. The completion code only when the session's
+        last answer is stored; a wait says it goes on by itself; a full study asks a participant to return."""
+        prolific_link = session.source == "prolific"
+        if ended.state == "done":
+            return self._farewell(session)
+        if ended.state == "wait":
+            where = f"You answered {ended.answered} of {ended.quota}. " if ended.quota else ""
+            return (f"## Please wait a moment\n{where}Every open task is being answered by someone else right now. "
+                    f"Keep this page open: it checks every {WAIT_POLL_S} seconds and shows your next task by "
+                    "itself as soon as one is free.")
+        if ended.answered:
+            return (f"## No task is left for you\nThe tasks kept for you went to others while you were away, and "
+                    f"none is left. Your {ended.answered} answers are stored."
+                    + (" Please return your submission on Prolific and message the researcher." if prolific_link
+                       else ""))
+        if prolific_link:
+            return ("## This study is full: please return your submission\nEvery task already has its answers or "
+                    "is taken. Please return your submission on Prolific; there is no completion code to enter.")
+        return "## No task for you\nThis campaign has no open task for you right now."
 
     def _farewell(self, session: Annotating) -> str:
         """Shown only once every answer is stored (the submit that ended the session has committed)."""

@@ -148,10 +148,10 @@ def make_handlers(ctx: AppContext) -> dict:
         name loaded last too. Only for another campaign than that one: the timer's redraw of the list may change
         the selection away and back, and an edit in progress must survive it."""
         if not actor_of(ctx, session).is_admin or not name or name == loaded:
-            return [gr.skip()] * (len(campaigns.TASKS) + 2)
+            return [gr.skip()] * (len(campaigns.TASKS) + 3)
         config = guarded(campaigns.get, store_path, name)["config"]
         preset = config.generator if config.generator in view.preset_names() else gr.skip()
-        return [*(config.instructions[task] for task in campaigns.TASKS), preset, name]
+        return [*(config.instructions[task] for task in campaigns.TASKS), config.intro, preset, name]
 
     def save_instructions(name, select, ambiguity, i2t, t2i, session=None):
         """Store the edited instructions (annotators see them from their next task on)."""
@@ -162,6 +162,12 @@ def make_handlers(ctx: AppContext) -> dict:
             raise gr.Error(f"Instructions for {', '.join(empty)} are empty.", print_exception=False)
         guarded(campaigns.update_config, store_path, named(name), instructions=texts)
         return f"Saved the instructions of **{name}**."
+
+    def save_intro(name, intro, session=None):
+        """Store the study link's first page (participants who open the link from now on read it)."""
+        admin(session, "editing a campaign's intro")
+        guarded(campaigns.update_config, store_path, named(name), intro=intro or "")
+        return f"Saved the intro of **{name}**: the study link shows it before the first task."
 
     def export(name, out_dir, repo_id, private, session=None):
         """The BiVLC-schema dataset and the answers CSV (and a push to the Hub when a repo id is given)."""
@@ -204,7 +210,7 @@ def make_handlers(ctx: AppContext) -> dict:
 
     return {"create": create, "generate": generate, "status": status, "items": items, "item": item,
             "decisions": decisions, "override": override, "load_config": load_config,
-            "save_instructions": save_instructions, "export": export, "backup": backup,
+            "save_instructions": save_instructions, "save_intro": save_intro, "export": export, "backup": backup,
             "list_campaigns": list_campaigns, "tick": tick}
 
 
@@ -258,6 +264,11 @@ def _generator() -> tuple:
     return preset, model, generate
 
 
+def _preview(intro: str) -> str:
+    """The intro's Markdown, rendered beside its editor as the study link will show it."""
+    return intro
+
+
 def build(ctx: AppContext, visitor: Session) -> None:
     """Lay out the Campaigns tab inside the current Blocks context."""
     h = make_handlers(ctx)
@@ -294,6 +305,12 @@ def build(ctx: AppContext, visitor: Session) -> None:
                                 elem_id=f"campaign-instructions-{task}") for task in campaigns.TASKS]
             save = gr.Button("Save instructions")
             saved = gr.Markdown()
+            with gr.Row(equal_height=False):
+                intro = gr.Textbox(label="Intro and consent (Markdown): the study link's first page", lines=10,
+                                   max_lines=24, elem_id="campaign-intro")
+                preview = gr.Markdown(elem_id="campaign-intro-preview", container=True)
+            save_intro = gr.Button("Save intro")
+            saved_intro = gr.Markdown()
         with gr.Tab("Export"):
             _export_view(ctx, h, campaign, state)
     seen = gr.State(None)
@@ -308,7 +325,10 @@ def build(ctx: AppContext, visitor: Session) -> None:
                     api_name="campaign_status")
     campaign.change(h["items"], [campaign, state], items["table"], api_name="campaign_items")
     loaded = gr.State("")  # the campaign whose instructions the editors hold
-    campaign.change(h["load_config"], [campaign, loaded, state], [*texts, preset, loaded], api_visibility="private")
+    campaign.change(h["load_config"], [campaign, loaded, state], [*texts, intro, preset, loaded],
+                    api_visibility="private")
+    intro.change(_preview, intro, preview, api_visibility="private", queue=False)
+    save_intro.click(h["save_intro"], [campaign, intro, state], saved_intro, api_name="save_intro")
     generate.click(h["generate"], [campaign, preset, model, where, state], [notice, generating],
                    api_name="launch_generation")
     save.click(h["save_instructions"], [campaign, *texts, state], saved, api_name="save_instructions")

@@ -20,6 +20,7 @@ from backend.core.errors import first_line
 from backend.core.markup import literal
 from backend.core.store import Store
 from backend.generate.presets import model_card, presets
+from ui import study
 
 ITEM_COLUMNS = ["id", "stage", "gold", "caption", "negative caption", "type", "answers", "model pick"]
 ANSWER_COLUMNS = ["annotator", "task", "choice", "correct", "time (s)", "source", "answered at"]
@@ -102,8 +103,9 @@ def status_markdown(store_path: Path | str, name: str) -> str:
 def study_link_markdown(app_url: str, store_path: Path | str, name: str) -> str:
     """The link an admin pastes into Prolific, the completion code, and how to serve annotation alone."""
     code = campaigns.get(store_path, name)["config"].completion_code
-    link = f"{app_url.rstrip('/')}/?campaign={quote(name)}&{PROLIFIC_PLACEHOLDERS}"
+    link = f"{app_url.rstrip('/')}/{study.PATH}?campaign={quote(name)}&{PROLIFIC_PLACEHOLDERS}"
     return (f"**Study link** (paste into Prolific as the study URL): `{link}`  \n"
+            f"It opens the campaign's intro (edit it under Instructions), then its tasks, and nothing else.  \n"
             f"Completion code: **{code}** (Prolific sends finished participants back with it).  \n"
             "`python app.py --mode annotate` serves only the annotation flow: run that for a public study.")
 
