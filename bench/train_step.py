@@ -252,8 +252,11 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     print(f"{MODEL} fp32 CPU, plain CLIP loss, batch {args.batch}, {args.threads} threads, {args.steps} step(s) per "
           f"side per round, sides alternating in one process; 95% t-interval on the geometric-mean ratio")
+    # Every memory child first: a child's ru_maxrss starts from this process's RSS at the fork (Linux keeps the
+    # high-water mark across exec), and the timing below holds two models and their optimizer state.
+    memories = {mode: {side: child(side, mode, args) for side in ("ours", "peer")} for mode in args.modes}
     for mode in args.modes:
-        memory = {side: child(side, mode, args) for side in ("ours", "peer")}
+        memory = memories[mode]
         if memory["ours"]["group_sizes"] != memory["peer"]["group_sizes"]:
             sys.exit(f"{mode}: param groups differ: {memory['ours']['group_sizes']} vs {memory['peer']['group_sizes']}")
         result = timing(mode, args)
