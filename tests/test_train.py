@@ -70,7 +70,9 @@ def test_cosine_schedule_warms_up_then_decays_to_zero():
 
 
 @pytest.mark.parametrize("loss, part", [("clip", "i2t"), ("negclip", "i2t"), ("ce_clip", "th_relation"),
-                                        ("hp_hn", "hp"), ("trohn_img", "t2i")])
+                                        ("hp_hn", "hp"), ("trohn_img", "t2i"), ("tripletclip", "negative"),
+                                        ("fsc_clip", "hard_negative"), ("countercurate", "t2i"),
+                                        ("eqsim", "eq_image")])
 def test_every_loss_trains_and_logs_its_named_parts(tmp_path, loss, part):
     config = _config(tmp_path, loss=loss, steps=2, eval_every=2)
     result = train(config)
@@ -262,7 +264,8 @@ def test_bad_config_is_rejected_with_every_problem_named():
     with pytest.raises(ValueError) as error:
         TrainConfig.from_dict({"loss": "triplet", "steps": 0})
     assert "triplet" in str(error.value) and "steps" in str(error.value)
-    assert set(LOSSES) == {"clip", "negclip", "ce_clip", "hp_hn", "trohn_img"}
+    assert set(LOSSES) == {"clip", "negclip", "ce_clip", "hp_hn", "trohn_img", "tripletclip", "fsc_clip",
+                           "countercurate", "eqsim"}
     for bad in (["relation", "colour"], "relation"):
         with pytest.raises(ValueError, match="aux_types"):
             TrainConfig.from_dict({"loss": "ce_clip", "loss_weights": {"aux_types": bad}})

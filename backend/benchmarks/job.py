@@ -22,7 +22,7 @@ from pathlib import Path
 from backend.jobs.kinds import check_known_keys
 
 PRECISIONS = ("", "fp32", "bf16", "fp16")
-RESULT_MARK = "[complab-result] "  # a log line carrying one result, for runs whose store stays remote (hf)
+RESULT_MARK = "[complab-result] "  # a log line carrying one result, for runs whose store stays remote (hf, slurm)
 
 
 @dataclass
@@ -163,7 +163,7 @@ def run_job(config: EvaluateConfig, reporter) -> dict:
 
 def collect_remote(store, job: dict, log_text: str) -> list[int]:
     """Store the results a remote run logged (metrics and identity; the items stay remote, so such a result has
-    no failure browser). Called once when a Hugging Face job completes."""
+    no failure browser). Called once when a Hugging Face or Slurm job completes."""
     from backend.benchmarks.results import save_result
 
     saved = []

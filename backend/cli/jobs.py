@@ -131,6 +131,8 @@ def _started(store: Store, job_id: int, follow: bool) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.spec:
+        return runner.run_spec(Path(args.spec))
     return runner.run(_store(args), args.job_id)
 
 
@@ -180,6 +182,8 @@ def add_parsers(subparsers) -> None:
 
     run = actions.add_parser("run", help="run an existing job in this process (what every target starts)")
     run.add_argument("job_id", type=int)
+    run.add_argument("--spec", default=None, help="the job.json a remote target wrote: run its kind and config, "
+                                                  "reporting to events.jsonl beside it instead of the store")
     run.set_defaults(handler=_run)
 
     for sub in (listing, show, stop, start, again, run):

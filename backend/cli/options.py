@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-TARGETS = ("local", "torchrun", "hf")
+TARGETS = ("local", "torchrun", "hf", "slurm")
 
 
 def config_default(config_class: type, name: str) -> Any:
@@ -47,18 +47,26 @@ def add_db(parser: argparse.ArgumentParser, path_type: type = str) -> None:
 
 
 def add_target(parser: argparse.ArgumentParser, targets: tuple[str, ...] = TARGETS, flavor: bool = False) -> None:
-    """--target and --nproc (and --flavor where Hugging Face Jobs may run it): where a job runs."""
+    """--target, --nproc, --nodes and --gpus-per-node (and --flavor where Hugging Face Jobs may run it): where a job
+    runs."""
     parser.add_argument("--target", choices=targets, default="local", help="where the job runs")
     parser.add_argument("--nproc", type=int, default=1, help="processes (GPUs) for --target torchrun")
+    parser.add_argument("--nodes", type=int, default=1, help="nodes for --target slurm (a train job's DDP spans them)")
+    parser.add_argument("--gpus-per-node", type=int, default=1,
+                        help="GPUs (processes) per node for --target slurm; partition, account and time limit come "
+                             "from the settings")
     if flavor:
         parser.add_argument("--flavor", default=None, help="GPU flavor for --target hf (default: the hf_flavor "
                                                            "setting; the image is the hf_image setting)")
 
 
 def target_options(args: argparse.Namespace) -> dict:
-    """The target's options from --nproc / --flavor, as `backend.jobs.submit` takes them."""
+    """The target's options from --nproc / --nodes / --gpus-per-node / --flavor, as `backend.jobs.submit` takes
+    them."""
     if args.target == "torchrun":
         return {"nproc": args.nproc}
+    if args.target == "slurm":
+        return {"nodes": args.nodes, "gpus_per_node": args.gpus_per_node}
     flavor = getattr(args, "flavor", None)
     return {"flavor": flavor} if args.target == "hf" and flavor else {}
 

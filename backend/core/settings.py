@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_MODELS = ROOT / "models"
@@ -65,6 +66,22 @@ SETTINGS = (
             "Docker image that Hugging Face Jobs run (default on a Space: that Space's own image, "
             "`hf.co/spaces/<SPACE_ID>`)."),
     Setting("hf_flavor", "COMPLAB_HF_FLAVOR", "a10g-small", "Default GPU flavor for Hugging Face Jobs."),
+    Setting("slurm_partition", "COMPLAB_SLURM_PARTITION", "",
+            "Slurm partition jobs are submitted to; setting it offers the `slurm` target (the app or "
+            "`python -m backend` must run where `sbatch` works and the workspace is on the cluster's shared file "
+            "system; docs/SLURM.md)."),
+    Setting("slurm_account", "COMPLAB_SLURM_ACCOUNT", "", "Slurm account charged for the jobs (`--account`)."),
+    Setting("slurm_time", "COMPLAB_SLURM_TIME", "24:00:00", "Time limit of each Slurm job (`--time`)."),
+    Setting("slurm_gpus", "COMPLAB_SLURM_GPUS", "yes",
+            "`yes`: each process of a Slurm job gets a GPU (`--gpus-per-node`); `no`: a CPU partition (each "
+            "process gets a CPU core)."),
+    Setting("slurm_sbatch", "COMPLAB_SLURM_SBATCH", "",
+            "Extra `#SBATCH` options, separated by `;` (e.g. `--qos=high; --constraint=a100`)."),
+    Setting("slurm_setup", "COMPLAB_SLURM_SETUP", "",
+            "Shell lines the job script runs before the job, separated by `;` (e.g. `module load cuda/12.4`)."),
+    Setting("slurm_ssh", "COMPLAB_SLURM_SSH", "",
+            "Submit over ssh to this login node (`user@host`, key-based login) instead of running `sbatch` here; "
+            "the workspace must be the same path on both machines (a shared file system)."),
     Setting("backup_repo", "COMPLAB_BACKUP_REPO", "",
             "Hugging Face dataset repo (`owner/name`, created private if missing) that annotation campaigns are "
             "mirrored to, for a Space whose disk is ephemeral; restored at start when the store has no campaign. "
@@ -107,6 +124,13 @@ class Settings:
     hf_token: str
     hf_image: str
     hf_flavor: str
+    slurm_partition: str
+    slurm_account: str
+    slurm_time: str
+    slurm_gpus: bool
+    slurm_sbatch: tuple[str, ...]
+    slurm_setup: tuple[str, ...]
+    slurm_ssh: str
     backup_repo: str
     server_name: str
     server_port: int
@@ -129,8 +153,8 @@ class Settings:
             value = Path(raw[name].replace("{workspace}", str(workspace))).expanduser()
             return (value if value.is_absolute() else workspace / value).resolve()
 
-        dirs = {name: folder(name) for name in ("db", "runs_dir", "models_dir", "data_dir", "benchmarks_dir",
-                                               "downloads_dir")}
+        dirs: dict[str, Any] = {name: folder(name) for name in ("db", "runs_dir", "models_dir", "data_dir",
+                                                                "benchmarks_dir", "downloads_dir")}
         extra = [Path(p).expanduser().resolve() for p in raw["allowed_roots"].split(os.pathsep) if p.strip()]
         roots = tuple(dict.fromkeys([workspace, SHIPPED_MODELS, *(dirs[k] for k in dirs if k != "db"), *extra]))
         port, budget = _whole_number(raw, "server_port"), _whole_number(raw, "max_model_parameters")
@@ -138,7 +162,7 @@ class Settings:
                    admin_password=raw["admin_password"],
                    admins=tuple(a.strip() for a in raw["admins"].split(",") if a.strip()),
                    hf_token=raw["hf_token"].strip(), hf_image=raw["hf_image"].strip(),
-                   hf_flavor=raw["hf_flavor"].strip(),
+                   hf_flavor=raw["hf_flavor"].strip(), **_slurm(raw),
                    backup_repo=_backup_repo(raw["backup_repo"].strip(), raw["space_id"].strip()),
                    server_name=raw["server_name"].strip(), server_port=port,
                    space_id=raw["space_id"].strip(),
@@ -152,6 +176,11 @@ class Settings:
     @property
     def loopback_only(self) -> bool:
         return self.server_name in LOOPBACK
+
+    @property
+    def slurm_configured(self) -> bool:
+        """Whether the `slurm` target is offered: a partition is set."""
+        return bool(self.slurm_partition)
 
     @property
     def default_hf_image(self) -> str:
@@ -169,6 +198,21 @@ class Settings:
                 value = ", ".join(str(v) for v in value)
             values[f.name] = str(value)
         return values
+
+
+def _slurm(raw: dict[str, str]) -> dict:
+    """The Slurm settings: option lists split at ';', the GPU switch read as yes/no."""
+    gpus = raw["slurm_gpus"].strip().lower()
+    if gpus not in ("yes", "no", "true", "false", "1", "0"):
+        raise SettingsError(f"slurm_gpus must be yes or no, not {raw['slurm_gpus']!r}")
+    return {"slurm_partition": raw["slurm_partition"].strip(), "slurm_account": raw["slurm_account"].strip(),
+            "slurm_time": raw["slurm_time"].strip(), "slurm_gpus": gpus in ("yes", "true", "1"),
+            "slurm_sbatch": _split(raw["slurm_sbatch"]), "slurm_setup": _split(raw["slurm_setup"]),
+            "slurm_ssh": raw["slurm_ssh"].strip()}
+
+
+def _split(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.replace("\n", ";").split(";") if part.strip())
 
 
 def _whole_number(raw: dict[str, str], name: str) -> int:
@@ -201,6 +245,9 @@ def _read_toml(path: Path) -> dict:
     for key in ("admins", "guest_models"):
         if isinstance(values.get(key), list):
             values[key] = ",".join(values[key])
+    for key in ("slurm_sbatch", "slurm_setup"):
+        if isinstance(values.get(key), list):
+            values[key] = ";".join(values[key])
     return values
 
 
@@ -220,7 +267,8 @@ def settings_table() -> str:
 
 
 EXAMPLE_FILE = ROOT / "complab.example.toml"
-LIST_KEYS = ("allowed_roots", "admins", "guest_models")  # a list in the file, one separated string in the environment
+# a list in the file, one separated string in the environment
+LIST_KEYS = ("allowed_roots", "admins", "guest_models", "slurm_sbatch", "slurm_setup")
 LIST_NOTE = " (separated there; a list of strings here)"
 EXAMPLE_HEADER = """\
 # Compositionality Lab: every setting, its default and what it means (the README's settings table, as TOML).

@@ -16,8 +16,9 @@ class Target(ABC):
     name = ""
     summary = ""
 
-    def options(self, raw: dict, settings: Settings) -> dict:
-        """Validated options for this target (before any row exists); a `JobError` says what is wrong."""
+    def options(self, raw: dict, settings: Settings, kind: str = "") -> dict:
+        """Validated options for this target and job kind (before any row exists); a `JobError` says what is
+        wrong."""
         self.check_keys(raw, set())
         return {}
 

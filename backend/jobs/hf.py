@@ -59,7 +59,7 @@ def remote_command(kind: str) -> list[str]:
 class HfTarget(Target):
     name, summary = "hf", "a container on a Hugging Face Jobs GPU"
 
-    def options(self, raw, settings):
+    def options(self, raw, settings, kind=""):
         self.check_keys(raw, {"flavor"}, " (the image comes from the hf_image setting)")
         if not settings.hf_token:
             raise JobError("HF_TOKEN is not set: the 'hf' target needs a Hugging Face token with Jobs access "
@@ -165,12 +165,11 @@ def _append(log_path: Path, lines) -> None:
 
 
 def _collect(store: Store, job: dict, log_path: Path) -> None:
-    """The container's store is gone with it: a kind that logs its results (`JobKind.collect`) keeps them here."""
-    from backend.jobs.kinds import get_kind, resolve
+    """The container's store is gone with it: what the run logged is kept here (`kinds.collect_logged`)."""
+    from backend.jobs.kinds import collect_logged
 
-    kind = get_kind(job["kind"])
-    if kind.collect and log_path.is_file():
-        resolve(kind.collect)(store, job, log_path.read_text(encoding="utf-8", errors="replace"))
+    if log_path.is_file():
+        collect_logged(store, job, log_path.read_text(encoding="utf-8", errors="replace"))
 
 
 def _settle(store: Store, job_id: int, status: str, message: str, log_path: Path) -> None:

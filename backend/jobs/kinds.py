@@ -19,6 +19,7 @@ from backend.jobs.records import JobError
 # How `submit` treats a config value that names something on disk.
 PATH_ROLES = {
     "file": "an existing file (a manifest, a campaign file)",
+    "folder": "an existing folder the job reads (training shards)",
     "dir": "a folder the job writes (created if missing)",
     "model": "a model spec; when it names a local file or folder, that must exist",
     "hub_or_dir": "a Hugging Face repo id (owner/name), or a local folder that must exist",
@@ -53,9 +54,10 @@ class JobKind:
     paths: dict[str, str] = field(default_factory=dict)  # config key -> role in PATH_ROLES
     defaults: dict[str, str] = field(default_factory=dict)  # blank config key -> the Settings folder it means
     work_dir: str | None = None  # config attribute naming the folder the job owns (one active job per folder)
-    collect: str | None = None  # "module:function"(store, job, log_text): keep what a remote (hf) run logged
+    collect: str | None = None  # "module:function"(store, job, log_text): keep what a remote (hf, slurm) run logged
     # How running the same config again continues a stopped job (blank: it would start over, so `resume` refuses)
     resumes: str = ""
+    distributed: bool = False  # runs as N ranks of one DDP job (torchrun, several Slurm nodes); else one process
 
     def load_config(self, values: dict) -> Any:
         """The validated config object; a `ValueError` names every problem."""
@@ -85,6 +87,14 @@ def get_kind(name: str) -> JobKind:
     return KINDS[name]
 
 
+def collect_logged(store: Any, job: dict, log_text: str) -> None:
+    """A run whose store stayed away from this one (Hugging Face, Slurm) logs its results: a kind that does
+    (`JobKind.collect`) keeps them here, once the run is done."""
+    kind = get_kind(job["kind"])
+    if kind.collect:
+        resolve(kind.collect)(store, job, log_text)
+
+
 def resume_command(job_id: int | None) -> str:
     """What to type to continue a stopped job (a job run by hand, with no row, is simply run again)."""
     return f"`python -m backend jobs resume {job_id}`" if job_id is not None else "the same command again"
@@ -104,8 +114,9 @@ def resume_hint(job: dict) -> str:
 register(JobKind(
     "train", "finetune a CLIP-like model (CLIP, NegCLIP, CE-CLIP, HP+HN, TROHN-Img)",
     config="backend.train.config:TrainConfig", run="backend.train.loop:run_job",
-    paths={"manifest": "file", "output_dir": "dir", "base_model": "model"}, defaults={"output_dir": "runs_dir"},
-    work_dir="run_dir", resumes="from its run's last checkpoint"))
+    paths={"manifest": "file", "shards": "folder", "output_dir": "dir", "base_model": "model"},
+    defaults={"output_dir": "runs_dir"},
+    work_dir="run_dir", resumes="from its run's last checkpoint", distributed=True))
 register(JobKind(
     "evaluate", "run benchmarks on models; results go to the leaderboard",
     config="backend.benchmarks.job:EvaluateConfig", run="backend.benchmarks.job:run_job",

@@ -4,8 +4,10 @@ Every job kind reports through this one object, so the Train tab, the
 campaign and benchmark views and ``python -m backend jobs show`` read every kind
 the same way. Log lines go to standard output, which the runner has pointed at
 the job's log file (and which Hugging Face Jobs streams back). Progress, metrics
-and the result go to the job's row in the store when there is one; a job run
-by hand (``python -m backend train``) has none and only prints.
+and the result go to the job's row in the store when there is one, or to the
+job's events file when it runs where the store must not be written (a Slurm
+job: `backend.jobs.events`); a job run by hand (``python -m backend train``)
+has neither and only prints.
 
 Under ``torchrun`` only rank 0 reports; the other ranks' reporters are silent.
 """
@@ -13,7 +15,10 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+
+from backend.jobs import events as job_events
 
 if TYPE_CHECKING:
     from backend.core.store import Store
@@ -43,9 +48,9 @@ class Reporter:
     """A job's voice. `progress` also estimates the time left from the rate since the first report."""
 
     def __init__(self, store: Store | None = None, job_id: int | None = None, rank: int = 0,
-                 out: TextIO | None = None):
+                 out: TextIO | None = None, events: Path | None = None):
         self.store, self.job_id, self.rank = store, job_id, rank
-        self.out = out
+        self.out, self.events = out, events
         self._first: tuple[float, float] | None = None  # (time, fraction) of the first progress report
 
     @property
@@ -61,9 +66,12 @@ class Reporter:
         return None
 
     def _update_row(self, **fields: Any) -> None:
+        """`fields` onto the job's row: in the store, or as an event line the job's watcher applies."""
         if row := self._row:
             store, job_id = row
             store.update_job(job_id, **fields)
+        elif self.active and self.events is not None:
+            job_events.append(self.events, "update", fields)
 
     def log(self, message: str) -> None:
         """One line in the job's log, time-stamped."""
@@ -103,9 +111,13 @@ class Reporter:
 
     def metrics(self, step: int, values: dict[str, float], split: str = "train") -> None:
         """Named numbers at a step (curves, evaluations)."""
-        if (row := self._row) and values:
+        if not values:
+            return
+        if row := self._row:
             store, job_id = row
             store.log_metrics(job_id, step, values, split)
+        elif self.active and self.events is not None:
+            job_events.append(self.events, "metrics", {"step": step, "values": values, "split": split})
 
     def update(self, **fields: Any) -> None:
         """Other facts about the job a view shows (e.g. ``run_dir``)."""
@@ -113,4 +125,7 @@ class Reporter:
 
     def result(self, result: dict) -> None:
         """The job's outcome (checkpoint paths, final metrics); a job with a result counts as done."""
-        self._update_row(result=result, progress=1.0)
+        if self._row:
+            self._update_row(result=result, progress=1.0)
+        elif self.active and self.events is not None:
+            job_events.append(self.events, "result", result)

@@ -35,7 +35,7 @@ def submit(actor: Actor, kind: str, config: dict, target: str = "local", options
     settings = settings or get_settings()
     job_kind = get_kind(kind)
     runner = get_target(target)
-    target_options = runner.options(dict(options or {}), settings)
+    target_options = runner.options(dict(options or {}), settings, kind)
     loaded = job_kind.load_config(confine_config(job_kind, dict(config), actor, settings))
     args = loaded.to_dict()
     folder = job_kind.folder(loaded)
@@ -84,6 +84,8 @@ def confine_config(kind: JobKind, config: dict, actor: Actor, settings: Settings
                                   f"nor an existing folder (looked for {resolved})")
         if role == "data":
             resolved.mkdir(parents=True, exist_ok=True)
+        if role == "folder" and not resolved.is_dir():
+            raise paths.PathError(f"{key.replace('_', ' ')} '{value}' is not a folder (looked for {resolved})")
         if role == "file" and not resolved.is_file():
             raise paths.PathError(f"{key.replace('_', ' ')} '{value}' does not exist (looked for {resolved})")
         config[key] = str(resolved)

@@ -2,8 +2,10 @@
 
 `local` is one process on this machine, `torchrun` is N processes on this
 machine (`torch.distributed.run --standalone`), `hf` is a container on a rented
-GPU (`backend.jobs.hf`). A job row stores the target's name and its options
-(`{"nproc": 2}`, `{"flavor": "a10g-small"}`), never a string to be parsed.
+GPU (`backend.jobs.hf`), `slurm` a batch job on a cluster (`backend.jobs.slurm`).
+A job row stores the target's name and its options (`{"nproc": 2}`,
+`{"flavor": "a10g-small"}`, `{"nodes": 2, "gpus_per_node": 4}`), never a string
+to be parsed.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from backend.jobs import process
 from backend.jobs.base import Target, job_dir
 from backend.jobs.hf import HfTarget
 from backend.jobs.records import JobError
+from backend.jobs.slurm import SlurmTarget
 
 
 class LocalTarget(Target):
@@ -47,7 +50,7 @@ class LocalTarget(Target):
 class TorchrunTarget(LocalTarget):
     name, summary = "torchrun", "N processes on this machine (torch.distributed.run)"
 
-    def options(self, raw, settings):
+    def options(self, raw, settings, kind=""):
         self.check_keys(raw, {"nproc"})
         try:
             nproc = int(raw.get("nproc", 1))
@@ -64,7 +67,8 @@ class TorchrunTarget(LocalTarget):
         return ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(options.get("nproc", 1))]
 
 
-TARGETS: dict[str, Target] = {target.name: target for target in (LocalTarget(), TorchrunTarget(), HfTarget())}
+TARGETS: dict[str, Target] = {target.name: target for target in (LocalTarget(), TorchrunTarget(), HfTarget(),
+                                                                   SlurmTarget())}
 TARGET_NAMES = tuple(TARGETS)
 
 

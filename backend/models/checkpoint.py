@@ -161,6 +161,21 @@ def committed(directory: Path) -> Path | None:
     return legacy if legacy.is_dir() else None
 
 
+def adapter_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The adapter's tensors only: what a LoRA checkpoint saves (`backend.models.lora` adds the adapters)."""
+    return {name: value for name, value in model.state_dict().items() if "lora_" in name}
+
+
+def load_adapter(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> None:
+    """Load adapter tensors into a model with the same adapters; anything missing or unexpected is refused."""
+    expected = set(adapter_state(model))
+    missing, unexpected = sorted(expected - set(weights)), sorted(set(weights) - expected)
+    if missing or unexpected:
+        raise ValueError(f"the adapter does not fit this model: {len(missing)} adapter tensor(s) missing "
+                         f"(e.g. {missing[:2]}), {len(unexpected)} unexpected (e.g. {unexpected[:2]})")
+    model.load_state_dict(weights, strict=False)
+
+
 def load_weights(directory: Path, model: torch.nn.Module) -> None:
     """Load the checkpoint's weights into `model`, or raise `CheckpointError` saying why they cannot be."""
     path = Path(directory) / WEIGHTS
@@ -171,10 +186,21 @@ def load_weights(directory: Path, model: torch.nn.Module) -> None:
     except Exception as error:  # safetensors raises its own error types for truncated or garbled files
         raise CheckpointError(directory, f"{WEIGHTS} is unreadable ({first_line(error, limit=200)})") from error
     try:
-        model.load_state_dict(weights)
-    except RuntimeError as error:
+        if _is_adapter(directory):  # a LoRA run saves its adapter only (backend.models.lora)
+            load_adapter(model, weights)
+        else:
+            model.load_state_dict(weights)
+    except (RuntimeError, ValueError) as error:
         reason = first_line(error, limit=200)
         raise CheckpointError(directory, f"its weights do not fit this run's model ({reason})") from error
+
+
+def _is_adapter(directory: Path) -> bool:
+    path = Path(directory) / CONFIG
+    try:
+        return path.is_file() and "lora" in json.loads(path.read_text())
+    except ValueError:
+        return False
 
 
 def load_trainer_state(directory: Path) -> dict | None:

@@ -261,6 +261,9 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
     notes: list[str] = []
     try:
         config = read_config(spec)
+        if "lora" in config:  # an adapter checkpoint: its base model (budget-checked), the adapter merged in
+            return _load_adapter_checkpoint(Path(spec.required("location")), config, spec.raw, device, precision,
+                                           allowed_roots, models_dir, max_parameters)
         budget.check(spec.raw, _model_cfg(spec, config), max_parameters)
         expected = _expected_activation(spec, config)
         force_quick_gelu = spec.source in ("tag", "file") and expected == "quickgelu"
@@ -293,3 +296,44 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
                      "architecture defines. If it was finetuned from OpenAI weights use a -quickgelu architecture.")
     return LoadedModel(spec.raw, model, preprocess, tokenizer, activation, device, precision, notes,
                        architecture_config(spec, config, model, activation))
+
+
+def _load_adapter_checkpoint(directory: Path, config: dict, spec: str, device: str | None, precision: str | None,
+                            allowed_roots: list[Path] | None, models_dir: Path | None = None,
+                            max_parameters: int | None = None):
+    """A LoRA checkpoint folder as a LoadedModel: its base loaded from the recorded spec, the adapter merged in."""
+    from safetensors.torch import load_file
+
+    from backend.models.checkpoint import WEIGHTS, load_adapter
+    from backend.models.lora import LORA_KEY, add_lora
+
+    lora = config[LORA_KEY]
+    base = load_model(lora["base_model"], device=device, precision=precision, allowed_roots=allowed_roots,
+                      models_dir=models_dir, max_parameters=max_parameters)
+    wrapper = add_lora(base.model, lora)
+    try:
+        load_adapter(base.model, load_file(Path(directory) / WEIGHTS, device=str(next(base.model.parameters()).device)))
+    except (OSError, ValueError) as error:  # safetensors' own errors for a damaged file are ValueError-like too
+        raise ModelLoadError(f"Could not load the LoRA adapter in {directory}: {error}") from error
+    base.model = wrapper.merge_and_unload().eval()
+    base.notes.append(f"LoRA rank {lora['rank']} on the {' and '.join(lora['towers'])} tower(s) of "
+                      f"{lora['base_model']}, merged into its weights.")
+    base.spec = spec
+    return base
+
+
+def export_merged(spec: str, name: str, models_dir: Path | str) -> str:
+    """Write a LoRA checkpoint merged into its base as a plain checkpoint under ``<models_dir>/merged/<name>``;
+    returns its ``local-dir:`` spec."""
+    from backend.core.paths import check_slug
+    from backend.models.checkpoint import save_checkpoint
+    from backend.models.lora import LORA_KEY, MERGED_FOLDER
+
+    target = Path(models_dir) / MERGED_FOLDER / check_slug(name, "merged model name")
+    if target.exists():
+        raise ValueError(f"a merged model named {name!r} already exists in {target.parent}; pick another name")
+    if LORA_KEY not in read_config(parse_spec(spec)):
+        raise ValueError(f"{spec} is not a LoRA checkpoint: there is no adapter to merge")
+    loaded = load_model(spec, device="cpu", precision="fp32")
+    save_checkpoint(target, loaded.model, loaded.architecture, {"merged_from": spec})
+    return f"local-dir:{target}"

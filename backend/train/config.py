@@ -20,10 +20,17 @@ from backend.core.paths import PathError, check_slug
 from backend.core.tabular import RecordFileError, read_records
 from backend.jobs.kinds import check_known_keys
 
-LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img")
+LOSSES = ("clip", "negclip", "ce_clip", "hp_hn", "trohn_img", "tripletclip", "fsc_clip", "countercurate", "eqsim")
+# The losses that train on negative images (a manifest's negative_image and negative_caption columns)
+NEGATIVE_IMAGE_LOSSES = ("trohn_img", "tripletclip", "eqsim")
 MANIFEST = "manifest"
-MANIFEST_COLUMNS = ("image", "caption")  # required; negatives, positives, negative_image, negative_caption optional
+SHARDS = "shards"  # WebDataset shards written by `python -m backend shards` (backend.train.shard_writer)
+# required; negatives, positives, negative_image, negative_caption, group optional
+MANIFEST_COLUMNS = ("image", "caption")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+# LoRA's choices, as backend.models.lora names them (literal here: reading a config imports no torch)
+LORA_TOWERS = ("vision", "text")
+LORA_TARGETS = ("attn", "mlp")
 # Training-image augmentation (backend.train.transforms): open_clip's default training transform
 # (RandomResizedCrop, scale 0.9-1.0, bicubic), or none (training sees the eval preprocess).
 AUGMENTATIONS = ("open_clip", "none")
@@ -35,14 +42,18 @@ PAPER_DEFAULT_WEIGHTS: dict[str, dict[str, Any]] = {
                 # literal here so that reading a config does not import torch
                 "aux_types": ["relation", "attribute", "action", "object"]},
     "hp_hn": {"w_hn": 1.0, "w_hp": 1.0},
+    # FSC-CLIP's COCO run (its README): focal gamma 2, label smoothing 0.02 on hard negatives, weight 0.5
+    "fsc_clip": {"weight": 0.5, "gamma": 2.0, "smoothing": 0.02},
+    # EqSim's FIBER run (its README): pair-loss weight 0.5, margin 0.1, scores softmaxed first
+    "eqsim": {"weight": 0.5, "margin": 0.1, "pre_softmax": True},
 }
 
 
 def data_sources() -> tuple[str, ...]:
-    """What `TrainConfig.data` may be: a manifest, or a data source a plug-in registered."""
+    """What `TrainConfig.data` may be: a manifest, shards, or a data source a plug-in registered."""
     from backend import plugins
 
-    return (MANIFEST, *plugins.hooks().data_sources)
+    return (MANIFEST, SHARDS, *plugins.hooks().data_sources)
 
 
 def model_builders() -> tuple[str, ...]:
@@ -57,6 +68,7 @@ class TrainConfig:
     base_model: str = ""  # a model spec, or a plug-in's model built from scratch (data_sources(), model builders)
     data: str = MANIFEST  # "manifest", or a data source a plug-in registered (data_sources())
     manifest: str = ""  # CSV/JSONL path when data == "manifest"
+    shards: str = ""  # shard folder when data == "shards"
     loss: str = "clip"  # one of LOSSES
     loss_weights: dict[str, Any] = field(default_factory=dict)  # e.g. {"alpha": 0.2, "beta": 0.4} for ce_clip
     families: list = field(default_factory=lambda: ["negclip_swap"])  # perturbation families for negatives
@@ -71,6 +83,11 @@ class TrainConfig:
     warmup_steps: int = 50
     max_logit_scale: float = 100.0
     grad_checkpointing: bool = False
+    # LoRA (peft): 0 trains every weight; a rank trains only adapters on `lora_targets` of the `lora_towers`
+    lora_rank: int = 0
+    lora_alpha: float = 0.0  # the adapter's scale is alpha / rank; 0 means alpha = rank
+    lora_towers: list = field(default_factory=lambda: list(LORA_TOWERS))
+    lora_targets: list = field(default_factory=lambda: list(LORA_TARGETS))
     grad_clip_norm: float | None = None  # clip the global gradient norm to this (open_clip's default: no clipping)
     # auto: bf16 where the GPU runs it natively, else fp16 with a loss scaler; fp32 off CUDA
     precision: str = "auto"  # one of PRECISIONS
@@ -114,6 +131,11 @@ class TrainConfig:
             problems.append("data 'manifest' needs a manifest path")
         elif self.data == "manifest" and Path(self.manifest).is_file():  # a remote job's may exist only there
             problems += self._manifest_problems()
+        if self.data == SHARDS and not self.shards:
+            problems.append("data 'shards' needs a shard folder (written by `python -m backend shards`)")
+        if self.data == SHARDS and self.hard_negative_images:
+            problems.append("hard_negative_images mines neighbours over the whole data set, which a stream of "
+                            "shards never holds at once: train on the manifest for NegCLIP's image negatives")
         for name in ("steps", "batch_size", "grad_accum", "eval_every", "dataset_size"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 problems.append(f"{name} must be a whole number of at least 1, not {getattr(self, name)!r}")
@@ -128,6 +150,7 @@ class TrainConfig:
             problems.append("grad_clip_norm must be positive (or null for no clipping)")
         if self.workers < 0:
             problems.append("workers must be 0 or more")
+        problems += self._lora_problems()
         for name, allowed_values in (("precision", PRECISIONS), ("augment", AUGMENTATIONS)):
             if getattr(self, name) not in allowed_values:
                 problems.append(f"{name} must be one of {', '.join(allowed_values)}, not {getattr(self, name)!r}")
@@ -142,6 +165,20 @@ class TrainConfig:
         if problems:
             raise ValueError("Invalid training config: " + "; ".join(problems))
         return self
+
+    def _lora_problems(self) -> list[str]:
+        if not isinstance(self.lora_rank, int) or self.lora_rank < 0:
+            return [f"lora_rank must be 0 (full finetuning) or a positive whole number, not {self.lora_rank!r}"]
+        problems = [f"{name} must be a non-empty list drawn from {', '.join(allowed)}, not {value!r}"
+                    for name, value, allowed in (("lora_towers", self.lora_towers, LORA_TOWERS),
+                                                 ("lora_targets", self.lora_targets, LORA_TARGETS))
+                    if not isinstance(value, list) or not value or not set(value) <= set(allowed)]
+        if self.lora_alpha < 0:
+            problems.append("lora_alpha must be 0 (= the rank) or positive")
+        if self.lora_rank and self.base_model in model_builders():
+            problems.append(f"LoRA adapts a saved model, and {self.base_model!r} is built from scratch: train it "
+                            "fully first, or give a saved model as base_model")
+        return problems
 
     def _manifest_problems(self) -> list[str]:
         """A manifest that cannot be read as records is refused at launch, before a job exists (its rows and images

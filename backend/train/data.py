@@ -49,11 +49,12 @@ class ImageBank:
     through the training `augment` transform with crops drawn per (seed, step, index).
     """
 
-    def __init__(self, preprocess: Callable, arrays: np.ndarray | None = None, paths: Sequence[str] = (),
+    def __init__(self, preprocess: Callable, arrays: np.ndarray | None = None, paths: Sequence[str | bytes] = (),
                  mean_std: tuple[Sequence[float], Sequence[float]] | None = None,
-                 augment: TrainTransform | None = None):
+                 augment: TrainTransform | None = None, ids: Sequence[int] = ()):
         self.preprocess = preprocess
-        self.paths = list(paths)
+        self.paths = list(paths)  # files, or their bytes (read from a shard)
+        self.ids = list(ids)  # each image's row in the whole data set (a shard's batch holds a few rows of it)
         self.arrays = torch.from_numpy(arrays).permute(0, 3, 1, 2).contiguous() if arrays is not None else None
         self.mean_std: tuple[torch.Tensor, torch.Tensor] | None = None  # (1, 3, 1, 1) each, for rendered arrays
         if mean_std:
@@ -82,7 +83,8 @@ class ImageBank:
         if self.crop_seed is not None:
             assert self.augment is not None  # `at_step` sets a crop seed only on a bank that augments
             seed, step = self.crop_seed
-            return torch.stack([self.augment(self._raw(i), crop_rng(seed, step, i)) for i in indices])
+            rows = self.ids or range(len(self))
+            return torch.stack([self.augment(self._raw(i), crop_rng(seed, step, rows[i])) for i in indices])
         if self.arrays is None:
             return torch.stack([self.preprocess(_open_rgb(self.paths[i])) for i in indices])
         pixels = self.arrays[torch.as_tensor(list(indices), dtype=torch.long)]
@@ -96,7 +98,7 @@ class ImageBank:
         return _open_rgb(self.paths[index]) if self.arrays is None else self.arrays[index]
 
 
-def _open_rgb(path: str) -> Image.Image:
+def _open_rgb(path: str | bytes) -> Image.Image:
     return open_image(path)  # closes the file (a long run opens millions); a damaged one is named
 
 
@@ -113,6 +115,8 @@ class TrainData:
     negative_image_captions: list[str] = field(default_factory=list)
     neighbours: torch.Tensor | None = None  # (N, K) nearest images for NegCLIP hard-negative images
     skipped: Counter = field(default_factory=Counter)
+    # CounterCurate's grouping: rows that must share a batch (a pair and its counterfactual pairs), all one size
+    groups: list[list[int]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.captions)
@@ -159,13 +163,43 @@ def make_batch(data: TrainData, step: int, batch_size: int, seed: int, rank: int
     per_epoch = max(len(data) // global_batch, 1)
     epoch, position = divmod(step, per_epoch)
     generator = _epoch_generator(seed, epoch)
-    order = torch.randperm(len(data), generator=generator)
+    order = _grouped_order(data, generator, batch_size) if data.groups else torch.randperm(len(data),
+                                                                                         generator=generator)
     draws = torch.rand(len(data), 4, generator=generator)
     start = position * global_batch + (micro * world_size + rank) * batch_size
     indices = [int(i) for i in order[start:start + batch_size]]
     if len(indices) < batch_size:  # dataset smaller than a global batch: wrap around
         indices += [int(order[i % len(order)]) for i in range(batch_size - len(indices))]
     return _assemble(data, indices, draws)
+
+
+def _grouped_order(data: TrainData, generator: torch.Generator, batch_size: int) -> torch.Tensor:
+    """The epoch's rows, whole groups at a time in a random group order: every (micro-)batch holds whole groups
+    (CounterCurate's grouping sampler), since a batch is a whole number of groups."""
+    size = len(data.groups[0])
+    if batch_size % size:
+        raise ValueError(f"batch_size {batch_size} is not a multiple of the manifest's group size {size}: a "
+                         "group (a pair and its counterfactuals) must fit whole in every batch")
+    return torch.tensor([row for g in torch.randperm(len(data.groups), generator=generator).tolist()
+                         for row in data.groups[g]])
+
+
+def manifest_groups(rows: list[dict]) -> list[list[int]]:
+    """Row indices by the manifest's `group` column (in first-seen order); [] without one. Groups must be the
+    same size, so that batches of whole groups are all the same size."""
+    if not any(str(row.get("group") or "").strip() for row in rows):
+        return []
+    groups: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        key = str(row.get("group") or "").strip()
+        if not key:
+            raise ValueError(f"row {index + 1} of the manifest has no group while others do: give every row one")
+        groups.setdefault(key, []).append(index)
+    sizes = sorted({len(members) for members in groups.values()})
+    if len(sizes) > 1:
+        raise ValueError(f"the manifest's groups have different sizes ({', '.join(map(str, sizes))} rows): "
+                         "CounterCurate's grouping needs every group the same size")
+    return list(groups.values())
 
 
 def _assemble(data: TrainData, indices: list[int], draws: torch.Tensor) -> Batch:
@@ -269,15 +303,12 @@ def _text_list(value) -> list[str]:
     return []
 
 
-def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str], seed: int,
-                  augment: TrainTransform | None = None) -> TrainData:
-    """A manifest, with negatives/positives from the perturbation engine where the row has none.
-
-    `augment` is the training transform (None: training reads the eval preprocess).
-    """
+def row_texts(rows: list[dict], families: Sequence[str], seed: int) -> list[dict]:
+    """Each row's hard negatives, hard positives, CE-CLIP typed negatives and the negatives of each positive: the
+    row's own where it has them, else the perturbation engine's (cached per caption). The manifest loader and the
+    shard writer (`backend.train.shard_writer`) share this, so both train on the same texts."""
     from backend.perturb import perturb
 
-    rows, skipped = read_manifest(path)
     cache: dict[str, list] = {}
 
     def variants(text: str) -> list:
@@ -286,28 +317,42 @@ def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str
                                   seed=seed)
         return cache[text]
 
-    negatives, positives, typed, from_positive = [], [], [], []
+    texts: list[dict] = []
     for row in rows:
         generated = variants(row["caption"])
-        negatives.append(_text_list(row.get("negatives")) or
-                         [v.text for v in generated if v.kind == "negative" and v.family in families] or
-                         [v.text for v in generated if v.kind == "negative"])
-        positives.append(_text_list(row.get("positives")) or [v.text for v in generated if v.kind == "positive"])
-        typed.append({t: [v.text for v in generated if v.family == "ce_clip" and v.subtype == t]
-                      for t in CE_CLIP_TYPES})
-        from_positive.append({p: [v.text for v in variants(p) if v.kind == "negative" and v.family in families]
-                              for p in positives[-1]})
+        positives = _text_list(row.get("positives")) or [v.text for v in generated if v.kind == "positive"]
+        texts.append({
+            "negatives": _text_list(row.get("negatives")) or
+            [v.text for v in generated if v.kind == "negative" and v.family in families] or
+            [v.text for v in generated if v.kind == "negative"],
+            "positives": positives,
+            "typed": {t: [v.text for v in generated if v.family == "ce_clip" and v.subtype == t]
+                      for t in CE_CLIP_TYPES},
+            "positive_negatives": {p: [v.text for v in variants(p) if v.kind == "negative" and v.family in families]
+                                   for p in positives}})
+    return texts
+
+
+def manifest_data(path: str | Path, preprocess: Callable, families: Sequence[str], seed: int,
+                  augment: TrainTransform | None = None) -> TrainData:
+    """A manifest, with negatives/positives from the perturbation engine where the row has none.
+
+    `augment` is the training transform (None: training reads the eval preprocess).
+    """
+    rows, skipped = read_manifest(path)
+    texts = row_texts(rows, families, seed)
     negative_paths = [row["negative_image"] for row in rows if row.get("negative_image")]
     has_negative_images = len(negative_paths) == len(rows)
     return TrainData(
         images=ImageBank(preprocess, paths=[row["image"] for row in rows], augment=augment),
-        captions=[row["caption"] for row in rows], negatives=negatives, positives=positives,
-        positive_negatives=from_positive, typed_negatives=typed,
+        captions=[row["caption"] for row in rows], negatives=[t["negatives"] for t in texts],
+        positives=[t["positives"] for t in texts], positive_negatives=[t["positive_negatives"] for t in texts],
+        typed_negatives=[t["typed"] for t in texts],
         negative_images=ImageBank(preprocess, paths=[str(Path(path).parent / p) for p in negative_paths],
                                   augment=augment)
         if has_negative_images else None,
         negative_image_captions=[str(row.get("negative_caption") or "") for row in rows] if has_negative_images else [],
-        skipped=skipped)
+        skipped=skipped, groups=manifest_groups(rows))
 
 
 # Similarity rows computed at once when mining neighbours: 2**26 floats = 256 MiB, whatever N is

@@ -66,6 +66,13 @@ def step_loader(batches: StepBatches, workers: int, pin_memory: bool = False) ->
     return _loader(batches, workers if batches.data.images.decodes else 0, pin_memory)
 
 
+def stream_loader(steps: torch.utils.data.IterableDataset, workers: int,
+                  pin_memory: bool = False) -> torch.utils.data.DataLoader:
+    """Streamed steps (`backend.train.shards.ShardSteps`): the loader takes its workers' steps in turn, 0, 1, ...,
+    which is step order, since worker w builds the steps s with s mod workers == w."""
+    return _loader(steps, workers, pin_memory)
+
+
 def image_chunks(bank: ImageBank, size: int, workers: int) -> torch.utils.data.DataLoader:
     """A bank's eval tensors in order, `size` images at a time, decoded by `workers` processes when they are files."""
     return _loader(_ImageChunks(bank, size), workers if bank.decodes else 0, pin_memory=False)

@@ -34,12 +34,14 @@ import torch.distributed as dist
 from backend import plugins
 from backend.core import env
 from backend.jobs.reporter import Reporter
-from backend.models.checkpoint import CheckpointError, load_for_resume, save_checkpoint
+from backend.models import lora
+from backend.models.checkpoint import CheckpointError, adapter_state, load_for_resume, save_checkpoint
 from backend.models.loading import LoadedModel, autocast_for, load_model, pick_precision
 from backend.train import data as train_data
-from backend.train.config import TrainConfig
+from backend.train import shards
+from backend.train.config import SHARDS, TrainConfig
 from backend.train.divergence import FiniteWatch
-from backend.train.loader import StepBatches, image_chunks, step_loader
+from backend.train.loader import StepBatches, image_chunks, step_loader, stream_loader
 from backend.train.objectives import Objective, check_data
 from backend.train.transforms import train_transform
 
@@ -51,10 +53,19 @@ def build_model(config: TrainConfig, device: str) -> LoadedModel:
     run's seed (`backend.plugins`, ``add_model_builder``: the built-in world's ``<name>:random``)."""
     builder = plugins.hooks().model_builders.get(config.base_model)
     if builder is None:
-        return load_model(config.base_model, device=device, precision="fp32")
+        loaded = load_model(config.base_model, device=device, precision="fp32")
+        if config.lora_rank:
+            lora.add_lora(loaded.model, lora_record(config))
+        return loaded
     model, preprocess, tokenizer, architecture = plugins.resolve(builder)(config.seed)
     return LoadedModel(config.base_model, model.to(device), preprocess, tokenizer, architecture["activation"],
                        device, "fp32", architecture=architecture)
+
+
+def lora_record(config: TrainConfig) -> dict:
+    """What the run's LoRA checkpoints record about their adapter and base model."""
+    return lora.record(config.base_model, config.lora_rank, config.lora_alpha, config.lora_towers,
+                       config.lora_targets)
 
 
 def parameter_groups(model: torch.nn.Module, weight_decay: float) -> list[dict]:
@@ -92,9 +103,11 @@ def grad_scaler(device: str, precision: str) -> torch.amp.GradScaler | None:
     return torch.amp.GradScaler(device.split(":")[0]) if precision == "fp16" else None
 
 
-def load_data(config: TrainConfig, loaded: LoadedModel) -> train_data.TrainData:
+def load_data(config: TrainConfig, loaded: LoadedModel) -> train_data.TrainData | shards.ShardSource:
     """The run's data, training images through `config.augment`, plus NegCLIP's neighbours when asked for."""
     augment = train_transform(loaded.model, config.augment)
+    if config.data == SHARDS:
+        return shards.ShardSource(config.shards, loaded.preprocess, augment, config.families)
     if config.data == "manifest":
         data = train_data.manifest_data(config.manifest, loaded.preprocess, config.families, config.seed,
                                         augment=augment)
@@ -201,7 +214,7 @@ class Session:
     config: TrainConfig
     reporter: Reporter
     loaded: LoadedModel
-    data: train_data.TrainData
+    data: train_data.TrainData | shards.ShardSource
     optimizer: torch.optim.Optimizer
     objective: Objective
     scaler: torch.amp.GradScaler | None
@@ -243,20 +256,32 @@ class Session:
             self.reporter.log(f"eval at step {step}: " + ", ".join(f"{k} {v:.4g}" for k, v in _headline(metrics)))
         extra = {"trained_from": self.config.base_model, "step": step, "train_config": self.config.to_dict(),
                  "eval": metrics}
-        model, architecture = self.loaded.model, self.loaded.architecture
-        save_checkpoint(self.checkpoints / "last", model, architecture, extra, self.trainer_state(step))
+        weights: torch.nn.Module | dict[str, torch.Tensor] = self.loaded.model
+        if self.config.lora_rank:  # the adapter and its base model's spec, not a copy of the base
+            weights, extra[lora.LORA_KEY] = adapter_state(self.loaded.model), lora_record(self.config)
+        architecture = self.loaded.architecture
+        save_checkpoint(self.checkpoints / "last", weights, architecture, extra, self.trainer_state(step))
         self.saved_step = step
         score = metrics.get(config_select_metric(self.config))
         if score is None or self.best_score is None or score > self.best_score:  # no selection metric: best = last
-            save_checkpoint(self.checkpoints / "best", model, architecture, extra)
+            save_checkpoint(self.checkpoints / "best", weights, architecture, extra)
             self.best_score = score
         self.reporter.log(f"saved checkpoint at step {step} in {self.checkpoints}")
 
     def trainer_state(self, step: int) -> dict:
         """What an exact resume needs besides the weights (plain tensors and numbers: loads with weights_only)."""
-        return {"optimizer": self.optimizer.state_dict(), "step": step, "torch_rng": torch.get_rng_state(),
-                "best_score": self.best_score, "thresholds": self.objective.thresholds.value.cpu(),
-                "scaler": self.scaler.state_dict() if self.scaler is not None else {}}
+        state = {"optimizer": self.optimizer.state_dict(), "step": step, "torch_rng": torch.get_rng_state(),
+                 "best_score": self.best_score, "thresholds": self.objective.thresholds.value.cpu(),
+                 "scaler": self.scaler.state_dict() if self.scaler is not None else {}}
+        if isinstance(self.data, shards.ShardSource):  # the step's position in the shard stream
+            state["stream"] = self.stream_positions(step)
+        return state
+
+    def stream_positions(self, step: int) -> dict:
+        config = self.config
+        assert isinstance(self.data, shards.ShardSource)  # called only for a shard-fed run
+        return shards.stream_positions(self.data, config.seed, step, config.batch_size, config.grad_accum,
+                                       self.objective.world_size, config.workers)
 
     def resume(self) -> int:
         """Restore weights, optimizer, scaler, RNG and CE-CLIP's lagged thresholds from `last`; the step to start at.
@@ -270,6 +295,8 @@ class Session:
         missing = sorted({"optimizer", "step", "torch_rng", "thresholds"} - set(state))
         if missing:
             raise CheckpointError(self.checkpoints / "last", f"its trainer state lacks {', '.join(missing)}")
+        if isinstance(self.data, shards.ShardSource):
+            shards.check_resume(state.get("stream"), self.stream_positions(int(state["step"])))
         self.optimizer.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["torch_rng"])
         self.objective.thresholds.value = state["thresholds"]
@@ -356,11 +383,9 @@ def train(config: TrainConfig, reporter: Reporter | None = None, stop_after: int
     trained = torch.nn.parallel.DistributedDataParallel(model) if world_size > 1 else model
     autocast = autocast_for(device, precision)
     max_log_scale = math.log(config.max_logit_scale)
-    steps = StepBatches(session.data, range(start, end), config.batch_size, config.seed, config.grad_accum,
-                        rank, world_size)
     throughput = _Throughput(config.batch_size * world_size * config.grad_accum, start)
     watch = FiniteWatch(device, config.steps, config.lr, session.checkpoints)
-    for item in step_loader(steps, config.workers, pin_memory=device.startswith("cuda")):
+    for item in _steps(session, range(start, end), rank, world_size, pin_memory=device.startswith("cuda")):
         step = item.step
         for group in session.optimizer.param_groups:
             group["lr"] = cosine_lr(step, config)
@@ -384,6 +409,17 @@ def train(config: TrainConfig, reporter: Reporter | None = None, stop_after: int
     if rank == 0:
         reporter.result(result)
     return result
+
+
+def _steps(session: Session, steps: range, rank: int, world_size: int, pin_memory: bool):
+    """Each step's micro-batches in order: streamed from shards, or built from the data set by step number."""
+    config = session.config
+    if isinstance(session.data, shards.ShardSource):
+        dataset = shards.ShardSteps(session.data, steps, config.batch_size, config.seed, config.grad_accum, rank,
+                                    world_size, config.workers)
+        return stream_loader(dataset, config.workers, pin_memory)
+    return step_loader(StepBatches(session.data, steps, config.batch_size, config.seed, config.grad_accum, rank,
+                                   world_size), config.workers, pin_memory)
 
 
 def run_job(config: TrainConfig, reporter: Reporter) -> dict:

@@ -10,15 +10,16 @@ from dataclasses import dataclass, field
 
 import torch
 
-from backend.train import losses
-from backend.train.config import TrainConfig
+from backend.train import losses, losses_later
+from backend.train.config import NEGATIVE_IMAGE_LOSSES, TrainConfig
 from backend.train.data import Batch, TrainData
 
 
 def check_data(loss: str, data: TrainData) -> None:
-    """Refuse, before the first step, data that lacks what `loss` trains on (TROHN-Img: negative images)."""
-    if loss == "trohn_img" and data.negative_images is None:
-        raise ValueError("loss trohn_img trains on negative images, and this data has none: a manifest needs a "
+    """Refuse, before the first step, data that lacks what `loss` trains on (TROHN-Img, TripletCLIP, EqSim:
+    negative images)."""
+    if loss in NEGATIVE_IMAGE_LOSSES and data.negative_images is None:
+        raise ValueError(f"loss {loss} trains on negative images, and this data has none: a manifest needs a "
                          "negative_image (and negative_caption) on every row")
 
 
@@ -65,12 +66,19 @@ class Objective:
             (I,), (T,), s = self._encode(model, [batch.images], [captions])
             I, T = self._gather(I, T)
             return losses.clip_loss(I, T, s)
-        if kind == "trohn_img":
-            assert batch.negative_images is not None  # `check_data` refused data without negative images
-            (I, I_neg), (T, T_neg), s = self._encode(model, [batch.images, batch.negative_images],
-                                                     [captions, batch.negative_image_captions])
-            I, T, I_neg, T_neg = self._gather(I, T, I_neg, T_neg)
-            return losses.trohn_img_loss(I, T, I_neg, T_neg, s)
+        if kind in NEGATIVE_IMAGE_LOSSES or (kind == "countercurate" and batch.negative_images is not None):
+            return self._negative_images(model, batch, captions)
+        if kind == "countercurate":  # grouped batches (a manifest's group column): CLIP over whole groups
+            (I,), (T,), s = self._encode(model, [batch.images], [captions])
+            I, T = self._gather(I, T)
+            return losses.clip_loss(I, T, s)
+        if kind == "fsc_clip":
+            valid = self._mask(batch.negatives_valid)
+            (I,), (T, N), s = self._encode(model, [batch.images], [captions, only_valid(batch.negatives, valid)])
+            I, T, N, valid = self._gather(I, T, scatter_valid(N, valid), valid)
+            w = self.weights
+            return losses_later.fsc_clip_loss(I, T, N, s, weight=w["weight"], gamma=w["gamma"],
+                                              smoothing=w["smoothing"], valid=valid)
         if kind == "hp_hn":
             valid = self._mask(batch.negatives_valid)
             (I,), (T, N, P), s = self._encode(model, [batch.images],
@@ -81,6 +89,22 @@ class Objective:
         if kind == "negclip":
             return self._negclip(model, batch, captions)
         return self._ce_clip(model, batch, captions)
+
+    def _negative_images(self, model, batch, captions):
+        """The losses over each pair and its negative pair (negative image + its caption)."""
+        if batch.negative_images is None:  # `check_data` refuses such a manifest; a shard set is checked here
+            raise ValueError(f"loss {self.config.loss!r} trains on negative images: its data needs them (a "
+                             "manifest's negative_image and negative_caption columns)")
+        (I, I_neg), (T, T_neg), s = self._encode(model, [batch.images, batch.negative_images],
+                                                 [captions, batch.negative_image_captions])
+        I, T, I_neg, T_neg = self._gather(I, T, I_neg, T_neg)
+        kind, w = self.config.loss, self.weights
+        if kind == "tripletclip":
+            return losses_later.tripletclip_loss(I, T, I_neg, T_neg, s)
+        if kind == "eqsim":
+            return losses_later.eqsim_loss(I, T, I_neg, T_neg, s, weight=w["weight"], margin=w["margin"],
+                                           pre_softmax=w["pre_softmax"])
+        return losses.trohn_img_loss(I, T, I_neg, T_neg, s)  # CounterCurate's grouping with one negative pair
 
     def _negclip(self, model, batch, captions):
         valid = self._mask(batch.negatives_valid)

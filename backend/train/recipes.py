@@ -22,6 +22,15 @@ LOSS_INFO = {
     "hp_hn": ("HP+HN", "Kamath et al. 2024", "CLIP + a hard-negative term + a hard-positive term"),
     "trohn_img": ("TROHN-Img", "Miranda et al. 2024, BiVLC",
                   "CLIP over images plus generated negative images with their negative captions"),
+    "tripletclip": ("TripletCLIP", "Patel et al. 2024",
+                    "NegCLIP on the pairs plus NegCLIP on the negative pairs (negative image + caption), each "
+                    "side's captions the other's negatives"),
+    "fsc_clip": ("FSC-CLIP", "Oh et al. 2024",
+                 "CLIP + a focal loss with label smoothing over each image's caption and its hard negatives"),
+    "countercurate": ("CounterCurate", "Zhang et al. 2024",
+                      "CLIP over batches that hold each pair with its counterfactual pairs (grouping)"),
+    "eqsim": ("EqSim", "Wang et al. 2023, EqBen",
+              "CLIP over pairs and their counterfactuals + equivariant-similarity regulariser on each 2x2 group"),
 }
 
 COCO_TRAIN_IMAGES = 118_287
@@ -45,6 +54,16 @@ PAPER_RECIPES: dict[str, dict] = {
         **_PAPER_COMMON, "loss": "hp_hn", "families": ["replace", "binding_swap"], "steps": 5 * epoch_steps(256)},
     "TROHN-Img (BiVLC: batch 200 pairs, 10 epochs)": {
         **_PAPER_COMMON, "loss": "trohn_img", "batch_size": 200, "steps": 10 * epoch_steps(200)},
+    # the authors' COCO scripts (ytaek-oh/fsc-clip README): lr 5e-6 (5e-5 with LoRA rank 4), wd 0.1, 5 epochs,
+    # warmup 50, batch 256, focal gamma 2, label smoothing 0.02, hard-negative weight 0.5; their local
+    # (token-level) term is not implemented here (backend.train.losses_later.fsc_clip_loss); their random text
+    # hard negatives (rule-based replacements, swaps, shuffles) are the engine's replace and binding_swap here
+    "COCO: FSC-CLIP (global hard-negative focal loss; lr 5e-6, 5 epochs)": {
+        **_PAPER_COMMON, "loss": "fsc_clip", "lr": 5e-6, "families": ["replace", "binding_swap"],
+        "steps": 5 * epoch_steps(256)},
+    "COCO: FSC-CLIP with LoRA rank 4 (lr 5e-5, 5 epochs)": {
+        **_PAPER_COMMON, "loss": "fsc_clip", "lr": 5e-5, "lora_rank": 4, "families": ["replace", "binding_swap"],
+        "steps": 5 * epoch_steps(256)},
 }
 
 

@@ -22,6 +22,7 @@ from backend.core import auth
 from backend.core.gpu import local_job_note
 from backend.core.markup import literal
 from backend.core.store import Store
+from ui import targets
 from ui.context import AppContext, offer_new
 from ui.session import Session, admin_actor, job_of_kind, shown
 from ui.tabs import benchmarks_failures as failures
@@ -152,13 +153,14 @@ def make_handlers(ctx: AppContext) -> dict:
         """The leaderboard table and its chart, optionally only some benchmarks' columns."""
         return leaderboard_frame(store, benchmarks), chart_frame(store, benchmarks, known_labels())
 
-    def launch(models, benchmarks, limit, session=None):
+    def launch(models, benchmarks, limit, target="local", session=None):
         """Start an evaluate job (admins only); a bad pick is a message and nothing starts."""
         actor = admin_actor(ctx, session, "launching an evaluation")
         config = {"models": list(models or []), "benchmarks": list(benchmarks or []),
                   "limit": int(limit) if limit else None}  # 0 or blank: every item
         try:
-            job_id = jobs.submit(actor, "evaluate", config, store=store, settings=ctx.settings)
+            job_id = jobs.submit(actor, "evaluate", config, target or "local", targets.options(target or "local"),
+                                 store=store, settings=ctx.settings)
         except SUBMIT_ERRORS as error:
             raise shown(error) from error
         return job_id, job_markdown(store.get_job(job_id))
@@ -190,7 +192,7 @@ def evaluate_status_api(store: Store):
 
 
 def _launcher(ctx: AppContext) -> tuple[list, gr.Button, gr.Markdown]:
-    """The launch form: models, benchmarks (with what each measures), an item limit."""
+    """The launch form: models, benchmarks (with what each measures), an item limit, where to run."""
     with gr.Accordion("Evaluate models (admins)", open=True):
         with gr.Row():
             models = gr.Dropdown(ctx.current_model_choices(), value=ctx.default_models, multiselect=True,
@@ -203,11 +205,12 @@ def _launcher(ctx: AppContext) -> tuple[list, gr.Button, gr.Markdown]:
         about = gr.Markdown(describe(names[:1]))
         if local_job_note():
             gr.Markdown(local_job_note(), elem_id="bench-zero-gpu-note")
+        where = targets.picker(ctx.settings, "bench-target")
         with gr.Row():
             launch = gr.Button("Evaluate", variant="primary", scale=0, min_width=160)
             status = gr.Markdown(elem_id="bench-status")
     benchmarks.change(describe, benchmarks, about, api_visibility="private", queue=False)
-    return [models, benchmarks, limit], launch, status
+    return [models, benchmarks, limit, where], launch, status
 
 
 def build(ctx: AppContext, visitor: Session, probe_inputs: dict, tabs: gr.Tabs) -> gr.Dropdown | None:

@@ -19,6 +19,7 @@ from backend.annotate import campaigns, mirror, queries, resolution, service
 from backend.annotate.service import BUILT_IN_SOURCES
 from backend.core.auth import PermissionDenied, require_admin
 from backend.core.gpu import local_job_note
+from ui import targets
 from ui.context import AppContext, offer
 from ui.session import Session, actor_of
 from ui.tabs import campaigns_items as view
@@ -93,12 +94,12 @@ def make_handlers(ctx: AppContext) -> dict:
                    f"items. Next: generate its images.")
         return message, gr.Dropdown(choices=view.campaign_names(store_path), value=summary["name"])
 
-    def generate(name, preset, model, session=None):
-        """Start the generate job for the campaign's missing images with the chosen preset."""
+    def generate(name, preset, model, target="local", session=None):
+        """Start the generate job for the campaign's missing images with the chosen preset (and place)."""
         actor = admin(session, "generating campaign images")
         extra = {"model": (model or "").strip()} if preset == "custom" else {}
         job_id = guarded(service.launch_generation, actor, named(name), settings, store, preset=preset or "",
-                         **extra)
+                         target=target or "local", options=targets.options(target or "local"), **extra)
         return f"Started generate job #{job_id}.", view.generate_markdown(store, name)
 
     def status(name, session=None, request: gr.Request | None = None):
@@ -288,6 +289,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
                                allow_custom_value=True)
         refresh = gr.Button("↻", scale=0, min_width=48)
         preset, model, generate = _generator()
+    where = targets.picker(ctx.settings, "campaign-target")
     licence = gr.Markdown(view.licence_markdown(preset.value), elem_id="campaign-licence")
     notice = gr.Markdown(elem_id="campaign-notice")
     generating = gr.Markdown(elem_id="campaign-generate-status")
@@ -327,7 +329,7 @@ def build(ctx: AppContext, visitor: Session) -> None:
                     api_visibility="private")
     intro.change(_preview, intro, preview, api_visibility="private", queue=False)
     save_intro.click(h["save_intro"], [campaign, intro, state], saved_intro, api_name="save_intro")
-    generate.click(h["generate"], [campaign, preset, model, state], [notice, generating],
+    generate.click(h["generate"], [campaign, preset, model, where, state], [notice, generating],
                    api_name="launch_generation")
     save.click(h["save_instructions"], [campaign, *texts, state], saved, api_name="save_instructions")
     items["refresh"].click(h["items"], [campaign, state], items["table"], api_visibility="private")

@@ -24,6 +24,7 @@ from backend.jobs.hf import gpu_flavors
 from backend.perturb import FAMILIES
 from backend.train.config import LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig, data_sources, model_builders
 from backend.train.recipes import loss_label, recipes
+from ui import targets
 from ui.context import AppContext
 from ui.session import Session, actor_of, admin_initial
 
@@ -189,9 +190,10 @@ def make_handlers(ctx: AppContext):
 
     def launch(*values):
         """Validate the form and start the run; a bad value is a message and nothing is launched."""
-        *form, recipe, target, nproc, flavor, session = values
+        *form, recipe, target, nproc, flavor, nodes, gpus_per_node, session = values
         actor = admin(session, "launching a training run")
-        options = {"nproc": int(nproc or 1)} if target == "torchrun" else {"flavor": flavor} if target == "hf" else {}
+        options = {"nproc": int(nproc or 1)} if target == "torchrun" else {"flavor": flavor} if target == "hf" else \
+            targets.options(target, nodes, gpus_per_node)
         try:
             config = launched_config(recipe, form)
             launched = jobs.submit(actor, "train", config, target, options, store=store, settings=ctx.settings)
@@ -332,15 +334,22 @@ def build(ctx: AppContext, visitor: Session) -> None:
                                  info="fills the form with a measured built-in-world run or a paper's settings")
             form = _form(ctx, dict(zip(FORM_KEYS, recipe_values(recipe.value))))
             with gr.Accordion("Where to run", open=True):
-                target = gr.Radio([("this machine", "local"), ("torchrun (N processes)", "torchrun"),
-                                   ("Hugging Face Jobs", "hf")], value="hf" if on_zero_gpu() else "local",
-                                  label="Target", elem_id="train-target")
+                where = [("this machine", "local"), ("torchrun (N processes)", "torchrun"), ("Hugging Face Jobs", "hf")]
+                if ctx.settings.slurm_configured:
+                    where.append((targets.slurm_label(ctx.settings), "slurm"))
+                target = gr.Radio(where, value="hf" if on_zero_gpu() else "local", label="Target",
+                                  elem_id="train-target")
                 if local_job_note():
                     gr.Markdown(local_job_note(), elem_id="train-zero-gpu-note")
                 with gr.Row():
                     nproc = gr.Number(2, precision=0, minimum=1, label="Processes (torchrun)")
                     flavor = gr.Dropdown(gpu_flavors(), value=ctx.settings.hf_flavor, label="GPU (HF)",
                                          info="the image is the server's hf_image setting")
+                with gr.Row(visible=ctx.settings.slurm_configured):
+                    nodes = gr.Number(1, precision=0, minimum=1, label="Nodes (Slurm)", elem_id="train-nodes")
+                    gpus_per_node = gr.Number(1, precision=0, minimum=1, label="GPUs per node (Slurm)",
+                                              info="partition, account and time limit: the server's settings",
+                                              elem_id="train-gpus-per-node")
             launch = gr.Button("Launch", variant="primary")
             launched = gr.Markdown()
         with gr.Column(scale=2):
@@ -357,7 +366,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
                         interactive=False, max_height=400, elem_id="train-runs")
     seen = gr.State([0, 0.0])
     recipe.change(recipe_values, recipe, form, api_visibility="private", queue=False)
-    launch.click(handlers["launch"], [*form, recipe, target, nproc, flavor, visitor.state], [launched, run, runs],
+    launch.click(handlers["launch"], [*form, recipe, target, nproc, flavor, nodes, gpus_per_node, visitor.state],
+                 [launched, run, runs],
                  api_name="launch")
     run.change(handlers["run_status"], [run, visitor.state], shown, api_name="run_status")
     timer = gr.Timer(REFRESH_S)
