@@ -196,11 +196,11 @@ def _answered(conn: sqlite3.Connection, annotator_id: int) -> int:
 
 def _release_idle(conn: sqlite3.Connection, campaign_id: int, config: dict, now: float) -> None:
     """Give back what annotators away longer than ``reclaim_after_s`` reserved or held (a returned or timed-out
-    submission, a closed tab): others may take it now."""
-    conn.execute("update assignments set status = 'released' where campaign_id = :campaign and status in "
-                 "('reserved', 'held') and annotator_id in (select id from annotators where campaign_id = :campaign "
-                 "and coalesce(last_seen, started_at) < :since)",
-                 {"campaign": campaign_id, "since": now - config["reclaim_after_s"]})
+    submission, a closed tab): others may take it now. Every request runs it, so it goes through the idle
+    annotators' rows (index on annotator and status), never the campaign's whole assignment table."""
+    conn.execute("update assignments set status = 'released' where annotator_id in (select id from annotators "
+                 "where campaign_id = ? and coalesce(last_seen, started_at) < ?) and status in ('reserved', 'held')",
+                 (campaign_id, now - config["reclaim_after_s"]))
 
 
 def _held(conn: sqlite3.Connection, annotator_id: int, now: float) -> sqlite3.Row | None:
