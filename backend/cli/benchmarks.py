@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import sys
 
@@ -88,9 +89,8 @@ def _paired_tests(store, summaries: list[dict]) -> list[dict]:
 
 
 def _test_fields(test) -> dict:
-    return {"n": test.n, "accuracy_a": test.accuracy_a, "accuracy_b": test.accuracy_b, "only_a": test.only_a,
-            "only_b": test.only_b, "p_value": test.p_value, "difference": test.difference,
-            "interval": list(test.interval), "line": test.line()}
+    """A `PairedTest` as JSON fields, with the line the table prints."""
+    return {**dataclasses.asdict(test), "interval": list(test.interval), "line": test.line()}
 
 
 def cell(value: float, bounds=None) -> str:
