@@ -5,6 +5,7 @@ import socket
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 from app import build_annotate_app, build_app, launch_options
 from backend.core.settings import Settings
@@ -36,10 +37,15 @@ def launch(demo, **options) -> str:
     Gradio's `launch` returns once the server answered its startup request, then fetches the whole page with a
     3 s timeout and, if that is slower (a loaded machine: other test workers, jobs, browsers), raises "localhost
     is not accessible" although the server is up. A test's server is local by construction: that check is off.
+
+    A test that plays a Space (``SYSTEM=spaces``) would also start Gradio's Spaces hot-reloader, which walks
+    every object of the test process (torch's included) and makes `demo.close()` wait seconds for that walk:
+    source reloading is not under test, so the server starts without it.
     """
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, _frontend=False,
-                **options)
+    with mock.patch("gradio.http_server.get_space", return_value=None):
+        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                    _frontend=False, **options)
     return f"http://127.0.0.1:{port}/"
 
 
