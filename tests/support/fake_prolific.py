@@ -252,3 +252,8 @@ class FakeProlific:
                 self.end_headers()
                 self.wfile.write(data)
         return Handler
+
+
+def prolific_env(fake: FakeProlific) -> dict[str, str]:
+    """The settings (as environment variables) that point the lab at `fake` with its token."""
+    return {"PROLIFIC_TOKEN": fake.token, "COMPLAB_PROLIFIC_API": fake.url}
