@@ -1,5 +1,5 @@
 """A client for Prolific's REST API: the calls a campaign's study needs, with the request shapes of
-docs.prolific.com's API reference (docs/CROWD.md, "Prolific from the app", lists each with its page).
+docs.prolific.com's API reference (docs/PROLIFIC.md lists each with its page).
 
 Built on httpx (already installed with Gradio, pinned in requirements.txt): timeouts on every call, a
 transport tests can replace, and one error type per outcome that matters for money: `ProlificRefused` (Prolific
