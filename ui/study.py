@@ -15,7 +15,7 @@ from backend.annotate import campaigns, prolific, resume
 from ui.context import AppContext
 from ui.tabs.annotate import AnnotatePage
 
-PATH = "study"
+PATH = prolific.STUDY_PATH
 INVALID = ("## This link is not valid\nCheck that you opened the study from Prolific, with the whole link. If it "
            "still does not work, please return your submission and message the researcher.")
 

@@ -414,3 +414,12 @@ def _chosen_image(conn: sqlite3.Connection, item: sqlite3.Row) -> str | None:
     row = conn.execute("select display_path, path from candidates where item_id = ? and slot = ?",
                        (item["id"], int(slot) - 1)).fetchone()
     return (row["display_path"] or row["path"]) if row else None
+
+
+# Prolific (issue 22, item 3: backend.annotate.prolific_study): a submission that ended without its work.
+def release_session(conn: sqlite3.Connection, annotator_id: int) -> int:
+    """Give back, inside the caller's write transaction, every task the annotator has reserved or on screen:
+    their Prolific submission was returned, timed out or rejected, so others may take those tasks now (as
+    `_release_idle` does after ``reclaim_after_s``, but at once). Answers stay. Returns how many were freed."""
+    return conn.execute("update assignments set status = 'released' where annotator_id = ? and status in "
+                        "('reserved', 'held')", (annotator_id,)).rowcount

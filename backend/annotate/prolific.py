@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from backend.core import text
 
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"
+STUDY_PATH = "study"  # the study link's route (`ui/study.py`)
+# What Prolific replaces in a study URL with the participant's id, the study's and the submission's (the session)
+PLACEHOLDERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_NAME = 64  # what an id may hold
 
@@ -56,3 +59,8 @@ def completion_url(code: str) -> str:
     if not code or not _ID.match(code):
         raise ValueError(f"not a Prolific completion code: {code!r}")
     return f"{COMPLETION_URL}?{urlencode({'cc': code})}"
+
+
+def study_url(app_url: str, campaign: str) -> str:
+    """The study link Prolific opens: the campaign's study page with Prolific's placeholders."""
+    return f"{app_url.rstrip('/')}/{STUDY_PATH}?campaign={quote(campaign)}&{PLACEHOLDERS}"

@@ -1,4 +1,4 @@
-"""`python -m backend campaign ...`: create, generate, status, assist, override, export, list.
+"""`python -m backend campaign ...`: create, generate, status, assist, override, export, list, prolific.
 
 The same service functions as the Campaigns tab, acting as the machine's own
 admin (`backend.core.auth.cli_actor`). Nothing here imports torch except `assist`.
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from backend.annotate import campaigns, report, resolution, service
 from backend.cli import options
+from backend.cli import prolific as prolific_cli
 from backend.core.auth import cli_actor
 from backend.core.settings import Settings
 from backend.core.store import Store
@@ -178,3 +179,4 @@ def add_parsers(subparsers) -> None:
     intro.add_argument("--file", help="a Markdown file: the new intro")
 
     command("list", _list, "the campaigns in the store")
+    prolific_cli.add_parsers(commands, _settings, _print)

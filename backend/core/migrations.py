@@ -94,6 +94,28 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "ALTER TABLE annotators ADD COLUMN quota INTEGER",
         "ALTER TABLE annotators ADD COLUMN last_seen REAL",
     )),
+    ("a campaign's Prolific study, its submissions as last polled, and bonuses with their payment state, each "
+     "written before Prolific is asked to pay it (backend.annotate.prolific_study, prolific_bonus)", (
+        """CREATE TABLE prolific_studies (
+            id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL UNIQUE REFERENCES campaigns(id),
+            study_id TEXT NOT NULL UNIQUE,
+            status TEXT NOT NULL, places INTEGER, reward_cents INTEGER, paused_reason TEXT, created_by TEXT,
+            created_at REAL, updated_at REAL)""",
+        """CREATE TABLE prolific_submissions (
+            id TEXT PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns(id), participant_id TEXT NOT NULL,
+            status TEXT NOT NULL, started_at TEXT, completed_at TEXT, entered_code TEXT, released_at REAL,
+            decision TEXT, reason TEXT, decided_at REAL, synced_at REAL)""",
+        "CREATE INDEX idx_prolific_submissions_campaign ON prolific_submissions (campaign_id, status)",
+        """CREATE TABLE prolific_bonuses (
+            id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns(id), study_id TEXT NOT NULL,
+            state TEXT NOT NULL, bulk_id TEXT, csv TEXT NOT NULL, actor TEXT, note TEXT, created_at REAL,
+            set_up_at REAL, pay_sent_at REAL, paid_at REAL)""",
+        """CREATE TABLE prolific_bonus_lines (
+            id INTEGER PRIMARY KEY, bonus_id INTEGER NOT NULL REFERENCES prolific_bonuses(id),
+            campaign_id INTEGER NOT NULL,
+            participant_id TEXT NOT NULL, reason TEXT NOT NULL, amount_cents INTEGER NOT NULL,
+            UNIQUE (campaign_id, participant_id, reason))""",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

@@ -87,6 +87,12 @@ SETTINGS = (
             "mirrored to, for a Space whose disk is ephemeral; restored at start when the store has no campaign. "
             "On a Space it defaults to `<SPACE_ID>-backup` (`off`: no backup). Needs `HF_TOKEN` with write "
             "access."),
+    Setting("prolific_token", "PROLIFIC_TOKEN", "",
+            "Prolific API token (Prolific: Settings, API tokens): lets admins create, publish, pause, review and pay "
+            "a campaign's study from the Campaigns tab and `campaign prolific`; never shown or sent to a browser.",
+            secret=True),
+    Setting("prolific_api", "COMPLAB_PROLIFIC_API", "https://api.prolific.com/api/v1",
+            "Base address of Prolific's REST API (tests point it at a fake server on 127.0.0.1)."),
     Setting("server_name", "GRADIO_SERVER_NAME", "127.0.0.1",
             "Address the app binds to. Any address other than loopback needs admin credentials for admin "
             "features."),
@@ -137,6 +143,8 @@ class Settings:
     space_id: str
     guest_models: tuple[str, ...] = ()
     max_model_parameters: int = 500_000_000
+    prolific_token: str = ""
+    prolific_api: str = "https://api.prolific.com/api/v1"
     source: str = "defaults"  # which file, if any, the values came from (shown by `python -m backend settings`)
 
     @classmethod
@@ -167,7 +175,8 @@ class Settings:
                    server_name=raw["server_name"].strip(), server_port=port,
                    space_id=raw["space_id"].strip(),
                    guest_models=tuple(m.strip() for m in raw["guest_models"].split(",") if m.strip()),
-                   max_model_parameters=budget, source=str(path) if from_file else "defaults")
+                   max_model_parameters=budget, prolific_token=raw["prolific_token"].strip(),
+                   prolific_api=raw["prolific_api"].strip().rstrip("/"), source=str(path) if from_file else "defaults")
 
     @property
     def on_space(self) -> bool:

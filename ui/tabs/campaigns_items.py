@@ -9,23 +9,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from urllib.parse import quote
 
 import pandas as pd
 
 from backend import jobs
-from backend.annotate import assist, campaigns, db, queries, report
+from backend.annotate import assist, campaigns, db, prolific, queries, report
 from backend.annotate.resolution import valid_decisions
 from backend.core.errors import first_line
 from backend.core.markup import literal
 from backend.core.store import Store
 from backend.generate.presets import model_card, presets
-from ui import study
 
 ITEM_COLUMNS = ["id", "stage", "gold", "caption", "negative caption", "type", "answers", "model pick"]
 ANSWER_COLUMNS = ["annotator", "task", "choice", "correct", "time (s)", "source", "answered at"]
-# Prolific fills these placeholders with the participant's ids when it opens the link.
-PROLIFIC_PLACEHOLDERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 
 
 def preset_names() -> list[str]:
@@ -103,7 +99,7 @@ def status_markdown(store_path: Path | str, name: str) -> str:
 def study_link_markdown(app_url: str, store_path: Path | str, name: str) -> str:
     """The link an admin pastes into Prolific, the completion code, and how to serve annotation alone."""
     code = campaigns.get(store_path, name)["config"].completion_code
-    link = f"{app_url.rstrip('/')}/{study.PATH}?campaign={quote(name)}&{PROLIFIC_PLACEHOLDERS}"
+    link = prolific.study_url(app_url, name)
     return (f"**Study link** (paste into Prolific as the study URL): `{link}`  \n"
             f"It opens the campaign's intro (edit it under Instructions), then its tasks, and nothing else.  \n"
             f"Completion code: **{code}** (Prolific sends finished participants back with it).  \n"
