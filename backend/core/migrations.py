@@ -94,6 +94,13 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "ALTER TABLE annotators ADD COLUMN quota INTEGER",
         "ALTER TABLE annotators ADD COLUMN last_seen REAL",
     )),
+    ("quality and abuse (issue 22, item 5): answers refused as too fast per annotator, the hashed client an "
+     "annotator joined from, each campaign's secret (backend.annotate.quality)", (
+        "ALTER TABLE annotators ADD COLUMN too_fast INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE annotators ADD COLUMN client TEXT",
+        "CREATE INDEX idx_annotators_campaign_client ON annotators (campaign_id, client)",
+        "ALTER TABLE campaigns ADD COLUMN secret TEXT",
+    )),
 )
 LATEST = len(MIGRATIONS)
 
