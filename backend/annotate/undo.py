@@ -29,7 +29,7 @@ def undo_last(store_path: Path | str, annotator_id: int, now: float | None = Non
         annotator = conn.execute("select * from annotators where id = ?", (annotator_id,)).fetchone()
         if annotator is None:
             raise TaskError("unknown annotator; start again from the study link")
-        last = conn.execute("select a.id, a.assignment_id, a.item_id, a.stage, a.created_at from answers a where "
+        last = conn.execute("select a.id, a.assignment_id, a.item_id, a.stage from answers a where "
                             "a.annotator_id = ? and a.source = 'annotator' order by a.id desc limit 1",
                             (annotator_id,)).fetchone()
         if last is None:
@@ -38,9 +38,11 @@ def undo_last(store_path: Path | str, annotator_id: int, now: float | None = Non
                                 (annotator_id,)).fetchone()[0]
         if annotator["quota"] is not None and answered >= annotator["quota"]:
             raise TaskError("your session is complete: its answers can no longer be changed")
-        item = conn.execute("select stage, gold, updated_at from items where id = ?", (last["item_id"],)).fetchone()
+        item = conn.execute("select stage, gold, extra_answers from items where id = ?", (last["item_id"],)).fetchone()
+        # A tie calls one more annotator (extra_answers); until that answer decides again, every answer the item
+        # has was counted in the tie.
         used = not item["gold"] and (last["stage"] not in TASK_OF_STAGE.get(item["stage"], ()) or
-                                     (item["updated_at"] or 0) >= last["created_at"])
+                                     item["extra_answers"] > 0)
         if used:
             raise TaskError("your last answer was already used to decide its item: it can no longer be undone")
         shown = conn.execute("select id from assignments where annotator_id = ? and status = 'held'",
