@@ -109,3 +109,24 @@ def test_one_client_holds_at_most_two_sessions_and_unstarted_holds_come_back_qui
     newcomer = resume.enter(path, campaign_id, Identity("e" * 24, "prolific"), client="192.0.2.5").annotator_id
     assign.serve(path, newcomer, now=later)
     assert sum(held(path, who) for who in hoarder) == 0 and held(path, other) == 5, "who answered nothing"
+
+
+def test_the_command_line_sets_the_minimum_and_status_shows_time_per_task_and_speed_flags(tmp_path, monkeypatch,
+                                                                                           capsys):
+    from backend.annotate import campaigns
+    from backend.cli import main
+
+    monkeypatch.setenv("COMPLAB_WORKSPACE", str(tmp_path / "ws"))
+    store = tmp_path / "ws" / "lab.db"
+    assert main(["campaign", "create", "timed", "--items", "2", "--min-seconds", "1.5", "--db", str(store)]) == 0
+    assert campaigns.get(store, "timed")["config"].min_seconds_per_task == 1.5
+    assert main(["campaign", "create", "rushed", "--items", "2", "--min-seconds", "-1", "--db", str(store)]) == 2
+    assert "min_seconds_per_task must be in [0, 600], not -1.0" in capsys.readouterr().err
+    path, campaign_id = make_campaign(tmp_path, n_items=2, overlap=1, min_seconds_per_task=5)
+    who = assign.join(path, campaign_id, "quick")
+    shown = assign.serve(path, who, now=0.0)
+    for _ in range(SPEED_FLAG_AFTER):
+        assign.submit(path, who, shown.assignment_id, "2", now=0.1)
+    assert main(["campaign", "status", "c1", "--db", path]) == 0
+    printed = capsys.readouterr().out
+    assert "| median time per task | too fast | flagged |" in printed and "| 3 | SPEED |" in printed
