@@ -156,3 +156,35 @@ def test_a_participant_undoes_a_mis_keyed_answer_and_sees_every_tasks_question(l
         page.locator("#annotate-done").get_by_text("Your completion code is").wait_for()
         assert page.locator("#annotate-undo").is_hidden(), "a code once shown is never taken back"
         screenshot(page, tmp_path, "annotate-done-after-undo.png")
+
+
+@pytest.mark.browser
+def test_the_admin_sets_the_minimum_in_the_form_and_reads_speed_flags_in_the_annotator_table(lab, browser, tmp_path):
+    from app import build_app
+    from backend.annotate import assign
+
+    settings, _ = lab
+    campaign_id = db.rows(settings.db, "select id from campaigns where name = 'paced'")[0]["id"]
+    rusher = assign.join(settings.db, campaign_id, "rusher")
+    shown = assign.serve(settings.db, rusher)
+    for _ in range(3):
+        assert not assign.submit(settings.db, rusher, shown.assignment_id, "1").recorded
+    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
+                     model_choices=[], default_models=[], store=Store(settings.db))
+    demo = build_app(ctx).queue()
+    url = launch(demo, **{k: v for k, v in launch_options(ctx).items() if k not in ("server_name", "server_port")})
+    try:
+        with new_page(browser) as page:
+            page.goto(url)
+            page.get_by_role("tab", name="Campaigns").click()
+            field = page.locator("#campaign-min-seconds input")
+            assert field.input_value() == "1", "the form offers a minimum of 1 s"
+            page.click("#campaign-pick input")
+            page.get_by_role("option", name="paced", exact=True).click()
+            status = page.locator("#campaign-status")
+            status.get_by_text("rusher").wait_for()
+            assert "too fast" in status.inner_text() and "SPEED" in status.inner_text()
+            assert "at least 1 s per task" in page.inner_text("body")
+            screenshot(page, tmp_path, "campaigns-speed-flags.png")
+    finally:
+        demo.close()
