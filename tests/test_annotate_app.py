@@ -19,7 +19,7 @@ def test_annotate_mode_has_no_admin_endpoint_and_nobody_answers_anothers_task(tm
     toy_campaign(settings.db, settings.data_dir, "study", 3, CampaignConfig.from_dict({"gold_rate": 0}))
     with annotate_app(settings) as url:
         alice, mallory = (local_client(url, download_files=False) for _ in range(2))
-        assert set(alice.view_api(return_format="dict")["named_endpoints"]) == {"/start", "/answer"}
+        assert set(alice.view_api(return_format="dict")["named_endpoints"]) == {"/start", "/answer", "/undo"}
         alices_task = task_token(alice.predict("study", "alice", api_name="/start"))
         mallory.predict("study", "mallory", api_name="/start")
         shown = mallory.predict(alices_task, "1", api_name="/answer")

@@ -168,7 +168,9 @@ def test_a_second_participant_starts_with_the_step_4_another_annotators_answer_o
         const img = document.querySelector(`#annotate-${side} img`);
         return img && img.complete && img.naturalWidth > 0 && img.offsetParent !== null; })""")
     original = db.rows(settings.db, "select caption from items where id = ?", (decided,))[0]["caption"]
-    assert page.inner_text("#annotate-caption").strip() == original
+    assert page.inner_text("#annotate-caption").strip().splitlines()[-1] == original
+    assert "Which image best matches this description? (Both" in page.inner_text("#annotate-caption"), \
+        "step 4's question is on screen, whether its instructions are open or not"
     assert not page.is_visible("#annotate-image-1") and not page.is_visible("#answer-none")
     assert page.is_visible("#answer-both")
     assert "Both" in page.inner_text("#annotate-instructions"), "step 4's instructions, open the first time"

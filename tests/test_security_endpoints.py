@@ -37,7 +37,8 @@ REFUSED = "needs an admin; you are anonymous"
 # Who may call each handler, by the api_name the app's config gives it (Gradio numbers repeated names: tick_1).
 ANNOTATE = {"start", "begin", "_remember", "_remember_1", "answer", "from_link", "poll",
             *(f"handler_{k}" if k else "handler" for k in range(10)),  # one per answer button
-            "answer_1", "poll_1", "open_link", "consent", *(f"handler_{k}" for k in range(10, 20))}  # the study page
+            "answer_1", "poll_1", "open_link", "consent", *(f"handler_{k}" for k in range(10, 20)),  # the study page
+            "undo", "take_back"}  # Undo my last answer: the annotate page's /undo, the study page's (private)
 PUBLIC = {
     *ANNOTATE,
     "probe", "probe_1", "apply_layout", "apply_layout_1", "check_upload", "model_choices", "lambda_6", "lambda_7",
@@ -206,7 +207,7 @@ def test_the_annotation_app_has_no_admin_handler(tmp_path):
     with annotate_app(settings) as url:
         assert Page(url).names() <= ANNOTATE
         assert set(patient_client(url, download_files=True).view_api(return_format="dict")["named_endpoints"]) == \
-            {"/start", "/answer"}
+            {"/start", "/answer", "/undo"}
 
 
 def _key(outputs) -> str:

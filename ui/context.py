@@ -22,6 +22,7 @@ from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.patching.config import exported_models
 from backend.probe.runner import InProcess, InWorker
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 BUSY = ("The server is busy with other probes: try again in a minute (probes run one at a time, so that "
         "annotators working here keep a quick page).")
 
@@ -43,6 +44,12 @@ class Guards:
     # The queue's event ids (fn_index) of the Probe's handlers (the Probe tab adds them): `ui.limits.ProbeGate`
     # refuses a visitor who spent their probes before these events are queued.
     probe_events: set[int] = field(default_factory=set)
+    # Annotators' session starts and answers per client (`ui.tabs.annotate`). A loopback client is everyone on
+    # this machine, or everyone behind a local reverse proxy: not limited, unless `limit_loopback` (tests).
+    annotate_joins: RateLimit = field(
+        default_factory=lambda: RateLimit(limits.ANNOTATE_JOINS_PER_CLIENT, limits.ANNOTATE_JOIN_WINDOW_S))
+    annotate_answers: RateLimit = field(default_factory=lambda: RateLimit(limits.ANNOTATE_ANSWERS_PER_MINUTE, 60))
+    limit_loopback: bool = False
 
 
 @dataclass
@@ -91,6 +98,14 @@ class AppContext:
         if request is None or getattr(request, "client", None) is None:
             return None
         return client_key(request.client.host, dict(request.headers), behind_proxy=self.settings.on_space)
+
+    def annotator_client(self, request: gr.Request | None) -> str:
+        """The client whose annotation the per-client limits count; "" (not limited) without a request, or for a
+        loopback client unless the guards say otherwise."""
+        client = self.client(request) or ""
+        if client in LOOPBACK and not self.guards.limit_loopback:
+            return ""
+        return client
 
 
 def offer(path: str | Path) -> str:

@@ -56,18 +56,18 @@ class StudyPage(AnnotatePage):
         if campaign is None or identity is None:
             return self._page(notice=INVALID)
         if resume.started(self.db, campaign["id"], identity.external_id):
-            return self._start(name, identity)
+            return self._start(name, identity, request)
         return self._page(invited=(name, identity), intro=campaign["config"].intro)
 
-    def consent(self, invited: tuple[str, prolific.Identity] | None) -> list:
+    def consent(self, invited: tuple[str, prolific.Identity] | None, request: gr.Request | None = None) -> list:
         """The participant agreed: their session starts (its tasks reserved now)."""
         if invited is None:
             return self._page(notice=INVALID)
-        return self._start(*invited)
+        return self._start(*invited, request)
 
-    def _start(self, name: str, identity: prolific.Identity) -> list:
+    def _start(self, name: str, identity: prolific.Identity, request: gr.Request | None) -> list:
         try:
-            return [None, gr.Column(visible=False), "", "", *self._enter(name, identity)]
+            return [None, gr.Column(visible=False), "", "", *self._enter(name, identity, request=request)]
         except ValueError as error:
             return self._page(notice=f"**{error}**")
 

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.annotate import db
+from backend.annotate import db, quality
 from backend.annotate.resolution import record_outcome
 
 TASK_OF_STAGE = {"generated": ("select",), "selected": ("ambiguity",), "unambiguous": ("t2i", "i2t")}
@@ -74,7 +74,8 @@ class Task:
 @dataclass(frozen=True)
 class Ended:
     """No task to show: ``done`` (every answer of the session stored: the completion code may be shown),
-    ``wait`` (tasks exist but others hold them: ask again soon) or ``full`` (no work for this person)."""
+    ``wait`` (tasks exist but others hold them: ask again soon), ``full`` (no work for this person) or
+    ``limit`` (this person's client holds as many tasks as one client may, `backend.annotate.quality`)."""
 
     state: str
     answered: int
@@ -134,7 +135,10 @@ def serve(store_path: Path | str, annotator_id: int, now: float | None = None) -
         row = _held(conn, annotator_id, now) or _take_reserved(conn, annotator_id, now)
         if row is None:
             busy = _others_hold(conn, annotator)
-            wanted = (quota if quota is not None else config["tasks_per_session"]) - answered
+            wanted = min((quota if quota is not None else config["tasks_per_session"]) - answered,
+                         quality.client_room(conn, annotator, config))
+            if wanted <= 0:
+                return Ended("limit", answered, quota)
             least = math.ceil(MIN_SESSION_SHARE * min(wanted, _still_to_come(conn, annotator, config))) \
                 if quota is None and busy else 1
             reserved = _reserve(conn, annotator, config, answered, wanted, least)
@@ -165,6 +169,10 @@ def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer
         choice = _choice(row["stage"], layout, answer, n_images)
         item = conn.execute("select * from items where id = ?", (row["item_id"],)).fetchone()
         _, config = _annotator(conn, annotator_id)
+        too_fast = quality.pace_refusal(conn, annotator_id, row["assigned_at"], config, now)
+        if too_fast:
+            db.changed(conn, "annotators", annotator_id)
+            return Submitted(False, too_fast)
         if row["status"] == "released" and not _has_room(conn, item, row["stage"], config):
             return Submitted(False, f"this task went to someone else after {config['reclaim_after_s'] / 60:g} "
                                     "minutes away; your answer was not needed")
@@ -201,6 +209,7 @@ def _release_idle(conn: sqlite3.Connection, campaign_id: int, config: dict, now:
     conn.execute("update assignments set status = 'released' where annotator_id in (select id from annotators "
                  "where campaign_id = ? and coalesce(last_seen, started_at) < ?) and status in ('reserved', 'held')",
                  (campaign_id, now - config["reclaim_after_s"]))
+    quality.release_unstarted(conn, campaign_id, now)
 
 
 def _held(conn: sqlite3.Connection, annotator_id: int, now: float) -> sqlite3.Row | None:

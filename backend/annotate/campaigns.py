@@ -33,6 +33,7 @@ TASKS = ("select", "ambiguity", "i2t", "t2i")
 RESOLUTION_RULES = ("majority", "third")
 STAGES = ("pending", "generated", "selected", "unambiguous", "done", "dropped")
 INSERT_BATCH = 500  # items per write transaction when a campaign is created (~10 ms of the write lock each)
+RECOMMENDED_MIN_SECONDS = 1.0  # what the Campaigns tab's form offers: nobody compares four images faster
 IMPORTING = "importing"  # a new campaign's source until its last item is stored
 
 
@@ -58,6 +59,7 @@ class CampaignConfig:
     gold_threshold: float = 0.7  # gold accuracy below this flags an annotator...
     min_gold: int = 3  # ...once they answered at least this many gold items
     reclaim_after_s: float = 600.0  # a task held this long without an answer goes to someone else
+    min_seconds_per_task: float = 0.0  # an answer given sooner after its task was shown is refused (0: no minimum)
     human_baseline: bool = False  # also ask BiVLC's separate I2T and T2I questions
     images_per_item: int = 4
     generator: str = "bivlc"  # a backend.generate preset (a plug-in's source sets its own generator's)
@@ -84,6 +86,8 @@ class CampaignConfig:
             problems.append(f"gold_threshold must be in [0, 1], not {self.gold_threshold}")
         if self.tasks_per_session < 1 or self.images_per_item < 2 or self.reclaim_after_s <= 0:
             problems.append("tasks_per_session >= 1, images_per_item >= 2 and reclaim_after_s > 0 are required")
+        if not 0 <= self.min_seconds_per_task <= 600:
+            problems.append(f"min_seconds_per_task must be in [0, 600], not {self.min_seconds_per_task}")
         if self.gold_items < 0 or self.min_gold < 1:
             problems.append("gold_items >= 0 and min_gold >= 1 are required")
         if not str(self.intro or "").strip():

@@ -26,6 +26,7 @@ from backend.annotate.agreement import (
     picked_or_none,
     wilson_interval,
 )
+from backend.annotate.quality import speed_flagged
 from backend.core.markup import literal
 
 
@@ -80,7 +81,8 @@ def places(store_path: Path | str, campaign_id: int, config: campaigns.CampaignC
 def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict],
                     config: campaigns.CampaignConfig) -> list[dict]:
     """Per annotator: answers, the session's length (None: none started: the study was full or they wait), tasks
-    held or reserved, gold accuracy with its interval, median time, flag, finished."""
+    held or reserved, gold accuracy with its interval, median time per task, answers refused as too fast
+    (`backend.annotate.quality`), flags ("gold": accuracy under the threshold; "speed"), finished."""
     quality = gold_accuracy([(row["external_id"], bool(row["correct"])) for row in answers
                              if row["gold"] and row["correct"] is not None])
     held = Counter(row["annotator_id"] for row in db.rows(
@@ -94,11 +96,14 @@ def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict
         mine = by_annotator.get(person["id"], [])
         gold = quality.get(person["external_id"])
         low, high = wilson_interval(gold.n_correct, gold.n_gold) if gold else (None, None)
+        flags = [reason for reason, raised in (
+            ("gold", gold is not None and flagged(gold, config.gold_threshold, config.min_gold)),
+            ("speed", speed_flagged(person["too_fast"]))) if raised]
         table.append({"annotator": person["external_id"], "source": person["source"], "answered": len(mine),
                       "session": person["quota"],
                       "held": held.get(person["id"], 0), "gold": gold.n_gold if gold else 0,
                       "gold_accuracy": gold.accuracy if gold else None, "gold_interval": (low, high),
-                      "flagged": gold is not None and flagged(gold, config.gold_threshold, config.min_gold),
+                      "flagged": bool(flags), "flags": flags, "too_fast": person["too_fast"],
                       "median_ms": statistics.median(r["time_ms"] for r in mine) if mine else None,
                       "finished": person["finished_at"] is not None})
     return table
@@ -164,15 +169,16 @@ def to_markdown(state: dict[str, Any]) -> str:
             b = state["baseline"][task]
             lines.append(f"Human baseline {label}: {_percent(b['accuracy'])} of {b['n']} "
                          f"(95% CI {_percent(b['interval'][0])}-{_percent(b['interval'][1])}).")
-    table = ["| annotator | source | answered | session | held | gold | gold accuracy | median time | flagged "
-             "| finished |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    table = ["| annotator | source | answered | session | held | gold | gold accuracy | median time per task "
+             "| too fast | flagged | finished |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in state["annotators"]:
         median = "n/a" if row["median_ms"] is None else f"{row['median_ms'] / 1000:.1f} s"
         table.append(f"| {literal(row['annotator'])} | {row['source']} | {row['answered']} "
                      f"| {row['session'] or 'none'} | {row['held']} "
                      f"| {row['gold']} "
-                     f"| {_percent(row['gold_accuracy'])} | {median} | {'FLAGGED' if row['flagged'] else ''} "
+                     f"| {_percent(row['gold_accuracy'])} | {median} | {row['too_fast'] or ''} "
+                     f"| {', '.join(row['flags']).upper()} "
                      f"| {'yes' if row['finished'] else ''} |")
     if state["annotators"]:
         lines.append("\n".join(table))

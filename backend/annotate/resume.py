@@ -24,7 +24,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.annotate import assign, db
+from backend.annotate import assign, db, quality
 from backend.annotate.prolific import Identity
 from backend.core import auth
 from backend.core.settings import Settings
@@ -64,12 +64,13 @@ def digest(key: str) -> str:
 
 
 def enter(store_path: Path | str, campaign_id: int, identity: Identity, key: str = "", *, required: bool = True,
-          current: int | None = None) -> Entry:
+          current: int | None = None, client: str = "") -> Entry:
     """Start or continue `identity`'s session in the campaign.
 
     A new local name gets a key; an existing one is continued by the browser session that already holds it
     (`current`), by anyone with its key, or by anyone at all when keys are not `required`. A name that belongs to
-    the other kind of identity (local vs Prolific) is refused, as is a wrong or missing key: nothing is written."""
+    the other kind of identity (local vs Prolific) is refused, as is a wrong or missing key: nothing is written.
+    `client` (the request's address) is kept hashed, to cap what one client holds (`backend.annotate.quality`)."""
     name = identity.external_id.strip()
     with db.write(store_path) as conn:
         row = conn.execute("select id, external_id, source, resume_hash from annotators "
@@ -81,7 +82,8 @@ def enter(store_path: Path | str, campaign_id: int, identity: Identity, key: str
                                      identity.session_id, digest(issued) if issued else None)
         if issued and row is not None:  # a name from before resume keys: this start claims it
             conn.execute("update annotators set resume_hash = ? where id = ?", (digest(issued), annotator_id))
-            db.changed(conn, "annotators", annotator_id)
+        quality.note_client(conn, campaign_id, annotator_id, client)
+        db.changed(conn, "annotators", annotator_id)
         return Entry(annotator_id, issued)
 
 

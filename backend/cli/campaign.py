@@ -37,7 +37,7 @@ def _print(value, as_json: bool) -> None:
 
 def _create(args: argparse.Namespace) -> int:
     config = json.loads(args.config) if args.config else {}
-    for key in ("overlap", "gold_rate", "tasks_per_session", "resolution"):
+    for key in ("overlap", "gold_rate", "tasks_per_session", "resolution", "min_seconds_per_task"):
         if getattr(args, key) is not None:
             config[key] = getattr(args, key)
     if args.baseline:
@@ -138,6 +138,9 @@ def add_parsers(subparsers) -> None:
     create.add_argument("--resolution", choices=campaigns.RESOLUTION_RULES, default=None)
     create.add_argument("--gold-rate", dest="gold_rate", type=float, default=None)
     create.add_argument("--tasks-per-session", dest="tasks_per_session", type=int, default=None)
+    create.add_argument("--min-seconds", dest="min_seconds_per_task", type=float, default=None,
+                        help="answers given sooner after their task was shown are refused and counted (default "
+                             f"0: none; the Campaigns tab offers {campaigns.RECOMMENDED_MIN_SECONDS:g})")
     create.add_argument("--baseline", action="store_true", help="also collect BiVLC's human baseline (I2T, T2I)")
     create.add_argument("--config", help="further settings as JSON, e.g. '{\"reclaim_after_s\": 300}'")
 

@@ -38,6 +38,11 @@ CACHE_CHECK_S, CACHE_MAX_AGE_S = 600, 3600
 UPLOAD_WINDOW_S = CACHE_MAX_AGE_S + CACHE_CHECK_S
 UPLOAD_BYTES_PER_CLIENT = 100 * 1024 * 1024
 UPLOAD_BYTES_TOTAL = 1024 * 1024 * 1024
+# Annotation, per client (a study participant's address; `backend.annotate.quality` caps the tasks one client
+# holds): session starts (a study link opened or reloaded, a name typed) per window, and answers a minute. A person
+# answers a task in seconds; one script answered 1,000 a minute. Two people behind one address fit.
+ANNOTATE_JOINS_PER_CLIENT, ANNOTATE_JOIN_WINDOW_S = 20, 600
+ANNOTATE_ANSWERS_PER_MINUTE = 120
 # Campaign files: BiVLC has 2,933 items and all of SugarCrepe 7,512; a file is read whole before it is checked.
 MAX_CAMPAIGN_ITEMS = 20_000
 MAX_CAMPAIGN_FILE_BYTES = 50 * 1024 * 1024

@@ -116,6 +116,13 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             participant_id TEXT NOT NULL, reason TEXT NOT NULL, amount_cents INTEGER NOT NULL,
             UNIQUE (campaign_id, participant_id, reason))""",
     )),
+    ("quality and abuse (issue 22, item 5): answers refused as too fast per annotator, the hashed client an "
+     "annotator joined from, each campaign's secret (backend.annotate.quality)", (
+        "ALTER TABLE annotators ADD COLUMN too_fast INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE annotators ADD COLUMN client TEXT",
+        "CREATE INDEX idx_annotators_campaign_client ON annotators (campaign_id, client)",
+        "ALTER TABLE campaigns ADD COLUMN secret TEXT",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

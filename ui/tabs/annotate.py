@@ -27,14 +27,11 @@ from typing import Any
 
 import gradio as gr
 
-from backend.annotate import assign, campaigns, db, prolific, resume
-from backend.core.markup import literal
+from backend.annotate import assign, campaigns, db, prolific, resume, undo
 from ui.context import AppContext
+from ui.tabs.annotate_text import KEYS, WAIT_POLL_S, caption, ending, too_many
 
 N_IMAGES = 4
-WAIT_POLL_S = 5  # how often a waiting page asks the server again for a task
-KEYS = {"select": "Keys: 1-4 pick an image, N none.", "ambiguity": "Keys: 1 or L left, 2 or R right, B both.",
-        "i2t": "Keys: 1 first description, 2 second.", "t2i": "Keys: 1 or L left, 2 or R right."}
 PANELS = ("select", "pair", "i2t")
 PANEL_OF_TASK = {"select": "select", "ambiguity": "pair", "t2i": "pair", "i2t": "i2t"}
 # (element id suffix, label, answer sent) of each panel's buttons
@@ -149,6 +146,7 @@ class AnnotatePage:
                 self.text_buttons = self._buttons(TEXT_BUTTONS)
             self.keys = gr.Markdown(elem_id="annotate-keys")
             self.message = gr.Markdown(elem_id="annotate-message")
+            self.undo = gr.Button("Undo my last answer", elem_id="annotate-undo", size="sm", variant="secondary")
             self.resume_note = gr.Markdown(elem_id="annotate-resume-note")
         self.done = gr.Markdown(visible=False, elem_id="annotate-done")
         self.waiting = gr.Timer(WAIT_POLL_S, active=False)  # runs only while the page waits for a task
@@ -204,15 +202,19 @@ class AnnotatePage:
         hidden_answer = gr.Textbox(visible=False)
         gr.Button(visible=False).click(self.answer, [self.state, self.token, hidden_answer], self.task_outputs,
                                        concurrency_limit=None, postprocess=False, **api)
+        undo_api = {"api_name": "undo"} if "api_name" in api else api
+        self.undo.click(self.take_back, self.state, self.task_outputs, concurrency_limit=None, trigger_mode="once",
+                        postprocess=False, **undo_api)
         self.waiting.tick(self.poll, self.state, self.task_outputs, api_visibility="private", concurrency_limit=None,
                           postprocess=False, show_progress="hidden")
 
     # handlers
-    def begin(self, campaign: str, name: str, key: str = "", session: Annotating | None = None):
+    def begin(self, campaign: str, name: str, key: str = "", session: Annotating | None = None,
+              request: gr.Request | None = None):
         """Start (or resume) as a named local annotator. Resuming a name from another browser session needs its
         resume key where keys are required (`backend.annotate.resume`); API callers pass it as `key`."""
         try:
-            return self._enter(campaign, prolific.local_identity(name or ""), key or "", session)
+            return self._enter(campaign, prolific.local_identity(name or ""), key or "", session, request)
         except ValueError as error:
             raise gr.Error(str(error), print_exception=False) from error
 
@@ -227,26 +229,50 @@ class AnnotatePage:
             if identity is None:
                 return self._view(None, None, campaign=params.get("campaign") or remembered.get("campaign"),
                                   remembered=remembered)
-            return self._enter(params.get("campaign") or "", identity)
+            return self._enter(params.get("campaign") or "", identity, request=request)
         except ValueError as error:
             return self._view(None, None, message=f"**{error}**")
 
-    def answer(self, session: Annotating | None, token: str, value: str):
+    def answer(self, session: Annotating | None, token: str, value: str, request: gr.Request | None = None):
         """Record `value` as the answer to the task `token` names, then show the next task. When the store could
-        not save it (a full disk), the same task stays on screen with that said: the answer was not taken."""
+        not save it (a full disk), or the client sent more answers than a person gives (`ui.context.Guards`), the
+        same task stays on screen with that said: the answer was not taken. A too quick answer is refused by the
+        server (`backend.annotate.quality`): the task is shown again with the reason."""
         if session is None:
             raise gr.Error("Start a session first.", print_exception=False)
+        client = self.ctx.annotator_client(request)
+        wait = self.ctx.guards.annotate_answers.spend(client) if client else 0.0
+        if wait:
+            return self._unchanged(f"**{too_many('answers', wait)}**")
         message = ""
         try:
             result = assign.submit(self.db, session.annotator_id, int(token), value)
             message = "" if result.recorded or result.message == "already recorded" else result.message
             shown = assign.serve(self.db, session.annotator_id)
         except db.StoreFull as error:
-            return [*[gr.skip()] * (len(self.task_outputs) - 2), f"**{str(error).capitalize()}.**", gr.skip()]
+            return self._unchanged(f"**{str(error).capitalize()}.**")
         except (ValueError, assign.TaskError) as error:
             message = f"**{error}**"
             shown = assign.serve(self.db, session.annotator_id)
         return self._task_view(session, shown, message)
+
+    def take_back(self, session: Annotating | None):
+        """Undo: the annotator's own last answer is withdrawn while nothing was decided with it
+        (`backend.annotate.undo`), and its task is shown again; else the reason, and the page stays."""
+        if session is None:
+            raise gr.Error("Start a session first.", print_exception=False)
+        try:
+            undo.undo_last(self.db, session.annotator_id)
+        except db.StoreFull as error:
+            return self._unchanged(f"**{str(error).capitalize()}.**")
+        except assign.TaskError as error:
+            return self._unchanged(f"**You cannot undo: {error}.**")
+        return self._task_view(session, assign.serve(self.db, session.annotator_id),
+                               "Your last answer was withdrawn: answer this task again.")
+
+    def _unchanged(self, message: str) -> list:
+        """`task_outputs` that leave the page as it is and say `message`."""
+        return [*[gr.skip()] * (len(self.task_outputs) - 2), message, gr.skip()]
 
     def poll(self, session: Annotating | None):
         """While waiting (others hold every open task): the first task once one is free, else nothing changes."""
@@ -258,22 +284,30 @@ class AnnotatePage:
         return self._task_view(session, shown)
 
     def _answer_with(self, value: str):
-        def handler(session: Annotating | None, token: str):
-            return self.answer(session, token, value)
+        def handler(session: Annotating | None, token: str, request: gr.Request | None = None):
+            return self.answer(session, token, value, request)
         return handler
 
     # helpers
     def _campaign_names(self) -> list[str]:
         return [row["name"] for row in campaigns.list_campaigns(self.db)]
 
-    def _enter(self, name: str, identity: prolific.Identity, key: str = "", current: Annotating | None = None):
+    def _enter(self, name: str, identity: prolific.Identity, key: str = "", current: Annotating | None = None,
+               request: gr.Request | None = None):
+        """Start or continue `identity`'s session in campaign `name`; a client starting sessions faster than people
+        do is refused (`ui.context.Guards`), before anything is written."""
+        client = self.ctx.annotator_client(request)
+        wait = self.ctx.guards.annotate_joins.spend(client) if client else 0.0
+        if wait:
+            raise ValueError(too_many("session starts", wait))
         names = self._campaign_names()
         name = name or (names[0] if len(names) == 1 else "")
         if not name:
             raise ValueError("choose a campaign")
         campaign = campaigns.get(self.db, name)
         holder = current.annotator_id if isinstance(current, Annotating) and current.campaign == name else None
-        entry = resume.enter(self.db, campaign["id"], identity, key, required=self.need_key, current=holder)
+        entry = resume.enter(self.db, campaign["id"], identity, key, required=self.need_key, current=holder,
+                             client=client)
         config = campaign["config"]
         session = Annotating(name, entry.annotator_id, campaigns.campaign_dir(self.ctx.settings.data_dir, name),
                              config.completion_code, identity.source, min(config.images_per_item, N_IMAGES))
@@ -324,10 +358,11 @@ class AnnotatePage:
                         seen=(*session.seen, task.task) if task is not None and new else session.seen)
         if task is None:
             assert isinstance(shown, assign.Ended)
-            return [after, gr.Column(visible=False), gr.Markdown(self._ending(session, shown), visible=True), "",
+            return [after, gr.Column(visible=False),
+                    gr.Markdown(ending(session.source, session.completion_code, shown), visible=True), "",
                     instructions, "", "", *panels, "", "", "", gr.Timer(active=shown.state == "wait")]
         return [after, gr.Column(visible=True), gr.Markdown(visible=False) if fresh else "",
-                f"**{task.number} / {task.total}**", instructions, task.instructions, _caption(task), *panels,
+                f"**{task.number} / {task.total}**", instructions, task.instructions, caption(task), *panels,
                 KEYS[task.task], str(task.assignment_id), message,
                 gr.Timer(active=False) if fresh or session.panel == "done" else gr.skip()]
 
@@ -353,45 +388,10 @@ class AnnotatePage:
         return [visible[0], *select, visible[1], *slots("pair", 2), "Both" if both is None else gr.Button(visible=both),
                 visible[2], *slots("i2t", 1), *texts]
 
-    def _ending(self, session: Annotating, ended: assign.Ended) -> str:
-        """What the page says when there is no task to show. The completion code only when the session's
-        last answer is stored; a wait says it goes on by itself; a full study asks a participant to return."""
-        prolific_link = session.source == "prolific"
-        if ended.state == "done":
-            return self._farewell(session)
-        if ended.state == "wait":
-            where = f"You answered {ended.answered} of {ended.quota}. " if ended.quota else ""
-            return (f"## Please wait a moment\n{where}Every open task is being answered by someone else right now. "
-                    f"Keep this page open: it checks every {WAIT_POLL_S} seconds and shows your next task by "
-                    "itself as soon as one is free.")
-        if ended.answered:
-            return (f"## No task is left for you\nThe tasks kept for you went to others while you were away, and "
-                    f"none is left. Your {ended.answered} answers are stored."
-                    + (" Please return your submission on Prolific and message the researcher." if prolific_link
-                       else ""))
-        if prolific_link:
-            return ("## This study is full: please return your submission\nEvery task already has its answers or "
-                    "is taken. Please return your submission on Prolific; there is no completion code to enter.")
-        return "## No task for you\nThis campaign has no open task for you right now."
-
-    def _farewell(self, session: Annotating) -> str:
-        """Shown only once every answer is stored (the submit that ended the session has committed)."""
-        if session.source != "prolific":
-            return "## Thank you!\nAll your answers are stored. You can close this page."
-        url = prolific.completion_url(session.completion_code)
-        return (f"## Thank you!\nAll your answers are stored. Your completion code is **{session.completion_code}**."
-                f"\n\n[Return to Prolific to complete your submission]({url})")
-
 
 def _remember(campaign: str, name: str, key: str) -> dict:
     """What this browser keeps (localStorage) after a start: the form, to fill it in after a reload."""
     return {"campaign": campaign, "name": name, "key": key}
-
-
-def _caption(task: assign.Task) -> str:
-    if task.task == "i2t":
-        return "### Which description best represents the image?"
-    return f"### {literal(task.text)}"
 
 
 def build(ctx: AppContext) -> AnnotatePage:

@@ -74,7 +74,7 @@ def make_handlers(ctx: AppContext) -> dict:
             raise gr.Error(str(error), print_exception=False) from error
 
     def create(name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate,
-               tasks_per_session, human_baseline, preset, session=None):
+               tasks_per_session, min_seconds, human_baseline, preset, session=None):
         """A new campaign from the form; a bad value is a message and the form keeps what was typed."""
         actor = admin(session, "creating a campaign")
         name = (name or "").strip()
@@ -83,6 +83,7 @@ def make_handlers(ctx: AppContext) -> dict:
             config = {"overlap": _number(overlap, int, "overlap"), "resolution": rule,
                       "gold_rate": _number(gold_rate, float, "gold rate"),
                       "tasks_per_session": _number(tasks_per_session, int, "tasks per session"),
+                      "min_seconds_per_task": _number(min_seconds, float, "minimum seconds per task"),
                       "human_baseline": bool(human_baseline), **({"generator": preset} if preset and
                                                                    preset != "custom" else {})}
             return service.create_campaign(actor, name, source, settings, config=config,
@@ -250,9 +251,12 @@ def _form() -> list:
                               label="Gold rate", info="share of tasks with known answers")
         per_session = gr.Number(DEFAULTS.tasks_per_session, precision=0, minimum=1,
                                 label="Tasks per session")
+        min_seconds = gr.Number(campaigns.RECOMMENDED_MIN_SECONDS, minimum=0, maximum=600, step=0.5,
+                                label="Minimum seconds per task", elem_id="campaign-min-seconds",
+                                info="faster answers are refused and counted (0: no minimum)")
         baseline = gr.Checkbox(False, label="Human baseline (BiVLC's I2T and T2I questions)")
     return [name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, per_session,
-            baseline]
+            min_seconds, baseline]
 
 
 def _generator() -> tuple:

@@ -66,7 +66,8 @@ def settings_markdown(store_path: Path | str, name: str) -> str:
     c = campaign["config"]
     return (f"Source **{campaign['source']}**, created by {campaign['created_by'] or 'unknown'} on "
             f"{_time(campaign['created_at'])}. {c.overlap} answers per item and task, rule **{c.resolution}**, "
-            f"{c.tasks_per_session} tasks per session, gold rate {100 * c.gold_rate:.0f}% "
+            f"{c.tasks_per_session} tasks per session, at least {c.min_seconds_per_task:g} s per task, "
+            f"gold rate {100 * c.gold_rate:.0f}% "
             f"(flag below {100 * c.gold_threshold:.0f}% after {c.min_gold} gold answers), human baseline "
             f"{'on' if c.human_baseline else 'off'}, {c.images_per_item} images per item, generator "
             f"**{c.generator}**.")

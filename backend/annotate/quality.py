@@ -1,0 +1,85 @@
+"""Quality and abuse checks that assignment (`backend.annotate.assign`) runs inside its write transactions.
+
+A red-team script answered a whole campaign at 19 ms a task; a hoarder's forty study-link visits held every
+task for ten minutes. The brakes here are decided by the server, never by the page:
+
+- **Pace**: an answer given sooner than the campaign's ``min_seconds_per_task`` after its task was shown is
+  refused (not stored, the task stays on screen) and counted on the annotator (``annotators.too_fast``);
+  `SPEED_FLAG_AFTER` such refusals flag them for speed in the admin's table, like a poor gold record does.
+- **Holds per client**: the tasks that annotators joined from one client (a hashed address, `client_hash`)
+  hold together are capped at `HELD_SESSIONS_PER_CLIENT` sessions' worth, so one machine opening study links
+  cannot reserve a campaign; and the tasks of an annotator who never answered anything come back to others
+  after `UNSTARTED_RECLAIM_S`, not the campaign's ``reclaim_after_s``.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import sqlite3
+
+SPEED_FLAG_AFTER = 3  # answers refused as too fast before an annotator is flagged for speed
+HELD_SESSIONS_PER_CLIENT = 2  # sessions' worth of tasks that annotators of one client may hold at once
+UNSTARTED_RECLAIM_S = 120.0  # the tasks of someone who never answered come back after this long away
+
+
+def pace_refusal(conn: sqlite3.Connection, annotator_id: int, shown_at: float | None, config: dict,
+                 now: float) -> str | None:
+    """The sentence the annotator reads when their answer came sooner than the campaign's minimum after the
+    task was shown (the refusal is counted), else None."""
+    minimum = float(config.get("min_seconds_per_task") or 0.0)
+    if not minimum or shown_at is None or now - shown_at >= minimum:
+        return None
+    conn.execute("update annotators set too_fast = too_fast + 1 where id = ?", (annotator_id,))
+    return (f"You answered in {now - shown_at:.1f} s; please look at every image and the description before "
+            f"answering (at least {minimum:g} s per task). Your answer was not recorded: answer this task again.")
+
+
+def speed_flagged(too_fast: int) -> bool:
+    """Whether an annotator's answers refused as too fast are enough to flag them."""
+    return too_fast >= SPEED_FLAG_AFTER
+
+
+def client_hash(client: str, secret: bytes) -> str:
+    """An opaque, stable name for a client's address (the store never keeps the address itself): keyed, so that
+    the hashes of the few billion IPv4 addresses cannot be tabulated to reverse it."""
+    return hmac.new(secret, client.encode(), hashlib.sha256).hexdigest()[:24]
+
+
+def client_room(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict) -> int:
+    """How many more tasks this annotator's client may hold (reserved or on screen) in the campaign, counting
+    every annotator who joined from the same client; unlimited (a session's worth) without a client."""
+    if not annotator["client"]:
+        return config["tasks_per_session"]
+    held = conn.execute("select count(*) from assignments a join annotators n on n.id = a.annotator_id where "
+                        "n.campaign_id = ? and n.client = ? and a.status in ('reserved', 'held')",
+                        (annotator["campaign_id"], annotator["client"])).fetchone()[0]
+    return max(0, HELD_SESSIONS_PER_CLIENT * config["tasks_per_session"] - held)
+
+
+def release_unstarted(conn: sqlite3.Connection, campaign_id: int, now: float) -> None:
+    """Give back what annotators reserved who never answered anything and were last seen over
+    `UNSTARTED_RECLAIM_S` ago (a study link opened and left): they get it again when they come back and it is
+    still open (`assign._released_again`)."""
+    conn.execute("update assignments set status = 'released' where annotator_id in (select n.id from annotators n "
+                 "where n.campaign_id = ? and coalesce(n.last_seen, n.started_at) < ? and not exists (select 1 "
+                 "from assignments d where d.annotator_id = n.id and d.status = 'answered')) and status in "
+                 "('reserved', 'held')", (campaign_id, now - UNSTARTED_RECLAIM_S))
+
+
+def campaign_secret(conn: sqlite3.Connection, campaign_id: int) -> bytes:
+    """The campaign's secret (made on first use, kept in its store, never served): it keys the clients' hashes
+    and seeds what an annotator must not be able to rebuild from the public code."""
+    row = conn.execute("select secret from campaigns where id = ?", (campaign_id,)).fetchone()
+    if row is not None and row[0]:
+        return bytes.fromhex(row[0])
+    secret = secrets.token_bytes(32)
+    conn.execute("update campaigns set secret = ? where id = ?", (secret.hex(), campaign_id))
+    return secret
+
+
+def note_client(conn: sqlite3.Connection, campaign_id: int, annotator_id: int, client: str) -> None:
+    """Remember (hashed) which client an annotator last started from, for `client_room`."""
+    if client:
+        conn.execute("update annotators set client = ? where id = ?",
+                     (client_hash(client, campaign_secret(conn, campaign_id)), annotator_id))
