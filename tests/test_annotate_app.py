@@ -41,3 +41,24 @@ def test_prolific_identity_comes_from_the_link_and_the_completion_url_carries_th
     assert prolific.completion_url("C7CDA574") == "https://app.prolific.com/submissions/complete?cc=C7CDA574"
     with pytest.raises(ValueError):
         prolific.completion_url("a b")
+
+
+@pytest.mark.system
+def test_a_page_load_handled_after_start_keeps_the_annotators_session(tmp_path):
+    """A busy server may handle a page's load after its annotator pressed Start (the same race as the admin's
+    sign-in): the load must not put the start form back over the task they were shown."""
+    from tests.support.security_support import Page, Visitor, carries_nothing
+
+    settings = workspace_settings(tmp_path)
+    Store(settings.db)
+    toy_campaign(settings.db, settings.data_dir, "study", 3, CampaignConfig.from_dict({"gold_rate": 0}))
+    with annotate_app(settings) as url:
+        page, browser = Page(url), Visitor(url)
+        started = browser.call(page.handler("start"), ["study", "alice", "", None])
+        assert started.error is None
+        late_load = browser.call(page.handler("from_link"), [None, None])
+        assert late_load.error is None and carries_nothing(late_load.data)
+        token = task_token(started.data)
+        answered = browser.call(page.handler("answer"), [None, token, "1"])
+        assert answered.error is None
+        assert [row["choice"] for row in db.rows(settings.db, "select choice from answers")] == ["1"]

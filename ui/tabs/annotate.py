@@ -189,8 +189,8 @@ class AnnotatePage:
             event.success(_remember, form, self.remembered, api_visibility="private", queue=False)
         self.wire_answers({"api_name": "answer"})
         # A study's participants arrive together: opening the page must not wait in a queue of two.
-        demo.load(self.from_link, self.remembered, self.outputs, api_visibility="private", concurrency_limit=None,
-                  postprocess=False)
+        demo.load(self.from_link, [self.remembered, self.state], self.outputs, api_visibility="private",
+                  concurrency_limit=None, postprocess=False)
 
     def wire_answers(self, api: dict[str, Any]) -> None:
         """The answer buttons, the /answer endpoint (named by `api`) and the waiting page's timer."""
@@ -218,10 +218,15 @@ class AnnotatePage:
         except ValueError as error:
             raise gr.Error(str(error), print_exception=False) from error
 
-    def from_link(self, remembered: dict | None = None, request: gr.Request | None = None):
+    def from_link(self, remembered: dict | None = None, session: Annotating | None = None,
+                  request: gr.Request | None = None):
         """Opened from a study link: ``?campaign=NAME&PROLIFIC_PID=...&STUDY_ID=...&SESSION_ID=...``; without
         one, the start form, filled in with what this browser last started with (`remembered`).
-        `request` is None for API calls, which start with /start instead."""
+        `request` is None for API calls, which start with /start instead. A busy server may handle the page's
+        load after its annotator pressed Start: the session they started (`session`) is kept, not replaced
+        by the start form."""
+        if isinstance(session, Annotating):
+            return [gr.skip()] * len(self.outputs)
         params = dict(request.query_params) if request is not None else {}
         remembered = remembered if isinstance(remembered, dict) else {}
         try:
