@@ -273,6 +273,31 @@ def _best_rank(sim: Tensor, is_positive: Tensor) -> Tensor:
     return torch.where(usable.any(dim=1), rank, torch.iinfo(rank.dtype).max)
 
 
+def retrieval_hits(
+    sim: ArrayLike, ks: Sequence[int] = (1, 5, 10), positives: ArrayLike | None = None
+) -> dict[str, tuple[Tensor, Tensor]]:
+    """Per query, whether it is retrieved at K, with the image that owns the query: ``recall_at_k``'s rule
+    before the mean. ``{"i2t_R@K": (hit per image query, that image), "t2i_R@K": (hit per text, its image)}``;
+    the owners let a bootstrap redraw an image together with its captions (``benchmarks.stats``)."""
+    import torch
+
+    sim = _as_tensor(sim)
+    n_images, n_texts = sim.shape
+    owner = torch.arange(n_texts) if positives is None else _as_tensor(positives).long().reshape(-1)
+    if owner.numel() != n_texts:
+        raise ValueError(f"{n_texts} texts but {owner.numel()} positive indices")
+    is_positive = owner[None, :] == torch.arange(n_images)[:, None]  # (images, texts)
+    queries = is_positive.any(dim=1)
+    i2t_rank = _best_rank(sim[queries], is_positive[queries])
+    t2i_rank = _best_rank(sim.T, is_positive.T)
+    query_images = torch.nonzero(queries).reshape(-1)
+    hits = {}
+    for k in ks:
+        hits[f"i2t_R@{k}"] = (i2t_rank <= k, query_images)
+        hits[f"t2i_R@{k}"] = (t2i_rank <= k, owner)
+    return hits
+
+
 def recall_at_k(
     sim: ArrayLike, ks: Sequence[int] = (1, 5, 10), positives: ArrayLike | None = None
 ) -> dict[str, float]:
@@ -289,19 +314,4 @@ def recall_at_k(
     with no caption is still a candidate for text->image but is not an
     image->text query. Keys: ``"i2t_R@K"`` and ``"t2i_R@K"``.
     """
-    import torch
-
-    sim = _as_tensor(sim)
-    n_images, n_texts = sim.shape
-    owner = torch.arange(n_texts) if positives is None else _as_tensor(positives).long().reshape(-1)
-    if owner.numel() != n_texts:
-        raise ValueError(f"{n_texts} texts but {owner.numel()} positive indices")
-    is_positive = owner[None, :] == torch.arange(n_images)[:, None]  # (images, texts)
-    queries = is_positive.any(dim=1)
-    i2t_rank = _best_rank(sim[queries], is_positive[queries])
-    t2i_rank = _best_rank(sim.T, is_positive.T)
-    result = {}
-    for k in ks:
-        result[f"i2t_R@{k}"] = _accuracy(i2t_rank <= k)
-        result[f"t2i_R@{k}"] = _accuracy(t2i_rank <= k)
-    return result
+    return {key: _accuracy(hit) for key, (hit, _) in retrieval_hits(sim, ks, positives).items()}

@@ -243,3 +243,44 @@ def test_the_cli_prints_intervals_and_paired_tests(tmp_path, tiny_checkpoints, c
     ids = [s["result_id"] for s in output["results"]]
     assert main(["compare", str(ids[0]), str(ids[1])]) == 0
     assert f"A = result {ids[0]}, B = result {ids[1]}: 70 items" in capsys.readouterr().out
+
+
+def retrieval_task(owner: list[int]) -> Task:
+    from backend import metrics as M
+    from backend.benchmarks.task import QueryMetric
+
+    positives = torch.tensor(owner)
+    return Task([], [], QueryMetric(lambda s: M.recall_at_k(s, ks=(1,), positives=positives),
+                                    lambda s: M.retrieval_hits(s, ks=(1,), positives=positives)))
+
+
+def test_retrieval_intervals_redraw_an_image_with_its_captions_and_weigh_every_caption_once():
+    """Image 0 has one caption, retrieved both ways; image 1 has three, all missed (image 2 outscores it) and
+    misses its own (a tie with image 0's caption counts against);
+    image 2 has none: it stays in the gallery and is never a query. A draw of two images gives t2i recall 1
+    (0, 0), 1/4 (0 and 1: per caption, not per image) or 0 (1, 1), with chances 1/4, 1/2, 1/4."""
+    owner = [0, 1, 1, 1]
+    scores = torch.tensor([[0.9, 0.5, 0.5, 0.5],
+                           [0.5, 0.5, 0.2, 0.2],
+                           [0.0, 0.6, 0.6, 0.6]])
+    task = retrieval_task(owner)
+    assert task.metrics(scores) == {"i2t_R@1": 0.5, "t2i_R@1": 0.25}
+    central = stats.bootstrap_intervals(task, scores, resamples=4000, level=0.4)
+    assert central["t2i_R@1"] == (0.25, 0.25)
+    assert central["i2t_R@1"] == (0.5, 0.5)
+    wide = stats.bootstrap_intervals(task, scores, resamples=4000)
+    assert wide == {"i2t_R@1": (0.0, 1.0), "t2i_R@1": (0.0, 1.0)}
+
+
+def test_retrieval_intervals_are_points_when_every_query_agrees_and_cover_the_estimate_otherwise():
+    perfect = torch.eye(4)
+    assert stats.bootstrap_intervals(retrieval_task([0, 1, 2, 3]), perfect, resamples=200) == {
+        "i2t_R@1": (1.0, 1.0), "t2i_R@1": (1.0, 1.0)}
+    generator = torch.Generator().manual_seed(0)
+    owner = [n // 2 for n in range(80)]
+    scores = torch.rand(40, 80, generator=generator) + 0.8 * (torch.tensor(owner)[None, :] == torch.arange(40)[:, None])
+    task = retrieval_task(owner)
+    point, intervals = task.metrics(scores), stats.bootstrap_intervals(task, scores, resamples=500)
+    for key, value in point.items():
+        low, high = intervals[key]
+        assert low <= value <= high and low < high

@@ -10,8 +10,9 @@ so one download serves both. Captions are scored as written (as clip_benchmark's
 Rule: ``metrics.recall_at_k`` on the full (images x captions) cosine matrix: a query is retrieved at K when
 its best correct item ranks <= K, rank = 1 + the wrong items scoring ``>=`` it, so **a tie with a wrong item
 counts against** (clip_benchmark's ``topk`` breaks such ties by index). Image->text counts an image retrieved
-when any of its captions is in the top K (CLIP papers' recall). These gallery numbers have no bootstrap
-interval yet: a resample would have to redraw images and their captions together (docs/REFERENCE.md).
+when any of its captions is in the top K (CLIP papers' recall). Intervals: a query bootstrap that redraws
+images together with their captions and keeps the gallery whole (``stats.query_intervals``;
+docs/REFERENCE.md, "Intervals and paired tests").
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from backend.benchmarks.data import ensure
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.order import SOURCES
 from backend.benchmarks.rows import read_rows, require_files
-from backend.benchmarks.task import ImageFile, Task
+from backend.benchmarks.task import ImageFile, QueryMetric, Task
 
 KS = (1, 5, 10)
 DATA_OF = {"coco-retrieval": "aro-coco-order", "flickr30k-retrieval": "aro-flickr30k-order"}
@@ -41,7 +42,8 @@ def build(name: str, limit: int | None, root: Path) -> Task:
     texts = [caption for row in rows for caption in row["caption"]]
     owner = torch.tensor([n for n, row in enumerate(rows) for _ in row["caption"]])
     return Task([ImageFile(str(folder / row["image"])) for row in rows], texts,
-                functools.partial(M.recall_at_k, ks=KS, positives=owner))
+                QueryMetric(functools.partial(M.recall_at_k, ks=KS, positives=owner),
+                            functools.partial(M.retrieval_hits, ks=KS, positives=owner)))
 
 
 for _name, _label, _size in (("coco-retrieval", "COCO", "5,000 images, about 25,000 captions"),

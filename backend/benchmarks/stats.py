@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from backend.benchmarks.task import LabelledMetric, Task
+from backend.benchmarks.task import LabelledMetric, QueryMetric, Task
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -90,6 +90,8 @@ def bootstrap_intervals(task: Task, scores: Tensor, resamples: int = RESAMPLES, 
     import torch
 
     metric = task.metrics
+    if isinstance(metric, QueryMetric) and resamples >= 1:
+        return query_intervals(metric.hits(scores), resamples, seed, level)
     if not isinstance(metric, LabelledMetric) or resamples < 1 or len(scores) == 0:
         return {}
     plan = resample_plan(*_plan(task, len(scores)))
@@ -101,6 +103,33 @@ def bootstrap_intervals(task: Task, scores: Tensor, resamples: int = RESAMPLES, 
             draws.setdefault(key, []).append(float(value))
     return {key: percentile_interval(np.asarray(values), level) for key, values in draws.items()
             if len(values) == resamples}
+
+
+def query_intervals(hits: dict[str, tuple[Tensor, Tensor]], resamples: int = RESAMPLES, seed: int = SEED,
+                    level: float = LEVEL) -> dict[str, tuple[float, float]]:
+    """``{metric: (low, high)}`` for means of per-query hits, each query owned by a unit (``QueryMetric``).
+
+    A draw takes as many units as own a query, with replacement, each with all its queries (an image with its
+    captions), and the gallery stays whole: the ranks are computed once, on the real gallery, so the interval
+    is the spread of the queries' sample, not of the gallery's make-up. Every metric of one call is drawn
+    with the same units, so i2t and t2i intervals describe the same resamples.
+    """
+    if not hits:
+        return {}
+    owners = {key: np.asarray(unit).astype(np.int64) for key, (_, unit) in hits.items()}
+    units = np.unique(np.concatenate(list(owners.values())))
+    index = {key: np.searchsorted(units, unit) for key, unit in owners.items()}
+    totals = {key: (np.bincount(index[key], weights=np.asarray(hit, dtype=np.float64), minlength=len(units)),
+                    np.bincount(index[key], minlength=len(units)).astype(np.float64))
+              for key, (hit, _) in hits.items()}
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {key: [] for key in hits}
+    for _ in range(resamples):
+        taken = np.bincount(rng.integers(0, len(units), size=len(units)), minlength=len(units))
+        for key, (hit_sum, count) in totals.items():
+            asked = taken @ count
+            draws[key].append(float(taken @ hit_sum / asked) if asked else math.nan)
+    return {key: percentile_interval(np.asarray(values), level) for key, values in draws.items()}
 
 
 @dataclass(frozen=True)

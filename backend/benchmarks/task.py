@@ -54,6 +54,23 @@ class LabelledMetric:
         return LabelledMetric(self.rule, *(_take(label, rows) for label in self.labels))
 
 
+class QueryMetric:
+    """A gallery metric that is a mean of per-query hits (retrieval's recall@K): ``hits(scores)`` gives, per
+    metric, each query's hit and the unit that owns the query (an image, with its captions as text queries).
+
+    Its bootstrap redraws units and keeps the gallery whole (``stats.query_intervals``): redrawing the
+    gallery itself would put copies of an image beside it, which tie with it and move every rank.
+    """
+
+    def __init__(self, rule: Callable[[Tensor], dict[str, float]],
+                 hits: Callable[[Tensor], dict[str, tuple[Tensor, Tensor]]]) -> None:
+        self.rule = rule
+        self.hits = hits
+
+    def __call__(self, scores: Tensor) -> dict[str, float]:
+        return self.rule(scores)
+
+
 def _take(label, rows: np.ndarray):
     """The labels of the items at ``rows``, of the label's own type (a list stays a list)."""
     if isinstance(label, (list, tuple)):

@@ -24,6 +24,7 @@ from backend.benchmarks.grouping import TWO_BY_TWO_CHANCE, grouped_fractions, la
 from backend.benchmarks.sugarcrepe import sugarcrepe_metrics
 from backend.benchmarks.task import (
     LabelledMetric,
+    QueryMetric,
     Task,
     first_caption_wins,
     fraction,
@@ -173,7 +174,8 @@ def _aro_order_task(limit: int | None) -> Task:
 def _retrieval_task(limit: int | None) -> Task:
     data = retrieval_set(limit)
     return Task([tw.to_pil(im) for im in data.images], list(data.captions),
-                lambda sim: M.recall_at_k(sim, ks=RETRIEVAL_KS))
+                QueryMetric(functools.partial(M.recall_at_k, ks=RETRIEVAL_KS),
+                            functools.partial(M.retrieval_hits, ks=RETRIEVAL_KS)))
 
 
 def best_true_recall(sim: Tensor, truth: Tensor, ks: Sequence[int] = RETRIEVAL_KS) -> dict[str, float]:
