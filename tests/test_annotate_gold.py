@@ -68,3 +68,23 @@ def test_where_the_checks_fall_depends_on_the_campaigns_secret():
     assert phases == [gold.phase(one, k) for k in range(200)], "stable for the same secret"
     assert all(0 <= p < 1 for p in phases)
     assert {gold.early_position(40, one, k) for k in range(200)} == set(range(10))
+
+
+def layouts(path) -> dict:
+    return {(row["item_id"], row["stage"], row["annotator_id"]): row["layout"]
+            for row in db.rows(path, "select item_id, stage, annotator_id, layout from assignments "
+                                     "where stage != 'select'")}
+
+
+def test_left_and_right_come_from_the_campaigns_secret_not_the_public_code(tmp_path):
+    """Two campaigns made with the same public parameters place the images of a pair differently; within one
+    campaign the placement is fixed when the task is reserved (kept in its row, so a restart changes nothing)."""
+    found = []
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        path, campaign_id = make_campaign(tmp_path / name, n_items=30, overlap=1, tasks_per_session=60)
+        walk(path, assign.join(path, campaign_id, "p"))  # step 3 for all, then step 4 for those selected
+        walk(path, assign.join(path, campaign_id, "q"))
+        found.append(layouts(path))
+    assert found[0].keys() == found[1].keys() and len(found[0]) >= 20
+    assert found[0] != found[1], "the same items, annotators and public code: other left/right placements"

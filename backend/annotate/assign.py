@@ -288,7 +288,8 @@ def _reserve_one(conn: sqlite3.Connection, annotator: sqlite3.Row, item_id: int,
     if reuse:
         conn.execute("update assignments set status = 'reserved', assigned_at = null where id = ?", (reuse,))
         return
-    layout = json.dumps(_layout(task, random.Random(f"{item_id}:{task}:{annotator['id']}")))
+    secret = quality.campaign_secret(conn, annotator["campaign_id"])  # left/right: not from the public code
+    layout = json.dumps(_layout(task, random.Random(quality.keyed(secret, "layout", item_id, task, annotator["id"]))))
     conn.execute("insert into assignments (campaign_id, item_id, stage, annotator_id, status, layout) "
                  "values (?,?,?,?,'reserved',?)", (annotator["campaign_id"], item_id, task, annotator["id"], layout))
 

@@ -13,8 +13,6 @@ assignment's write transaction (`backend.annotate.assign._reserve`):
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import math
 import sqlite3
 
@@ -23,15 +21,9 @@ from backend.annotate import quality
 EARLY_FROM = 4  # sessions of at least this many tasks get a gold task in their first quarter
 
 
-def _keyed(secret: bytes, *parts: object) -> int:
-    """A number nobody without the campaign's secret can predict, stable for the same parts."""
-    message = ":".join(str(part) for part in parts).encode()
-    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
-
-
 def phase(secret: bytes, annotator_id: int) -> float:
     """Where in the every-1/rate cycle an annotator's gold tasks fall, in [0, 1)."""
-    return _keyed(secret, "gold-phase", annotator_id) / 2**64
+    return quality.keyed(secret, "gold-phase", annotator_id) / 2**64
 
 
 def turn(served: int, rate: float, offset: float) -> bool:
@@ -53,7 +45,7 @@ def pick(conn: sqlite3.Connection, annotator: sqlite3.Row) -> tuple[int, str, No
 
 def early_position(n_tasks: int, secret: bytes, annotator_id: int) -> int:
     """Where the first gold task of a session of `n_tasks` goes: a position of its first quarter, per annotator."""
-    return _keyed(secret, "gold-early", annotator_id, n_tasks) % max(1, n_tasks // 4)
+    return quality.keyed(secret, "gold-early", annotator_id, n_tasks) % max(1, n_tasks // 4)
 
 
 def place_early(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict) -> None:

@@ -78,6 +78,13 @@ def campaign_secret(conn: sqlite3.Connection, campaign_id: int) -> bytes:
     return secret
 
 
+def keyed(secret: bytes, *parts: object) -> int:
+    """A 64-bit number nobody without the campaign's `secret` can predict, the same for the same parts: where gold
+    tasks fall (`backend.annotate.gold`), which image of a pair is on the left (`assign._reserve_one`)."""
+    message = ":".join(str(part) for part in parts).encode()
+    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
+
+
 def note_client(conn: sqlite3.Connection, campaign_id: int, annotator_id: int, client: str) -> None:
     """Remember (hashed) which client an annotator last started from, for `client_room`."""
     if client:
