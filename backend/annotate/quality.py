@@ -18,6 +18,8 @@ import hmac
 import secrets
 import sqlite3
 
+from backend.annotate import db
+
 SPEED_FLAG_AFTER = 3  # answers refused as too fast before an annotator is flagged for speed
 HELD_SESSIONS_PER_CLIENT = 2  # sessions' worth of tasks that annotators of one client may hold at once
 UNSTARTED_RECLAIM_S = 120.0  # the tasks of someone who never answered come back after this long away
@@ -75,6 +77,7 @@ def campaign_secret(conn: sqlite3.Connection, campaign_id: int) -> bytes:
         return bytes.fromhex(row[0])
     secret = secrets.token_bytes(32)
     conn.execute("update campaigns set secret = ? where id = ?", (secret.hex(), campaign_id))
+    db.changed(conn, "campaigns", campaign_id)  # mirrored: a Space restored from its backup keeps the same secret
     return secret
 
 
