@@ -46,7 +46,8 @@ def test_a_new_campaign_is_joined_by_name_and_annotator_text_reaches_the_admin_h
         for _ in range(4):
             shown = client.predict(task_token(shown), "1", api_name="/answer")
     prolific_id = assign.join(settings.db, campaign_id, "5f1a2b3c4d5e6f7a8b9c0d1e", "prolific", "STUDY9", "SESS9")
-    assign.submit(settings.db, prolific_id, assign.next_task(settings.db, prolific_id).assignment_id, "2")
+    for _ in range(2):  # a gold task (every session's first quarter holds one), then a step-4 task
+        assign.submit(settings.db, prolific_id, assign.next_task(settings.db, prolific_id).assignment_id, "2")
     with db.write(settings.db) as conn:  # a name stored before names were cleaned: an escape sequence in it
         conn.execute("update annotators set external_id = ? where id = ?", ("old\x1b[2Jname", prolific_id))
 
@@ -54,11 +55,11 @@ def test_a_new_campaign_is_joined_by_name_and_annotator_text_reaches_the_admin_h
     cli(settings, "export", "late", "--out", str(out))
     with (out / "answers.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 5
+    assert len(rows) == 6
     mine = [row for row in rows if row["annotator"] == "'" + FORMULA]
     assert len(mine) == 4 and {row["study_id"] for row in mine} == {""}
     assert sorted(row["gold"] for row in mine) == ["false", "false", "true", "true"]  # gold every other task
-    assert [(row["study_id"], row["session_id"]) for row in rows if row not in mine] == [("STUDY9", "SESS9")]
+    assert [(row["study_id"], row["session_id"]) for row in rows if row not in mine] == [("STUDY9", "SESS9")] * 2
 
     status = cli(settings, "status", "late").stdout
     assert "\x1b" not in status and "old\\x1b\\[2Jname" in status  # visible, Markdown-escaped

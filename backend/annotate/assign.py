@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.annotate import db, quality
+from backend.annotate import db, gold, quality
 from backend.annotate.resolution import record_outcome
 
 TASK_OF_STAGE = {"generated": ("select",), "selected": ("ambiguity",), "unambiguous": ("t2i", "i2t")}
@@ -142,7 +142,8 @@ def serve(store_path: Path | str, annotator_id: int, now: float | None = None) -
             least = math.ceil(MIN_SESSION_SHARE * min(wanted, _still_to_come(conn, annotator, config))) \
                 if quota is None and busy else 1
             reserved = _reserve(conn, annotator, config, answered, wanted, least)
-            if reserved and quota is None:
+            if reserved and quota is None:  # a new session: a gold task in its first quarter
+                gold.place_early(conn, annotator, config)
                 quota = answered + reserved
                 conn.execute("update annotators set quota = ? where id = ?", (quota, annotator_id))
                 db.changed(conn, "annotators", annotator_id)
@@ -261,14 +262,16 @@ def _has_room(conn: sqlite3.Connection, item: sqlite3.Row, task: str, config: di
 def _reserve(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict, answered: int, wanted: int,
              least: int) -> int:
     """Reserve up to `wanted` tasks for the annotator's session (their own released tasks first, gold at the
-    campaign's rate), or none at all when fewer than `least` regular tasks are open; returns how many.
-    Reservation stops at the first regular task that is missing, so no session is made of gold items only."""
+    campaign's rate: `backend.annotate.gold`), or none at all when fewer than `least` regular tasks are open;
+    returns how many. Reservation stops at the first regular task that is missing, so no session is made of gold
+    items only."""
     chosen: list[tuple[int, str, int | None, bool]] = []  # (item, task, reused assignment, gold)
     regular = _regular_tasks(conn, annotator, config, wanted)
+    offset = gold.phase(quality.campaign_secret(conn, annotator["campaign_id"]), annotator["id"])
     for position in range(answered, answered + wanted):
         choice = _released_again(conn, annotator, config)
-        if choice is None and _gold_turn(position, config["gold_rate"], annotator["id"]):
-            choice = _gold(conn, annotator)
+        if choice is None and gold.turn(position, config["gold_rate"], offset):
+            choice = gold.pick(conn, annotator)
         choice = choice or next(regular, None)
         if choice is None:
             break
@@ -285,7 +288,8 @@ def _reserve_one(conn: sqlite3.Connection, annotator: sqlite3.Row, item_id: int,
     if reuse:
         conn.execute("update assignments set status = 'reserved', assigned_at = null where id = ?", (reuse,))
         return
-    layout = json.dumps(_layout(task, random.Random(f"{item_id}:{task}:{annotator['id']}")))
+    secret = quality.campaign_secret(conn, annotator["campaign_id"])  # left/right: not from the public code
+    layout = json.dumps(_layout(task, random.Random(quality.keyed(secret, "layout", item_id, task, annotator["id"]))))
     conn.execute("insert into assignments (campaign_id, item_id, stage, annotator_id, status, layout) "
                  "values (?,?,?,?,'reserved',?)", (annotator["campaign_id"], item_id, task, annotator["id"], layout))
 
@@ -307,23 +311,6 @@ def _released_again(conn: sqlite3.Connection, annotator: sqlite3.Row, config: di
         if _has_room(conn, item, row["stage"], config):
             return row["item_id"], row["stage"], row["id"]
     return None
-
-
-def _gold_turn(served: int, rate: float, annotator_id: int) -> bool:
-    """Whether the next task is a gold one: every 1/rate tasks, at a phase that differs per annotator so
-    nobody can learn where the checks fall."""
-    if rate <= 0:
-        return False
-    phase = (annotator_id * 0.6180339887) % 1.0
-    return math.floor((served + 1) * rate + phase) > math.floor(served * rate + phase)
-
-
-def _gold(conn: sqlite3.Connection, annotator: sqlite3.Row) -> tuple | None:
-    row = conn.execute(
-        "select i.id from items i where i.campaign_id = ? and i.gold = 1 and i.stage != 'pending' and not exists "
-        "(select 1 from assignments a where a.item_id = i.id and a.annotator_id = ?) order by random() limit 1",
-        (annotator["campaign_id"], annotator["id"])).fetchone()
-    return (row[0], "select", None) if row else None
 
 
 def _regular_tasks(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict, limit: int) -> Iterator[tuple]:

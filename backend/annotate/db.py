@@ -42,8 +42,9 @@ def set_sink(sink: Callable[[str, dict], None] | None) -> None:
     _sink = sink
 
 
-def changed(conn: sqlite3.Connection, table: str, row_id: int) -> None:
-    """Note that a row was written in the current transaction (read back whole, mirrored after commit)."""
+def changed(conn: sqlite3.Connection, table: str, row_id: int | str) -> None:
+    """Note that a row was written in the current transaction (read back whole, mirrored after commit); Prolific's
+    submissions have text ids."""
     if _sink is not None:
         row = conn.execute(f"select * from {table} where id = ?", (row_id,)).fetchone()
         _local.pending.append((table, dict(row)))

@@ -18,6 +18,8 @@ import hmac
 import secrets
 import sqlite3
 
+from backend.annotate import db
+
 SPEED_FLAG_AFTER = 3  # answers refused as too fast before an annotator is flagged for speed
 HELD_SESSIONS_PER_CLIENT = 2  # sessions' worth of tasks that annotators of one client may hold at once
 UNSTARTED_RECLAIM_S = 120.0  # the tasks of someone who never answered come back after this long away
@@ -75,7 +77,15 @@ def campaign_secret(conn: sqlite3.Connection, campaign_id: int) -> bytes:
         return bytes.fromhex(row[0])
     secret = secrets.token_bytes(32)
     conn.execute("update campaigns set secret = ? where id = ?", (secret.hex(), campaign_id))
+    db.changed(conn, "campaigns", campaign_id)  # mirrored: a Space restored from its backup keeps the same secret
     return secret
+
+
+def keyed(secret: bytes, *parts: object) -> int:
+    """A 64-bit number nobody without the campaign's `secret` can predict, the same for the same parts: where gold
+    tasks fall (`backend.annotate.gold`), which image of a pair is on the left (`assign._reserve_one`)."""
+    message = ":".join(str(part) for part in parts).encode()
+    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
 
 
 def note_client(conn: sqlite3.Connection, campaign_id: int, annotator_id: int, client: str) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 import gradio as gr
 
-from backend.annotate import assign, campaigns, db, prolific, resume, undo
+from backend.annotate import assign, campaigns, db, prolific, resume, undo, verify
 from ui.context import AppContext
 from ui.tabs.annotate_text import KEYS, WAIT_POLL_S, caption, ending, too_many
 
@@ -310,6 +310,7 @@ class AnnotatePage:
         if not name:
             raise ValueError("choose a campaign")
         campaign = campaigns.get(self.db, name)
+        verify.admit(self.ctx.settings, campaign["id"], identity)  # a Prolific link: its study and submission
         holder = current.annotator_id if isinstance(current, Annotating) and current.campaign == name else None
         entry = resume.enter(self.db, campaign["id"], identity, key, required=self.need_key, current=holder,
                              client=client)
