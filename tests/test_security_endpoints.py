@@ -54,6 +54,9 @@ ADMIN = {
     "create_campaign", "list_campaigns", "campaign_status", "campaign_items", "launch_generation",
     "save_instructions", "save_intro", "items", "items_1", "items_2", "item", "item_1", "item_2", "campaign_item",
     "decisions", "decisions_1", "decisions_2", "override_item", "lambda_5", "export_campaign", "backup_database",
+    # the Campaigns tab's Prolific panel (ui/tabs/campaigns_prolific.py)
+    "prolific_status", "prolific_create", "prolific_publish", "prolific_pause", "prolific_sync", "prolific_review",
+    "prolific_review_apply", "prolific_bonus", "prolific_reconcile", "bonus_frame",
 }
 # Timers and refreshes of admin views: for anyone else they return nothing at all (no message every 2 s).
 SILENT = {"tick", "tick_1", "tick_2", "refresh_if_changed_1", "load_config"}
@@ -169,12 +172,12 @@ def test_a_typed_name_never_continues_a_prolific_participant(lab):
     url, settings = lab
     page, pid = Page(url), "5f1a2b3c4d5e6f7a8b9c0d1e"
     link = {"campaign": "study", "PROLIFIC_PID": pid, "STUDY_ID": "s1", "SESSION_ID": "x1"}
-    shown = Visitor(url).call(page.handler("from_link"), [None], params=link)
+    shown = Visitor(url).call(page.handler("from_link"), [None, None], params=link)
     assert shown.error is None and db.rows(settings.db, "select source from annotators where external_id = ?",
                                            (pid,)) == [{"source": "prolific"}]
     with pytest.raises(Exception, match="is already in use in this campaign: pick another name"):
         patient_client(url).predict("study", pid, api_name="/start")
-    again = Visitor(url).call(page.handler("from_link"), [None], params=link)  # the link itself resumes
+    again = Visitor(url).call(page.handler("from_link"), [None, None], params=link)  # the link itself resumes
     assert task_token(again.data) == task_token(shown.data)
 
 

@@ -53,17 +53,15 @@ def status_markdown(state: dict) -> str:
 def make_handlers(ctx: AppContext, app_url: Callable[[gr.Request | None], str]) -> dict:
     settings = ctx.settings
 
-    def act(session, what: str, run: Callable[..., dict], *args, **kwargs) -> dict:
+    def act(session, what: str, run: Callable[..., dict], name, *args, **kwargs) -> dict:
+        """`run` for the campaign `name`, by a signed-in admin (checked first: nobody else learns anything)."""
         actor = admin_actor(ctx, session, what)
-        try:
-            return run(actor, settings, *args, **kwargs)
-        except ERRORS as error:
-            raise gr.Error(str(error), print_exception=False) from error
-
-    def named(name) -> str:
         if not name:
             raise gr.Error("Pick a campaign first.", print_exception=False)
-        return name
+        try:
+            return run(actor, settings, name, *args, **kwargs)
+        except ERRORS as error:
+            raise gr.Error(str(error), print_exception=False) from error
 
     def status(name, session=None) -> str:
         """The study, its submissions as last polled, the places left, the bonuses."""
@@ -74,9 +72,10 @@ def make_handlers(ctx: AppContext, app_url: Callable[[gr.Request | None], str]) 
 
     def create(name, reward_cents, minutes, places, session=None, request: gr.Request | None = None):
         """The draft study on Prolific: the study link with its placeholders, the code, the places."""
+        admin_actor(ctx, session, "creating a Prolific study")
         if reward_cents in (None, ""):
             raise gr.Error("Type the reward in cents (e.g. 150 for 1.50).", print_exception=False)
-        made = act(session, "creating a Prolific study", prolific_study.create_study, named(name), app_url(request),
+        made = act(session, "creating a Prolific study", prolific_study.create_study, name, app_url(request),
                    int(reward_cents), _whole(minutes, "Minutes"), _whole(places, "Places"))
         return (f"Created the draft study `{made['study_id']}`: {made['places']} place(s), {made['reward_cents']} "
                 f"cents, about {made['estimated_minutes']} min, code **{made['completion_code']}**, URL "
@@ -84,20 +83,20 @@ def make_handlers(ctx: AppContext, app_url: Callable[[gr.Request | None], str]) 
 
     def transition(action: Callable, what: str):
         def run(name, session=None):
-            done = act(session, what, action, named(name))
+            done = act(session, what, action, name)
             return f"Study `{done['study_id']}` is now **{done['status']}**.", status(name, session)
         return run
 
     def sync(name, session=None):
         """Poll Prolific: store submissions, release the tasks of those who left, pause when the campaign is full."""
-        done = act(session, "polling a Prolific study", prolific_study.sync, named(name))
+        done = act(session, "polling a Prolific study", prolific_study.sync, name)
         released = ", ".join(f"{pid} ({n})" for pid, n in done["released"].items()) or "none"
         paused = " The campaign is full: **the study was paused.**" if done["paused_because_full"] else ""
         return (f"Polled {done['submissions']} submission(s); tasks released from: {released}.{paused}",
                 status(name, session))
 
     def review(name, too_fast_s, apply: bool, session=None):
-        done = act(session, "reviewing Prolific submissions", prolific_study.review, named(name), apply,
+        done = act(session, "reviewing Prolific submissions", prolific_study.review, name, apply,
                    float(too_fast_s or prolific_study.TOO_FAST_S))
         frame = pd.DataFrame([[d["participant_id"], d["action"].lower(), d["category"], d["reason"]]
                               for d in done["plan"]], columns=PLAN_COLUMNS)
@@ -107,7 +106,7 @@ def make_handlers(ctx: AppContext, app_url: Callable[[gr.Request | None], str]) 
     def bonus(name, amount, participants, reason, session=None):
         """Pay a bonus once per participant and reason (blank participants: every approved one)."""
         chosen = [p.strip() for p in (participants or "").replace("\n", ",").split(",") if p.strip()] or None
-        done = act(session, "paying Prolific bonuses", prolific_bonus.pay_bonus, named(name), amount or "",
+        done = act(session, "paying Prolific bonuses", prolific_bonus.pay_bonus, name, amount or "",
                    chosen, (reason or "").strip() or "bonus")
         said = f"Bonus {done['bonus_id']}: **{done['state']}**." if done["bonus_id"] else "Nobody left to pay."
         if done["skipped"]:
@@ -115,7 +114,7 @@ def make_handlers(ctx: AppContext, app_url: Callable[[gr.Request | None], str]) 
         return said, bonus_frame(name, session), status(name, session)
 
     def reconcile(name, session=None):
-        done = act(session, "reconciling Prolific bonuses", prolific_bonus.reconcile, named(name))
+        done = act(session, "reconciling Prolific bonuses", prolific_bonus.reconcile, name)
         said = ", ".join(f"bonus {k}: {v}" for k, v in done["reconciled"].items()) or "nothing unfinished"
         return f"Reconciled: {said}.", bonus_frame(name, session), status(name, session)
 
