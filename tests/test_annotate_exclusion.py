@@ -144,3 +144,33 @@ def test_a_tie_reaches_the_adjudication_queue_and_an_override_clears_it(lab):
     resolution.override(store, entry["item_id"], "select", "none", ADMIN.name)
     again = competence.competence(store, "crowd")
     assert (entry["item_id"], "select") not in {(e["item_id"], e["task"]) for e in again["queue"]}
+
+
+def test_the_command_line_plans_excludes_restores_and_adjudicates(lab, capsys):
+    from backend.cli import main
+
+    settings, campaign_id = lab
+    store = settings.db
+    bad = assign.join(store, campaign_id, "bad")
+    good = assign.join(store, campaign_id, "good")
+    _answer(store, bad, good=False)
+    _answer(store, good, good=True)
+    base = ["campaign"]
+    tail = ["--db", str(store)]
+    assert main([*base, "competence", "crowd", *tail]) == 0
+    printed = capsys.readouterr().out
+    assert "bad" in printed and "GOLD" in printed and "adjudication queue:" in printed
+    assert main([*base, "exclude", "crowd", "--json", *tail]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert [p["annotator"] for p in planned["plan (add --apply)"]] == ["bad"]
+    assert main([*base, "exclude", "crowd", "--apply", "--json", *tail]) == 0
+    applied = json.loads(capsys.readouterr().out)
+    assert applied["applied"][0]["annotator"] == "bad" and applied["history"][0]["actor"] == ADMIN.name
+    assert main([*base, "adjudicate", "crowd", "--json", *tail]) == 0
+    queue = json.loads(capsys.readouterr().out)["queue"]
+    assert main([*base, "adjudicate", "crowd", "--item", "999999", "--task", "select", "--decision", "1", *tail]) == 2
+    assert "no item" in capsys.readouterr().err
+    assert main([*base, "restore", "crowd", "bad", *tail]) == 0
+    assert main([*base, "restore", "crowd", "bad", *tail]) == 2
+    assert "not excluded" in capsys.readouterr().err
+    assert isinstance(queue, list)
