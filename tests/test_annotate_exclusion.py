@@ -41,6 +41,10 @@ def _answer(store, annotator_id: int, good: bool, limit: int = 100) -> int:
     return done
 
 
+def _stages(store, item_ids: list[int]) -> list[dict]:
+    return [db.rows(store, "select id, stage from items where id = ?", (item_id,))[0] for item_id in item_ids]
+
+
 @pytest.fixture()
 def lab(tmp_path):
     settings = workspace_settings(tmp_path)
@@ -74,8 +78,7 @@ def test_a_bad_annotator_is_flagged_excluded_reopened_and_left_out_of_the_export
     [made] = exclusion.exclude(ADMIN, store, "crowd")
     assert made["annotator"] == "bad" and made["answers"] >= bad_answers and made["reopened"]
     assert exclusion.exclude(ADMIN, store, "crowd") == []  # nothing flagged is left to exclude
-    reopened = db.rows(store, "select id, stage from items where id in (%s)" % ",".join("?" * len(made["reopened"])),
-                       made["reopened"])
+    reopened = _stages(store, made["reopened"])
     assert all(row["stage"] in ("generated", "selected") for row in reopened)
     assert report.status(store, "crowd")["stages"] != stages_before
     # the annotator table still counts the excluded annotator's answers as theirs (their session stands)
@@ -84,8 +87,7 @@ def test_a_bad_annotator_is_flagged_excluded_reopened_and_left_out_of_the_export
 
     # others answer the reopened items (new people: step 4 needs two who were not among its step-3 answerers)
     assert all(_answer(store, people[name], good=True) > 0 for name in LATE)
-    after = db.rows(store, "select id, stage from items where id in (%s)" % ",".join("?" * len(made["reopened"])),
-                    made["reopened"])
+    after = _stages(store, made["reopened"])
     assert all(row["stage"] not in ("generated", "selected") for row in after)
     bad_in_resolution = db.rows(store, "select count(*) n from answers where annotator_id = ? and source = "
                                        "'annotator'", (people["bad"],))[0]["n"]

@@ -129,7 +129,7 @@ def _m_step(posterior: np.ndarray, j_of: np.ndarray, w_of: np.ndarray, k_of: np.
     """The prior (floored at `EPS`) and each annotator's confusion matrix (rows: truth; floored, normalised)."""
     n_labels = posterior.shape[1]
     counts = np.full((n_workers, n_labels, n_labels), float(smoothing))
-    np.add.at(counts, (w_of, slice(None), k_of), posterior[j_of])
+    np.add.at(counts.transpose(0, 2, 1), (w_of, k_of), posterior[j_of])  # counts[w, :, k] += T_j for answer (w, k)
     counts = np.maximum(counts, EPS)
     prior = np.maximum(posterior.mean(axis=0) if len(posterior) else np.full(n_labels, 1.0 / n_labels), EPS)
     return prior, counts / counts.sum(axis=2, keepdims=True)

@@ -80,7 +80,8 @@ def _exclude_one(conn: Any, name: str, entry: dict, config: dict, actor: str, no
     _set_aside(conn, set_aside)
     release_session(conn, person["id"])
     touched = sorted({(row["item_id"], row["stage"]) for row in answers}, key=lambda t: (t[0], STEPS.index(t[1])))
-    outcomes, reopened = {}, []
+    outcomes: dict[str, dict] = {}
+    reopened: list[int] = []
     for item_id, task in touched:
         item = conn.execute("select * from items where id = ?", (item_id,)).fetchone()
         outcomes.setdefault(str(item_id), db.loads(item["outcome"], {}))
@@ -152,7 +153,8 @@ def restore(actor: Actor, store_path: Path | str, name: str, annotator: str) -> 
             conn.execute("update assignments set status = 'answered' where id = (select assignment_id from answers "
                          "where id = ?)", (answer_id,))
         conn.execute("update annotators set excluded = null where id = ?", (row["person"],))
-        conn.execute("update exclusions set restored_by = ?, restored_at = ? where id = ?", (actor.name, now, row["id"]))
+        conn.execute("update exclusions set restored_by = ?, restored_at = ? where id = ?",
+                     (actor.name, now, row["id"]))
         tasks = sorted({(r["item_id"], r["stage"]) for r in conn.execute(
             f"select item_id, stage from answers where id in ({','.join('?' * len(back))})", back)} if back else (),
             key=lambda t: (t[0], STEPS.index(t[1])))
