@@ -48,6 +48,7 @@ PRIORITY = ("t2i", "i2t", "ambiguity", "select")  # later steps first, so items 
 SIDE_OPTIONS = {"ambiguity": ("left", "right", "both"), "t2i": ("left", "right"), "i2t": ("1", "2")}
 KEY_ALIASES = {"l": "left", "r": "right", "b": "both", "n": "none"}  # keys the annotation page sends besides the words
 TAKEN = "('reserved', 'held', 'answered')"  # the statuses that count towards an item's overlap
+DONE = "('answered', 'excluded')"  # the statuses that count towards a session (excluded: `annotate.exclusion`)
 MIN_SESSION_SHARE = 0.5  # while others hold tasks, a session starts only with this share of tasks_per_session
 
 
@@ -169,7 +170,8 @@ def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer
         n_images = conn.execute("select count(*) from candidates where item_id = ?", (row["item_id"],)).fetchone()[0]
         choice = _choice(row["stage"], layout, answer, n_images)
         item = conn.execute("select * from items where id = ?", (row["item_id"],)).fetchone()
-        _, config = _annotator(conn, annotator_id)
+        annotator, config = _annotator(conn, annotator_id)
+        aside = annotator["excluded"] is not None  # an excluded annotator's answers are set aside as they come
         too_fast = quality.pace_refusal(conn, annotator_id, row["assigned_at"], config, now)
         if too_fast:
             db.changed(conn, "annotators", annotator_id)
@@ -177,13 +179,15 @@ def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer
         if row["status"] == "released" and not _has_room(conn, item, row["stage"], config):
             return Submitted(False, f"this task went to someone else after {config['reclaim_after_s'] / 60:g} "
                                     "minutes away; your answer was not needed")
-        conn.execute("update assignments set status = 'answered', answered_at = ? where id = ?", (now, assignment_id))
+        conn.execute("update assignments set status = ?, answered_at = ? where id = ?",
+                     ("excluded" if aside else "answered", now, assignment_id))
         answer_id = db.insert(
             conn, "insert into answers (assignment_id, campaign_id, item_id, stage, annotator_id, choice, correct, "
-            "time_ms, source, created_at) values (?,?,?,?,?,?,?,?,'annotator',?)",
+            "time_ms, source, created_at) values (?,?,?,?,?,?,?,?,?,?)",
             (assignment_id, row["campaign_id"], row["item_id"], row["stage"], annotator_id, choice,
-             _correct(item, row["stage"], layout, choice), int(1000 * (now - row["assigned_at"])), now))
-        if not item["gold"]:
+             _correct(item, row["stage"], layout, choice), int(1000 * (now - row["assigned_at"])),
+             "excluded" if aside else "annotator", now))
+        if not item["gold"] and not aside:
             record_outcome(conn, item["id"], row["stage"], config, now)
         for table, row_id in (("assignments", assignment_id), ("answers", answer_id), ("items", item["id"])):
             db.changed(conn, table, row_id)
@@ -199,7 +203,7 @@ def _annotator(conn: sqlite3.Connection, annotator_id: int) -> tuple[sqlite3.Row
 
 
 def _answered(conn: sqlite3.Connection, annotator_id: int) -> int:
-    return conn.execute("select count(*) from assignments where annotator_id = ? and status = 'answered'",
+    return conn.execute(f"select count(*) from assignments where annotator_id = ? and status in {DONE}",
                         (annotator_id,)).fetchone()[0]
 
 
@@ -379,8 +383,7 @@ def _correct(item: sqlite3.Row, task: str, layout: dict, choice: str) -> int | N
 def _task(conn: sqlite3.Connection, row: sqlite3.Row, config: dict, quota: int) -> Task:
     item = conn.execute("select * from items where id = ?", (row["item_id"],)).fetchone()
     layout = json.loads(row["layout"])
-    answered = conn.execute("select count(*) from assignments where annotator_id = ? and status = 'answered'",
-                            (row["annotator_id"],)).fetchone()[0]
+    answered = _answered(conn, row["annotator_id"])
     images = {"original": item["image"], "negative": _chosen_image(conn, item)}
     texts = {"original": item["caption"], "negative": item["negative_caption"]}
     task = row["stage"]

@@ -58,6 +58,7 @@ class CampaignConfig:
     gold_items: int = 10
     gold_threshold: float = 0.7  # gold accuracy below this flags an annotator...
     min_gold: int = 3  # ...once they answered at least this many gold items
+    competence_threshold: float = 0.6  # Dawid-Skene competence below this flags an annotator (annotate.competence)
     reclaim_after_s: float = 600.0  # a task held this long without an answer goes to someone else
     min_seconds_per_task: float = 0.0  # an answer given sooner after its task was shown is refused (0: no minimum)
     human_baseline: bool = False  # also ask BiVLC's separate I2T and T2I questions
@@ -84,6 +85,8 @@ class CampaignConfig:
             problems.append(f"gold_rate must be in [0, 1), not {self.gold_rate}")
         if not 0 <= self.gold_threshold <= 1:
             problems.append(f"gold_threshold must be in [0, 1], not {self.gold_threshold}")
+        if not 0 <= self.competence_threshold <= 1:
+            problems.append(f"competence_threshold must be in [0, 1], not {self.competence_threshold}")
         if self.tasks_per_session < 1 or self.images_per_item < 2 or self.reclaim_after_s <= 0:
             problems.append("tasks_per_session >= 1, images_per_item >= 2 and reclaim_after_s > 0 are required")
         if not 0 <= self.min_seconds_per_task <= 600:

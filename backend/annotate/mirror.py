@@ -19,7 +19,7 @@ from backend.annotate import db
 from backend.annotate.backup import Backup, restore, tables_dir
 from backend.core.settings import Settings
 
-TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers",  # replay order
+TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers", "exclusions",  # replay order
           "prolific_studies", "prolific_submissions", "prolific_bonuses", "prolific_bonus_lines")
 log = logging.getLogger(__name__)
 _failure = ""  # why the last `start` could not back up (shown to admins by `warning`)

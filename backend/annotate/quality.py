@@ -65,8 +65,8 @@ def release_unstarted(conn: sqlite3.Connection, campaign_id: int, now: float) ->
     still open (`assign._released_again`)."""
     conn.execute("update assignments set status = 'released' where annotator_id in (select n.id from annotators n "
                  "where n.campaign_id = ? and coalesce(n.last_seen, n.started_at) < ? and not exists (select 1 "
-                 "from assignments d where d.annotator_id = n.id and d.status = 'answered')) and status in "
-                 "('reserved', 'held')", (campaign_id, now - UNSTARTED_RECLAIM_S))
+                 "from assignments d where d.annotator_id = n.id and d.status in ('answered', 'excluded'))) and "
+                 "status in ('reserved', 'held')", (campaign_id, now - UNSTARTED_RECLAIM_S))
 
 
 def campaign_secret(conn: sqlite3.Connection, campaign_id: int) -> bytes:

@@ -34,10 +34,11 @@ def status(store_path: Path | str, name: str) -> dict[str, Any]:
     campaign = campaigns.get(store_path, name)
     config, campaign_id = campaign["config"], campaign["id"]
     items = db.rows(store_path, "select stage, gold, outcome from items where campaign_id = ?", (campaign_id,))
-    answers = db.rows(store_path, "select a.item_id, a.stage, a.choice, a.correct, a.time_ms, a.annotator_id, "
-                                  "n.external_id, i.gold from answers a join items i on i.id = a.item_id "
-                                  "left join annotators n on n.id = a.annotator_id where a.campaign_id = ? "
-                                  "and a.source = 'annotator' order by a.id", (campaign_id,))
+    given = db.rows(store_path, "select a.item_id, a.stage, a.choice, a.correct, a.time_ms, a.annotator_id, "
+                                "n.external_id, i.gold, a.source from answers a join items i on i.id = a.item_id "
+                                "left join annotators n on n.id = a.annotator_id where a.campaign_id = ? "
+                                "and a.source in ('annotator', 'excluded') order by a.id", (campaign_id,))
+    answers = [row for row in given if row["source"] == "annotator"]  # excluded ones count for their author only
     return {"name": name, "config": config.to_dict(),
             "stages": dict(Counter(row["stage"] for row in items if not row["gold"])),
             "gold_items": sum(row["gold"] for row in items),
@@ -45,7 +46,7 @@ def status(store_path: Path | str, name: str) -> dict[str, Any]:
                                     for row in items if row["stage"] == "dropped" and not row["gold"])),
             "answers": dict(Counter(row["stage"] for row in answers if not row["gold"])),
             "places": places(store_path, campaign_id, config),
-            "annotators": annotator_table(store_path, campaign_id, answers, config),
+            "annotators": annotator_table(store_path, campaign_id, given, config),
             "agreement": agreement(answers),
             "baseline": baseline(answers)}
 

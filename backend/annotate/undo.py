@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from backend.annotate import db
-from backend.annotate.assign import TASK_OF_STAGE, TaskError
+from backend.annotate.assign import DONE, TASK_OF_STAGE, TaskError
 
 
 def undo_last(store_path: Path | str, annotator_id: int, now: float | None = None) -> int:
@@ -34,7 +34,7 @@ def undo_last(store_path: Path | str, annotator_id: int, now: float | None = Non
                             (annotator_id,)).fetchone()
         if last is None:
             raise TaskError("there is no answer of yours to undo")
-        answered = conn.execute("select count(*) from assignments where annotator_id = ? and status = 'answered'",
+        answered = conn.execute(f"select count(*) from assignments where annotator_id = ? and status in {DONE}",
                                 (annotator_id,)).fetchone()[0]
         if annotator["quota"] is not None and answered >= annotator["quota"]:
             raise TaskError("your session is complete: its answers can no longer be changed")

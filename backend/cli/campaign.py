@@ -1,4 +1,5 @@
-"""`python -m backend campaign ...`: create, generate, status, assist, override, export, list, prolific.
+"""`python -m backend campaign ...`: create, generate, status, assist, override, export, list, prolific, and the
+quality commands (competence, exclude, restore, adjudicate: `backend.cli.campaign_quality`).
 
 The same service functions as the Campaigns tab, acting as the machine's own
 admin (`backend.core.auth.cli_actor`). Nothing here imports torch except `assist`.
@@ -11,7 +12,7 @@ import json
 from pathlib import Path
 
 from backend.annotate import campaigns, report, resolution, service
-from backend.cli import options
+from backend.cli import campaign_quality, options
 from backend.cli import prolific as prolific_cli
 from backend.core.auth import cli_actor
 from backend.core.settings import Settings
@@ -182,4 +183,5 @@ def add_parsers(subparsers) -> None:
     intro.add_argument("--file", help="a Markdown file: the new intro")
 
     command("list", _list, "the campaigns in the store")
+    campaign_quality.add_parsers(command, _settings, _print)
     prolific_cli.add_parsers(commands, _settings, _print)

@@ -123,6 +123,15 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "CREATE INDEX idx_annotators_campaign_client ON annotators (campaign_id, client)",
         "ALTER TABLE campaigns ADD COLUMN secret TEXT",
     )),
+    ("flagged annotators' answers set aside from resolution, with who did it, when and why, reversibly "
+     "(backend.annotate.exclusion)", (
+        """CREATE TABLE exclusions (
+            id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+            annotator_id INTEGER NOT NULL REFERENCES annotators(id), reasons TEXT NOT NULL, answer_ids TEXT NOT NULL,
+            outcomes TEXT NOT NULL, actor TEXT NOT NULL, created_at REAL, restored_by TEXT, restored_at REAL)""",
+        "CREATE INDEX idx_exclusions_campaign ON exclusions (campaign_id, annotator_id)",
+        "ALTER TABLE annotators ADD COLUMN excluded INTEGER REFERENCES exclusions(id)",
+    )),
 )
 LATEST = len(MIGRATIONS)
 
