@@ -31,8 +31,10 @@ FORMULA = '=HYPERLINK("http://evil.example","click")'
 
 def cli(settings, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "COMPLAB_WORKSPACE": str(settings.workspace), "COMPLAB_DOWNLOADS_DIR": str(settings.workspace)}
-    return subprocess.run([sys.executable, "-m", "backend", "campaign", *args, "--db", str(settings.db)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run([sys.executable, "-m", "backend", "campaign", *args, "--db", str(settings.db)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"campaign {' '.join(args)} exited {done.returncode}: {done.stderr}"
+    return done
 
 
 def test_a_new_campaign_is_joined_by_name_and_annotator_text_reaches_the_admin_harmless(tmp_path):
