@@ -98,8 +98,9 @@ def zip_members(folder: Path, names: list[str], target: Path) -> int:
     already, and deflating them again costs CPU time for no smaller file."""
     import zipfile
 
-    folder, count = Path(folder), 0
-    with atomic_path(Path(target)) as partial, zipfile.ZipFile(partial, "w", allowZip64=True) as archive:
+    folder, target, count = Path(folder), Path(target), 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(target) as partial, zipfile.ZipFile(partial, "w", allowZip64=True) as archive:
         for name in names:
             top = folder / name
             for path in sorted([top, *top.rglob("*")] if top.is_dir() else [top]):
