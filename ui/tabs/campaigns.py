@@ -334,12 +334,21 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
                                                                                          generating],
                          "api_visibility": "private", "show_progress": "hidden"})
     live.timer.tick(**live.refresh)
-    progress_tab.select(lambda: (True, gr.Timer(active=True)), None, [live.on_progress, live.timer],
-                        api_visibility="private", queue=False).then(**live.refresh)
-    for other in (items_tab, instructions_tab, export_tab, prolific_tab):
-        other.select(lambda: (False, gr.Timer(active=False)), None, [live.on_progress, live.timer],
-                     api_visibility="private", queue=False)
+    progress_tab.select(_progress_shown, None, [live.on_progress, live.timer], api_visibility="private",
+                        queue=False).then(**live.refresh)
+    gr.on([tab.select for tab in (items_tab, instructions_tab, export_tab, prolific_tab)], _progress_hidden, None,
+          [live.on_progress, live.timer], api_visibility="private", queue=False)
     return live
+
+
+def _progress_shown() -> tuple:
+    """The Progress view is on screen: run its timer."""
+    return True, gr.Timer(active=True)
+
+
+def _progress_hidden() -> tuple:
+    """Another view of the tab is on screen: stop the timer."""
+    return False, gr.Timer(active=False)
 
 
 @dataclass
