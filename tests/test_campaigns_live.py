@@ -24,7 +24,7 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import running_app, workspace_settings
-from tests.support.browser import new_page, screenshot
+from tests.support.browser import new_page, screenshot, sign_in
 from tests.support.crowd import local_client
 
 pytestmark = [pytest.mark.system, pytest.mark.browser]
@@ -59,10 +59,7 @@ def test_the_admin_sees_answers_still_needed_fall_by_themselves_and_downloads_th
         config = CampaignConfig.from_dict({"overlap": 1, "gold_rate": 0.0, "tasks_per_session": 20})
         campaign_id = toy_campaign(settings.db, settings.data_dir, "live", 4, config)  # after the server started
         page.goto(url)
-        page.get_by_text("Admin sign-in").click()
-        page.get_by_label("Admin user").fill("admin")
-        page.get_by_label("Password").fill("s3cret pass")
-        page.locator("#sign-in").click()
+        sign_in(page, "admin", "s3cret pass")
         page.get_by_role("tab", name="Campaigns").click()
         page.locator("#campaign-pick input").click()
         page.get_by_role("option", name="live").click()  # listed by the tab's refresh, not by a reload
