@@ -92,7 +92,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                 annotate.build(ctx).wire(demo)
             admin_tabs = []
             if auth.policy(ctx.settings).admin_possible:
-                admin_tabs = _admin_tabs(ctx, visitor)
+                admin_tabs = _admin_tabs(ctx, visitor, tabs)
         # Models that joined since the page opened (finished runs, exported patched models) show up on return.
         for tab, models in ((probe_tab, probe_inputs["models"]), (benchmarks_tab, benchmark_models)):
             if models is not None:
@@ -112,13 +112,16 @@ def _backup_banner(ctx: AppContext) -> list:
     return [gr.Markdown(f"⚠️ {text}", visible=auth.default_actor(ctx.settings).is_admin, elem_id="backup-warning")]
 
 
-def _admin_tabs(ctx: AppContext, visitor: session.Session) -> list:
-    """Train, Sweep and Campaigns: shown to admins (hidden is a courtesy: their endpoints refuse anyone else)."""
+def _admin_tabs(ctx: AppContext, visitor: session.Session, app_tabs: gr.Tabs) -> list:
+    """Train, Sweep and Campaigns: shown to admins (hidden is a courtesy: their endpoints refuse anyone else). The
+    Campaigns tab's progress refreshes itself only while that tab is shown (`app_tabs` switches it)."""
     shown = auth.default_actor(ctx.settings).is_admin
     tabs = []
     for name, module in (("Train", train), ("Sweep", sweep), ("Campaigns", campaigns)):
         with gr.Tab(name, id=name.lower(), visible=shown) as tab:
-            module.build(ctx, visitor)
+            live = module.build(ctx, visitor)
+        if live is not None:
+            live.follow(app_tabs, name)
         tabs.append(tab)
     return tabs
 

@@ -53,15 +53,17 @@ ADMIN = {
     "launch_sweep", "sweep_status", "list_sweeps", "export_patched",
     "create_campaign", "list_campaigns", "campaign_status", "campaign_items", "launch_generation",
     "save_instructions", "save_intro", "items", "items_1", "items_2", "item", "item_1", "item_2", "campaign_item",
-    "decisions", "decisions_1", "decisions_2", "override_item", "lambda_5", "export_campaign", "backup_database",
+    "decisions", "decisions_1", "decisions_2", "override_item", "lambda_5", "export_campaign", "export_zip",
+    "backup_database",
     # the Campaigns tab's Prolific panel (ui/tabs/campaigns_prolific.py)
     "prolific_status", "prolific_create", "prolific_publish", "prolific_pause", "prolific_sync", "prolific_review",
     "prolific_review_apply", "prolific_bonus", "prolific_reconcile", "bonus_frame",
 }
 # Timers and refreshes of admin views: for anyone else they return nothing at all (no message every 2 s).
-SILENT = {"tick", "tick_1", "tick_2", "refresh_if_changed_1", "load_config"}
+SILENT = {"tick", "tick_1", "tick_2", "tick_3", "tick_4", "refresh_if_changed_1", "load_config"}
 # Redraw a form from its own inputs (visibility, recipe values, a licence line, a clicked row): no stored data.
-LAYOUT = {"lambda_1", "recipe_values", "lambda_2", "lambda_3", "licence_markdown", "lambda_4", "pick_row", "_preview"}
+LAYOUT = {"lambda_1", "recipe_values", "lambda_2", "lambda_3", "licence_markdown", "lambda_4", "pick_row", "_preview",
+          "_progress_shown", "_progress_hidden", "switched"}
 
 # Plausible arguments, by input label: what an attacker would try (everything else: the page's own values).
 ATTEMPTS = {"Run name": "owned", "Manifest (CSV/JSONL, for data = manifest)": "/etc/passwd", "Run": 1, "Sweep": 2,

@@ -12,11 +12,14 @@ from backend.annotate import db
 
 
 def change_marker(store_path: Path | str, name: str | None) -> dict:
-    """Items, their latest change and answers of campaign `name` (zeros when there is none): a view polls it
-    and redraws only when it changed."""
+    """Items, their latest change, answers and the tasks handed out (the latest assignment, and how many are
+    reserved or held) of campaign `name` (zeros when there is none): a view polls it and redraws only when it
+    changed."""
     return db.rows(store_path, "select count(i.id) as items, max(i.updated_at) as changed, (select count(*) from "
-                               "answers a where a.campaign_id = c.id) as answers from campaigns c left join items i "
-                               "on i.campaign_id = c.id where c.name = ?", (name or "",))[0]
+                               "answers a where a.campaign_id = c.id) as answers, (select max(id) from assignments s "
+                               "where s.campaign_id = c.id) as handed_out, (select count(*) from assignments s where "
+                               "s.campaign_id = c.id and s.status in ('reserved', 'held')) as open from campaigns c "
+                               "left join items i on i.campaign_id = c.id where c.name = ?", (name or "",))[0]
 
 
 def assist_model(store_path: Path | str, name: str) -> str | None:

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from backend.annotate import campaigns, db
+from backend.annotate import campaigns, db, progress
 from backend.annotate.agreement import (
     Answer,
     chosen_image,
@@ -45,38 +45,25 @@ def status(store_path: Path | str, name: str) -> dict[str, Any]:
             "dropped": dict(Counter(db.loads(row["outcome"], {}).get("stage_reason", "")
                                     for row in items if row["stage"] == "dropped" and not row["gold"])),
             "answers": dict(Counter(row["stage"] for row in answers if not row["gold"])),
-            "places": places(store_path, campaign_id, config),
+            "remaining": (left := progress.remaining(store_path, campaign_id, config)),
+            "places": places(store_path, campaign_id, config, left),
             "annotators": annotator_table(store_path, campaign_id, given, config),
             "agreement": agreement(answers),
             "baseline": baseline(answers)}
 
 
-STEPS = ("select", "ambiguity")  # BiVLC's two annotation steps; the human baseline adds BASELINE_STEPS
-BASELINE_STEPS = ("t2i", "i2t")
-STEP_OF_STAGE = {"pending": 0, "generated": 0, "selected": 1, "unambiguous": 2}  # the first step an item still needs
-
-
-def places(store_path: Path | str, campaign_id: int, config: campaigns.CampaignConfig) -> dict[str, int]:
+def places(store_path: Path | str, campaign_id: int, config: campaigns.CampaignConfig,
+           left: dict[str, Any] | None = None) -> dict[str, int]:
     """How many Prolific places the campaign can fill: its answers (items x overlap x steps) over the regular
     (non-gold) tasks of a full session; and how many it can still fill, from the answers not yet given nor
-    reserved (an item dropped at step 3 needs no step 4, a tie needs one more answer). A session that starts
-    when fewer tasks are open is shorter (`backend.annotate.assign`), so these are what full sessions fill."""
-    steps = STEPS + (BASELINE_STEPS if config.human_baseline else ())
-    items = db.rows(store_path, "select i.id, i.stage, i.extra_answers from items i where i.campaign_id = ? and "
-                                "i.gold = 0", (campaign_id,))
-    taken = Counter((row["item_id"], row["stage"]) for row in db.rows(
-        store_path, "select item_id, stage from assignments where campaign_id = ? and status in ('reserved', "
-                    "'held', 'answered')", (campaign_id,)))
-    left = 0
-    for item in items:
-        first = STEP_OF_STAGE.get(item["stage"], len(steps))  # done and dropped items need nothing more
-        for step in steps[first:]:
-            extra = item["extra_answers"] if step == steps[first] else 0
-            left += max(0, config.overlap + extra - taken[(item["id"], step)])
+    reserved (`progress.remaining`'s "unclaimed"). A session that starts when fewer tasks are open is shorter
+    (`backend.annotate.assign`), so these are what full sessions fill. `left`: `remaining`'s answer when the
+    caller has it already."""
+    left = left or progress.remaining(store_path, campaign_id, config)
     per_session = max(1, config.tasks_per_session - math.floor(config.tasks_per_session * config.gold_rate))
-    answers = len(items) * config.overlap * len(steps)
+    answers, unclaimed = left["total"]["target"], left["total"]["unclaimed"]
     return {"answers": answers, "per_session": per_session, "places": math.ceil(answers / per_session),
-            "answers_left": left, "places_left": math.ceil(left / per_session)}
+            "answers_left": unclaimed, "places_left": math.ceil(unclaimed / per_session)}
 
 
 def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict],
@@ -151,7 +138,8 @@ def to_markdown(state: dict[str, Any]) -> str:
     """The status as Markdown: what the Campaigns tab shows and `campaign status` prints."""
     stages = ", ".join(f"{stage} {count}" for stage, count in sorted(state["stages"].items())) or "none"
     lines = [f"**{state['name']}**: items by stage: {stages}; gold items {state['gold_items']}.",
-             f"Answers: {', '.join(f'{k} {v}' for k, v in state['answers'].items()) or 'none yet'}."]
+             f"Answers: {', '.join(f'{k} {v}' for k, v in state['answers'].items()) or 'none yet'}.",
+             progress.to_markdown(state["remaining"])]
     room = state["places"]
     lines.append(f"Prolific places: **{room['places']}** in all ({room['answers']} answers: items x overlap x "
                  f"steps, {room['per_session']} regular tasks per full session); **{room['places_left']}** still "

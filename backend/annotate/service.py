@@ -16,7 +16,7 @@ from backend.annotate import campaigns, db, sources
 from backend.annotate.campaigns import CampaignConfig
 from backend.core import tabular
 from backend.core.auth import Actor, require_admin
-from backend.core.files import atomic_path
+from backend.core.files import atomic_path, zip_members
 from backend.core.paths import confine
 from backend.core.settings import Settings
 from backend.core.store import Store
@@ -143,6 +143,17 @@ def export_campaign(actor: Actor, name: str, settings: Settings, out_dir: str = 
         pushed = f"https://huggingface.co/datasets/{repo_id}"
     return {"rows": len(rows), "dataset": str(dataset_dir), "answers_csv": str(out / "answers.csv"),
             "answers": n_answers, "pushed": pushed}
+
+
+EXPORT_MEMBERS = ("dataset", "answers.csv", "README.md")  # what an export folder holds (a card only if written)
+
+
+def zip_export(exported: dict[str, Any], target: Path) -> dict[str, Any]:
+    """Zip what an export (`export_campaign`'s answer) wrote: the dataset folder, the answers CSV, a card if any,
+    into `target`; the zip's path and its number of files."""
+    folder = Path(exported["dataset"]).parent
+    files = zip_members(folder, [member for member in EXPORT_MEMBERS if (folder / member).exists()], target)
+    return {"zip": str(target), "zip_files": files}
 
 
 def backup_database(actor: Actor, settings: Settings) -> Path:

@@ -92,8 +92,11 @@ def _override(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    _print(service.export_campaign(cli_actor(), args.name, _settings(args), args.out or "", args.push or "",
-                                   private=not args.public), args.json)
+    result = service.export_campaign(cli_actor(), args.name, _settings(args), args.out or "", args.push or "",
+                                     private=not args.public)
+    if args.zip:
+        result.update(service.zip_export(result, Path(args.zip).expanduser().resolve()))
+    _print(result, args.json)
     return 0
 
 
@@ -177,6 +180,7 @@ def add_parsers(subparsers) -> None:
     export.add_argument("--out", help="folder (default: <downloads>/<name>)")
     export.add_argument("--push", metavar="REPO_ID", help="also push the dataset to this Hub dataset repo (HF_TOKEN)")
     export.add_argument("--public", action="store_true", help="make a pushed dataset public")
+    export.add_argument("--zip", metavar="PATH", help="also zip the export (dataset folder, answers.csv) into PATH")
 
     intro = command("intro", _intro, "print the study link's intro and consent page, or set it from a Markdown file")
     intro.add_argument("name")

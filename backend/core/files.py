@@ -87,3 +87,26 @@ def atomic_folder(folder: Path) -> Iterator[Path]:
     finally:
         shutil.rmtree(building, ignore_errors=True)
         shutil.rmtree(old, ignore_errors=True)
+
+
+DEFLATED_SUFFIXES = (".csv", ".json", ".jsonl", ".md", ".txt")  # text squeezes; images (in .arrow shards) do not
+
+
+def zip_members(folder: Path, names: list[str], target: Path) -> int:
+    """Zip `names` (files or folders, relative to `folder`; hidden files inside left out) into `target`, written
+    atomically; returns the number of files. Text is deflated, the rest stored: a dataset's images are compressed
+    already, and deflating them again costs CPU time for no smaller file."""
+    import zipfile
+
+    folder, target, count = Path(folder), Path(target), 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(target) as partial, zipfile.ZipFile(partial, "w", allowZip64=True) as archive:
+        for name in names:
+            top = folder / name
+            for path in sorted([top, *top.rglob("*")] if top.is_dir() else [top]):
+                relative = path.relative_to(folder)
+                if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+                    method = zipfile.ZIP_DEFLATED if path.suffix in DEFLATED_SUFFIXES else zipfile.ZIP_STORED
+                    archive.write(path, relative.as_posix(), compress_type=method)
+                    count += 1
+    return count

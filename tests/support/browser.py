@@ -126,3 +126,11 @@ def inside(inner: dict | None, outer: dict | None) -> bool:
     return bool(inner and outer) and (outer["x"] <= inner["x"] and outer["y"] <= inner["y"]
                                       and inner["x"] + inner["width"] <= outer["x"] + outer["width"]
                                       and inner["y"] + inner["height"] <= outer["y"] + outer["height"])
+
+
+def sign_in(page, user: str, password: str) -> None:
+    """Sign in on the app's page as a person does: open the sign-in box, type, press Sign in."""
+    page.get_by_text("Admin sign-in").click()
+    page.get_by_label("Admin user").fill(user)
+    page.get_by_label("Password").fill(password)
+    page.locator("#sign-in").click()

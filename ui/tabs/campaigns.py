@@ -1,14 +1,16 @@
 """Campaigns tab (admins): create a BiVLC-style annotation campaign, generate its images, follow it, fix items
 by hand, export it.
 
-Views only: creating, generating, exporting and the database backup go through
-`backend.annotate.service` (which refuses non-admins), overrides through
+Views only: creating and generating go through `backend.annotate.service` (which refuses non-admins; the
+Export view and the Prolific panel are their own modules beside this one), overrides through
 `resolution.override`, numbers come from `report`/`assist` (`ui/tabs/campaigns_items.py`
 reads them). Every handler re-checks that the session's actor is an admin:
 hiding the tab is a courtesy. Each action is a named API endpoint, mirroring
 `python -m backend campaign`.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
@@ -20,10 +22,10 @@ from backend.annotate.service import BUILT_IN_SOURCES
 from backend.core.auth import PermissionDenied, require_admin
 from backend.core.gpu import local_job_note
 from ui import targets
-from ui.context import AppContext, offer
+from ui.context import AppContext
 from ui.session import Session, actor_of
+from ui.tabs import campaigns_export, campaigns_prolific
 from ui.tabs import campaigns_items as view
-from ui.tabs import campaigns_prolific
 
 REFRESH_S = 2.0
 TASK_LABELS = {"select": "Step 3: select", "ambiguity": "Step 4: ambiguity", "i2t": "Baseline: I2T",
@@ -171,22 +173,6 @@ def make_handlers(ctx: AppContext) -> dict:
         guarded(campaigns.update_config, store_path, named(name), intro=intro or "")
         return f"Saved the intro of **{name}**: the study link shows it before the first task."
 
-    def export(name, out_dir, repo_id, private, session=None):
-        """The BiVLC-schema dataset and the answers CSV (and a push to the Hub when a repo id is given)."""
-        actor = admin(session, "exporting a campaign")
-        result = guarded(service.export_campaign, actor, named(name), settings, (out_dir or "").strip(),
-                         (repo_id or "").strip(), bool(private))
-        text = (f"Exported **{result['rows']}** rows to `{result['dataset']}` (load with "
-                f"`datasets.load_from_disk`); {result['answers']} raw answers in `{result['answers_csv']}`.")
-        if result["pushed"]:
-            text += f"  \nPushed to {result['pushed']}"
-        return text, offer(result["answers_csv"])
-
-    def backup(session=None):
-        """A consistent copy of the whole store (every campaign, answer and job), for download."""
-        actor = admin(session, "downloading the database")
-        return offer(guarded(service.backup_database, actor, settings))
-
     def list_campaigns(session=None):
         admin(session, "viewing campaigns")
         return gr.Dropdown(choices=view.campaign_names(store_path))
@@ -212,7 +198,7 @@ def make_handlers(ctx: AppContext) -> dict:
 
     return {"create": create, "generate": generate, "status": status, "items": items, "item": item,
             "decisions": decisions, "override": override, "load_config": load_config,
-            "save_instructions": save_instructions, "save_intro": save_intro, "export": export, "backup": backup,
+            "save_instructions": save_instructions, "save_intro": save_intro,
             "list_campaigns": list_campaigns, "tick": tick}
 
 
@@ -274,8 +260,9 @@ def _preview(intro: str) -> str:
     return intro
 
 
-def build(ctx: AppContext, visitor: Session) -> None:
-    """Lay out the Campaigns tab inside the current Blocks context."""
+def build(ctx: AppContext, visitor: Session) -> LiveProgress:
+    """Lay out the Campaigns tab inside the current Blocks context; returns its progress refresh, for the app to
+    switch with its tabs (`LiveProgress.follow`)."""
     h = make_handlers(ctx)
     state = visitor.state
     for note, elem_id in ((mirror.warning(ctx.settings), "campaign-backup-warning"),
@@ -299,13 +286,13 @@ def build(ctx: AppContext, visitor: Session) -> None:
     notice = gr.Markdown(elem_id="campaign-notice")
     generating = gr.Markdown(elem_id="campaign-generate-status")
     with gr.Tabs():
-        with gr.Tab("Progress"):
+        with gr.Tab("Progress") as progress_tab:
             study = gr.Markdown(elem_id="campaign-study-link")
             settings_line = gr.Markdown(elem_id="campaign-settings")
             status = gr.Markdown("Pick a campaign, or create one above.", elem_id="campaign-status")
         with gr.Tab("Items") as items_tab:
             items, shown = _items_view()
-        with gr.Tab("Instructions"):
+        with gr.Tab("Instructions") as instructions_tab:
             texts = [gr.Textbox(label=TASK_LABELS[task], lines=6, max_lines=14,
                                 elem_id=f"campaign-instructions-{task}") for task in campaigns.TASKS]
             save = gr.Button("Save instructions")
@@ -316,9 +303,9 @@ def build(ctx: AppContext, visitor: Session) -> None:
                 preview = gr.Markdown(elem_id="campaign-intro-preview", container=True)
             save_intro = gr.Button("Save intro")
             saved_intro = gr.Markdown()
-        with gr.Tab("Export"):
-            _export_view(ctx, h, campaign, state)
-        with gr.Tab("Prolific"):
+        with gr.Tab("Export") as export_tab:
+            campaigns_export.build(ctx, campaign, state)
+        with gr.Tab("Prolific") as prolific_tab:
             campaigns_prolific.build(ctx, campaign, state, lambda request: _app_url(ctx, request))
     seen = gr.State(None)
 
@@ -342,9 +329,46 @@ def build(ctx: AppContext, visitor: Session) -> None:
     items["refresh"].click(h["items"], [campaign, state], items["table"], api_visibility="private")
     items_tab.select(h["items"], [campaign, state], items["table"], api_visibility="private")
     _wire_items(h, campaign, state, items, shown, status)
-    timer = gr.Timer(REFRESH_S)
-    timer.tick(h["tick"], [campaign, seen, state], [seen, campaign, status, generating], api_visibility="private",
-               show_progress="hidden")
+    live = LiveProgress(gr.Timer(REFRESH_S, active=False), gr.State(True),
+                        {"fn": h["tick"], "inputs": [campaign, seen, state], "outputs": [seen, campaign, status,
+                                                                                         generating],
+                         "api_visibility": "private", "show_progress": "hidden"})
+    live.timer.tick(**live.refresh)
+    progress_tab.select(_progress_shown, None, [live.on_progress, live.timer], api_visibility="private",
+                        queue=False).then(**live.refresh)
+    gr.on([tab.select for tab in (items_tab, instructions_tab, export_tab, prolific_tab)], _progress_hidden, None,
+          [live.on_progress, live.timer], api_visibility="private", queue=False)
+    return live
+
+
+def _progress_shown() -> tuple:
+    """The Progress view is on screen: run its timer."""
+    return True, gr.Timer(active=True)
+
+
+def _progress_hidden() -> tuple:
+    """Another view of the tab is on screen: stop the timer."""
+    return False, gr.Timer(active=False)
+
+
+@dataclass
+class LiveProgress:
+    """The Progress view's refresh: a timer that runs only while the Campaigns tab and its Progress view are both
+    on screen (the sub-tabs switch it here, the app's tabs through `follow`), and the tick's event arguments. A tick
+    is idempotent: it redraws only what changed since the state it last drew (`view.fingerprint`, which names the
+    campaign), so a tick that races a selection, a second tick in flight or a manual redraw show the same."""
+
+    timer: gr.Timer
+    on_progress: gr.State  # whether the Progress view is the sub-tab shown
+    refresh: dict
+
+    def follow(self, app_tabs: gr.Tabs, label: str) -> None:
+        """Run the timer while the app's tab `label` is selected (and Progress within it), and redraw on arrival."""
+        def switched(on_progress: bool, evt: gr.SelectData):
+            return gr.Timer(active=bool(on_progress) and evt.value == label)
+
+        app_tabs.select(switched, self.on_progress, self.timer, api_visibility="private", queue=False).then(
+            **self.refresh)
 
 
 def _items_view() -> tuple[dict, list]:
@@ -396,22 +420,3 @@ def _wire_items(h: dict, campaign, state, items: dict, shown: list, status) -> N
         h["item"], [campaign, item_id, state], shown, api_visibility="private").then(
         h["items"], [campaign, state], items["table"], api_visibility="private").then(
         lambda name, session: h["status"](name, session)[0], [campaign, state], status, api_visibility="private")
-
-
-def _export_view(ctx: AppContext, h: dict, campaign, state) -> None:
-    """Export (dataset + answers CSV, optional Hub push) and the database backup."""
-    gr.Markdown("Items that passed both annotation steps become a BiVLC-schema dataset (images embedded); every "
-                "raw answer goes to a CSV.")
-    with gr.Row():
-        out_dir = gr.Textbox(label="Folder (optional)", placeholder=f"default: {ctx.settings.downloads_dir}/<name>")
-        repo_id = gr.Textbox(label="Hub dataset repo (optional)", placeholder="org/name; needs HF_TOKEN")
-        private = gr.Checkbox(True, label="Private on the Hub")
-    export = gr.Button("Export", variant="primary")
-    result = gr.Markdown(elem_id="campaign-export")
-    answers_csv = gr.File(label="Answers CSV", interactive=False)
-    gr.Markdown("A copy of the whole database (campaigns, answers, jobs), made safely while the app runs:")
-    backup = gr.Button("Download database backup")
-    backup_file = gr.File(label="Database backup", interactive=False)
-    export.click(h["export"], [campaign, out_dir, repo_id, private, state], [result, answers_csv],
-                 api_name="export_campaign")
-    backup.click(h["backup"], state, backup_file, api_name="backup_database")

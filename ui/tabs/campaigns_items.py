@@ -49,11 +49,10 @@ def campaign_names(store_path: Path | str) -> list[str]:
 
 
 def fingerprint(store_path: Path | str, store: Store, name: str | None) -> list:
-    """A cheap summary that changes whenever the tab's live parts would: the campaign names (first), the
-    selected campaign's items and answers, generate jobs. The timer redraws only when it changed."""
+    """A cheap summary that changes whenever the tab's live parts would: the campaign names (first), which campaign
+    is selected, its items, answers and tasks handed out, generate jobs. The timer redraws only when it changed."""
     marker = queries.change_marker(store_path, name)
-    return [campaign_names(store_path), marker["items"], marker["changed"], marker["answers"],
-            *store.last_change("generate")]
+    return [campaign_names(store_path), name, *marker.values(), *store.last_change("generate")]
 
 
 def _time(value: float | None) -> str:
