@@ -41,7 +41,7 @@ pytestmark = pytest.mark.system
 APP_URL = "https://lab-study.hf.space"
 CONFIG = {"overlap": 2, "tasks_per_session": 4, "gold_rate": 0.25, "gold_items": 4, "min_gold": 1,
           "min_seconds_per_task": MIN_S}
-CODE = re.compile(r"completion code is \*\*(\w+)\*\*")
+CODE = re.compile(r"completion code is \**(\w+)")  # Markdown (over HTTP) or as rendered (browser)
 
 
 def disk_settings(disk, fake: FakeProlific) -> Settings:
@@ -376,5 +376,6 @@ def test_a_participant_flagged_for_speed_is_rejected_for_speed(tmp_path, gold_ra
             assert not assign.submit(settings.db, annotator, task.assignment_id, task.options[0]).recorded
         work(settings.db, annotator)
         fake.set_status(submission, "AWAITING REVIEW", campaigns.get(settings.db, "study")["config"].completion_code)
+        prolific_study.sync(cli_actor(), settings, "study")  # the submissions as Prolific has them
         plan = prolific_study.review_plan(settings.db, "study", too_fast_s=0.2)
         assert [(d["category"], "gold" in d["reason"]) for d in plan] == [("TOO_QUICKLY", False)], plan

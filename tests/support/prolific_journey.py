@@ -76,10 +76,13 @@ def quota(store: Path, pid: str) -> int | None:
 
 
 def browser_counter(page, number: int) -> None:
-    """Wait until the page shows task `number` (of any total)."""
-    page.wait_for_function("(n) => { const c = document.querySelector('#annotate-counter'); return c && "
-                           "c.offsetParent !== null && c.innerText.trim().startsWith(n + ' / '); }",
-                           arg=number, timeout=WAIT_MS)
+    """Wait until the page shows task `number` (of any total); else fail with what the page shows."""
+    try:
+        page.wait_for_function("(n) => { const c = document.querySelector('#annotate-counter'); return c && "
+                               "c.offsetParent !== null && c.innerText.trim().startsWith(n + ' / '); }",
+                               arg=number, timeout=WAIT_MS)
+    except Exception as error:  # noqa: BLE001 - playwright's TimeoutError: say what the person saw instead
+        raise AssertionError(f"task {number} never came; the page says: {page.inner_text('body')[:600]!r}") from error
 
 
 def browser_answer(page, store: Path, number: int) -> None:
