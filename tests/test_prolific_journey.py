@@ -1,6 +1,6 @@
 """Issue 22's "Done when": one scripted Prolific study through the real app and the fake Prolific server.
 
-An admin creates a small campaign (12 toy items, overlap 2, sessions of 4 tasks with a gold one, at least 0.2 s a
+An admin creates a small campaign (16 toy items, overlap 2, sessions of 4 tasks with a gold one, at least 0.4 s a
 task) on a Space, makes its study draft and publishes it from the CLI. The app then runs as a Space runs it
 (`app.main` in annotation mode, in its own process, backed up to a fake Hub). Thirty participants come in waves
 on the study link (over HTTP exactly as the /study page calls the server, three in a real browser), each with a
@@ -21,20 +21,34 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from backend.annotate import campaigns, db, mirror, prolific_study, report
+from backend.annotate import assign, campaigns, db, mirror, prolific_study, report
 from backend.annotate.campaigns import CampaignConfig
 from backend.annotate.quality import HELD_SESSIONS_PER_CLIENT
 from backend.cli import main
+from backend.core.auth import cli_actor
 from backend.core.settings import Settings
 from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
+from tests.support.appserver import annotate_app, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 from tests.support.fake_prolific import PLACEHOLDERS, FakeProlific, prolific_env
-from tests.support.prolific_journey import (MIN_S, UNSTARTED_RECLAIM_S, browser_answer, browser_counter,
-                                            browser_ending, quota, session, space_app, stored, table, wait_until)
+from tests.support.prolific_crowd import arrive as arrive_in
+from tests.support.prolific_crowd import work
+from tests.support.prolific_journey import (
+    MIN_S,
+    browser_answer,
+    browser_counter,
+    browser_ending,
+    quota,
+    session,
+    space_app,
+    stored,
+    table,
+    wait_until,
+)
 from tests.support.study_visitor import Participant, StudyApp
-from tests.test_annotate_sigterm import load, save
+from tests.test_annotate_sigterm import save
 
 pytestmark = pytest.mark.system
 
@@ -84,7 +98,7 @@ def _journey(tmp_path, monkeypatch, capsys, browser, fake):
     hub, hub_file = FakeHub(), tmp_path / "hub.json"
     backup = mirror.start(first, api=FakeHfApi(hub), every_minutes=60)
     try:  # the admin, on the Space: the campaign (backed up), then the study's draft, checked as Prolific got it
-        toy_campaign(first.db, first.data_dir, "study", 12, CampaignConfig.from_dict(CONFIG))
+        toy_campaign(first.db, first.data_dir, "study", 16, CampaignConfig.from_dict(CONFIG))
     finally:  # the fixture's in-process generate job ends with `mirror.stop(None)`, which stops this mirror too
         mirror.stop(backup)
     config = campaigns.get(first.db, "study")["config"]
@@ -98,7 +112,7 @@ def _journey(tmp_path, monkeypatch, capsys, browser, fake):
         assert draft["prolific_id_option"] == "url_parameters" and draft["reward"] == 150
         assert [c["code"] for c in draft["completion_codes"]] == [config.completion_code]
         places = report.status(first.db, "study")["places"]
-        assert draft["total_available_places"] == created["places"] == places["places"] == 16  # 12 x 2 x 2 / 3
+        assert draft["total_available_places"] == created["places"] == places["places"] == 22  # 16 x 2 x 2 / 3
         assert lab("publish", "study")["status"] == fake.studies[study_id]["status"] == "ACTIVE"
     finally:
         mirror.stop(backup)
@@ -124,9 +138,10 @@ def _journey(tmp_path, monkeypatch, capsys, browser, fake):
         # The hoarder: 25 study links (made-up PIDs) from one address, never answering
         hoard = [Participant(f"H{k:02}", "hoarder", f"{k:0>24}", study_id, "", "203.0.113.7") for k in range(25)]
         hoard_seen = [h.open(app) for h in hoard]
+        marks = ",".join("?" * len(hoard))
         held = db.rows(first.db, "select count(*) n from assignments a join annotators n on n.id = a.annotator_id "
-                                 "where n.external_id in (%s) and a.status in ('reserved', 'held')"
-                                 % ",".join("?" * len(hoard)), tuple(h.pid for h in hoard))[0]["n"]
+                                 f"where n.external_id in ({marks}) and a.status in ('reserved', 'held')",
+                       tuple(h.pid for h in hoard))[0]["n"]
         assert held <= HELD_SESSIONS_PER_CLIENT * CONFIG["tasks_per_session"], "two sessions' worth at most"
         texts = [s.done + s.notice + s.error for s in hoard_seen]
         assert any("Too many sessions from your connection" in t for t in texts)
@@ -337,14 +352,11 @@ def _account(people, bots, hoard, fake, store, code, reviewed, left_behind, tmp_
 @pytest.mark.xfail(strict=True, reason="made-up PROLIFIC_PIDs are accepted at join: PID verification against the "
                                        "Prolific API (issue 22 item 5, wt22b) is not on c278d24")
 def test_a_made_up_pid_is_refused_at_the_study_link_when_a_token_is_set(tmp_path):
-    from tests.support.appserver import annotate_app, workspace_settings
-
     with FakeProlific() as fake:
         settings = workspace_settings(tmp_path, **prolific_env(fake))
         Store(settings.db)
         toy_campaign(settings.db, settings.data_dir, "study", 4, CampaignConfig.from_dict(
             {"overlap": 1, "gold_rate": 0, "tasks_per_session": 2}))
-        from backend.core.auth import cli_actor
         study_id = prolific_study.create_study(cli_actor(), settings, "study", APP_URL, 100)["study_id"]
         prolific_study.publish(cli_actor(), settings, "study")
         with annotate_app(settings) as url:
@@ -359,11 +371,6 @@ def test_a_made_up_pid_is_refused_at_the_study_link_when_a_token_is_set(tmp_path
                                        "prolific_study.review_plan reads 'flagged' as a gold flag")
 @pytest.mark.parametrize("gold_rate", [0.25, 0.0])
 def test_a_participant_flagged_for_speed_is_rejected_for_speed(tmp_path, gold_rate):
-    from backend.annotate import assign
-    from backend.core.auth import cli_actor
-    from tests.support.appserver import workspace_settings
-    from tests.support.prolific_crowd import arrive as arrive_in, work
-
     with FakeProlific() as fake:
         settings = workspace_settings(tmp_path, **prolific_env(fake))
         Store(settings.db)
