@@ -60,7 +60,7 @@ def session(person: Participant, app: StudyApp, store: Path, limit: int | None =
             think = 0.0 if sum("You answered in" in line for line in person.refused) < hasty else THINK_S
             person.answer(app, right_answer(store, person.shown.token), think)
             given += len(person.acked) - before
-    except Exception as error:  # noqa: BLE001 - the server went away mid-session (SIGTERM): the ledger stands
+    except Exception as error:  # the server went away mid-session (SIGTERM): the ledger stands
         person.refused.append(f"connection lost: {type(error).__name__}")
     return person
 
@@ -81,7 +81,7 @@ def browser_counter(page, number: int) -> None:
         page.wait_for_function("(n) => { const c = document.querySelector('#annotate-counter'); return c && "
                                "c.offsetParent !== null && c.innerText.trim().startsWith(n + ' / '); }",
                                arg=number, timeout=WAIT_MS)
-    except Exception as error:  # noqa: BLE001 - playwright's TimeoutError: say what the person saw instead
+    except Exception as error:  # playwright's TimeoutError: say what the person saw instead
         raise AssertionError(f"task {number} never came; the page says: {page.inner_text('body')[:600]!r}") from error
 
 
