@@ -23,7 +23,7 @@ from ui import targets
 from ui.context import AppContext, offer
 from ui.session import Session, actor_of
 from ui.tabs import campaigns_items as view
-from ui.tabs import campaigns_prolific
+from ui.tabs import campaigns_prolific, campaigns_quality
 
 REFRESH_S = 2.0
 TASK_LABELS = {"select": "Step 3: select", "ambiguity": "Step 4: ambiguity", "i2t": "Baseline: I2T",
@@ -320,6 +320,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
             _export_view(ctx, h, campaign, state)
         with gr.Tab("Prolific"):
             campaigns_prolific.build(ctx, campaign, state, lambda request: _app_url(ctx, request))
+        with gr.Tab("Quality"):
+            campaigns_quality.build(ctx, campaign, state)
     seen = gr.State(None)
 
     preset.change(lambda p, m: (view.licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
