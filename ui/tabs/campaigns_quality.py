@@ -120,7 +120,8 @@ def make_handlers(ctx: AppContext) -> dict:
         done = run(exclusion.exclude, actor, store_path, named(name), list(planned))
         said = "  \n".join(f"Excluded **{literal(d['annotator'])}**: {d['answers']} answer(s) set aside; "
                            f"{len(d['reopened'])} item(s) reopened{_ids(d['reopened'])}." for d in done)
-        return (said or "Already excluded: nothing changed.", [], gr.Button(visible=False), *view(name, session))
+        return (said or "Already excluded: nothing changed.", [], gr.Button(visible=False),
+                pd.DataFrame(columns=PLAN_COLUMNS), *view(name, session))
 
     def restore(name, annotator, session=None) -> tuple:
         actor = admin_actor(ctx, session, "restoring an annotator's answers")
@@ -171,7 +172,9 @@ def build(ctx: AppContext, campaign, state) -> None:
                          min_width=200)
         confirm = gr.Button("Confirm: exclude these annotators", variant="stop", visible=False, scale=0,
                             min_width=280, elem_id="campaign-quality-confirm")
-        excluded = gr.Dropdown([], value=None, label="Excluded annotator", scale=1, elem_id="campaign-quality-who")
+        # Custom values allowed: the choices follow the campaign, and `exclusion.restore` says who is excluded.
+        excluded = gr.Dropdown([], value=None, label="Excluded annotator", scale=1, allow_custom_value=True,
+                               elem_id="campaign-quality-who")
         restore = gr.Button("Restore", scale=0, min_width=140, elem_id="campaign-quality-restore")
     result = gr.Markdown(elem_id="campaign-quality-result")
     planned = gr.State([])
@@ -194,7 +197,7 @@ def build(ctx: AppContext, campaign, state) -> None:
     campaign.change(h["view"], [campaign, state], shown_view, api_name="quality_view")
     refresh.click(h["view"], [campaign, state], shown_view, api_visibility="private")
     plan.click(h["plan"], [campaign, state], [result, plan_table, planned, confirm], api_name="quality_plan")
-    confirm.click(h["exclude"], [campaign, planned, state], [result, planned, confirm, *shown_view],
+    confirm.click(h["exclude"], [campaign, planned, state], [result, planned, confirm, plan_table, *shown_view],
                   api_name="quality_exclude")
     restore.click(h["restore"], [campaign, excluded, state], [result, *shown_view], api_name="quality_restore")
 
