@@ -19,7 +19,7 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import answer_session, toy_campaign
 from tests.support.appserver import running_app, workspace_settings
-from tests.support.browser import choose, new_page, read_table, screenshot
+from tests.support.browser import choose, new_page, read_table, screenshot, sign_in_to_campaigns
 from tests.support.crowd import local_client
 from tests.support.security_support import database_rows
 
@@ -68,12 +68,7 @@ def test_an_anonymous_caller_is_refused_and_changes_nothing(app):
 def test_an_admin_sees_the_bad_annotator_decides_a_tie_excludes_and_restores(app, browser, tmp_path):
     url, settings = app
     with new_page(browser, 30_000) as page:
-        page.goto(url)
-        page.get_by_text("Admin sign-in").click()
-        page.get_by_label("Admin user").fill("admin")
-        page.get_by_label("Password").fill("s3cret pass")
-        page.locator("#sign-in").click()
-        page.get_by_role("tab", name="Campaigns").click()
+        sign_in_to_campaigns(page, url, "admin", "s3cret pass")
         choose(page, "Campaign", "crowd")
         page.get_by_role("tab", name="Quality").click()
         summary = page.locator("#campaign-quality-summary")
