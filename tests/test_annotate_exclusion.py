@@ -12,33 +12,12 @@ from backend.annotate import assign, competence, db, exclusion, report, service
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.auth import Actor, PermissionDenied, cli_actor
 from backend.core.store import Store
-from tests.support.annotate_fixtures import toy_campaign
+from tests.support.annotate_fixtures import answer_session, toy_campaign
 from tests.support.appserver import workspace_settings
 
 ADMIN = cli_actor()
 GUEST = Actor("guest", "anonymous", "web")
 LATE = ("late1", "late2", "late3")
-
-
-def _answer(store, annotator_id: int, good: bool, limit: int = 100) -> int:
-    """Answer the annotator's session: the renderer's truth (good), or always the wrong side of it (bad)."""
-    done = 0
-    while done < limit:
-        task = assign.serve(store, annotator_id)
-        if not isinstance(task, assign.Task):
-            return done
-        row = db.rows(store, "select a.layout, i.truth from assignments a join items i on i.id = a.item_id "
-                             "where a.id = ?", (task.assignment_id,))[0]
-        truth = db.loads(row["truth"], {})
-        if task.task == "select":
-            right = truth.get("select") or ["1"]
-            value = right[0] if good else ("none" if right != ["none"] else "1")
-        else:
-            original = "left" if json.loads(row["layout"])["images"][0] == "original" else "right"
-            value = original if good else {"left": "right", "right": "left"}[original]
-        assert assign.submit(store, annotator_id, task.assignment_id, value).recorded
-        done += 1
-    return done
 
 
 def _stages(store, item_ids: list[int]) -> list[dict]:
@@ -59,9 +38,9 @@ def test_a_bad_annotator_is_flagged_excluded_reopened_and_left_out_of_the_export
     settings, campaign_id = lab
     store = settings.db
     people = {name: assign.join(store, campaign_id, name) for name in ("good1", "bad", "good2", *LATE)}
-    _answer(store, people["bad"], good=False)
-    _answer(store, people["good1"], good=True)
-    _answer(store, people["good2"], good=True)
+    answer_session(store, people["bad"], good=False)
+    answer_session(store, people["good1"], good=True)
+    answer_session(store, people["good2"], good=True)
 
     state = competence.competence(store, "crowd")
     rows = {row["annotator"]: row for row in state["annotators"]}
@@ -86,7 +65,7 @@ def test_a_bad_annotator_is_flagged_excluded_reopened_and_left_out_of_the_export
     assert table["bad"]["answered"] >= bad_answers
 
     # others answer the reopened items (new people: step 4 needs two who were not among its step-3 answerers)
-    assert all(_answer(store, people[name], good=True) > 0 for name in LATE)
+    assert all(answer_session(store, people[name], good=True) > 0 for name in LATE)
     after = _stages(store, made["reopened"])
     assert all(row["stage"] not in ("generated", "selected") for row in after)
     bad_in_resolution = db.rows(store, "select count(*) n from answers where annotator_id = ? and source = "
@@ -117,10 +96,10 @@ def test_an_excluded_annotators_later_answers_are_set_aside_and_their_session_co
     settings, campaign_id = lab
     store = settings.db
     bad = assign.join(store, campaign_id, "bad")
-    assert _answer(store, bad, good=False, limit=3) == 3
+    assert answer_session(store, bad, good=False, limit=3) == 3
     exclusion.exclude(ADMIN, store, "crowd", ["bad"])
     assert exclusion.history(store, "crowd")[0]["reasons"] == ["admin"]
-    more = _answer(store, bad, good=False)
+    more = answer_session(store, bad, good=False)
     quota = db.rows(store, "select quota from annotators where id = ?", (bad,))[0]["quota"]
     assert 3 + more == quota  # the session contract holds: every answer counts for its author
     assert isinstance(assign.serve(store, bad), assign.Ended)
@@ -134,8 +113,8 @@ def test_a_tie_reaches_the_adjudication_queue_and_an_override_clears_it(lab):
     settings, campaign_id = lab
     store = settings.db
     one, two = (assign.join(store, campaign_id, name) for name in ("one", "two"))
-    _answer(store, one, good=True)
-    _answer(store, two, good=False)  # every step-3 pair disagrees on image vs none: the majority rule drops it
+    answer_session(store, one, good=True)
+    answer_session(store, two, good=False)  # every step-3 pair disagrees on image vs none: the majority rule drops it
     state = competence.competence(store, "crowd")
     tied = [entry for entry in state["queue"] if entry["task"] == "select" and entry["rule_tied"]]
     assert tied
@@ -155,8 +134,8 @@ def test_the_command_line_plans_excludes_restores_and_adjudicates(lab, capsys):
     store = settings.db
     bad = assign.join(store, campaign_id, "bad")
     good = assign.join(store, campaign_id, "good")
-    _answer(store, bad, good=False)
-    _answer(store, good, good=True)
+    answer_session(store, bad, good=False)
+    answer_session(store, good, good=True)
     base = ["campaign"]
     tail = ["--db", str(store)]
     assert main([*base, "competence", "crowd", *tail]) == 0

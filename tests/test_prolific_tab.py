@@ -14,7 +14,7 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.auth import cli_actor
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import running_app, workspace_settings
-from tests.support.browser import new_page, screenshot
+from tests.support.browser import new_page, screenshot, sign_in_to_campaigns
 from tests.support.crowd import local_client
 from tests.support.fake_prolific import FakeProlific, prolific_env
 from tests.support.prolific_crowd import arrive, work
@@ -79,12 +79,7 @@ def test_the_panel_in_the_browser(lab, browser, tmp_path):
     if not fake.studies:  # run alone: the study the first test made from the panel
         prolific_study.create_study(cli_actor(), settings, "tabstudy", url, 120)
     with new_page(browser, 30_000) as page:
-        page.goto(url)
-        page.get_by_text("Admin sign-in").click()
-        page.get_by_label("Admin user").fill("admin")
-        page.get_by_label("Password").fill("s3cret pass")
-        page.locator("#sign-in").click()
-        page.get_by_role("tab", name="Campaigns").click()
+        sign_in_to_campaigns(page, url, "admin", "s3cret pass")
         page.locator("#campaign-pick input").fill("tabstudy")
         page.locator("#campaign-pick input").press("Enter")
         page.get_by_role("tab", name="Prolific").click()

@@ -58,12 +58,15 @@ ADMIN = {
     # the Campaigns tab's Prolific panel (ui/tabs/campaigns_prolific.py)
     "prolific_status", "prolific_create", "prolific_publish", "prolific_pause", "prolific_sync", "prolific_review",
     "prolific_review_apply", "prolific_bonus", "prolific_reconcile", "bonus_frame",
+    # the Campaigns tab's Quality view (ui/tabs/campaigns_quality.py): its refresh, the queue's decision choices
+    "quality_view", "view", "quality_plan", "quality_exclude", "quality_restore", "quality_decide", "decisions_3",
+    "decisions_4",
 }
 # Timers and refreshes of admin views: for anyone else they return nothing at all (no message every 2 s).
 SILENT = {"tick", "tick_1", "tick_2", "tick_3", "tick_4", "refresh_if_changed_1", "load_config"}
 # Redraw a form from its own inputs (visibility, recipe values, a licence line, a clicked row): no stored data.
-LAYOUT = {"lambda_1", "recipe_values", "lambda_2", "lambda_3", "licence_markdown", "lambda_4", "pick_row", "_preview",
-          "_progress_shown", "_progress_hidden", "switched"}
+LAYOUT = {"lambda_1", "recipe_values", "lambda_2", "lambda_3", "licence_markdown", "lambda_4", "pick_row", "pick_row_1",
+          "_preview", "_progress_shown", "_progress_hidden", "switched"}
 
 # Plausible arguments, by input label: what an attacker would try (everything else: the page's own values).
 ATTEMPTS = {"Run name": "owned", "Manifest (CSV/JSONL, for data = manifest)": "/etc/passwd", "Run": 1, "Sweep": 2,

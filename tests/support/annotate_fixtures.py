@@ -9,9 +9,10 @@ and others are dropped, as in a real campaign.
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
-from backend.annotate import campaigns
+from backend.annotate import assign, campaigns, db
 from backend.generate.job import GenerateConfig, run_job
 from backend.jobs.reporter import Reporter
 from backend.toyworld.campaign import toy_items
@@ -35,3 +36,26 @@ def toy_campaign(store_path: Path | str, data_dir: Path, name: str, items: int,
 def task_token(outputs) -> str:
     """The task token (assignment id) among the outputs of /start or /answer: the last all-digit string."""
     return [value for value in outputs if isinstance(value, str) and value.isdigit()][-1]
+
+
+def answer_session(store_path: Path | str, annotator_id: int, good: bool, limit: int = 100) -> int:
+    """Answer the annotator's session through `assign.serve/submit`: the renderer's truth (good), or always the
+    wrong side of it (bad: "none" where an image shows the caption, the negative where the original is meant).
+    Returns how many answers were stored."""
+    done = 0
+    while done < limit:
+        task = assign.serve(store_path, annotator_id)
+        if not isinstance(task, assign.Task):
+            return done
+        row = db.rows(store_path, "select a.layout, i.truth from assignments a join items i on i.id = a.item_id "
+                                  "where a.id = ?", (task.assignment_id,))[0]
+        truth = db.loads(row["truth"], {})
+        if task.task == "select":
+            right = truth.get("select") or ["1"]
+            value = right[0] if good else ("none" if right != ["none"] else "1")
+        else:
+            original = "left" if json.loads(row["layout"])["images"][0] == "original" else "right"
+            value = original if good else {"left": "right", "right": "left"}[original]
+        assert assign.submit(store_path, annotator_id, task.assignment_id, value).recorded
+        done += 1
+    return done

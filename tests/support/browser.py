@@ -49,6 +49,16 @@ def new_page(browser, timeout_ms: int = 30_000):
         context.close()
 
 
+def sign_in_to_campaigns(page, url: str, user: str, password: str) -> None:
+    """Open the app at `url`, sign in as the admin through the page's form, and open the Campaigns tab."""
+    page.goto(url)
+    page.get_by_text("Admin sign-in").click()
+    page.get_by_label("Admin user").fill(user)
+    page.get_by_label("Password").fill(password)
+    page.locator("#sign-in").click()
+    page.get_by_role("tab", name="Campaigns").click()
+
+
 def screenshot(page, folder: Path, name: str) -> Path:
     """A full-page screenshot in `folder`, or in docs/ (the pictures the docs show) when `SAVE_SCREENSHOT=1`."""
     target = (DOCS if os.environ.get("SAVE_SCREENSHOT") == "1" else Path(folder)) / name

@@ -24,7 +24,7 @@ from backend.core.gpu import local_job_note
 from ui import targets
 from ui.context import AppContext
 from ui.session import Session, actor_of
-from ui.tabs import campaigns_export, campaigns_prolific
+from ui.tabs import campaigns_export, campaigns_prolific, campaigns_quality
 from ui.tabs import campaigns_items as view
 
 REFRESH_S = 2.0
@@ -307,6 +307,8 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
             campaigns_export.build(ctx, campaign, state)
         with gr.Tab("Prolific") as prolific_tab:
             campaigns_prolific.build(ctx, campaign, state, lambda request: _app_url(ctx, request))
+        with gr.Tab("Quality") as quality_tab:
+            campaigns_quality.build(ctx, campaign, state)
     seen = gr.State(None)
 
     preset.change(lambda p, m: (view.licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
@@ -336,8 +338,9 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
     live.timer.tick(**live.refresh)
     progress_tab.select(_progress_shown, None, [live.on_progress, live.timer], api_visibility="private",
                         queue=False).then(**live.refresh)
-    gr.on([tab.select for tab in (items_tab, instructions_tab, export_tab, prolific_tab)], _progress_hidden, None,
-          [live.on_progress, live.timer], api_visibility="private", queue=False)
+    others = (items_tab, instructions_tab, export_tab, prolific_tab, quality_tab)
+    gr.on([tab.select for tab in others], _progress_hidden, None, [live.on_progress, live.timer],
+          api_visibility="private", queue=False)
     return live
 
 
