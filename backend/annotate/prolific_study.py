@@ -194,8 +194,9 @@ def _release_left(conn, campaign_id: int, now: float) -> dict[str, int]:
 def review_plan(store_path: Path | str, name: str, too_fast_s: float = TOO_FAST_S) -> list[dict[str, Any]]:
     """A decision for every submission awaiting review that the lab has not decided: reject when no complete
     session is stored for the participant (the code reached them another way), when their gold accuracy is
-    under the campaign's threshold (the annotator table's flag), or when their median time per task is under
-    `too_fast_s`; approve otherwise. Each rejection carries Prolific's category and a message for the person."""
+    under the campaign's threshold (the annotator table's "gold" flag), or when their median time per task is
+    under `too_fast_s` or their answers were refused as too fast (the "speed" flag); approve otherwise. Each
+    rejection carries Prolific's category and a message for the person."""
     state = report.status(store_path, name)
     people = {row["annotator"]: row for row in state["annotators"]}
     threshold = state["config"]["gold_threshold"]
@@ -212,7 +213,7 @@ def review_plan(store_path: Path | str, name: str, too_fast_s: float = TOO_FAST_
                          "message": ("We have no complete session for your Prolific ID in this study: the completion "
                                      "code is shown only once every task of a session is answered, and we stored "
                                      f"{done} answers for you.")}
-        elif person["flagged"]:
+        elif "gold" in person["flags"]:
             decision |= {"action": "REJECT", "category": "FAILED_CHECK",
                          "reason": f"gold accuracy {person['gold_accuracy']:.0%} under {threshold:.0%}",
                          "message": (f"Your answers to the check questions, whose right answers are known, were "
@@ -224,6 +225,12 @@ def review_plan(store_path: Path | str, name: str, too_fast_s: float = TOO_FAST_
                          "message": (f"You answered in a median of {person['median_ms'] / 1000:.2f} seconds per "
                                      f"task, under the {too_fast_s:g} seconds needed to look at the pictures "
                                      "and read the caption of a task.")}
+        elif "speed" in person["flags"]:
+            decision |= {"action": "REJECT", "category": "TOO_QUICKLY",
+                         "reason": f"{person['too_fast']} answers refused as faster than the campaign's minimum",
+                         "message": (f"{person['too_fast']} of your answers came faster than the study's minimum "
+                                     "time per task, the time needed to look at the pictures and read the caption; "
+                                     "each was refused and counted.")}
         if decision["message"]:
             decision["message"] = _long_enough(decision["message"])
         plan.append(decision)
