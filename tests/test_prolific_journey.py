@@ -99,11 +99,7 @@ def _journey(tmp_path, monkeypatch, capsys, browser, fake):
     backup = mirror.start(first, api=FakeHfApi(hub), every_minutes=60)
     try:  # the admin, on the Space: the campaign (backed up), then the study's draft, checked as Prolific got it
         toy_campaign(first.db, first.data_dir, "study", 16, CampaignConfig.from_dict(CONFIG))
-    finally:  # the fixture's in-process generate job ends with `mirror.stop(None)`, which stops this mirror too
-        mirror.stop(backup)
-    config = campaigns.get(first.db, "study")["config"]
-    backup = mirror.start(first, api=FakeHfApi(hub), every_minutes=60)
-    try:
+        config = campaigns.get(first.db, "study")["config"]
         created = lab("create", "study", "--app-url", APP_URL, "--reward-cents", "150")
         study_id = created["study_id"]
         draft = fake.studies[study_id]

@@ -106,10 +106,12 @@ def warning(settings: Settings) -> str:
 
 
 def stop(backup: Backup | None) -> None:
-    """Stop mirroring and commit what is left."""
+    """Stop mirroring and commit what is left. None (`start` found no backup, so set no sink): nothing to stop,
+    and a mirror this process already runs (a generate job's caller's) goes on."""
+    if backup is None:
+        return
     db.set_sink(None)
-    if backup is not None:
-        backup.stop()
+    backup.stop()
 
 
 def shutdown() -> None:
