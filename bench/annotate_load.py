@@ -57,8 +57,14 @@ then the second while N anonymous guests call /probe back to back
 one. ``--guests-unlimited`` lifts the per-visitor probe limit in the server, as if
 every guest came from an address of its own: only the probes' line holds them.
 
+Ceiling (``--ramp 25,50,100,200,300 --think-ms 3000 9000``): crowds of growing size at a human pace, one
+after the other on one annotation server, until the /answer p95 passes 300 ms; prints per size the answers a
+second, the p95, the server's CPU per answer and this (client) process's CPU share. The crowd's clients run on
+the same 2 cores as the server, so the ceiling printed is the machine's with its own load generator.
+
     .venv/bin/python bench/annotate_load.py [--annotators 50] [--tasks 20] [--think-ms 500 3000] [--seed 0]
-        [--crash-after-answers N | --crash-after-s S | --probe-guests N [--guests-unlimited]] [--items 0]
+        [--crash-after-answers N | --crash-after-s S | --probe-guests N [--guests-unlimited] | --ramp N1,N2,...]
+        [--items 0]
         [--port 0] [--keep DIR]
 """
 from __future__ import annotations
@@ -305,6 +311,42 @@ def probe_flood(args: argparse.Namespace) -> bool:
     return passed and ratio <= FLOOD_RATIO
 
 
+def ramp(args: argparse.Namespace) -> bool:
+    """Crowds of growing size at the given pace, one after the other on one server (a campaign each), until the
+    /answer p95 passes `BUDGET_MS`: the ceiling is the last size under it. Sessions are not finished nor audited
+    (the other modes do that): this measures how many people answering at once the server keeps under budget."""
+    from tests.support.appserver import free_port
+
+    sizes = [int(size) for size in args.ramp.split(",")]
+    low, high = args.think_ms
+    think, rows = uniform_think(low / 1000, high / 1000), []
+    with tempfile.TemporaryDirectory(prefix="annotate-ramp-") as tmp:
+        workspace = args.keep or Path(tmp) / "workspace"
+        for size in sizes:
+            prepare(workspace, f"ramp{size}", size, args.tasks, seed=args.seed)
+        print(f"ramp {sizes} annotators x {args.tasks} tasks, think time uniform {low:g}-{high:g} ms; "
+              f"{os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f} before the run")
+        with annotate_server(workspace, args.port or free_port()) as server:
+            for size in sizes:
+                crowd = Crowd(server.url, f"ramp{size}", think, args.seed)
+                team, page = crowd_of(crowd, [f"ramp{size}-{k:03d}" for k in range(size)], args.tasks)
+                result = measure(team, lambda annotator, c=crowd, p=page: annotate(annotator, c, p), server.pid)
+                crowd.close()
+                p95, answers = report(f"{size} annotators", result), sum(len(a.latencies) for a in team)
+                rows.append((size, answers / result["wall"], p95, 1000 * result["server_cpu"] / max(1, answers),
+                             100 * result["client_cpu"] / result["wall"], sum(bool(a.error) for a in team)))
+                if p95 > BUDGET_MS:
+                    break
+    print(f"\n{'annotators':>10} {'answers/s':>9} {'p95 ms':>8} {'server CPU ms/answer':>20} {'client CPU %':>12} "
+          f"{'errors':>6}")
+    for size, rate, p95, server_ms, client_pct, errors in rows:
+        print(f"{size:>10} {rate:>9.1f} {p95:>8.1f} {server_ms:>20.1f} {client_pct:>12.0f} {errors:>6}")
+    under = [row[0] for row in rows if row[2] <= BUDGET_MS and not row[5]]
+    print(f"ceiling: {max(under) if under else 'below ' + str(sizes[0])} annotators with /answer p95 <= "
+          f"{BUDGET_MS:.0f} ms at this pace (load average {os.getloadavg()[0]:.1f} after the run)")
+    return bool(under)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--annotators", type=int, default=50)
@@ -320,6 +362,8 @@ def main() -> None:
                        help="the full app, the crowd quiet and then with N anonymous guests hammering the Probe")
     parser.add_argument("--guests-unlimited", action="store_true",
                         help="with --probe-guests: no per-visitor probe limit (only the probes' line)")
+    crash.add_argument("--ramp", default="", metavar="N1,N2,...",
+                       help="crowds of these sizes one after the other, until the /answer p95 passes the budget")
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--keep", type=Path, help="build the workspace here and keep it (to inspect the store)")
     args = parser.parse_args()
@@ -328,6 +372,8 @@ def main() -> None:
 
     if args.probe_guests:
         sys.exit(0 if probe_flood(args) else 1)
+    if args.ramp:
+        sys.exit(0 if ramp(args) else 1)
     crash = Crash(args.crash_after_answers, args.crash_after_s) if args.crash_after_answers or args.crash_after_s \
         else None
     with tempfile.TemporaryDirectory(prefix="annotate-load-") as tmp:
