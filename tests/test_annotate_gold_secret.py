@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-from pathlib import Path
 
-from backend.annotate import campaigns, db, mirror, service
+from backend.annotate import campaigns, db, service
 from backend.core.auth import cli_actor
 from backend.core.settings import Settings
 from backend.core.store import Store
@@ -15,15 +14,11 @@ from backend.generate.job import GenerateConfig, run_job
 from backend.generate.seeds import image_seed
 from backend.jobs.reporter import Reporter
 from backend.toyworld.campaign import gold_items
-from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.fake_hub import FakeHub, mirrored, space_settings
 
 ADMIN = cli_actor()
 PUBLIC = {"config": {"gold_rate": 0.2, "gold_items": 5, "overlap": 1, "tasks_per_session": 10},
           "n_items": 3, "seed": 0}  # seed: the default of `campaign create` and of the generate job
-
-
-def space_settings(disk: Path) -> Settings:
-    return Settings.load(env={"COMPLAB_WORKSPACE": str(disk), "COMPLAB_BACKUP_REPO": "lab/backup", "HF_TOKEN": TOKEN})
 
 
 def create_and_draw(settings: Settings, name: str) -> None:
@@ -80,18 +75,16 @@ def test_a_campaign_restored_from_its_backup_keeps_its_gold_and_redraws_the_same
     hub = FakeHub()
     settings = space_settings(tmp_path / "first-disk")
     Store(settings.db)
-    backup = mirror.start(settings, api=FakeHfApi(hub), every_minutes=0.002)
-    try:
+    with mirrored(settings, hub) as backup:
         create_and_draw(settings, "study")  # the secret is made with the campaign: nobody joined yet
         backup.flush()
-    finally:
-        mirror.stop(backup)
     before = gold_of(settings, "study")
     secret = db.rows(settings.db, "select secret from campaigns")[0]["secret"]
 
     fresh = space_settings(tmp_path / "second-disk")  # the Space restarted on an empty disk
     Store(fresh.db)
-    mirror.stop(mirror.start(fresh, api=FakeHfApi(hub), every_minutes=0.002))
+    with mirrored(fresh, hub):  # restores the campaign
+        pass
     assert db.rows(fresh.db, "select secret from campaigns")[0]["secret"] == secret
     assert gold_of(fresh, "study") == before
     # the gold images lost (rows and files), the generate job draws them again from the restored secret: the same
