@@ -152,26 +152,32 @@ def launch_options(ctx: AppContext, uploads: bool = True) -> dict:
 def middleware(ctx: AppContext, uploads: bool = True) -> list[Middleware]:
     """The guards in front of Gradio, outermost first: the Host allow-list (open-local policy only, `ui.gate`),
     the body cap, the probes' door (before the upload quota: a refused upload spends none of it) and the
-    upload quota (`ui.limits`), the public files (`ui.gate`)."""
+    upload quota (`ui.limits`), the public files and the task images' route (`ui.gate`)."""
     settings = ctx.settings
     guards = []
     if auth.policy(settings).mode == "open-local":
         guards.append(Middleware(gate.HostCheck))
-    campaigns = settings.data_dir / "campaigns"
     return [*guards, Middleware(limits.BodyLimit),
             Middleware(limits.ProbeGate, allowance=ctx.guards.guest_probes, line=ctx.guards.probe_line,
                        probe_events=ctx.guards.probe_events, behind_proxy=settings.on_space),
             Middleware(limits.UploadQuota, enabled=uploads, behind_proxy=settings.on_space),
             Middleware(gate.PublicFiles, cache=Path(gradio_utils.get_upload_folder()),
-                       public_images=[campaigns, settings.workspace / "examples"],
-                       private=[mirror.tables_folder(settings)])]
+                       public_images=[settings.workspace / "examples"], private=[mirror.tables_folder(settings)]),
+            task_image_route(ctx)]
+
+
+def task_image_route(ctx: AppContext) -> Middleware:
+    """The route of the images annotators see (`ui.gate.TaskImageRoute`): their task pages need it."""
+    return Middleware(gate.TaskImageRoute, images=ctx.task_images)
 
 
 def served_folders(settings: Settings) -> list[Path]:
-    """Folders whose files anyone may fetch by path: examples, campaign images (data_dir) and the extra roots
-    an admin allowed (where a campaign's original images may live). Never the workspace itself (it holds the
-    store), runs and models, nor downloads (database backups, campaign exports: handlers hand their files
-    out through Gradio's cache instead, `ui.context.offer`)."""
+    """Folders Gradio may read files from (Gradio's ``allowed_paths``): examples, campaign images (data_dir) and the
+    extra roots an admin allowed (where a campaign's original images may live). Anyone may fetch by path only the
+    examples (`ui.gate.PublicFiles`): campaign images reach admins' views through Gradio's cache and annotators
+    through the task images' route. Never the workspace itself (it holds the store), runs and models, nor
+    downloads (database backups, campaign exports: handlers hand their files out through Gradio's cache
+    instead, `ui.context.offer`)."""
     own = {settings.workspace, SHIPPED_MODELS, settings.runs_dir, settings.models_dir, settings.downloads_dir}
     extra = [root for root in settings.allowed_roots if root not in own]
     return list(dict.fromkeys([settings.workspace / "examples", settings.data_dir, *extra]))

@@ -1,17 +1,12 @@
 """A campaign survives a Space restart: mirrored to a (fake) dataset repo, restored onto a fresh disk."""
 from __future__ import annotations
 
-from backend.annotate import assign, campaigns, db, mirror, report
+from backend.annotate import assign, campaigns, db, report
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
-from backend.core.settings import Settings
 from backend.core.store import Store
-from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.fake_hub import FakeHub, mirrored, space_settings
 
 TABLES = ("campaigns", "items", "candidates", "annotators", "assignments", "answers")
-
-
-def space_settings(disk) -> Settings:
-    return Settings.load(env={"COMPLAB_WORKSPACE": str(disk), "COMPLAB_BACKUP_REPO": "lab/backup", "HF_TOKEN": TOKEN})
 
 
 def snapshot(path) -> dict:
@@ -24,8 +19,7 @@ def test_campaign_answers_and_images_come_back_after_the_disk_is_lost(tmp_path):
     hub = FakeHub()
     settings = space_settings(tmp_path / "first-disk")
     Store(settings.db)
-    backup = mirror.start(settings, api=FakeHfApi(hub), every_minutes=0.002)
-    try:
+    with mirrored(settings, hub) as backup:
         folder = campaigns.campaign_dir(settings.data_dir, "c1")
         (folder / "display").mkdir(parents=True)
         campaign_id = campaigns.create(settings.db, "c1", [ItemSpec("a red circle", "a blue circle", image="x.png")],
@@ -37,14 +31,12 @@ def test_campaign_answers_and_images_come_back_after_the_disk_is_lost(tmp_path):
         me = assign.join(settings.db, campaign_id, "annotator-1")
         assign.submit(settings.db, me, assign.next_task(settings.db, me).assignment_id, "3")
         backup.flush()
-    finally:
-        mirror.stop(backup)
     before = snapshot(settings.db)
 
     fresh = space_settings(tmp_path / "second-disk")  # the Space restarted on an empty disk
     Store(fresh.db)
-    restored = mirror.start(fresh, api=FakeHfApi(hub), every_minutes=0.002)
-    mirror.stop(restored)
+    with mirrored(fresh, hub):
+        pass
     assert snapshot(fresh.db) == before
     assert report.status(fresh.db, "c1")["stages"] == {"selected": 1}
     image = campaigns.campaign_dir(fresh.data_dir, "c1") / "display" / "2.webp"

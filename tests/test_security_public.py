@@ -255,10 +255,11 @@ def served(url: str, path: Path) -> int:
     return httpx.get(f"{url}gradio_api/file={path}").status_code
 
 
-def test_only_campaign_images_and_examples_are_served_of_everything_the_workspace_holds(tmp_path):
+def test_only_examples_are_served_of_everything_the_workspace_holds(tmp_path):
     """A generate job run as the app runs it (its config and log go where the job system puts them), a manifest
     and a campaign file in the data folder, the store, the backup's tables, a run's checkpoint, a download:
-    every file under the workspace is fetched; only images of campaigns and examples come back."""
+    every file under the workspace is fetched; only images of examples come back (campaign images go to
+    annotators under opaque names only: `test_annotate_images.py`)."""
     with public_app(tmp_path, **CREDENTIALS) as (url, ctx):
         settings = ctx.settings
         toy_campaign(ctx.store.path, settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
@@ -283,12 +284,11 @@ def test_only_campaign_images_and_examples_are_served_of_everything_the_workspac
         campaigns = settings.data_dir / "campaigns"
         expected, got = {}, {}
         for path in sorted(p for p in settings.workspace.rglob("*") if p.is_file()):
-            public = path.suffix in (".png", ".webp", ".jpg") and (
-                (path.is_relative_to(campaigns) and not path.is_relative_to(campaigns / "_tables"))
-                or path.is_relative_to(settings.workspace / "examples"))
+            public = path.suffix == ".png" and path.is_relative_to(settings.workspace / "examples")
             expected[str(path)], got[str(path)] = 200 if public else 403, served(url, path)
         assert got == expected
-        assert sum(status == 200 for status in got.values()) >= 10  # originals, candidates, display copies, example
+        assert sum(path.is_relative_to(campaigns) and path.suffix in (".png", ".webp") for path in
+                   settings.workspace.rglob("*")) >= 10  # originals, candidates, display copies: all refused
         assert {"job.yaml", "job.log", "manifest.csv", "lab.db"} <= {Path(p).name for p, s in got.items() if s == 403}
         assert httpx.get(f"{url}gradio_api/file=https://example.com/x.png").status_code == 403
         assert served(url, Path("/etc/passwd")) == 403

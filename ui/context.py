@@ -12,6 +12,7 @@ from gradio import processing_utils
 from gradio import utils as gradio_utils
 
 from backend import jobs
+from backend.annotate.images import TaskImages
 from backend.core import auth, limits
 from backend.core.credentials import Credentials
 from backend.core.ratelimit import RateLimit, Slots, client_key
@@ -66,9 +67,11 @@ class AppContext:
     # runs them) in a worker process of their own, whose registry is made like `registry` (which stays empty).
     probe_worker: bool = False
     probes: InProcess | InWorker = field(init=False)
+    task_images: TaskImages = field(init=False)  # the names of the images annotators are shown (`ui.gate`)
 
     def __post_init__(self) -> None:
         self.probes = InWorker(self.registry) if self.probe_worker else InProcess(self.registry, self.cache)
+        self.task_images = TaskImages(self.store.path)
 
     def current_model_choices(self) -> list[tuple[str, str]]:
         """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished

@@ -15,18 +15,26 @@ Host check in front of them anyway).
 (and fetches any public URL on the visitor's behalf). The app's allowed folders
 hold more than annotators need (job logs, manifests, a campaign's files), so this
 route is narrowed to what is public: files in Gradio's cache (uploads, and every
-file a handler returned: Gradio copies each into it), and images under the
-campaigns' folders (originals, candidates, display copies; never the backup's
-tables) and the examples folder. Everything else is 403, whatever its folder.
+file a handler returned: Gradio copies each into it) and the examples folder.
+Everything else is 403, whatever its folder: campaign images too (their names
+are content hashes that the public code can rebuild).
+
+`TaskImageRoute`: the images of the task on an annotator's screen, under the
+opaque names of `backend.annotate.images`, served only while that task is held.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
 
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import FileResponse
+
+from backend.annotate.images import NAME_CHARS, TaskImages
 from ui.limits import refuse
 
 FILE_ROUTE = "/gradio_api/file="
+TASK_IMAGE_ROUTE = "/task-image/"  # + a name of `backend.annotate.images`
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")  # as a browser writes them in a Host header
 
@@ -81,7 +89,31 @@ class PublicFiles:
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http" and scope["path"].startswith(FILE_ROUTE) and \
                 not self.is_public(scope["path"][len(FILE_ROUTE):]):
-            await refuse(send, 403, "File not allowed: only campaign images, examples and files this app "
-                                    "handed out are served.")
+            await refuse(send, 403, "File not allowed: only examples and files this app handed out are served.")
             return
         await self.app(scope, receive, send)
+
+
+def task_image_url(name: str) -> str:
+    """Where the page fetches the task image called `name`."""
+    return f"{TASK_IMAGE_ROUTE}{name}"
+
+
+class TaskImageRoute:
+    """ASGI middleware answering ``GET /task-image/<name>``: the file `images` opens for that name (its task held
+    by the annotator it was shown to), never cached by the browser; else 404, the same for every refusal."""
+
+    def __init__(self, app, images: TaskImages):
+        self.app = app
+        self.images = images
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope["path"].startswith(TASK_IMAGE_ROUTE):
+            await self.app(scope, receive, send)
+            return
+        name = scope["path"][len(TASK_IMAGE_ROUTE):]
+        path = await run_in_threadpool(self.images.open, name) if len(name) == NAME_CHARS and name.isalnum() else None
+        if path is None:
+            await refuse(send, 404, "No such image on your screen: reload the page to see your current task.")
+            return
+        await FileResponse(path, headers={"cache-control": "private, no-store"})(scope, receive, send)

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.annotate import db, gold, quality
+from backend.annotate import db, gold, images, quality
 from backend.annotate.resolution import record_outcome
 
 TASK_OF_STAGE = {"generated": ("select",), "selected": ("ambiguity",), "unambiguous": ("t2i", "i2t")}
@@ -70,6 +70,7 @@ class Task:
     instructions: str
     number: int  # 1-based position in the session
     total: int
+    names: tuple[str | None, ...] = ()  # what each image is served as (`backend.annotate.images`): nothing public
 
 
 @dataclass(frozen=True)
@@ -384,7 +385,7 @@ def _task(conn: sqlite3.Connection, row: sqlite3.Row, config: dict, quota: int) 
     item = conn.execute("select * from items where id = ?", (row["item_id"],)).fetchone()
     layout = json.loads(row["layout"])
     answered = _answered(conn, row["annotator_id"])
-    images = {"original": item["image"], "negative": _chosen_image(conn, item)}
+    sides = {"original": item["image"], "negative": _chosen_image(conn, item)}
     texts = {"original": item["caption"], "negative": item["negative_caption"]}
     task = row["stage"]
     if task == "select":
@@ -393,13 +394,15 @@ def _task(conn: sqlite3.Connection, row: sqlite3.Row, config: dict, quota: int) 
                               (item["id"],))]
         text, pair, options = item["negative_caption"], (), (*(str(k + 1) for k in range(len(shown))), "none")
     elif task == "i2t":
-        shown, text, pair, options = [images[layout["image"]]], "", tuple(texts[t] for t in layout["texts"]), ("1", "2")
+        shown, text, pair, options = [sides[layout["image"]]], "", tuple(texts[t] for t in layout["texts"]), ("1", "2")
     else:
-        shown = [images[side] for side in layout["images"]]
+        shown = [sides[side] for side in layout["images"]]
         text = item["caption"] if task == "ambiguity" else texts[layout["text"]]
         pair, options = (), SIDE_OPTIONS[task]
+    secret = quality.campaign_secret(conn, row["campaign_id"])
+    names = tuple(images.image_name(secret, row["id"], slot) if path else None for slot, path in enumerate(shown))
     return Task(row["id"], item["id"], task, text, pair, tuple(shown), tuple(options), config["instructions"][task],
-                answered + 1, quota)
+                answered + 1, quota, names)
 
 
 def _chosen_image(conn: sqlite3.Connection, item: sqlite3.Row) -> str | None:

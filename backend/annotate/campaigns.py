@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backend.annotate import db
+from backend.annotate import db, quality
 from backend.core import text
 from backend.core.paths import check_slug
 from backend.jobs.kinds import check_known_keys
@@ -145,8 +145,9 @@ def campaign_dir(data_dir: Path, campaign: str) -> Path:
 
 
 def create(store_path: Path | str, name: str, items: list[ItemSpec], config: CampaignConfig, source: str,
-           actor: str = "") -> int:
-    """Store a new campaign and its items (gold items included); returns its id.
+           actor: str = "", secret: bytes | None = None) -> int:
+    """Store a new campaign and its items (gold items included) with its `secret` (a new one when None: the one
+    its gold items were drawn from, `backend.annotate.service`); returns its id.
 
     Items go in `INSERT_BATCH` at a time, each batch a transaction of its own, so that a large file never holds
     the store's write lock for long: the crowd's answers are written between batches (a 1,000,000-row file held
@@ -163,8 +164,9 @@ def create(store_path: Path | str, name: str, items: list[ItemSpec], config: Cam
         if conn.execute("select 1 from campaigns where name = ?", (name,)).fetchone():
             raise ValueError(f"a campaign named {name!r} exists already; choose another name")
         campaign_id = db.insert(
-            conn, "insert into campaigns (name, source, config, created_by, created_at, updated_at) "
-            "values (?,?,?,?,?,?)", (name, IMPORTING, json.dumps(config.to_dict()), actor, now, now))
+            conn, "insert into campaigns (name, source, config, created_by, created_at, updated_at, secret) "
+            "values (?,?,?,?,?,?,?)", (name, IMPORTING, json.dumps(config.to_dict()), actor, now, now,
+                                       (secret or quality.new_secret()).hex()))
     try:
         for start in range(0, len(rows), INSERT_BATCH):
             with db.write(store_path) as conn:

@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import secrets
 import sqlite3
+from pathlib import Path
 
 from backend.annotate import db
 
@@ -69,13 +70,20 @@ def release_unstarted(conn: sqlite3.Connection, campaign_id: int, now: float) ->
                  "status in ('reserved', 'held')", (campaign_id, now - UNSTARTED_RECLAIM_S))
 
 
+def new_secret() -> bytes:
+    """A campaign's secret, made when the campaign is created (`backend.annotate.campaigns.create`): its gold
+    items are drawn from it before anyone joins."""
+    return secrets.token_bytes(32)
+
+
 def campaign_secret(conn: sqlite3.Connection, campaign_id: int) -> bytes:
-    """The campaign's secret (made on first use, kept in its store, never served): it keys the clients' hashes
-    and seeds what an annotator must not be able to rebuild from the public code."""
+    """The campaign's secret (kept in its store and its backup, never served): it keys the clients' hashes and
+    seeds what an annotator must not be able to rebuild from the public code. Made here on first use for a
+    campaign created before secrets were made at creation."""
     row = conn.execute("select secret from campaigns where id = ?", (campaign_id,)).fetchone()
     if row is not None and row[0]:
         return bytes.fromhex(row[0])
-    secret = secrets.token_bytes(32)
+    secret = new_secret()
     conn.execute("update campaigns set secret = ? where id = ?", (secret.hex(), campaign_id))
     db.changed(conn, "campaigns", campaign_id)  # mirrored: a Space restored from its backup keeps the same secret
     return secret
@@ -86,6 +94,19 @@ def keyed(secret: bytes, *parts: object) -> int:
     tasks fall (`backend.annotate.gold`), which image of a pair is on the left (`assign._reserve_one`)."""
     message = ":".join(str(part) for part in parts).encode()
     return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
+
+
+def secret_seed(secret: bytes, purpose: str) -> int:
+    """A 63-bit seed (fits SQLite's INTEGER and torch's generators) for `purpose`, from the campaign's secret: which
+    gold items a campaign has (``gold-items``) and how their images are drawn (``gold-images``). The same secret
+    (after a restart, or restored from the backup) gives the same gold; the public code and parameters do not."""
+    return keyed(secret, "seed", purpose) & (2**63 - 1)
+
+
+def stored_secret_seed(store_path: Path | str, campaign_id: int, purpose: str) -> int:
+    """`secret_seed` of a campaign in the store at `store_path`."""
+    with db.write(store_path) as conn:
+        return secret_seed(campaign_secret(conn, campaign_id), purpose)
 
 
 def note_client(conn: sqlite3.Connection, campaign_id: int, annotator_id: int, client: str) -> None:

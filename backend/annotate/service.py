@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from backend import jobs, plugins
-from backend.annotate import campaigns, db, sources
+from backend.annotate import campaigns, db, quality, sources
 from backend.annotate.campaigns import CampaignConfig
 from backend.core import tabular
 from backend.core.auth import Actor, require_admin
@@ -63,8 +63,9 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
     else:
         raise ValueError(f"source must be one of {', '.join(sources_offered())}, not {source!r}")
     sources.check_images(items, folder)
-    gold = _gold_items(campaigns.gold_count(config_obj), seed + 1, folder)
-    campaign_id = campaigns.create(settings.db, name, items + gold, config_obj, source, actor.name)
+    secret = quality.new_secret()  # gold from it, not from `seed`: the public code cannot rebuild the answer key
+    gold = _gold_items(campaigns.gold_count(config_obj), quality.secret_seed(secret, "gold-items"), folder)
+    campaign_id = campaigns.create(settings.db, name, items + gold, config_obj, source, actor.name, secret)
     return {"id": campaign_id, "name": name, "items": len(items), "gold_items": len(gold), "folder": str(folder),
             "completion_code": config_obj.completion_code}
 

@@ -137,7 +137,8 @@ def add_parsers(subparsers) -> None:
     create.add_argument("--probe-image", help="the image the probe was run on (source probe)")
     create.add_argument("--items", type=int, default=20, help="how many items a plug-in's source makes "
                                                                  f"(sources {', '.join(offered[:-2]) or 'none'})")
-    create.add_argument("--seed", type=int, default=0)
+    create.add_argument("--seed", type=int, default=0,
+                        help="seed of the source's items (gold items come from the campaign's secret)")
     create.add_argument("--overlap", type=int, default=None)
     create.add_argument("--resolution", choices=campaigns.RESOLUTION_RULES, default=None)
     create.add_argument("--gold-rate", dest="gold_rate", type=float, default=None)
@@ -155,7 +156,8 @@ def add_parsers(subparsers) -> None:
     generate.add_argument("--model", help="diffusers model id or folder (preset custom)")
     generate.add_argument("--steps", type=int)
     generate.add_argument("--guidance", type=float)
-    generate.add_argument("--seed", type=int)
+    generate.add_argument("--seed", type=int,
+                          help="base seed of the items' images (gold images: from the campaign's secret)")
     generate.add_argument("--device")
     generate.add_argument("--dtype", choices=["auto", "fp32", "fp16", "bf16"])
     generate.add_argument("--assist-model", dest="assist_model",

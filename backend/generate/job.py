@@ -17,6 +17,10 @@ its item seed).
 Gold items are always drawn by the generator their plug-in names
 (`backend.plugins`, ``set_gold_items``), whatever the preset: their right
 answers must be known, and only that generator knows what its images show.
+Their seeds derive from the campaign's secret, not from ``seed``
+(`backend.annotate.quality.secret_seed`): with the public code and the job's
+parameters nobody can redraw them (and so hash them, or learn which slot is
+right), while a rerun or a store restored from its backup draws them again alike.
 
 Sharding: under ``torchrun`` rank r of W handles the items whose id % W == r
 (a whole item per rank, so its slots share one plan); LOCAL_RANK picks the
@@ -218,7 +222,7 @@ def _plugin_drawer(generator: str):
 
 def draw_missing(config: GenerateConfig, reporter: Reporter) -> dict:
     """Fill the campaign's missing candidate slots; return the counts."""
-    from backend.annotate import campaigns, report
+    from backend.annotate import campaigns, quality, report
     from backend.generate.seeds import image_seed, item_seed
     from backend.generate.storage import store_image
 
@@ -245,10 +249,12 @@ def draw_missing(config: GenerateConfig, reporter: Reporter) -> dict:
     if preset.generator == "diffusers":
         reporter.log(f"licence: {preset.licence} {preset.licence_url}".strip())
 
+    gold_seed = quality.stored_secret_seed(store_path, campaign["id"], "gold-images")  # never logged
     loaded = None
     done, last_report, drawing_since = 0, 0.0, None
     for request in mine:
         drawer = _plugin_drawer(plugins.hooks().gold_generator if request.gold else preset.generator)
+        base_seed = gold_seed if request.gold else config.seed
         if drawer is None and loaded is None:
             from backend.generate.diffusion import generate, load_pipeline
             reporter.update(message=f"loading {preset.model_id}")  # a status line without skewing the ETA
@@ -256,10 +262,10 @@ def draw_missing(config: GenerateConfig, reporter: Reporter) -> dict:
             reporter.log(f"loaded {preset.model_id} (revision {loaded.revision}) on {loaded.device}")
         for slot in request.missing_slots:
             drawing_since = drawing_since or time.monotonic()
-            seed = image_seed(config.seed, request.item_id, slot)
+            seed = image_seed(base_seed, request.item_id, slot)
             if drawer is not None:
                 image, record = drawer(request.caption, request.negative_caption,
-                                       item_seed(config.seed, request.item_id), per_item, slot, seed, config.p_none)
+                                       item_seed(base_seed, request.item_id), per_item, slot, seed, config.p_none)
             else:
                 assert loaded is not None  # loaded above, before the first slot diffusers draws
                 ((image, record),) = generate(loaded, request.negative_caption, [seed])

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
-from app import build_annotate_app, build_app, launch_options
+from app import build_annotate_app, build_app, launch_options, task_image_route
 from backend.core.settings import Settings
 from backend.core.store import Store
 from backend.models.registry import EmbeddingCache, ModelRegistry
@@ -71,7 +71,8 @@ def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=
                      default_models=choices[:1], store=Store(settings.db), examples=examples or [])
     demo = build_app(ctx).queue()
     try:
-        yield launch(demo, allowed_paths=[str(output_dir)], max_file_size=launch_options(ctx)["max_file_size"])
+        yield launch(demo, allowed_paths=[str(output_dir)], max_file_size=launch_options(ctx)["max_file_size"],
+                     app_kwargs={"middleware": [task_image_route(ctx)]})
     finally:
         demo.close()
 
@@ -83,6 +84,6 @@ def annotate_app(settings: Settings, **options):
                      model_choices=[], default_models=[], store=Store(settings.db))
     demo = build_annotate_app(ctx).queue()
     try:
-        yield launch(demo, **options)
+        yield launch(demo, **{"app_kwargs": {"middleware": [task_image_route(ctx)]}, **options})
     finally:
         demo.close()

@@ -5,6 +5,8 @@ The "remote repo" is a dict of bytes, so tests see exactly what was committed.
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
 from types import SimpleNamespace
 
 import httpx2
@@ -12,6 +14,26 @@ from huggingface_hub.errors import RepositoryNotFoundError
 from huggingface_hub.utils import filter_repo_objects
 
 TOKEN = "hf_test"
+
+
+def space_settings(disk: Path):
+    """Settings of a Space whose campaigns are backed up to the fake hub's ``lab/backup``, on `disk`."""
+    from backend.core.settings import Settings
+
+    return Settings.load(env={"COMPLAB_WORKSPACE": str(disk), "COMPLAB_BACKUP_REPO": "lab/backup", "HF_TOKEN": TOKEN})
+
+
+@contextmanager
+def mirrored(settings, hub: "FakeHub"):
+    """The campaign backup of `settings` running against `hub` (restoring first, as at a Space's start), stopped
+    at the end."""
+    from backend.annotate import mirror
+
+    backup = mirror.start(settings, api=FakeHfApi(hub), every_minutes=0.002)
+    try:
+        yield backup
+    finally:
+        mirror.stop(backup)
 
 
 class FakeHub:

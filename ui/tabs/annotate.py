@@ -28,6 +28,7 @@ from typing import Any
 import gradio as gr
 
 from backend.annotate import assign, campaigns, db, prolific, resume, undo, verify
+from ui import gate
 from ui.context import AppContext
 from ui.tabs.annotate_text import KEYS, WAIT_POLL_S, caption, ending, too_many
 
@@ -90,11 +91,12 @@ class Annotating:
     opened: bool = False  # whether the page opened the instructions for the task on screen
 
 
-def _file(path: Path | None) -> dict | None:
-    """An image as the browser gets it: a file reference Gradio serves from its cache."""
-    if path is None:
+def _image(name: str | None) -> dict | None:
+    """An image as the browser gets it: its opaque name at the task images' route (`ui.gate.TaskImageRoute`).
+    Without Gradio's file marker (``meta``), so that Gradio neither copies the file into its cache nor names it."""
+    if name is None:
         return None
-    return {"path": str(path), "orig_name": path.name, "meta": {"_type": "gradio.FileData"}}
+    return {"path": name, "url": gate.task_image_url(name), "orig_name": name}
 
 
 class AnnotatePage:
@@ -329,7 +331,7 @@ class AnnotatePage:
             remembered = remembered or {}
             return [None, gr.Column(visible=True), chosen, *[gr.Button()] * len(SELECT_BUTTONS),
                     gr.Column(visible=False), gr.Markdown(visible=False), "", gr.Accordion(open=False), "", "",
-                    *self._panels(Path(), None, N_IMAGES, switch=True, both=None), "", "", message,
+                    *self._panels([], None, N_IMAGES, switch=True, both=None), "", "", message,
                     gr.Timer(active=False), remembered.get("name") or gr.Textbox(),
                     remembered.get("key") or gr.Textbox(), ""]
         assert shown is not None
@@ -355,7 +357,8 @@ class AnnotatePage:
         task = shown if isinstance(shown, assign.Task) else None
         panel = PANEL_OF_TASK[task.task] if task is not None else "done"
         both = task.task != "t2i" if task is not None and panel == "pair" else session.both
-        panels = self._panels(session.folder, task, session.images, switch=fresh or panel != session.panel,
+        panels = self._panels(self._published(session, task), task, session.images,
+                              switch=fresh or panel != session.panel,
                               both=both if fresh or both != session.both else None, fresh=fresh)
         new = task is not None and task.task not in session.seen
         instructions = gr.Accordion(open=True) if new else \
@@ -372,14 +375,21 @@ class AnnotatePage:
                 KEYS[task.task], str(task.assignment_id), message,
                 gr.Timer(active=False) if fresh or session.panel == "done" else gr.skip()]
 
+    def _published(self, session: Annotating, task: assign.Task | None) -> list[dict | None]:
+        """The task's images as the browser gets them, their names remembered for the route that serves them."""
+        if task is None:
+            return []
+        self.ctx.task_images.publish(task.assignment_id, task.names,
+                                     tuple(session.folder / path if path else None for path in task.images))
+        return [_image(name) for name in task.names]
+
     @staticmethod
-    def _panels(folder: Path, task: assign.Task | None, images: int, switch: bool, both: bool | None,
+    def _panels(files: list[dict | None], task: assign.Task | None, images: int, switch: bool, both: bool | None,
                 fresh: bool = False) -> list:
-        """The panels' part of `task_outputs`: the current task's images and texts in its panel (None in the
-        others); which panel is visible when `switch`; the Both button shown or hidden unless `both` is None.
+        """The panels' part of `task_outputs`: the current task's images (`files`) and texts in its panel (None in
+        the others); which panel is visible when `switch`; the Both button shown or hidden unless `both` is None.
         On a `fresh` page, step 3 images beyond the campaign's `images` per item are hidden."""
         panel = PANEL_OF_TASK[task.task] if task is not None else ""
-        files = [_file(folder / path) if path else None for path in task.images] if task is not None else []
 
         def slots(name: str, n: int) -> list:
             return (files + [None] * n)[:n] if panel == name else [None] * n
