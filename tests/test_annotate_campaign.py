@@ -178,7 +178,10 @@ def assert_annotated_and_exported(summary: dict, settings, abandoned: int, out_d
     assert any("ambiguity" in outcome for outcome in outcomes), "the ambiguity filter ran"
     assert any(outcome["select"].get("votes", {}).get("none") for outcome in outcomes), "bob disagreed"
     table = {row["annotator"]: row for row in state["annotators"]}
-    assert table["alice"]["gold"] >= 1 and table["alice"]["gold_accuracy"] == 1.0
+    # gold tasks were served and checked; alice answers truthfully, but a session under 4 tasks may hold no gold
+    # (its rate and place are keyed by the campaign's secret: tests/test_annotate_gold.py)
+    assert any(row["gold"] for row in table.values())
+    assert table["alice"]["gold_accuracy"] in (None, 1.0)
 
     exported = service.export_campaign(ADMIN, name, settings, out_dir=str(out_dir / name))
     dataset = datasets.load_from_disk(exported["dataset"])

@@ -13,12 +13,12 @@ from backend.core.auth import Actor, PermissionDenied
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.tiny import solid_image
 
-# Annotators are not admins: /start and /answer serve anyone, each annotator only their own tasks
+# Annotators are not admins: /start, /answer and /undo serve anyone, each annotator only their own tasks
 # (tests/test_annotate_app.py).
 # The Benchmarks tab's reading side (leaderboard, failure browser, Send to Probe): for everyone.
 READING = {"/leaderboard", "/leaderboard_csv", "/evaluate_status", "/failure_results", "/failure_subtypes",
            "/failures", "/failure_item", "/disagreements", "/paired_test", "/send_to_probe"}
-PUBLIC = {"/probe", "/model_choices", "/login", "/logout", "/start", "/answer", *READING}
+PUBLIC = {"/probe", "/model_choices", "/login", "/logout", "/start", "/answer", "/undo", *READING}
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 
 
@@ -117,7 +117,7 @@ def test_without_credentials_on_a_public_address_admin_features_are_absent_and_t
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], tmp_path,
                      GRADIO_SERVER_NAME="0.0.0.0") as url:
         endpoints = Client(url, verbose=False).view_api(return_format="dict")["named_endpoints"]
-        assert set(endpoints) == {"/probe", "/model_choices", "/start", "/answer", *READING}
+        assert set(endpoints) == {"/probe", "/model_choices", "/start", "/answer", "/undo", *READING}
         config = httpx.get(url + "config").json()
     texts = [c["props"].get("value") for c in config["components"] if c["type"] == "markdown"]
     assert any("Admin features (training, jobs) are off: the app listens on 0.0.0.0" in (t or "") for t in texts)

@@ -11,7 +11,7 @@ import torch
 from diffusers import UNet2DConditionModel
 from PIL import Image
 
-from backend.annotate import campaigns, db
+from backend.annotate import campaigns, db, quality
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from backend.generate import regenerate, storage
@@ -199,12 +199,14 @@ def test_toy_job_fills_the_campaign_resumably(tmp_path):
     assert (second["images_generated"], second["images_skipped"], second["images_missing_after"]) == (20, 12, 0)
     third = run(path, tmp_path)
     assert (third["images_generated"], third["images_skipped"]) == (0, 32)
-    rows = db.rows(path, "select i.id, i.stage, i.truth, c.slot, c.seed, c.path, c.display_path, c.shows_caption, "
-                         "c.generator from items i join candidates c on c.item_id = i.id order by i.id, c.slot")
+    rows = db.rows(path, "select i.id, i.gold, i.stage, i.truth, c.slot, c.seed, c.path, c.display_path, "
+                         "c.shows_caption, c.generator from items i join candidates c on c.item_id = i.id "
+                         "order by i.id, c.slot")
     assert len(rows) == 32 and {row["stage"] for row in rows} == {"generated"}
     root = tmp_path / "data" / "campaigns" / "c1"
-    for row in rows:
-        assert row["seed"] == image_seed(0, row["id"], row["slot"])  # the same as one uninterrupted run
+    gold_seed = quality.stored_secret_seed(path, campaigns.get(path, "c1")["id"], "gold-images")
+    for row in rows:  # the same seeds as one uninterrupted run; gold's from the campaign's secret
+        assert row["seed"] == image_seed(gold_seed if row["gold"] else 0, row["id"], row["slot"])
         assert (root / row["path"]).is_file() and (root / row["display_path"]).is_file()
         right = [str(r["slot"] + 1) for r in rows if r["id"] == row["id"] and r["shows_caption"]] or ["none"]
         assert json.loads(row["truth"])["select"] == right
