@@ -22,7 +22,7 @@ from tests.test_annotate_browser import annotate_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 
-RECLAIM_S = 8
+RECLAIM_S = 15  # P1 must open the link before R's tasks come back: 8 s was too short on a loaded machine
 WAIT_MS = 40_000
 
 
