@@ -20,13 +20,12 @@ restart a page reload hands them out again (the same names: they are computed, n
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
 from backend.annotate import db
+from backend.annotate.quality import mac
 
 NAME_CHARS = 32  # hex characters of the HMAC: 128 bits
 REMEMBERED = 50_000  # names kept; a browser fetches a task's images as soon as it is shown, long before eviction
@@ -35,8 +34,7 @@ REMEMBERED = 50_000  # names kept; a browser fetches a task's images as soon as 
 def image_name(secret: bytes, assignment_id: int, slot: int) -> str:
     """The name under which image `slot` of an assignment is served (no suffix: the format would tell an original
     from a generated image)."""
-    message = f"task-image:{assignment_id}:{slot}".encode()
-    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:NAME_CHARS]
+    return mac(secret, "task-image", assignment_id, slot).hex()[:NAME_CHARS]
 
 
 class TaskImages:

@@ -43,10 +43,16 @@ def speed_flagged(too_fast: int) -> bool:
     return too_fast >= SPEED_FLAG_AFTER
 
 
+def mac(secret: bytes, *parts: object) -> bytes:
+    """HMAC-SHA256 of `parts` joined by ":" under the campaign's secret: the one keyed digest behind the clients'
+    hashes, `keyed` numbers and the task images' names (`backend.annotate.images`)."""
+    return hmac.new(secret, ":".join(str(part) for part in parts).encode(), hashlib.sha256).digest()
+
+
 def client_hash(client: str, secret: bytes) -> str:
     """An opaque, stable name for a client's address (the store never keeps the address itself): keyed, so that
     the hashes of the few billion IPv4 addresses cannot be tabulated to reverse it."""
-    return hmac.new(secret, client.encode(), hashlib.sha256).hexdigest()[:24]
+    return mac(secret, client).hex()[:24]
 
 
 def client_room(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict) -> int:
@@ -92,8 +98,7 @@ def campaign_secret(conn: sqlite3.Connection, campaign_id: int) -> bytes:
 def keyed(secret: bytes, *parts: object) -> int:
     """A 64-bit number nobody without the campaign's `secret` can predict, the same for the same parts: where gold
     tasks fall (`backend.annotate.gold`), which image of a pair is on the left (`assign._reserve_one`)."""
-    message = ":".join(str(part) for part in parts).encode()
-    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
+    return int.from_bytes(mac(secret, *parts)[:8], "big")
 
 
 def secret_seed(secret: bytes, purpose: str) -> int:
