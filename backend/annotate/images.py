@@ -26,6 +26,7 @@ from pathlib import Path
 
 from backend.annotate import db
 from backend.annotate.quality import mac
+from backend.generate.storage import display_copy
 
 NAME_CHARS = 32  # hex characters of the HMAC: 128 bits
 REMEMBERED = 50_000  # names kept; a browser fetches a task's images as soon as it is shown, long before eviction
@@ -43,26 +44,36 @@ class TaskImages:
     def __init__(self, store_path: Path | str, remembered: int = REMEMBERED):
         self.store_path = store_path
         self.remembered = remembered
-        self._files: OrderedDict[str, tuple[int, Path]] = OrderedDict()
+        self._files: OrderedDict[str, tuple[int, Path, Path]] = OrderedDict()  # name -> assignment, folder, file
         self._lock = threading.Lock()
 
-    def publish(self, assignment_id: int, names: tuple[str | None, ...], paths: tuple[Path | None, ...]) -> None:
-        """Remember the files of a task just shown under their names (`backend.annotate.assign.Task.names`)."""
+    def publish(self, assignment_id: int, folder: Path, names: tuple[str | None, ...],
+                paths: tuple[str | None, ...]) -> None:
+        """Remember the files of a task just shown (paths in its campaign `folder`) under their names
+        (`backend.annotate.assign.Task.names`)."""
         with self._lock:
             for name, path in zip(names, paths):
                 if name is not None and path is not None:
-                    self._files[name] = (assignment_id, path)
+                    self._files[name] = (assignment_id, folder, folder / path)
                     self._files.move_to_end(name)
             while len(self._files) > self.remembered:
                 self._files.popitem(last=False)
 
     def open(self, name: str) -> Path | None:
-        """The file named `name`, while its task is held by the annotator it was shown to; else None."""
+        """The display copy (`backend.generate.storage.display_copy`: every image in one format, so the bytes do
+        not tell an original from a generated image) of the file named `name`, while its task is held by the
+        annotator it was shown to; else None."""
         with self._lock:
             entry = self._files.get(name)
         if entry is None:
             return None
-        assignment_id, path = entry
+        assignment_id, folder, path = entry
         held = db.rows(self.store_path, "select 1 from assignments where id = ? and status = 'held'",
                        (assignment_id,))
-        return path if held and path.is_file() else None
+        if not (held and path.is_file()):
+            return None
+        shown = display_copy(folder, path)
+        with self._lock:  # the copy once made is served as it is (not read and hashed again)
+            if name in self._files:
+                self._files[name] = (assignment_id, folder, shown)
+        return shown

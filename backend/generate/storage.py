@@ -25,6 +25,8 @@ from pathlib import Path
 
 from PIL import Image, features
 
+from backend.core.images import open_image
+
 DISPLAY_MAX_SIDE = 512
 DISPLAY_QUALITY = 85
 PARTIAL = ".part"  # suffix of a file being written (write_atomic)
@@ -85,6 +87,23 @@ def remove_partial(root: Path, before: float) -> int:
             path.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def display_copy(root: Path, path: Path) -> Path:
+    """The display copy of an image file of the campaign folder `root`, made on first use; a display copy as is.
+
+    Why every image an annotator sees is one: a pair task (step 4, T2I) shows the original beside the generated
+    image, and a PNG original beside a WebP display copy told which was which by the bytes' format alone
+    (issue 22). The copy is named by the SHA-256 of the file's bytes, as `store_image` names its own.
+    """
+    root, path = Path(root), Path(path)
+    if path.parent == root / "display":
+        return path
+    data = path.read_bytes()
+    target = root / "display" / f"{hashlib.sha256(data).hexdigest()}{display_format()[1]}"
+    if not target.is_file():  # upright: as a browser shows a photo with an EXIF orientation
+        write_atomic(target, display_bytes(open_image(data, str(path), upright=True)))
+    return target
 
 
 def store_image(root: Path, image: Image.Image) -> tuple[str, str, str]:

@@ -379,8 +379,7 @@ class AnnotatePage:
         """The task's images as the browser gets them, their names remembered for the route that serves them."""
         if task is None:
             return []
-        self.ctx.task_images.publish(task.assignment_id, task.names,
-                                     tuple(session.folder / path if path else None for path in task.images))
+        self.ctx.task_images.publish(task.assignment_id, session.folder, task.names, task.images)
         return [_image(name) for name in task.names]
 
     @staticmethod
