@@ -15,8 +15,9 @@ image afterwards, and nobody can fetch images of tasks they never held. `ui.gate
 Why a route and not per-session copies under opaque names in Gradio's cache: a copy costs the image's size on
 disk per task shown (~0.1-1 MB; a 50-task session of four-image tasks ~100 MB), Gradio's cache names its folders
 by a hash of the bytes, and the copies of tasks released inside SQL (a reclaim) would need a sweeper; a route
-writes nothing and decides at fetch time. The names are kept in memory (bounded, oldest first out): after a
-restart a page reload hands them out again (the same names: they are computed, not drawn).
+writes nothing per task (one display copy per original, once) and decides at fetch time. The names are kept in
+memory (bounded, oldest first out): after a restart a page reload hands them out again (the same names: they are
+computed, not drawn).
 """
 from __future__ import annotations
 
