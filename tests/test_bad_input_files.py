@@ -135,8 +135,8 @@ def test_the_perturbation_engine_refuses_20000_characters_up_front():
 
 def create_from_file(client, name, path, images_dir=""):
     """/create_campaign from a file, the form's other values at their defaults."""
-    return client.predict(name, "file", 6, 0, str(path), str(images_dir), "", 2, "third", 0.1, 50, 0, False,
-                          "toyworld", api_name="/create_campaign")
+    return client.predict(name, "file", 6, 0, str(path), str(images_dir), "", 2, "third", 0.1, "", 50, 0,
+                          False, "toyworld", api_name="/create_campaign")
 
 
 def assert_nothing_created(settings, name, before):

@@ -58,7 +58,8 @@ def toy_model():
 def create(client, name, n_items=6, **overrides):
     """/create_campaign with the form's arguments in order (a toyworld campaign unless overridden)."""
     values = {"name": name, "source": "toyworld", "n_items": n_items, "seed": 0, "path": "", "images_dir": "",
-              "probe_image": "", "overlap": 2, "rule": "third", "gold_rate": 0.1, "tasks_per_session": 50,
+              "probe_image": "", "overlap": 2, "rule": "third", "gold_rate": 0.1, "gold_from": "",
+              "tasks_per_session": 50,
               "min_seconds": 0, "human_baseline": False, "preset": "toyworld"}
     values.update(overrides)
     return client.predict(*values.values(), api_name="/create_campaign")

@@ -79,12 +79,12 @@ def test_names_and_captions_are_stored_verbatim_or_refused_by_the_slug_rule(lab)
     page = Page(url)
     for name in INJECTIONS:
         with pytest.raises(Exception, match="is not allowed: use 1-100 letters"):
-            admin.predict(name, "file", 1, 0, str(items), "", "", 2, "third", 0.1, 50, 0, False, "toyworld",
+            admin.predict(name, "file", 1, 0, str(items), "", "", 2, "third", 0.1, "", 50, 0, False, "toyworld",
                           api_name="/create_campaign")
         launch = page.handler("launch")
         outcome = Visitor(url).call(launch, page.arguments(launch, {"Run name": name}))
         assert "run name" in (outcome.error or "") and "is not allowed" in outcome.error
-    admin.predict("verbatim", "file", 1, 0, str(items), "", "", 2, "third", 0, 50, 0, False, "toyworld",
+    admin.predict("verbatim", "file", 1, 0, str(items), "", "", 2, "third", 0, "", 50, 0, False, "toyworld",
                   api_name="/create_campaign")
     stored = db.rows(settings.db, "select i.caption, i.negative_caption from items i join campaigns c on "
                                   "c.id = i.campaign_id where c.name = 'verbatim' order by i.position")

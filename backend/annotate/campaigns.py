@@ -58,6 +58,7 @@ class CampaignConfig:
     gold_items: int = 10
     gold_threshold: float = 0.7  # gold accuracy below this flags an annotator...
     min_gold: int = 3  # ...once they answered at least this many gold items
+    gold_from: str = ""  # an earlier campaign whose admin-decided items are the gold items (annotate.gold_reviewed)
     competence_threshold: float = 0.6  # Dawid-Skene competence below this flags an annotator (annotate.competence)
     reclaim_after_s: float = 600.0  # a task held this long without an answer goes to someone else
     min_seconds_per_task: float = 0.0  # an answer given sooner after its task was shown is refused (0: no minimum)
@@ -93,6 +94,8 @@ class CampaignConfig:
             problems.append(f"min_seconds_per_task must be in [0, 600], not {self.min_seconds_per_task}")
         if self.gold_items < 0 or self.min_gold < 1:
             problems.append("gold_items >= 0 and min_gold >= 1 are required")
+        if self.gold_from:
+            check_slug(self.gold_from, "gold_from (an earlier campaign's name)")
         if not str(self.intro or "").strip():
             problems.append("the intro (the study link's first page) is empty")
         missing = set(TASKS) - set(self.instructions)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from backend import jobs, plugins
-from backend.annotate import campaigns, db, quality, sources
+from backend.annotate import campaigns, db, gold_reviewed, quality, sources
 from backend.annotate.campaigns import CampaignConfig
 from backend.core import tabular
 from backend.core.auth import Actor, require_admin
@@ -39,7 +39,9 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
                     n_items: int = 20, seed: int = 0, path: str = "", images_dir: str = "",
                     probe_image: str = "") -> dict[str, Any]:
     """A new campaign from a plug-in's source (the built-in world), a SugarCrepe/BiVLC file or a probe's JSON,
-    with its gold items (whose right answers their generator knows, `backend.plugins`). Returns a summary."""
+    with its gold items: a plug-in's (whose right answers their generator knows, `backend.plugins`), or the
+    admin-decided items of the earlier campaign ``config["gold_from"]`` (`backend.annotate.gold_reviewed`).
+    Returns a summary."""
     require_admin(actor, "creating a campaign")
     hooks = plugins.hooks()
     plugin_source = hooks.campaign_sources.get(source)
@@ -64,8 +66,15 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
         raise ValueError(f"source must be one of {', '.join(sources_offered())}, not {source!r}")
     sources.check_images(items, folder)
     secret = quality.new_secret()  # gold from it, not from `seed`: the public code cannot rebuild the answer key
-    gold = _gold_items(campaigns.gold_count(config_obj), quality.secret_seed(secret, "gold-items"), folder)
+    n_gold, gold_seed = campaigns.gold_count(config_obj), quality.secret_seed(secret, "gold-items")
+    if config_obj.gold_from:
+        reviewed = gold_reviewed.gold_items(settings.db, settings.data_dir, config_obj.gold_from, n_gold, gold_seed,
+                                            folder, config_obj.images_per_item)
+        gold = [entry.item for entry in reviewed]
+    else:
+        reviewed, gold = [], _gold_items(n_gold, gold_seed, folder)
     campaign_id = campaigns.create(settings.db, name, items + gold, config_obj, source, actor.name, secret)
+    gold_reviewed.add_candidates(settings.db, campaign_id, len(items), reviewed)
     return {"id": campaign_id, "name": name, "items": len(items), "gold_items": len(gold), "folder": str(folder),
             "completion_code": config_obj.completion_code}
 

@@ -38,7 +38,7 @@ def _print(value, as_json: bool) -> None:
 
 def _create(args: argparse.Namespace) -> int:
     config = json.loads(args.config) if args.config else {}
-    for key in ("overlap", "gold_rate", "tasks_per_session", "resolution", "min_seconds_per_task"):
+    for key in ("overlap", "gold_rate", "gold_from", "tasks_per_session", "resolution", "min_seconds_per_task"):
         if getattr(args, key) is not None:
             config[key] = getattr(args, key)
     if args.baseline:
@@ -142,6 +142,9 @@ def add_parsers(subparsers) -> None:
     create.add_argument("--overlap", type=int, default=None)
     create.add_argument("--resolution", choices=campaigns.RESOLUTION_RULES, default=None)
     create.add_argument("--gold-rate", dest="gold_rate", type=float, default=None)
+    create.add_argument("--gold-from", dest="gold_from", default=None,
+                        help="an earlier campaign: its items whose step 3 an admin decided become the gold items "
+                             "(photos like the campaign's own; default: the built-in world's shapes)")
     create.add_argument("--tasks-per-session", dest="tasks_per_session", type=int, default=None)
     create.add_argument("--min-seconds", dest="min_seconds_per_task", type=float, default=None,
                         help="answers given sooner after their task was shown are refused and counted (default "

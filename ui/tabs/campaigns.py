@@ -75,7 +75,7 @@ def make_handlers(ctx: AppContext) -> dict:
         except USER_ERRORS as error:
             raise gr.Error(str(error), print_exception=False) from error
 
-    def create(name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate,
+    def create(name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, gold_from,
                tasks_per_session, min_seconds, human_baseline, preset, session=None):
         """A new campaign from the form; a bad value is a message and the form keeps what was typed."""
         actor = admin(session, "creating a campaign")
@@ -83,7 +83,7 @@ def make_handlers(ctx: AppContext) -> dict:
 
         def run():
             config = {"overlap": _number(overlap, int, "overlap"), "resolution": rule,
-                      "gold_rate": _number(gold_rate, float, "gold rate"),
+                      "gold_rate": _number(gold_rate, float, "gold rate"), "gold_from": (gold_from or "").strip(),
                       "tasks_per_session": _number(tasks_per_session, int, "tasks per session"),
                       "min_seconds_per_task": _number(min_seconds, float, "minimum seconds per task"),
                       "human_baseline": bool(human_baseline), **({"generator": preset} if preset and
@@ -235,14 +235,16 @@ def _form() -> list:
                            label="Resolution rule", info="third: a tie calls one more annotator")
         gold_rate = gr.Number(DEFAULTS.gold_rate, minimum=0, maximum=0.99, step=0.05,
                               label="Gold rate", info="share of tasks with known answers")
+        gold_from = gr.Textbox(label="Gold from", elem_id="campaign-gold-from",
+                               info="an earlier campaign: its items an admin decided (empty: built-in shapes)")
         per_session = gr.Number(DEFAULTS.tasks_per_session, precision=0, minimum=1,
                                 label="Tasks per session")
         min_seconds = gr.Number(campaigns.RECOMMENDED_MIN_SECONDS, minimum=0, maximum=600, step=0.5,
                                 label="Minimum seconds per task", elem_id="campaign-min-seconds",
                                 info="faster answers are refused and counted (0: no minimum)")
         baseline = gr.Checkbox(False, label="Human baseline (BiVLC's I2T and T2I questions)")
-    return [name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, per_session,
-            min_seconds, baseline]
+    return [name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, gold_from,
+            per_session, min_seconds, baseline]
 
 
 def _generator() -> tuple:
