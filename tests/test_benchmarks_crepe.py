@@ -128,8 +128,8 @@ def test_a_tiny_model_scores_as_the_authors_loop(tmp_path, tiny_checkpoints):
                 x, y, w, h = row["x"], row["y"], row["width"], row["height"]
                 crop = image.convert("RGB").crop((x, y, x + w, y + h))  # torchvision's TF.crop(image, y, x, h, w)
                 i = F.normalize(loaded.model.encode_image(loaded.preprocess(crop)[None]), dim=-1)
-                t = F.normalize(loaded.model.encode_text(loaded.tokenizer([row["caption"], *ast.literal_eval(row["hard_negs"])])),
-                                dim=-1)
+                texts = [row["caption"], *ast.literal_eval(row["hard_negs"])]
+                t = F.normalize(loaded.model.encode_text(loaded.tokenizer(texts)), dim=-1)
                 order = torch.argsort(i @ t.T, descending=True)
                 ranks.setdefault(k, []).append(int(torch.where(order == 0)[1]))
     flat = [rank for k in crepe.COMPLEXITIES for rank in ranks[k]]

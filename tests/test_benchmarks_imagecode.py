@@ -101,7 +101,7 @@ def test_missing_data_and_a_damaged_set_are_named(tmp_path, root):
     with pytest.raises(DataMissing, match=r"video9787-shot1_0 must exist \(1 of the 5 image sets"):
         prepare("imagecode", None, root)
     (sets / "open-images-1815_f91d6f546e63f20d" / "img4.jpg").unlink()
-    with pytest.raises(ValueError, match="holds 9 img<N>.jpg files, not 10"):
+    with pytest.raises(ValueError, match=r"holds 9 img<N>\.jpg files, not 10"):
         prepare("imagecode", 3, root)
 
 

@@ -96,7 +96,7 @@ def test_missing_data_and_bad_files_are_named(tmp_path):
     assert f"{tmp_path}/spec/count/image2text.json is missing" in message and "unzip -q data.zip" in message
     root = write_root(tmp_path / "damaged")
     (root / "spec/absolute_size/images/2_large.jpg").unlink()
-    with pytest.raises(DataMissing, match="2_large.jpg must exist"):
+    with pytest.raises(DataMissing, match=r"2_large\.jpg must exist"):
         prepare("spec-absolute-size-t2i", None, root)
     i2t, _ = subset_rows()
     i2t[5]["keys"] = i2t[5]["keys"][:2]
@@ -129,3 +129,13 @@ def test_a_tiny_model_scores_as_the_authors_wrapper(tmp_path, tiny_checkpoints):
         assert result.metrics["accuracy"] == pytest.approx(sum(hits) / 12)
         low, high = result.intervals["accuracy"]
         assert low <= result.metrics["accuracy"] + 1e-12 and result.metrics["accuracy"] - 1e-12 <= high
+
+
+def test_the_published_clip_row_names_registered_benchmarks():
+    from backend.benchmarks import BENCHMARKS
+    from backend.benchmarks.reference import PUBLISHED
+
+    row = next(r for r in PUBLISHED if "SPEC" in r["source"])
+    keys = [key for key in row if key.startswith("spec-")]
+    assert len(keys) == 12 and all(key.rsplit("/", 1)[0] in BENCHMARKS for key in keys)
+    assert row["spec-existence-i2t/accuracy"] == 0.57 and "ad982a4" in row["source"]
