@@ -11,7 +11,8 @@ Rule, exactly theirs: the description (``strip()``-ed) is scored against the 10 
 maximum is the target (``torch.argmax`` in ``evaluate_clip.py``; ``zero_shot.py``'s numpy argsort of the
 negated scores orders 10 ties by position too): **a tie goes to the earlier image**. ``accuracy`` pools all
 descriptions; ``static/accuracy`` (sets from Open Images, ``open-images`` in the name) and ``video/accuracy``
-(MSR-VTT, Video-Storytelling, YouCook) are reported separately, as the paper does. Chance: 1/10.
+(MSR-VTT, Video-Storytelling, YouCook) are reported separately, as the paper does. Chance: 1/10. The
+bootstrap draws descriptions (the unit the accuracy counts) within static and within video.
 """
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ Rule, exactly theirs: ``accuracy`` = the fraction of queries whose ``argmax`` ov
 similarities is ``label``. Their ``torch.argmax`` returns the first maximum, so **a tie goes to the earlier
 candidate**: the right candidate wins a tie with candidates after it and loses one with candidates before it
 (``task.first_maximum``). The paper's "average" is the unweighted mean of the six subsets' accuracies per
-direction (their ``eval.py``); compute it from the six results. No chance level is registered: it is one over
-the number of candidates, which the files fix and this code does not presume.
+direction (their ``eval.py``); compute it from the six results. The bootstrap draws queries. No chance level
+is registered: it is one over the number of candidates, which the files fix and this code does not presume.
 """
 from __future__ import annotations
 
