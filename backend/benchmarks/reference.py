@@ -14,6 +14,11 @@ from backend.benchmarks.evaluator import BENCHMARKS
 _BIVLC_TABLE3 = "Miranda et al. 2024 (BiVLC), Table 3 (SugarCrepe: all 7,511 items pooled)"
 _CLOVE_TABLE6 = "Castro et al. 2024 (CLOVe), Table 6"
 _CLOVE_TABLE1 = "Castro et al. 2024 (CLOVe), Table 1"
+_SPEC_NOTEBOOK = ("Peng et al. 2024 (SPEC): the authors' run in notebooks/evaluate_example_local.ipynb of "
+                  "wjpoom/SPEC@ad982a4 (open_clip ViT-B-32, pretrained='openai'), section 4.1 output")
+_SPEC_CLIP = {"absolute-size": (0.4427, 0.3627), "relative-size": (0.3407, 0.3247),
+              "absolute-spatial": (0.1264, 0.1220), "relative-spatial": (0.2710, 0.2675),
+              "existence": (0.5700, 0.5200), "count": (0.2527, 0.2362)}  # subset: (I2T, T2I) accuracy
 
 PUBLISHED: tuple[dict, ...] = (
     {"model": "OpenAI CLIP ViT-B/32 (published)", "source": f"{_BIVLC_TABLE3}, row CLIP",
@@ -29,6 +34,9 @@ PUBLISHED: tuple[dict, ...] = (
      "aro-coco-order/accuracy": 0.477, "aro-flickr30k-order/accuracy": 0.599},
     {"model": "Human (published)", "source": "Miranda et al. 2024 (BiVLC), Table 2, row Human",
      "sugarcrepe/micro": 0.9893, "bivlc/i2t": 0.9040, "bivlc/t2i": 0.9300, "bivlc/group": 0.8680},
+    {"model": "OpenAI CLIP ViT-B/32 (published)", "source": _SPEC_NOTEBOOK,
+     **{f"spec-{subset}-{direction}/accuracy": pair[n] for subset, pair in _SPEC_CLIP.items()
+        for n, direction in enumerate(("i2t", "t2i"))}},
 )
 
 

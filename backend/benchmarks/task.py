@@ -279,5 +279,15 @@ def group_correct(scores: Tensor) -> Tensor:
     return group_scores(scores)["Group"]
 
 
+def first_maximum(values: Tensor) -> Tensor:
+    """Per row of ``values`` (N, C), the index of its first maximum: ``torch.argmax``'s documented tie rule, made
+    explicit so it never depends on a kernel (SPEC, ImageCoDe: the candidate at ``label`` wins a tie only with
+    candidates after it)."""
+    import torch
+
+    positions = torch.arange(values.shape[1]).expand_as(values)
+    return positions.masked_fill(values < values.max(dim=1, keepdim=True).values, values.shape[1]).min(dim=1).values
+
+
 def fraction(flags: Tensor) -> float:
     return flags.double().mean().item()
