@@ -40,37 +40,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend.annotate import db, gold, images, quality
+from backend.annotate import db, gold, quality
 from backend.annotate.resolution import record_outcome
+from backend.annotate.tasks import Task, TaskError, choice_of, correct, layout_of, view
 
 TASK_OF_STAGE = {"generated": ("select",), "selected": ("ambiguity",), "unambiguous": ("t2i", "i2t")}
 PRIORITY = ("t2i", "i2t", "ambiguity", "select")  # later steps first, so items finish
-SIDE_OPTIONS = {"ambiguity": ("left", "right", "both"), "t2i": ("left", "right"), "i2t": ("1", "2")}
-KEY_ALIASES = {"l": "left", "r": "right", "b": "both", "n": "none"}  # keys the annotation page sends besides the words
 TAKEN = "('reserved', 'held', 'answered')"  # the statuses that count towards an item's overlap
 DONE = "('answered', 'excluded')"  # the statuses that count towards a session (excluded: `annotate.exclusion`)
 MIN_SESSION_SHARE = 0.5  # while others hold tasks, a session starts only with this share of tasks_per_session
-
-
-class TaskError(ValueError):
-    """An answer that cannot be taken (not this annotator's task, not a valid choice); the message says why."""
-
-
-@dataclass(frozen=True)
-class Task:
-    """What one annotator sees for one question. Image paths are relative to the campaign folder."""
-
-    assignment_id: int
-    item_id: int
-    task: str
-    text: str
-    texts: tuple[str, ...]  # the two captions of an i2t question
-    images: tuple[str, ...]
-    options: tuple[str, ...]
-    instructions: str
-    number: int  # 1-based position in the session
-    total: int
-    names: tuple[str | None, ...] = ()  # what each image is served as (`backend.annotate.images`): nothing public
 
 
 @dataclass(frozen=True)
@@ -152,7 +130,7 @@ def serve(store_path: Path | str, annotator_id: int, now: float | None = None) -
             row = _take_reserved(conn, annotator_id, now)
         if row is None:
             return Ended("wait" if busy else "full", answered, quota)
-        return _task(conn, row, config, quota)
+        return view(conn, row, config, _answered(conn, row["annotator_id"]) + 1, quota)
 
 
 def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer: str,
@@ -169,7 +147,7 @@ def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer
             raise TaskError("this task is not on your screen yet")
         layout = json.loads(row["layout"])
         n_images = conn.execute("select count(*) from candidates where item_id = ?", (row["item_id"],)).fetchone()[0]
-        choice = _choice(row["stage"], layout, answer, n_images)
+        choice = choice_of(row["stage"], layout, answer, n_images)
         item = conn.execute("select * from items where id = ?", (row["item_id"],)).fetchone()
         annotator, config = _annotator(conn, annotator_id)
         aside = annotator["excluded"] is not None  # an excluded annotator's answers are set aside as they come
@@ -186,7 +164,7 @@ def submit(store_path: Path | str, annotator_id: int, assignment_id: int, answer
             conn, "insert into answers (assignment_id, campaign_id, item_id, stage, annotator_id, choice, correct, "
             "time_ms, source, created_at) values (?,?,?,?,?,?,?,?,?,?)",
             (assignment_id, row["campaign_id"], row["item_id"], row["stage"], annotator_id, choice,
-             _correct(item, row["stage"], layout, choice), int(1000 * (now - row["assigned_at"])),
+             correct(item, row["stage"], layout, choice), int(1000 * (now - row["assigned_at"])),
              "excluded" if aside else "annotator", now))
         if not item["gold"] and not aside:
             record_outcome(conn, item["id"], row["stage"], config, now)
@@ -294,7 +272,7 @@ def _reserve_one(conn: sqlite3.Connection, annotator: sqlite3.Row, item_id: int,
         conn.execute("update assignments set status = 'reserved', assigned_at = null where id = ?", (reuse,))
         return
     secret = quality.campaign_secret(conn, annotator["campaign_id"])  # left/right: not from the public code
-    layout = json.dumps(_layout(task, random.Random(quality.keyed(secret, "layout", item_id, task, annotator["id"]))))
+    layout = json.dumps(layout_of(task, random.Random(quality.keyed(secret, "layout", item_id, task, annotator["id"]))))
     conn.execute("insert into assignments (campaign_id, item_id, stage, annotator_id, status, layout) "
                  "values (?,?,?,?,'reserved',?)", (annotator["campaign_id"], item_id, task, annotator["id"], layout))
 
@@ -338,84 +316,6 @@ def _regular_tasks(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dic
                  "overlap": config["overlap"], "limit": limit}).fetchall()
             for row in rows:
                 yield row[0], task, None
-
-
-def _layout(task: str, rng: random.Random) -> dict:
-    """What goes where on screen: BiVLC randomises left/right so position gives nothing away."""
-    pair = ["original", "negative"]
-    rng.shuffle(pair)
-    if task == "i2t":
-        return {"image": rng.choice(["original", "negative"]), "texts": pair}
-    if task == "t2i":
-        return {"text": rng.choice(["original", "negative"]), "images": pair}
-    return {"images": pair} if task == "ambiguity" else {}
-
-
-def _choice(task: str, layout: dict, answer: str, n_images: int) -> str:
-    """The answer as stored: a slot ("1".."4") or "none" for select; for the others, which side was meant:
-    "original", "negative" (or "both")."""
-    answer = KEY_ALIASES.get(str(answer).strip().lower(), str(answer).strip().lower())
-    if task == "select":
-        if answer == "none" or (answer.isdigit() and 1 <= int(answer) <= n_images):
-            return answer
-    else:
-        if task != "i2t":
-            answer = {"1": "left", "2": "right"}.get(answer, answer)
-        if answer in SIDE_OPTIONS[task]:
-            if answer == "both":
-                return "both"
-            return (layout["texts"] if task == "i2t" else layout["images"])[{"left": 0, "1": 0}.get(answer, 1)]
-    shown = f"{answer[:40]!r}" + ("…" if len(answer) > 40 else "")  # the page shows it: never echo a huge value
-    raise TaskError(f"{shown} is not an answer to this {task} task")
-
-
-def _correct(item: sqlite3.Row, task: str, layout: dict, choice: str) -> int | None:
-    """Whether an answer matches the known truth (gold and toy items, and always the baseline questions)."""
-    if task == "i2t":
-        return int(choice == layout["image"])
-    if task == "t2i":
-        return int(choice == layout["text"])
-    truth = db.loads(item["truth"], {})
-    if task not in truth:
-        return None
-    return int(choice in truth[task]) if task == "select" else int(choice == truth[task])
-
-
-def _task(conn: sqlite3.Connection, row: sqlite3.Row, config: dict, quota: int) -> Task:
-    item = conn.execute("select * from items where id = ?", (row["item_id"],)).fetchone()
-    layout = json.loads(row["layout"])
-    answered = _answered(conn, row["annotator_id"])
-    sides = {"original": item["image"], "negative": _chosen_image(conn, item)}
-    texts = {"original": item["caption"], "negative": item["negative_caption"]}
-    task = row["stage"]
-    if task == "select":
-        shown = [c["display_path"] or c["path"] for c in
-                 conn.execute("select display_path, path from candidates where item_id = ? order by slot",
-                              (item["id"],))]
-        text, pair, options = item["negative_caption"], (), (*(str(k + 1) for k in range(len(shown))), "none")
-    elif task == "i2t":
-        shown, text, pair, options = [sides[layout["image"]]], "", tuple(texts[t] for t in layout["texts"]), ("1", "2")
-    else:
-        shown = [sides[side] for side in layout["images"]]
-        text = item["caption"] if task == "ambiguity" else texts[layout["text"]]
-        pair, options = (), SIDE_OPTIONS[task]
-    secret = quality.campaign_secret(conn, row["campaign_id"])
-    names = tuple(images.image_name(secret, row["id"], slot) if path else None for slot, path in enumerate(shown))
-    return Task(row["id"], item["id"], task, text, pair, tuple(shown), tuple(options), config["instructions"][task],
-                answered + 1, quota, names)
-
-
-def _chosen_image(conn: sqlite3.Connection, item: sqlite3.Row) -> str | None:
-    """The negative image of an item: the one step 3 chose (a gold item's: its known right one)."""
-    outcome, truth = db.loads(item["outcome"], {}), db.loads(item["truth"], {})
-    slot = outcome.get("select", {}).get("decision")
-    if slot in (None, "none"):
-        slot = next((s for s in truth.get("select", []) if s != "none"), None)
-    if slot is None:
-        return None
-    row = conn.execute("select display_path, path from candidates where item_id = ? and slot = ?",
-                       (item["id"], int(slot) - 1)).fetchone()
-    return (row["display_path"] or row["path"]) if row else None
 
 
 # Prolific (issue 22, item 3: backend.annotate.prolific_study): a submission that ended without its work.
