@@ -23,7 +23,7 @@ from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from ui import gate, limits, session, session_state, study
 from ui.context import AppContext
-from ui.tabs import annotate, benchmarks, campaigns, probe, sweep, train
+from ui.tabs import annotate, annotate_text, benchmarks, campaigns, probe, sweep, train
 
 # Gradio summarises up to 10,000 past events with pandas after EVERY event by default (5-13 ms each, growing):
 # the largest fixed cost of an annotator's answer. Every 1000 events is plenty for its monitoring page. Read
@@ -143,7 +143,7 @@ def launch_options(ctx: AppContext, uploads: bool = True) -> dict:
     is stored) and the request guards (`middleware`). `uploads` False: the upload route is closed (the
     annotation-only app)."""
     return {"server_name": ctx.settings.server_name, "server_port": ctx.settings.server_port,
-            "theme": gr.themes.Soft(), "head": annotate.KEYBOARD_SCRIPT,
+            "theme": gr.themes.Soft(), "head": annotate_text.KEYBOARD_SCRIPT,
             "allowed_paths": [str(path) for path in served_folders(ctx.settings)],
             "blocked_paths": [str(path) for path in never_served(ctx.settings)],
             "max_file_size": MAX_UPLOAD_BYTES,

@@ -30,7 +30,7 @@ import gradio as gr
 from backend.annotate import assign, campaigns, db, prolific, resume, undo, verify
 from ui import gate
 from ui.context import AppContext
-from ui.tabs.annotate_text import KEYS, WAIT_POLL_S, caption, ending, too_many
+from ui.tabs.annotate_text import KEYS, PAGE_STYLE, WAIT_POLL_S, caption, ending, too_many
 
 N_IMAGES = 4
 PANELS = ("select", "pair", "i2t")
@@ -39,40 +39,13 @@ PANEL_OF_TASK = {"select": "select", "ambiguity": "pair", "t2i": "pair", "i2t": 
 SELECT_BUTTONS = [(str(k), str(k), str(k)) for k in range(1, N_IMAGES + 1)] + [("none", "None", "none")]
 PAIR_BUTTONS = [("left", "Left", "left"), ("right", "Right", "right"), ("both", "Both", "both")]
 TEXT_BUTTONS = [("text-1", "1", "1"), ("text-2", "2", "2")]
-# Gradio has no shortcut API: this script (given to `launch(head=...)`) clicks the answer buttons by id, the
-# first one on screen: only the current task's panel is.
-KEYBOARD_SCRIPT = """<script>
-document.addEventListener("keydown", (event) => {
-  const target = event.target;
-  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
-  if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
-  const ids = {"1": ["answer-1", "answer-left", "answer-text-1"], "2": ["answer-2", "answer-right", "answer-text-2"],
-               "3": ["answer-3"], "4": ["answer-4"], "n": ["answer-none"], "l": ["answer-left"],
-               "r": ["answer-right"], "b": ["answer-both"]};
-  for (const id of ids[event.key.toLowerCase()] || []) {
-    const button = document.getElementById(id);
-    if (button && button.offsetParent !== null && !button.disabled) {
-      event.preventDefault();
-      button.click();
-      return;
-    }
-  }
-});
-</script>"""
+
 
 
 # Where the browser remembers its last start (campaign, name, resume key) to fill the form in after a reload. Not
 # a secret (the page's config carries it): fixed, so a restarted server still reads what browsers remembered.
 REMEMBERED_KEY, REMEMBERED_SECRET = "complab-annotate", "complab-annotate-v1"
 
-
-# Style the theme has no setting for, added to the page's head by an empty gr.HTML.
-PAGE_STYLE = """<style>
-/* None is another kind of answer than 1-4 (the Soft theme draws every button alike): set apart, dashed. */
-#answer-none { background: #f3f4f6; border: 2px dashed #9ca3af; margin-left: 1.5rem; }
-/* The images have no toolbar buttons; the toolbar's empty box in their corner goes too. */
-#annotate-task .icon-button-wrapper { display: none; }
-</style>"""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""What the annotator's page says (`ui.tabs.annotate`): each task's question and keys, and the end of a session.
+"""What the annotator's page says (`ui.tabs.annotate`): each task's question and keys, and the end of a session;
+and what the page adds to Gradio's: the keyboard script and the style the theme has no setting for.
 
 The question stays on screen for every kind of task: the instructions are folded away after the first task of a
 kind, and step 4's question went with them.
@@ -16,6 +17,35 @@ QUESTIONS = {"select": "Which image shows this description? (None if no image do
              "ambiguity": "Which image best matches this description? (Both if both match it equally well)",
              "t2i": "Which image best matches this description?",
              "i2t": "Which description best represents the image?"}
+
+# Gradio has no shortcut API: this script (given to `launch(head=...)`) clicks the answer buttons by id, the
+# first one on screen: only the current task's panel is.
+KEYBOARD_SCRIPT = """<script>
+document.addEventListener("keydown", (event) => {
+  const target = event.target;
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+  const ids = {"1": ["answer-1", "answer-left", "answer-text-1"], "2": ["answer-2", "answer-right", "answer-text-2"],
+               "3": ["answer-3"], "4": ["answer-4"], "n": ["answer-none"], "l": ["answer-left"],
+               "r": ["answer-right"], "b": ["answer-both"]};
+  for (const id of ids[event.key.toLowerCase()] || []) {
+    const button = document.getElementById(id);
+    if (button && button.offsetParent !== null && !button.disabled) {
+      event.preventDefault();
+      button.click();
+      return;
+    }
+  }
+});
+</script>"""
+
+# Style the theme has no setting for, added to the page's head by an empty gr.HTML.
+PAGE_STYLE = """<style>
+/* None is another kind of answer than 1-4 (the Soft theme draws every button alike): set apart, dashed. */
+#answer-none { background: #f3f4f6; border: 2px dashed #9ca3af; margin-left: 1.5rem; }
+/* The images have no toolbar buttons; the toolbar's empty box in their corner goes too. */
+#annotate-task .icon-button-wrapper { display: none; }
+</style>"""
 
 
 def caption(task: assign.Task) -> str:

@@ -24,7 +24,7 @@ from backend.core.gpu import local_job_note
 from ui import targets
 from ui.context import AppContext
 from ui.session import Session, actor_of
-from ui.tabs import campaigns_export, campaigns_prolific, campaigns_quality
+from ui.tabs import campaigns_export, campaigns_item_panel, campaigns_prolific, campaigns_quality
 from ui.tabs import campaigns_items as view
 
 REFRESH_S = 2.0
@@ -293,7 +293,7 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
             settings_line = gr.Markdown(elem_id="campaign-settings")
             status = gr.Markdown("Pick a campaign, or create one above.", elem_id="campaign-status")
         with gr.Tab("Items") as items_tab:
-            items, shown = _items_view()
+            items, shown = campaigns_item_panel.build()
         with gr.Tab("Instructions") as instructions_tab:
             texts = [gr.Textbox(label=TASK_LABELS[task], lines=6, max_lines=14,
                                 elem_id=f"campaign-instructions-{task}") for task in campaigns.TASKS]
@@ -332,7 +332,7 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
     save.click(h["save_instructions"], [campaign, *texts, state], saved, api_name="save_instructions")
     items["refresh"].click(h["items"], [campaign, state], items["table"], api_visibility="private")
     items_tab.select(h["items"], [campaign, state], items["table"], api_visibility="private")
-    _wire_items(h, campaign, state, items, shown, status)
+    campaigns_item_panel.wire(h, campaign, state, items, shown, status)
     live = LiveProgress(gr.Timer(REFRESH_S, active=False), gr.State(True),
                         {"fn": h["tick"], "inputs": [campaign, seen, state], "outputs": [seen, campaign, status,
                                                                                          generating],
@@ -374,54 +374,3 @@ class LiveProgress:
 
         app_tabs.select(switched, self.on_progress, self.timer, api_visibility="private", queue=False).then(
             **self.refresh)
-
-
-def _items_view() -> tuple[dict, list]:
-    """The items table and one item's detail; returns (controls, the item view's outputs)."""
-    with gr.Row():
-        gr.Markdown("Click a row to see the item's images and answers; ↻ shows the latest stages and answers.")
-        refresh = gr.Button("↻ Refresh", size="sm", scale=0)
-    table = gr.Dataframe(pd.DataFrame(columns=view.ITEM_COLUMNS), interactive=False, max_height=320, wrap=True,
-                         column_widths=["5%", "9%", "5%", "24%", "24%", "9%", "16%", "8%"],
-                         elem_id="campaign-items-table", label="Items")
-    with gr.Row(equal_height=True):
-        item_id = gr.Number(None, precision=0, label="Item id", scale=1, elem_id="campaign-item-id")
-        show = gr.Button("Show item", scale=0)
-        task = gr.Dropdown(["select", "ambiguity"], value="select", label="Override task", scale=1)
-        # Custom values allowed: the choices follow the task, and `resolution.override` says what is valid.
-        decision = gr.Dropdown(["1", "2", "3", "4", "none"], value="1", label="Decision", scale=1,
-                               allow_custom_value=True)
-        override = gr.Button("Override", variant="stop", scale=0, elem_id="campaign-override")
-    overridden = gr.Markdown()
-    text = gr.Markdown(elem_id="campaign-item")
-    with gr.Row():
-        original = gr.Image(label="Original image", interactive=False, height=220, scale=1, buttons=[])
-        gallery = gr.Gallery(label="Candidate images, numbered as annotators see them", columns=4, height=260,
-                             scale=3, elem_id="campaign-candidates", allow_preview=True)
-    candidates = gr.Markdown(elem_id="campaign-candidates-table")
-    answers = gr.Dataframe(pd.DataFrame(columns=view.ANSWER_COLUMNS), interactive=False, max_height=240,
-                           label="Raw answers (admin overrides included)", elem_id="campaign-answers")
-    controls = {"table": table, "refresh": refresh, "item_id": item_id, "show": show, "task": task,
-                "decision": decision, "override": override, "overridden": overridden}
-    return controls, [text, original, gallery, candidates, answers]
-
-
-def _wire_items(h: dict, campaign, state, items: dict, shown: list, status) -> None:
-    def pick_row(evt: gr.SelectData):
-        """A click anywhere on a row selects that row's item."""
-        row = evt.row_value or []
-        return row[0] if row else gr.skip()
-
-    item_id, task, decision = items["item_id"], items["task"], items["decision"]
-    items["table"].select(pick_row, None, item_id, api_visibility="private", queue=False).then(
-        h["item"], [campaign, item_id, state], shown, api_visibility="private").then(
-        h["decisions"], [task, item_id, state], decision, api_visibility="private")
-    items["show"].click(h["item"], [campaign, item_id, state], shown, api_name="campaign_item").then(
-        h["decisions"], [task, item_id, state], decision, api_visibility="private")
-    item_id.submit(h["item"], [campaign, item_id, state], shown, api_visibility="private")
-    task.change(h["decisions"], [task, item_id, state], decision, api_visibility="private")
-    items["override"].click(h["override"], [campaign, item_id, task, decision, state], items["overridden"],
-                            api_name="override_item").success(
-        h["item"], [campaign, item_id, state], shown, api_visibility="private").then(
-        h["items"], [campaign, state], items["table"], api_visibility="private").then(
-        lambda name, session: h["status"](name, session)[0], [campaign, state], status, api_visibility="private")
