@@ -13,7 +13,7 @@ from gradio import utils as gradio_utils
 from starlette.middleware import Middleware
 
 from backend import jobs, plugins
-from backend.annotate import mirror
+from backend.annotate import mirror, prolific_poll
 from backend.core import auth
 from backend.core.gpu import on_zero_gpu
 from backend.core.limits import CACHE_CHECK_S, CACHE_MAX_AGE_S, MAX_UPLOAD_BYTES
@@ -203,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     ctx = default_context()
     flush_backup_on_sigterm()
+    prolific_poll.start(ctx.settings)  # with a Prolific token: running studies synced every prolific_poll_s
     if args.mode == "annotate":
         build_annotate_app(ctx).queue(default_concurrency_limit=2).launch(**launch_options(ctx, uploads=False))
         return

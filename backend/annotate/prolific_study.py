@@ -9,8 +9,10 @@ when its tasks were released, and the lab's review decision).
 
 Polling (`sync`) is where the session contract meets Prolific: a submission RETURNED, TIMED-OUT or REJECTED
 gives its participant's reserved and on-screen tasks back at once (`assign.release_session`) instead of after
-``reclaim_after_s``; and a study whose campaign has no place left (`report.places`: every answer given or
-reserved) is paused, so Prolific sends nobody to a full study.
+``reclaim_after_s``; a study whose campaign has no place left (`report.places`: every answer given or
+reserved) is paused, so Prolific sends nobody to a full study; and a study `sync` paused for that is started
+again once those who left gave places back (a study an admin paused stays paused). The app runs `sync` by
+itself every ``prolific_poll_s`` (`backend.annotate.prolific_poll`).
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ AWAITING = "AWAITING REVIEW"
 SECONDS_PER_TASK = 12  # the default estimated completion time: a full session at this pace, rounded up
 TOO_FAST_S = 1.5  # default: a median time per task under this rejects a submission as too quick
 MIN_MESSAGE = 100  # Prolific wants a rejection's message at least this long
+FULL = "the campaign is full"  # why `sync` paused a study: the one pause `sync` also undoes
 
 
 @contextmanager
@@ -137,8 +140,9 @@ def _normal_status(status: str) -> str:
 
 
 def sync(actor: Actor, settings: Settings, name: str, now: float | None = None) -> dict[str, Any]:
-    """Poll the study and its submissions, store them, release the tasks of those who left, and pause the
-    study when the campaign has no place left. Returns what changed."""
+    """Poll the study and its submissions, store them, release the tasks of those who left, pause the study
+    when the campaign has no place left and start it again when a pause for that no longer holds. Returns what
+    changed."""
     require_admin(actor, "polling a Prolific study")
     now = time.time() if now is None else now
     campaign = campaigns.get(settings.db, name)
@@ -149,13 +153,17 @@ def sync(actor: Actor, settings: Settings, name: str, now: float | None = None) 
         released = _store_submissions(settings.db, campaign["id"], submissions, now)
         room = report.places(settings.db, campaign["id"], campaign["config"])
         paused = status == "ACTIVE" and room["places_left"] == 0
+        restarted = status == "PAUSED" and study["paused_reason"] == FULL and room["places_left"] > 0
         if paused:
             status = (api.transition_study(study["study_id"], "PAUSE") or {}).get("status", "PAUSED")
+        elif restarted:  # those who left gave their places back: Prolific may send others again
+            status = (api.transition_study(study["study_id"], "START") or {}).get("status", "ACTIVE")
     _set_study(settings.db, campaign["id"], status=status,
-               **({"paused_reason": "the campaign is full"} if paused else {}))
+               **({"paused_reason": FULL} if paused else {"paused_reason": None} if restarted else {}))
     return {"study_id": study["study_id"], "status": status, "submissions": len(submissions),
             "by_status": dict(Counter(_normal_status(s.get("status", "")) for s in submissions)),
-            "released": released, "places_left": room["places_left"], "paused_because_full": paused}
+            "released": released, "places_left": room["places_left"], "paused_because_full": paused,
+            "restarted": restarted}
 
 
 def _store_submissions(store_path: Path | str, campaign_id: int, submissions: list[dict], now: float) -> dict:

@@ -93,6 +93,10 @@ SETTINGS = (
             secret=True),
     Setting("prolific_api", "COMPLAB_PROLIFIC_API", "https://api.prolific.com/api/v1",
             "Base address of Prolific's REST API (tests point it at a fake server on 127.0.0.1)."),
+    Setting("prolific_poll_s", "COMPLAB_PROLIFIC_POLL_S", "60",
+            "With a Prolific token, the app polls every running study this often (seconds; 0: never): returned "
+            "and timed-out participants' tasks go to others, a full study is paused and started again when places "
+            "come back (`campaign prolific sync` does one round by hand)."),
     Setting("server_name", "GRADIO_SERVER_NAME", "127.0.0.1",
             "Address the app binds to. Any address other than loopback needs admin credentials for admin "
             "features."),
@@ -145,6 +149,7 @@ class Settings:
     max_model_parameters: int = 500_000_000
     prolific_token: str = ""
     prolific_api: str = "https://api.prolific.com/api/v1"
+    prolific_poll_s: int = 60
     source: str = "defaults"  # which file, if any, the values came from (shown by `python -m backend settings`)
 
     @classmethod
@@ -176,7 +181,9 @@ class Settings:
                    space_id=raw["space_id"].strip(),
                    guest_models=tuple(m.strip() for m in raw["guest_models"].split(",") if m.strip()),
                    max_model_parameters=budget, prolific_token=raw["prolific_token"].strip(),
-                   prolific_api=raw["prolific_api"].strip().rstrip("/"), source=str(path) if from_file else "defaults")
+                   prolific_api=raw["prolific_api"].strip().rstrip("/"),
+                   prolific_poll_s=_whole_number(raw, "prolific_poll_s"),
+                   source=str(path) if from_file else "defaults")
 
     @property
     def on_space(self) -> bool:
