@@ -22,6 +22,12 @@ TWO_BY_TWO_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5,
                      "group": 1 / 6}
 """Chance of the seven 2x2 flags (docs/REFERENCE.md, "Metrics": 25 / 25 / 16.7; each single comparison 50)."""
 
+WINOGROUND_NAMES = {"i2t": "text", "t2i": "image"}
+"""Winoground's names for I2T and T2I, used by every benchmark in its schema (VisMin, EqBen, NaturalBench)."""
+
+WINOGROUND_CHANCE = {WINOGROUND_NAMES.get(flag, flag): level for flag, level in TWO_BY_TWO_CHANCE.items()}
+"""``TWO_BY_TWO_CHANCE`` under Winoground's names: text 25, image 25, group 16.7, single comparisons 50."""
+
 
 def label_masks(labels: Sequence[str]) -> dict[str, Tensor]:
     """One boolean mask per distinct label, in order of first appearance."""
