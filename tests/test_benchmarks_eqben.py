@@ -93,6 +93,8 @@ def test_intervals_resample_pairs_within_their_source(tmp_path):
     scores = torch.tensor([right if source == "eqbensd" else wrong for source in task.items.subtypes])
     intervals = stats.bootstrap_intervals(task, scores, resamples=200)
     assert intervals["group"] == (0.25, 0.25) and intervals["eqbensd/group"] == (1.0, 1.0)
+    limited = prepare(eqben.NAME, 1, tmp_path)  # limit counts per source
+    assert limited.items.subtypes == ["eqbenag", "eqbenyoucook2", "eqbenkubric_cnt", "eqbensd"]
 
 
 def test_missing_annotations_or_images_give_the_steps(tmp_path):

@@ -33,6 +33,7 @@ from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import (
     WINOGROUND_CHANCE,
     WINOGROUND_NAMES,
+    first_per_label,
     grouped_fractions,
     label_masks,
     two_by_two_flags,
@@ -102,8 +103,9 @@ def load_rows(root: Path) -> tuple[list[dict], Path]:
 
 
 def build(limit: int | None, root: Path) -> Task:
+    """The first ``limit`` pairs of each source, in the file's (random) order."""
     rows, images = load_rows(root)
-    rows = rows[:limit]
+    rows = [rows[r] for r in first_per_label([source_of(row["image0"]) for row in rows], limit)]
     sources = [source_of(row["image0"]) for row in rows]
     return grid_task([[image_source(images / row["image0"]), image_source(images / row["image1"])] for row in rows],
                      [[row["caption0"], row["caption1"]] for row in rows], LabelledMetric(eqben_metrics, sources),

@@ -29,6 +29,17 @@ WINOGROUND_CHANCE = {WINOGROUND_NAMES.get(flag, flag): level for flag, level in 
 """``TWO_BY_TWO_CHANCE`` under Winoground's names: text 25, image 25, group 16.7, single comparisons 50."""
 
 
+def first_per_label(labels: Sequence[str], limit: int | None) -> list[int]:
+    """The positions of the first ``limit`` items of each label, in order (a benchmark's ``limit`` per subset)."""
+    seen: dict[str, int] = {}
+    kept = []
+    for position, label in enumerate(labels):
+        seen[label] = seen.get(label, 0) + 1
+        if limit is None or seen[label] <= limit:
+            kept.append(position)
+    return kept
+
+
 def label_masks(labels: Sequence[str]) -> dict[str, Tensor]:
     """One boolean mask per distinct label, in order of first appearance."""
     import torch

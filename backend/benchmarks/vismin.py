@@ -30,6 +30,7 @@ from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import (
     WINOGROUND_CHANCE,
     WINOGROUND_NAMES,
+    first_per_label,
     grouped_fractions,
     label_masks,
     two_by_two_flags,
@@ -76,12 +77,7 @@ def build(limit: int | None, root: Path) -> Task:
     dataset, where = load_table(root)
     hub.check_columns(NAME, dataset, COLUMNS, where)
     plain = hub.text_columns(dataset, ("id", "text_0", "text_1", "category"))
-    seen: dict[str, int] = {}
-    rows = []
-    for r, category in enumerate(plain["category"]):
-        seen[category] = seen.get(category, 0) + 1
-        if limit is None or seen[category] <= limit:
-            rows.append(r)
+    rows = first_per_label([str(category).lower() for category in plain["category"]], limit)
     categories = [str(plain["category"][r]).lower() for r in rows]
     return grid_task([[hub.RowImage(dataset, r, "image_0"), hub.RowImage(dataset, r, "image_1")] for r in rows],
                      [[plain["text_0"][r], plain["text_1"][r]] for r in rows],
