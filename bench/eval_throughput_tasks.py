@@ -155,12 +155,14 @@ def report(label: str, runs: list[dict[str, dict]], ours: str, peer: str, target
     for side in (ours, peer):
         r = runs[-1][side]
         seconds = statistics.median(run[side]["seconds"] for run in runs)
-        print(f"  {side}: {r['units'] / seconds:7.1f} {label}/s (median {seconds:.1f} s wall; encoded "
+        cpu = statistics.median(run[side]["cpu_seconds"] for run in runs)
+        print(f"  {side}: {r['units'] / seconds:7.1f} {label}/s (median {seconds:.1f} s wall, {cpu:.1f} s CPU; encoded "
               f"{r['encoded']['images']} images, {r['encoded']['texts']} texts)")
     ratios = [run[peer]["seconds"] / run[ours]["seconds"] for run in runs]
     ratio = statistics.median(ratios)
-    print(f"  speed-up ours/peer: {ratio:.2f}x wall (rounds: {', '.join(f'{r:.2f}' for r in ratios)}); "
-          f"target >= {target}x: {'PASS' if ratio >= target else 'FAIL'}")
+    cpu = statistics.median(run[peer]["cpu_seconds"] / run[ours]["cpu_seconds"] for run in runs)
+    print(f"  speed-up ours/peer: {ratio:.2f}x wall (rounds: {', '.join(f'{r:.2f}' for r in ratios)}), {cpu:.2f}x "
+          f"CPU time; target >= {target}x: {'PASS' if ratio >= target else 'FAIL'}")
     mine, theirs = runs[-1][ours]["acc"], runs[-1][peer]["acc"]
     same = all(abs(mine[k] - theirs[k]) < 1e-6 for k in mine)
     ties = runs[-1][ours].get("ties")
