@@ -16,12 +16,6 @@ comparisons. Intervals resample whole 2x2 pairs within their source.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from torch import Tensor
-
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,14 +24,7 @@ from PIL import Image
 
 from backend.benchmarks.data import DataMissing, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
-from backend.benchmarks.grouping import (
-    WINOGROUND_CHANCE,
-    WINOGROUND_NAMES,
-    first_per_label,
-    grouped_fractions,
-    label_masks,
-    two_by_two_flags,
-)
+from backend.benchmarks.grouping import WINOGROUND_CHANCE, first_per_label, winoground_fractions
 from backend.benchmarks.rows import read_rows, require_files
 from backend.benchmarks.task import ImageFile, ImageSource, LabelledMetric, Task, grid_task, group_correct
 
@@ -77,11 +64,6 @@ def image_source(path: Path) -> ImageSource:
     return NpyImage(str(path)) if path.suffix == ".npy" else ImageFile(str(path))
 
 
-def eqben_metrics(scores: Tensor, sources: Sequence[str]) -> dict[str, float]:
-    """text, image, group and the single comparisons over the whole subset and per source (``eqbenag/text``)."""
-    return grouped_fractions(two_by_two_flags(scores, WINOGROUND_NAMES), label_masks(list(sources)))
-
-
 def _steps(folder: Path) -> list[str]:
     return [f"pip install gdown && gdown --fuzzy {ANNOTATIONS_URL} -O {folder / ANNOTATIONS}",
             (f"gdown --fuzzy {IMAGES_URL} -O {folder}/subset_image.tar.gz && tar -xzf {folder}/subset_image.tar.gz "
@@ -108,8 +90,9 @@ def build(limit: int | None, root: Path) -> Task:
     rows = [rows[r] for r in first_per_label([source_of(row["image0"]) for row in rows], limit)]
     sources = [source_of(row["image0"]) for row in rows]
     return grid_task([[image_source(images / row["image0"]), image_source(images / row["image1"])] for row in rows],
-                     [[row["caption0"], row["caption1"]] for row in rows], LabelledMetric(eqben_metrics, sources),
-                     ids=[str(n) for n in range(len(rows))], subtypes=sources, correct=group_correct)
+                     [[row["caption0"], row["caption1"]] for row in rows],
+                     LabelledMetric(winoground_fractions, sources), ids=[str(n) for n in range(len(rows))],
+                     subtypes=sources, correct=group_correct)
 
 
 register(Benchmark(

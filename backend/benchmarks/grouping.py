@@ -76,3 +76,9 @@ def two_by_two_flags(scores: Tensor, names: Mapping[str, str] | None = None) -> 
     if names is None:
         return flags
     return {names.get(flag, flag): values for flag, values in flags.items()}
+
+
+def winoground_fractions(scores: Tensor, labels: Sequence[str] = ()) -> dict[str, float]:
+    """Winoground's ``text``, ``image``, ``group`` and the single comparisons (strict) over all items and per label
+    (``<label>/group``): the whole rule of the benchmarks in its schema (VisMin, EqBen, NaturalBench-Retrieval)."""
+    return grouped_fractions(two_by_two_flags(scores, WINOGROUND_NAMES), label_masks(list(labels)))

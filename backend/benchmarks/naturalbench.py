@@ -18,16 +18,11 @@ single comparisons are reported too. Intervals resample whole 2x2 items.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from torch import Tensor
-
 from pathlib import Path
 
 from backend.benchmarks.data import DataMissing, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
-from backend.benchmarks.grouping import WINOGROUND_CHANCE, WINOGROUND_NAMES, grouped_fractions, two_by_two_flags
+from backend.benchmarks.grouping import WINOGROUND_CHANCE, winoground_fractions
 from backend.benchmarks.rows import read_rows, require_files
 from backend.benchmarks.task import ImageFile, LabelledMetric, Task, grid_task, group_correct
 
@@ -39,11 +34,6 @@ ZIP = "NaturalBench-Retrieval.zip"
 ZIP_SHA256 = "b0dfd01ea63abcdc2197010dc403d2c8c5bff9bb8df09995c5afbf9ea37db2b9"  # the LFS oid at REVISION
 RELEASE = "NaturalBench-Retrieval"
 COLUMNS = ("index", "image_0", "image_1", "caption_0", "caption_1")
-
-
-def naturalbench_metrics(scores: Tensor) -> dict[str, float]:
-    """text, image, group and the four single comparisons over all items (the authors report no split)."""
-    return grouped_fractions(two_by_two_flags(scores, WINOGROUND_NAMES), {})
 
 
 def _steps(folder: Path) -> list[str]:
@@ -74,7 +64,7 @@ def build(limit: int | None, root: Path) -> Task:
     rows = rows[:limit]
     return grid_task([[ImageFile(str(images / row["image_0"])), ImageFile(str(images / row["image_1"]))]
                       for row in rows], [[row["caption_0"], row["caption_1"]] for row in rows],
-                     LabelledMetric(naturalbench_metrics), ids=[str(row["index"]) for row in rows],
+                     LabelledMetric(winoground_fractions), ids=[str(row["index"]) for row in rows],
                      correct=group_correct)
 
 

@@ -20,21 +20,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import datasets
-    from torch import Tensor
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from backend.benchmarks import hub
 from backend.benchmarks.evaluator import Benchmark, register
-from backend.benchmarks.grouping import (
-    WINOGROUND_CHANCE,
-    WINOGROUND_NAMES,
-    first_per_label,
-    grouped_fractions,
-    label_masks,
-    two_by_two_flags,
-)
+from backend.benchmarks.grouping import WINOGROUND_CHANCE, first_per_label, winoground_fractions
 from backend.benchmarks.task import LabelledMetric, Task, grid_task, group_correct
 
 NAME = "vismin"
@@ -44,11 +35,6 @@ REVISION = "2f379d5b9a3af7f10d3266f6389b7b351e54c493"
 SPLIT = "test"
 COLUMNS = ("id", "text_0", "text_1", "image_0", "image_1", "category")
 CATEGORIES = ("object", "attribute", "relation", "counting")
-
-
-def vismin_metrics(scores: Tensor, categories: Sequence[str]) -> dict[str, float]:
-    """text, image, group and the single comparisons over all items and per category (``counting/text``)."""
-    return grouped_fractions(two_by_two_flags(scores, WINOGROUND_NAMES), label_masks(list(categories)))
 
 
 def _steps(folder: Path) -> list[str]:
@@ -81,7 +67,7 @@ def build(limit: int | None, root: Path) -> Task:
     categories = [str(plain["category"][r]).lower() for r in rows]
     return grid_task([[hub.RowImage(dataset, r, "image_0"), hub.RowImage(dataset, r, "image_1")] for r in rows],
                      [[plain["text_0"][r], plain["text_1"][r]] for r in rows],
-                     LabelledMetric(vismin_metrics, categories), ids=[str(plain["id"][r]) for r in rows],
+                     LabelledMetric(winoground_fractions, categories), ids=[str(plain["id"][r]) for r in rows],
                      subtypes=categories, correct=group_correct)
 
 
