@@ -70,6 +70,7 @@ def test_strict_rules_per_source_on_hand_made_scores_with_ties(tmp_path):
     write_subset(tmp_path)
     task = prepare(eqben.NAME, None, tmp_path)
     assert task.items.subtypes == ["eqbenag", "eqbenyoucook2", "eqbenkubric_cnt", "eqbensd"]
+    assert eqben.source_of("./eqbensd/4410/0.png") == eqben.source_of("/eqbensd/4410/0.png") == "eqbensd"
     assert isinstance(task.images[2], eqben.NpyImage) and task.images[2].path.endswith("0001.npy")
     # s[n, caption, image]: 0 all right; 1 a tie c1_i1 == c0_i1 (text wrong, strict); 2 a tie c1_i1 == c1_i0
     # (image wrong); 3 all wrong (captions swapped)

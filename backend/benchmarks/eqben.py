@@ -57,7 +57,7 @@ class NpyImage:
 
 def source_of(image_path: str) -> str:
     """The EqBen source a subset image comes from: the first component of its path (``eqbenkubric_cnt``)."""
-    return image_path.replace("\\", "/").lstrip("/").split("/")[0]
+    return next(part for part in image_path.replace("\\", "/").split("/") if part not in ("", "."))
 
 
 def image_source(path: Path) -> ImageSource:
