@@ -26,6 +26,10 @@ default precision) and clip_benchmark its amp (fp16 autocast); on CPU both fp32.
 Accuracies are compared per subset (on CPU fp32 they must be identical;
 under autocast both round differently, so a few near-tied items may flip).
 
+``--suite 2x2`` and ``--suite retrieval`` (``all``, the default, runs the three comparisons and the sweep) compare
+the same two loops on a 2x2 benchmark (NaturalBench-Retrieval's layout) and on a retrieval gallery (our
+``coco-retrieval`` loader), both built from the same captions and JPEGs: see ``eval_throughput_tasks.py``.
+
 Sweep cost: ``--alphas`` evaluations of ``--sweep-items`` items per subset,
 (a) in place: ONE model instance, per alpha ``backend.patching.sweep.apply_alpha``
 (``torch.lerp`` of the pretrained and finetuned state dicts into the model's
@@ -36,6 +40,7 @@ like the finetuned file.
 
     .venv/bin/python bench/eval_throughput.py [--data ../shared/data/sugar-crepe] [--items N] [--batch-size 64]
         [--workers 2] [--device auto] [--alphas 11] [--sweep-items 10] [--keep DIR]
+        [--suite all|sugarcrepe|2x2|retrieval]
 """
 from __future__ import annotations
 
@@ -54,6 +59,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import eval_throughput_tasks as tasks  # noqa: E402 (this folder is on sys.path when the script runs)
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")  # clip_benchmark's progress bar
 
@@ -242,7 +249,33 @@ def run_reload(args: argparse.Namespace) -> dict:
     return {**timer.as_dict(), "rows": rows, "finetuned": finetuned}
 
 
-CHILDREN = {"ours": run_ours, "peer": run_peer, "in-place": run_in_place, "reload": run_reload}
+def ours_side(run):
+    """A child that times ``run`` with our evaluator (the same model, warm-up and encoder settings as ``run_ours``)."""
+    def child(args: argparse.Namespace) -> dict:
+        from backend.benchmarks.stream import StreamEncoder
+
+        loaded = loaded_model(args.work / "pretrained.safetensors", args.device)
+        warm_up(loaded.model, loaded.tokenizer, args.device, loaded.autocast())
+        return run(args, loaded, lambda m: StreamEncoder(m, batch_size=args.batch_size, workers=args.workers), Timer)
+    return child
+
+
+def peer_side(run):
+    """A child that times ``run`` with clip_benchmark's loop (the same model and warm-up as ``run_peer``)."""
+    def child(args: argparse.Namespace) -> dict:
+        import torch
+
+        model, preprocess, tokenizer = make_model(args.work / "pretrained.safetensors", args.device)
+        amp = args.device.startswith("cuda")
+        warm_up(model, tokenizer, args.device, torch.autocast(args.device.split(":")[0], enabled=amp))
+        return run(args, model, preprocess, tokenizer, amp, Timer)
+    return child
+
+
+CHILDREN = {"ours": run_ours, "peer": run_peer, "in-place": run_in_place, "reload": run_reload,
+            "ours-2x2": ours_side(tasks.run_ours_2x2), "peer-2x2": peer_side(tasks.run_peer_2x2),
+            "ours-retrieval": ours_side(tasks.run_ours_retrieval),
+            "peer-retrieval": peer_side(tasks.run_peer_retrieval)}
 
 
 def child_main(args: argparse.Namespace) -> None:
@@ -341,15 +374,28 @@ def report_sweep(runs: list[dict[str, dict]], args: argparse.Namespace) -> bool:
 def parent_main(args: argparse.Namespace) -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     data = lay_out_data(args.data, args.work / "benchmarks", args.items)
+    more = tasks.lay_out(args.data, args.work / "benchmarks", args.items, synth_jpeg)
     save_weights(args.work)
     print(f"SugarCrepe, first {args.items or 'all'} items per subset: {data['items']} items, {data['images']} "
           f"distinct generated 640x480 JPEGs (mean {data['mean_jpeg_kib']:.0f} KiB); {ARCH} random init on "
           f"{args.device}; batch {args.batch_size}, {args.workers} DataLoader workers, {os.cpu_count()} CPUs; "
           f"{args.repeats} round(s) per comparison, each side in its own process")
-    fast = report_throughput(rounds(SIDES, args), data)
-    print(f"Sweep: {args.alphas} evaluations of the first {args.sweep_items} items per subset")
-    cheap = report_sweep(rounds(("in-place", "reload"), args), args)
-    print("RESULT " + ("PASS" if fast and cheap else "FAIL"))
+    passed = []
+    if args.suite in ("all", "sugarcrepe"):
+        passed.append(report_throughput(rounds(SIDES, args), data))
+    if args.suite in ("all", "2x2"):
+        print(f"2x2 (NaturalBench-Retrieval layout): {more['2x2 items']} items, {more['2x2 images']} images")
+        passed.append(tasks.report("items", rounds(("ours-2x2", "peer-2x2"), args), "ours-2x2", "peer-2x2",
+                                   TARGET_SPEEDUP))
+    if args.suite in ("all", "retrieval"):
+        print(f"Retrieval (coco-retrieval layout): {more['gallery images']} images, {more['gallery captions']} "
+              "captions, recall@1/5/10 both ways")
+        passed.append(tasks.report("images+captions", rounds(("ours-retrieval", "peer-retrieval"), args),
+                                   "ours-retrieval", "peer-retrieval", TARGET_SPEEDUP))
+    if args.suite in ("all", "sugarcrepe"):
+        print(f"Sweep: {args.alphas} evaluations of the first {args.sweep_items} items per subset")
+        passed.append(report_sweep(rounds(("in-place", "reload"), args), args))
+    print("RESULT " + ("PASS" if all(passed) else "FAIL"))
 
 
 def main() -> None:
@@ -363,6 +409,8 @@ def main() -> None:
     parser.add_argument("--sweep-items", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3, help="rounds per comparison (median reported)")
     parser.add_argument("--keep", type=Path, help="work folder to keep (default: a temporary one)")
+    parser.add_argument("--suite", choices=("all", "sugarcrepe", "2x2", "retrieval"), default="all",
+                        help="which comparisons to run (sugarcrepe includes the sweep)")
     parser.add_argument("--child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -26,6 +26,7 @@ from backend.benchmarks import hub
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.grouping import (
     TWO_BY_TWO_CHANCE,
+    first_per_label,
     grouped_fractions,
     label_masks,
     two_by_two_flags,
@@ -48,24 +49,13 @@ def bivlc_metrics(scores: Tensor, types: Sequence[str], subtypes: Sequence[str])
     return grouped_fractions(two_by_two_flags(scores), groups)
 
 
-def _first_per_type(types: Sequence[str], limit: int | None) -> list[int]:
-    """Row numbers of the first ``limit`` rows of each type, in table order."""
-    seen: dict[str, int] = {}
-    rows = []
-    for row, type_ in enumerate(types):
-        seen[type_] = seen.get(type_, 0) + 1
-        if limit is None or seen[type_] <= limit:
-            rows.append(row)
-    return rows
-
-
 def bivlc_task(dataset: datasets.Dataset, limit: int | None, where: str, benchmark: str = NAME) -> Task:
     """The 2x2 task of a BiVLC-schema table; item ids are its ``item_id`` column when it has one, else row numbers."""
     hub.check_columns(benchmark, dataset, COLUMNS, where)
     has_ids = "item_id" in dataset.column_names
     plain = ["caption", "negative_caption", "type", "subtype", *(["item_id"] if has_ids else [])]
     columns = hub.text_columns(dataset, tuple(plain))
-    rows = _first_per_type(columns["type"], limit)
+    rows = first_per_label(columns["type"], limit)
     types = [str(columns["type"][r]) for r in rows]
     subtypes = [str(columns["subtype"][r]) for r in rows]
     ids = [str(columns["item_id"][r]) if has_ids else str(r) for r in rows]

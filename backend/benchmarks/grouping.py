@@ -22,6 +22,23 @@ TWO_BY_TWO_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5,
                      "group": 1 / 6}
 """Chance of the seven 2x2 flags (docs/REFERENCE.md, "Metrics": 25 / 25 / 16.7; each single comparison 50)."""
 
+WINOGROUND_NAMES = {"i2t": "text", "t2i": "image"}
+"""Winoground's names for I2T and T2I, used by every benchmark in its schema (VisMin, EqBen, NaturalBench)."""
+
+WINOGROUND_CHANCE = {WINOGROUND_NAMES.get(flag, flag): level for flag, level in TWO_BY_TWO_CHANCE.items()}
+"""``TWO_BY_TWO_CHANCE`` under Winoground's names: text 25, image 25, group 16.7, single comparisons 50."""
+
+
+def first_per_label(labels: Sequence[str], limit: int | None) -> list[int]:
+    """The positions of the first ``limit`` items of each label, in order (a benchmark's ``limit`` per subset)."""
+    seen: dict[str, int] = {}
+    kept = []
+    for position, label in enumerate(labels):
+        seen[label] = seen.get(label, 0) + 1
+        if limit is None or seen[label] <= limit:
+            kept.append(position)
+    return kept
+
 
 def label_masks(labels: Sequence[str]) -> dict[str, Tensor]:
     """One boolean mask per distinct label, in order of first appearance."""
@@ -59,3 +76,9 @@ def two_by_two_flags(scores: Tensor, names: Mapping[str, str] | None = None) -> 
     if names is None:
         return flags
     return {names.get(flag, flag): values for flag, values in flags.items()}
+
+
+def winoground_fractions(scores: Tensor, labels: Sequence[str] = ()) -> dict[str, float]:
+    """Winoground's ``text``, ``image``, ``group`` and the single comparisons (strict) over all items and per label
+    (``<label>/group``): the whole rule of the benchmarks in its schema (VisMin, EqBen, NaturalBench-Retrieval)."""
+    return grouped_fractions(two_by_two_flags(scores, WINOGROUND_NAMES), label_masks(list(labels)))

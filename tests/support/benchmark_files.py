@@ -85,3 +85,15 @@ def one_by_one(loaded: LoadedModel, items: Sequence[tuple[Image.Image, Sequence[
 
 def mean(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags)
+
+
+def winoground_by_hand(loaded: LoadedModel, items: Sequence[tuple[Sequence[Image.Image], Sequence[str]]]
+                       ) -> list[tuple[bool, bool]]:
+    """Per 2x2 item (two images, caption k of image k), Winoground's (text, image) flags, strict, each item scored on
+    its own with ``Encoder.score`` (c[i][k] = cosine(image i, caption k))."""
+    encoder = Encoder(loaded)
+    flags = []
+    for images, captions in items:
+        c = encoder.score(list(images), list(captions)).cosine.tolist()
+        flags.append((c[0][0] > c[0][1] and c[1][1] > c[1][0], c[0][0] > c[1][0] and c[1][1] > c[0][1]))
+    return flags
