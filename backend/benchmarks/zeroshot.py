@@ -130,7 +130,9 @@ def _imagenet(limit: int | None, root: Path) -> Task:
 
 register(Benchmark("cifar10", "CIFAR-10 test set (10,000 images), zero-shot top-1/top-5/mean per-class recall with CLIP's 18 prompt "
                    "templates; strict ties. Fetched and checked by torchvision.", "cifar10-test-v1", _cifar10,
-                   chance=chance_levels(10), headline=("top1",)))
+                   chance=chance_levels(10), headline=("top1",),
+                   object_centric=True))
 register(Benchmark("imagenet", "ImageNet-1k validation (50,000 images), zero-shot top-1/top-5/mean per-class recall with CLIP's 80 "
                    "prompt templates; strict ties. `limit` = images per class.", "imagenet-val-v1", _imagenet,
-                   chance=chance_levels(1000), headline=("top1",)))
+                   chance=chance_levels(1000), headline=("top1",),
+                   object_centric=True))
