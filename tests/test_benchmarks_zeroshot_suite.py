@@ -77,7 +77,7 @@ def sun397(folder: Path):
     (base / "ClassName.txt").write_text("/a/abbey\n/a/airplane_cabin\n")
     for n, rel in enumerate(["a/airplane_cabin/sun_b.jpg", "a/abbey/sun_c.jpg", "a/abbey/sun_a.jpg"]):
         picture(base / rel, n)
-    return [0, 0, 1], ["abbey", "abbey", "airplane cabin"]  # sorted by path: abbey/sun_a, abbey/sun_c, airplane_cabin/sun_b
+    return [0, 0, 1], ["abbey", "abbey", "airplane cabin"]  # in path order: abbey/sun_a, abbey/sun_c, airplane_cabin
 
 
 def fgvc(folder: Path):

@@ -34,6 +34,6 @@ def test_vismin_clip_is_pinned_to_its_published_checksum():
 
 
 def test_the_model_lists_offer_them_as_not_on_disk(tmp_path):
-    labels = dict((spec, label) for label, spec in choices.labelled_choices(choices.model_choices(), tmp_path))
+    labels = {spec: label for label, spec in choices.labelled_choices(choices.model_choices(), tmp_path)}
     assert labels["catalog:dac-llm"].endswith("not on disk: location unknown")
     assert all(f"catalog:{name}" in labels for name in LATER)

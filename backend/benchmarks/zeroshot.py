@@ -75,7 +75,7 @@ def chance_levels(classes: int) -> dict[str, float]:
     return {"top1": 1 / classes, "top5": min(5, classes) / classes, "mean_per_class_recall": 1 / classes}
 
 
-def ensemble_task(images: list[ImageSource], labels: Sequence[int], classnames: Sequence[str],
+def ensemble_task(images: Sequence[ImageSource], labels: Sequence[int], classnames: Sequence[str],
                   templates: Sequence, metric: Callable[..., dict[str, float]] = zero_shot_metrics) -> Task:
     """A gallery task: every (class, template) prompt encoded once, pooled per class, top-k read off the matrix."""
     import torch
@@ -86,7 +86,7 @@ def ensemble_task(images: list[ImageSource], labels: Sequence[int], classnames: 
     for c in range(len(classnames)):
         pool[c, c * len(templates):(c + 1) * len(templates)] = 1.0 / len(templates)
     label_tensor = torch.as_tensor(list(labels), dtype=torch.long)
-    return Task(images, texts, LabelledMetric(metric, label_tensor), text_pool=pool)
+    return Task(list(images), texts, LabelledMetric(metric, label_tensor), text_pool=pool)
 
 
 def _cifar10(limit: int | None, root: Path) -> Task:
@@ -128,11 +128,9 @@ def _imagenet(limit: int | None, root: Path) -> Task:
     return ensemble_task(files, labels, IMAGENET_CLASSNAMES, OPENAI_IMAGENET_TEMPLATES)
 
 
-register(Benchmark("cifar10", "CIFAR-10 test set (10,000 images), zero-shot top-1/top-5/mean per-class recall with CLIP's 18 prompt "
-                   "templates; strict ties. Fetched and checked by torchvision.", "cifar10-test-v1", _cifar10,
-                   chance=chance_levels(10), headline=("top1",),
-                   object_centric=True))
-register(Benchmark("imagenet", "ImageNet-1k validation (50,000 images), zero-shot top-1/top-5/mean per-class recall with CLIP's 80 "
-                   "prompt templates; strict ties. `limit` = images per class.", "imagenet-val-v1", _imagenet,
-                   chance=chance_levels(1000), headline=("top1",),
-                   object_centric=True))
+register(Benchmark("cifar10", "CIFAR-10 test set (10,000 images), zero-shot top-1/top-5/mean per-class recall "
+                   "with CLIP's 18 prompt templates; strict ties. Fetched and checked by torchvision.",
+                   "cifar10-test-v1", _cifar10, chance=chance_levels(10), headline=("top1",), object_centric=True))
+register(Benchmark("imagenet", "ImageNet-1k validation (50,000 images), zero-shot top-1/top-5/mean per-class recall "
+                   "with CLIP's 80 prompt templates; strict ties. `limit` = images per class.", "imagenet-val-v1",
+                   _imagenet, chance=chance_levels(1000), headline=("top1",), object_centric=True))
