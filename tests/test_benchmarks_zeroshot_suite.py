@@ -14,8 +14,10 @@ from PIL import Image
 
 from backend.benchmarks import get_benchmark, prepare, run_task
 from backend.benchmarks.data import DataMissing
+from backend.benchmarks.stats import bootstrap_intervals
 from backend.benchmarks.stream import StreamEncoder
-from backend.benchmarks.zeroshot import mean_per_class_recall, zero_shot_metrics
+from backend.benchmarks.task import LabelledMetric, Task
+from backend.benchmarks.zeroshot import RankMetric, mean_per_class_recall, true_class_rank, zero_shot_metrics
 from backend.benchmarks.zeroshot_suite import SUITE
 from backend.models.loading import load_model
 
@@ -186,9 +188,20 @@ def test_mean_per_class_recall_and_strict_ties_by_hand():
                         [0.1, 0.8, 0.0],   # class 1, right
                         [0.3, 0.2, 0.1]])  # class 1, wrong (top-2 right)
     labels = torch.tensor([0, 0, 0, 1, 1])
-    assert mean_per_class_recall(sim, labels) == pytest.approx((1 / 3 + 1 / 2) / 2)  # class 2 has no image
-    assert zero_shot_metrics(sim, labels) == {"top1": pytest.approx(2 / 5),  # no top-5 among 3 classes
+    assert true_class_rank(sim, labels).tolist() == [1, 2, 2, 1, 2]
+    assert mean_per_class_recall(true_class_rank(sim, labels), labels, 3) == pytest.approx((1 / 3 + 1 / 2) / 2)
+    assert zero_shot_metrics(sim, labels) == {"top1": pytest.approx(2 / 5),  # class 2 has no image; no top-5
                                               "mean_per_class_recall": pytest.approx(5 / 12)}
+
+
+def test_the_rank_bootstrap_equals_the_matrix_bootstrap():
+    """Resampling ranks (what the intervals do) gives exactly the intervals of resampling the matrix's rows."""
+    generator = torch.Generator().manual_seed(0)
+    sim, labels = torch.randn(300, 12, generator=generator), torch.randint(0, 12, (300,), generator=generator)
+    by_ranks = Task([], [], RankMetric(labels, 12))
+    by_matrix = Task([], [], LabelledMetric(zero_shot_metrics, labels))
+    assert by_ranks.metrics(sim) == zero_shot_metrics(sim, labels)
+    assert bootstrap_intervals(by_ranks, sim, resamples=200) == bootstrap_intervals(by_matrix, sim, resamples=200)
 
 
 def test_a_run_scores_by_the_pooled_templates_with_intervals(tmp_path, tiny_checkpoints):
