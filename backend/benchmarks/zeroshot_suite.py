@@ -9,6 +9,11 @@ EuroSAT's "annual crop land") and its templates (``en_zeroshot_classification_te
 where a set has none). Nothing of that is rewritten: this module only lists the sets, turns a built dataset
 into a gallery ``Task`` (an image decoded only when a DataLoader worker encodes it) and says how to get data.
 
+Fetching: the sets under 1 GB are downloaded and MD5-checked by torchvision at their first evaluation (and by
+``benchmarks --check``) when the network is allowed; the large ones (STL-10, Food-101, SUN397, FGVC Aircraft,
+Country211: 2.6 to 37 GB) and those with no download (Stanford Cars, FER2013) are never fetched implicitly: their
+steps say what to download and where.
+
 Metrics (``zeroshot.zero_shot_metrics``): top-1, top-5 and mean per-class recall, the three clip_benchmark
 reports for every classification set; ties are wrong (clip_benchmark's argmax gives a tie to the lower class
 index, so the two agree except on exact ties). ``limit`` = images per class, so every class stays.
@@ -46,7 +51,7 @@ class SuiteSet:
     classes: int
     expect: str  # the path under the set's folder that torchvision (or clip_benchmark) reads
     archives: tuple[str, ...] = ()  # what to download and extract into the set's folder, in order
-    fetches: bool = True  # torchvision downloads and checks it by itself (False: by hand only)
+    fetches: bool = True  # torchvision downloads and checks it (False: by hand: a large archive, or no download)
     note: str = ""
     unordered: bool = False  # torchvision lists the files in file-system order: sort them (`_in_path_order`)
 
@@ -55,9 +60,9 @@ SUITE = (
     SuiteSet("cifar100", "cifar100", "CIFAR-100", "test", "10,000 images, 100 classes", 100, "cifar-100-python",
              ("https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz",)),
     SuiteSet("stl10", "stl10", "STL-10", "test", "8,000 images, 10 classes", 10, "stl10_binary",
-             ("http://ai.stanford.edu/~acoates/stl10/stl10_binary.tar.gz",)),
+             ("http://ai.stanford.edu/~acoates/stl10/stl10_binary.tar.gz (2.6 GB)",), fetches=False),
     SuiteSet("food101", "food101", "Food-101", "test", "25,250 images, 101 classes", 101, "food-101/meta",
-             ("http://data.vision.ee.ethz.ch/cvl/food-101.tar.gz",)),
+             ("http://data.vision.ee.ethz.ch/cvl/food-101.tar.gz (5 GB)",), fetches=False),
     SuiteSet("pets", "pets", "Oxford-IIIT Pets", "test", "3,669 images, 37 classes", 37, "oxford-iiit-pet/annotations",
              (f"{_OXFORD}/pets/data/images.tar.gz", f"{_OXFORD}/pets/data/annotations.tar.gz"),
              note="extract both archives into oxford-iiit-pet/"),
@@ -75,13 +80,14 @@ SUITE = (
               "https://drive.google.com/file/d/175kQy3UsZ0wUEHZjqkUDdNVssr7bgh_m (Annotations.tar)"),
              note="extract both into caltech101/"),
     SuiteSet("sun397", "sun397", "SUN397", "test", "108,754 images, 397 classes (no split: all)", 397, "SUN397",
-             ("http://vision.princeton.edu/projects/2010/SUN/SUN397.tar.gz",), unordered=True),
+             ("http://vision.princeton.edu/projects/2010/SUN/SUN397.tar.gz (37 GB)",), fetches=False, unordered=True),
     SuiteSet("cars", "cars", "Stanford Cars", "test", "8,041 images, 196 classes", 196, "stanford_cars/devkit",
              ("https://www.kaggle.com/datasets/rickyyyyyyy/torchvision-stanford-cars (the original site is gone; "
               "torchvision's layout: stanford_cars/{devkit,cars_test,cars_test_annos_withlabels.mat})",),
              fetches=False),
     SuiteSet("fgvc-aircraft", "fgvc_aircraft", "FGVC Aircraft (variants)", "test", "3,333 images, 100 classes", 100,
-             "fgvc-aircraft-2013b/data", (f"{_OXFORD}/fgvc-aircraft/archives/fgvc-aircraft-2013b.tar.gz",)),
+             "fgvc-aircraft-2013b/data", (f"{_OXFORD}/fgvc-aircraft/archives/fgvc-aircraft-2013b.tar.gz (2.6 GB)",),
+             fetches=False),
     SuiteSet("gtsrb", "gtsrb", "GTSRB", "test", "12,630 images, 43 classes", 43, "gtsrb/GTSRB/Final_Test/Images",
              ("https://sid.erda.dk/public/archives/daaeac0d7ce1152aea9b61d9f1e19370/GTSRB_Final_Test_Images.zip",
               "https://sid.erda.dk/public/archives/daaeac0d7ce1152aea9b61d9f1e19370/GTSRB_Final_Test_GT.zip"),
@@ -91,7 +97,7 @@ SUITE = (
               "https://ossci-datasets.s3.amazonaws.com/mnist/t10k-labels-idx1-ubyte.gz"),
              note="gunzip both into MNIST/raw/"),
     SuiteSet("country211", "country211", "Country211", "test", "21,100 images, 211 classes", 211, "country211/test",
-             (f"{_OPENAI}/country211.tgz",)),
+             (f"{_OPENAI}/country211.tgz (11 GB)",), fetches=False),
     SuiteSet("rendered-sst2", "renderedsst2", "Rendered SST2", "test", "1,821 images, 2 classes", 2,
              "rendered-sst2/test", (f"{_OPENAI}/rendered-sst2.tgz",)),
     SuiteSet("fer2013", "fer2013", "FER2013", "test", "7,178 images, 7 classes", 7, "test",
