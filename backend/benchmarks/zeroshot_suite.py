@@ -25,6 +25,7 @@ VOC2007 and the ImageNet variants (A, R, O, Sketch, v2) are not wired yet; Hatef
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,8 +176,10 @@ def build_suite_set(name: str, limit: int | None, root: Path) -> Task:
                                                                                    "missing")))
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        dataset = build_dataset(entry.builder, root=str(folder), transform=None, split=entry.split,
-                                download=entry.fetches and not env.hub_offline())
+        with warnings.catch_warnings():  # "split argument ignored" (EuroSAT, Caltech-101, SUN397): documented above
+            warnings.filterwarnings("ignore", message="split argument ignored")
+            dataset = build_dataset(entry.builder, root=str(folder), transform=None, split=entry.split,
+                                    download=entry.fetches and not env.hub_offline())
     except (RuntimeError, OSError, AssertionError) as error:  # torchvision: "Dataset not found or corrupted", ...
         raise DataMissing(steps_message(name, folder, missing_steps(entry, folder, f"the builder said: {error}"))
                           ) from None
