@@ -216,3 +216,11 @@ def test_a_run_scores_by_the_pooled_templates_with_intervals(tmp_path, tiny_chec
     assert result.metrics == pytest.approx(zero_shot_metrics(images @ classes.T, torch.tensor(labels)))
     assert set(result.intervals) == {"top1", "top5", "mean_per_class_recall"}
     assert all(low <= result.metrics[key] <= high for key, (low, high) in result.intervals.items())
+
+
+def test_a_folder_with_other_classes_is_refused_not_mislabelled(tmp_path):
+    base = tmp_path / "caltech101" / "caltech101" / "101_ObjectCategories"
+    for category in ("Faces", "accordion", "zebra"):  # 3 class folders where clip_benchmark names 102
+        picture(base / category / "image_0001.jpg", 0)
+    with pytest.raises(DataMissing, match="found 3 classes but clip_benchmark names 102"):
+        get_benchmark("caltech101").build(None, tmp_path)

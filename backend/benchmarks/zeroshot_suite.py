@@ -124,9 +124,8 @@ def missing_steps(entry: SuiteSet, folder: Path, reason: str) -> list[str]:
     """The exact steps to put a set where torchvision reads it."""
     steps = [reason]
     if entry.fetches:
-        steps.append(f"with network access, run any evaluation of {entry.name} once (e.g. `python -m backend "
-                     f"benchmarks run --benchmarks {entry.name} --limit 1 ...`): torchvision downloads it into "
-                     f"{folder} and checks its MD5")
+        steps.append(f"with network access, run `python -m backend benchmarks --check` (or any evaluation of "
+                     f"{entry.name}) once: torchvision downloads it into {folder} and checks its MD5")
     steps.append(f"or by hand: download {' and '.join(entry.archives)} and extract into {folder}"
                  + (f" ({entry.note})" if entry.note else "") + f", so that {folder / entry.expect} exists")
     return steps
@@ -187,9 +186,10 @@ def build_suite_set(name: str, limit: int | None, root: Path) -> Task:
         _in_path_order(dataset)
     labels = labels_of(dataset)
     classes, templates = list(dataset.classes), [t.replace("{c}", "{}") for t in dataset.templates]
-    if max(labels, default=-1) >= len(classes):
+    found = len(getattr(dataset, "categories", ())) or max(labels, default=-1) + 1  # Caltech-101: its folders
+    if found > len(classes) or (hasattr(dataset, "categories") and found != len(classes)):
         raise DataMissing(steps_message(name, folder, missing_steps(
-            entry, folder, f"found class index {max(labels)} but {len(classes)} class names: the folder holds "
+            entry, folder, f"found {found} classes but clip_benchmark names {len(classes)}: the folder holds "
                            "another version of the set")))
     rows = first_per_class(labels, limit)
     images = [DatasetImage(dataset, n, f"{entry.builder}:{entry.split}:{folder}#{n}") for n in rows]
