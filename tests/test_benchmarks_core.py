@@ -14,7 +14,7 @@ from backend.benchmarks.job import EvaluateConfig, evaluate_models
 from backend.benchmarks.results import disagreements, item_images, items, leaderboard, results, subtypes
 from backend.benchmarks.stream import BenchmarkImageError, StreamEncoder
 from backend.benchmarks.task import first_caption_wins
-from backend.benchmarks.zeroshot import ensemble_task, top_k
+from backend.benchmarks.zeroshot import ensemble_task, top_k, zero_shot_metrics
 from backend.core.store import Store
 from backend.models.loading import load_model
 
@@ -88,7 +88,7 @@ def test_prompt_ensembles_average_embeddings_not_scores(tiny):
     image_emb = encoder.images(images)
     classes = torch.stack([F.normalize(encoder.texts([t.format(c) for t in templates]).mean(0), dim=0)
                            for c in classnames])
-    assert result.metrics == top_k(image_emb @ classes.T, torch.tensor(labels))
+    assert result.metrics == zero_shot_metrics(image_emb @ classes.T, torch.tensor(labels))
 
 
 def test_top_k_counts_a_tie_with_another_class_as_wrong():

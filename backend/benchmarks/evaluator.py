@@ -55,6 +55,7 @@ class Benchmark:
     build: Callable[[int | None, Path], Task]
     chance: dict[str, float] = field(default_factory=dict)
     headline: tuple[str, ...] = ()  # the metrics a leaderboard shows first
+    object_centric: bool = False  # recognition (zero-shot classification, retrieval): a sweep's x axis
 
 
 BENCHMARKS: dict[str, Benchmark] = {}

@@ -53,4 +53,4 @@ for _name, _label, _size in (("coco-retrieval", "COCO", "5,000 images, about 25,
         f"{_label} retrieval, Karpathy test split ({_size}): image->text and text->image recall@1/5/10 over the "
         "full gallery; a tie with a wrong item counts against. Usable as a sweep's object-centric axis.",
         f"karpathy-test-blip-{SOURCES[DATA_OF[_name]].annotations.name}", functools.partial(build, _name),
-        chance={}, headline=("i2t_R@1", "t2i_R@1")))
+        chance={}, headline=("i2t_R@1", "t2i_R@1"), object_centric=True))

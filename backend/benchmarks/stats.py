@@ -95,6 +95,8 @@ def bootstrap_intervals(task: Task, scores: Tensor, resamples: int = RESAMPLES, 
     if not isinstance(metric, LabelledMetric) or resamples < 1 or len(scores) == 0:
         return {}
     plan = resample_plan(*_plan(task, len(scores)))
+    reduce = getattr(metric, "reduce", None)  # per-row values the rule reads instead (a zero-shot image's rank)
+    scores = reduce(scores) if reduce is not None else scores
     rng = np.random.default_rng(seed)
     draws: dict[str, list[float]] = {}
     for _ in range(resamples):

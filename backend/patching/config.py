@@ -70,6 +70,24 @@ class SweepConfig:
         return self
 
 
+def axis_choices(root: Path | str | None = None) -> dict[str, list[str]]:
+    """``{"object_centric": [...], "compositional": [...]}``: the ``<benchmark>/<metric>`` names a sweep's axes
+    offer, known without evaluating (each benchmark's headline metrics, else those with a chance level).
+
+    The x axis lists the benchmarks that declare themselves object-centric (zero-shot classification: CIFAR,
+    ImageNet, the clip_benchmark suite; COCO/Flickr30k retrieval: both directions' R@1), the y axis the others.
+    Family members on disk (campaigns) are compositional.
+    """
+    from backend.benchmarks import available_benchmarks, get_benchmark
+
+    axes: dict[str, list[str]] = {"object_centric": [], "compositional": []}
+    for name in available_benchmarks(root):
+        benchmark = get_benchmark(name)
+        metrics = benchmark.headline or tuple(benchmark.chance)
+        axes["object_centric" if benchmark.object_centric else "compositional"] += [f"{name}/{m}" for m in metrics]
+    return axes
+
+
 SHAPE_FIELDS = {"vision": ("image_size", "layers", "width", "head_width", "mlp_ratio", "patch_size",
                            "timm_model_name"),
                 "text": ("context_length", "vocab_size", "width", "heads", "layers", "hf_model_name")}

@@ -291,4 +291,5 @@ def _ignoring_root(build):
 
 
 for _name, (_description, _build) in _TOY.items():
-    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build), chance=_chance(_name)))
+    register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build), chance=_chance(_name),
+                       object_centric=_name.startswith("toy-zeroshot-") or _name == "toy-pretrain-retrieval"))
