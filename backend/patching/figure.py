@@ -158,7 +158,7 @@ def to_png(marks: list[Mark], path) -> None:
             if "transform" in a:  # the y title: drawn level, turned a quarter left, centred where it is translated to
                 x, y = (float(v) * k for v in a["transform"].split("(", 1)[1].split(")", 1)[0].split())
                 box = draw.textbbox((0, 0), text, font=font)
-                label = Image.new("RGBA", (box[2] - box[0] + 4, box[3] - box[1] + 4), (255, 255, 255, 0))
+                label = Image.new("RGBA", (int(box[2] - box[0]) + 4, int(box[3] - box[1]) + 4), (255, 255, 255, 0))
                 ImageDraw.Draw(label).text((2 - box[0], 2 - box[1]), text, font=font, fill=INK)
                 label = label.rotate(90, expand=True)
                 image.paste(label, (int(x - label.width / 2), int(y - label.height / 2)), label)
