@@ -35,6 +35,13 @@ SIDE_CURVES = {"CE-CLIP thresholds": None, "Logit scale": ("logit_scale",), "Lea
                "Samples / s": ("samples_per_second",)}
 RUN_COLUMNS = ["id", "name", "status", "progress", "latest", "loss", "base model", "target", "created"]
 REFRESH_S = 2.0
+# After the log box gets new lines: show its end (the newest lines), unless the admin is in it, reading. Gradio's own
+# autoscroll gives up after the first redraw: replacing the whole text moves the box to its top, which it takes for
+# the reader scrolling up.
+SCROLL_LOG_TO_END = """() => requestAnimationFrame(() => {
+  const box = document.querySelector('#train-log textarea');
+  if (box && document.activeElement !== box) box.scrollTop = box.scrollHeight;
+})"""
 CE_CLIP_WEIGHTS, HP_HN_WEIGHTS = PAPER_DEFAULT_WEIGHTS["ce_clip"], PAPER_DEFAULT_WEIGHTS["hp_hn"]
 # The form's fields in `form_config`'s order, each with the TrainConfig key (or loss weight) it shows.
 FORM_KEYS = ["name", "base_model", "data", "manifest", "loss", "alpha", "beta", "imc", "aux_types", "w_hn", "w_hp",
@@ -350,8 +357,9 @@ def _run_view() -> list:
     for titles in (list(SIDE_CURVES)[:2], list(SIDE_CURVES)[2:]):
         with gr.Row():
             sides += [gr.LinePlot(x="step", y="value", color="name", label=title) for title in titles]
-    log = gr.Textbox(label="Log (tail)", lines=10, max_lines=10, autoscroll=True, interactive=False,
+    log = gr.Textbox(label="Log (newest lines last)", lines=10, max_lines=10, autoscroll=False, interactive=False,
                      elem_id="train-log")
+    log.change(None, js=SCROLL_LOG_TO_END, api_visibility="private", queue=False)
     evals = gr.Dataframe(pd.DataFrame(columns=EVAL_COLUMNS), label="Evaluation (last value) against the base model",
                          interactive=False, max_height=300, elem_id="train-evals")
     return [status, losses, *sides, log, evals]
