@@ -239,9 +239,10 @@ class ModelLists:
     events: dict
 
     def follow(self, app_tabs: gr.Tabs, label: str) -> None:
-        """Redraw the lists whenever the app's tab `label` is shown (a catalog model downloaded meanwhile too)."""
-        def shown(seen, session, evt: gr.SelectData):
-            return self.refresh_models(None, session) if evt.value == label else (seen, gr.skip(), gr.skip())
+        """Redraw the lists whenever one of the app's tabs is shown, so they are current when `label`'s is (a
+        catalog model downloaded meanwhile too): a few file checks, cheaper than telling the tabs apart."""
+        def shown(seen, session):
+            return self.refresh_models(None, session)
 
         app_tabs.select(shown, **self.events)
 

@@ -286,14 +286,15 @@ def make_handlers(ctx: AppContext):
         return run_status(value, session)
 
     def refresh_if_changed(seen, session=None):
-        """The run list and table, only when a train job changed since `seen` (what the timer calls)."""
+        """The run list and table, and the base models (a finished run's checkpoint is one), only when a train job
+        changed since `seen` (what the timer calls)."""
         if not actor_of(ctx, session).is_admin:
-            return seen, gr.skip(), gr.skip()
+            return seen, gr.skip(), gr.skip(), gr.skip()
         jobs.reconcile(store, ctx.settings)
         now = list(store.last_change("train"))
         if now == seen:
-            return seen, gr.skip(), gr.skip()
-        return now, gr.Dropdown(choices=run_choices(store)), runs_frame(store)
+            return seen, gr.skip(), gr.skip(), gr.skip()
+        return now, gr.Dropdown(choices=run_choices(store)), runs_frame(store), gr.Dropdown(choices=base_models(ctx))
 
     return {"launch": launch, "run_status": run_status, "cancel": cancel, "resume": resume, "list_runs": list_runs,
             "tick": tick, "refresh_if_changed": refresh_if_changed}
@@ -414,8 +415,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
     timer = gr.Timer(REFRESH_S)
     timer.tick(handlers["tick"], [run, visitor.state], shown, api_visibility="private",
                show_progress="hidden")
-    timer.tick(handlers["refresh_if_changed"], [seen, visitor.state], [seen, run, runs], api_visibility="private",
-               show_progress="hidden")
+    timer.tick(handlers["refresh_if_changed"], [seen, visitor.state], [seen, run, runs, form[1]],
+               api_visibility="private", show_progress="hidden")
     cancel.click(handlers["cancel"], [run, visitor.state], [shown[0], runs], api_name="cancel")
     resume.click(handlers["resume"], [run, visitor.state], [launched, run, runs], api_name="resume")
     refresh.click(handlers["list_runs"], visitor.state, [run, runs], api_name="list_runs")
