@@ -17,6 +17,7 @@ What each hook is for, and who reads it:
 | a training data source (``TrainConfig.data``) | `add_data_source` | `backend.train` |
 | a named training recipe (the Train tab's menu) | `add_recipe` | `backend.train.recipes` |
 | modules that register benchmarks on import | `add_benchmarks` | `backend.benchmarks` |
+| a patching sweep's axes that need no downloaded data | `add_sweep_axes` | `backend.patching.config` |
 | an image generator and its presets | `add_generator` | `backend.generate` |
 | a campaign source, and where gold items come from | `add_campaign_source`, `set_gold_items` | `backend.annotate` |
 | example images for the Probe tab | `add_examples` | `app.py` |
@@ -99,6 +100,7 @@ class Hooks:
     gold_generator: str = "diffusers"
     examples: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    sweep_axes: list[tuple[str, str]] = field(default_factory=list)
 
     def add_model(self, alias: str, folder: Path, summary: str) -> None:
         self.models[alias] = BuiltinModel(alias, Path(folder), summary)
@@ -130,6 +132,11 @@ class Hooks:
         """``build(n, seed, folder) -> list[ItemSpec]``: items whose right answers are known, and the generator
         that draws their images (the one that knows what each image shows)."""
         self.gold_items, self.gold_generator = build, generator
+
+    def add_sweep_axes(self, compositional: str, object_centric: str) -> None:
+        """A pair of ``<benchmark>/<metric>`` names a sweep can plot at once, with the plug-in's own data: each with
+        spread between a pretrained model and its finetune (an axis at 100% at every alpha draws a line)."""
+        self.sweep_axes.append((compositional, object_centric))
 
     def add_examples(self, build: str) -> None:
         """``build(folder: Path) -> [[image path, caption], ...]``."""

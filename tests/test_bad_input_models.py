@@ -17,8 +17,8 @@ from safetensors.torch import load_file
 from backend.benchmarks.results import results
 from backend.cli import main
 from backend.core.store import Store
+from backend.models.choices import PATCHED_FOLDER
 from backend.models.loading import load_model
-from backend.patching.config import PATCHED_FOLDER
 from backend.patching.interpolation import PatchingError
 from backend.patching.sweep import patched_model
 from tests.support.appserver import running_app, workspace_settings

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -87,7 +88,12 @@ def test_a_killed_training_job_resumes_from_its_last_checkpoint_and_ends_as_if_n
     assert job["status"] == "done" and job["resumed_from"] == job_id, job["error"]
     assert f"resuming from step {saved} ({last})" in Path(job["log_path"]).read_text()
     losses = _loss_by_step(store.metrics(resumed, "train"))
-    assert min(losses) == saved + 1 and max(losses) == STEPS  # nothing before the checkpoint ran again
+    stopped = _loss_by_step(store.metrics(job_id, "train"))
+    carried = {step: loss for step, loss in losses.items() if step <= saved}
+    assert carried and carried == {step: loss for step, loss in stopped.items() if step <= saved}  # the history
+    assert max(losses) == STEPS
+    ran = [int(step) for step in re.findall(rf"step (\d+)/{STEPS} loss", Path(job["log_path"]).read_text())]
+    assert ran and min(ran) > saved  # nothing before the checkpoint ran again
     assert checkpoint.load_trainer_state(last)["step"] == STEPS
     assert main(["jobs", "show", str(job_id), "--db", db]) == 0
     assert f"resumed as job {resumed} (done)" in capsys.readouterr().out

@@ -18,6 +18,7 @@ from backend.core.paths import PathError
 from backend.core.settings import ROOT
 from backend.core.store import Store
 from backend.jobs import hf, process
+from backend.models import choices
 from tests.support.appserver import wait_for, workspace_settings
 
 SLEEPER = "import time; print('working', flush=True); time.sleep(120)"
@@ -183,7 +184,7 @@ def test_the_command_line_may_name_any_path_others_stay_confined(settings, tmp_p
     assert jobs.service.confine_config(kind, {"manifest": "m.csv"}, cli_actor(), settings)["manifest"] == str(manifest)
 
 
-def test_finished_checkpoints_are_labelled_by_run_name_newest_first(store, tmp_path):
+def test_trained_models_are_labelled_by_run_name_newest_first(store, tmp_path):
     expected = []
     for name in ("old", "new"):
         job_id = store.create_job("train", {}, name=name)
@@ -194,7 +195,7 @@ def test_finished_checkpoints_are_labelled_by_run_name_newest_first(store, tmp_p
     store.update_job(gone, status="done", result={"best": str(tmp_path / "deleted")})
     failed = store.create_job("train", {})
     store.update_job(failed, status="failed", result={"best": str(tmp_path / "old" / "best")})
-    assert jobs.finished_checkpoints(store) == expected
+    assert choices.trained_models(store) == expected
 
 
 @pytest.mark.system

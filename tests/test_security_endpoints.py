@@ -50,7 +50,7 @@ PUBLIC = {
 # Anyone else gets the PermissionDenied message: they launch, cancel or read jobs, campaigns, exports, the store.
 ADMIN = {
     "launch", "run_status", "cancel", "resume", "list_runs", "launch_evaluate",
-    "launch_sweep", "sweep_status", "list_sweeps", "export_patched",
+    "launch_sweep", "sweep_status", "list_sweeps", "export_patched", "download_sweep",
     "create_campaign", "list_campaigns", "campaign_status", "campaign_items", "launch_generation",
     "save_instructions", "save_intro", "items", "items_1", "items_2", "item", "item_1", "item_2", "campaign_item",
     "decisions", "decisions_1", "decisions_2", "override_item", "lambda_5", "export_campaign", "export_zip",
@@ -63,7 +63,8 @@ ADMIN = {
     "decisions_4",
 }
 # Timers and refreshes of admin views: for anyone else they return nothing at all (no message every 2 s).
-SILENT = {"tick", "tick_1", "tick_2", "tick_3", "tick_4", "refresh_if_changed_1", "load_config"}
+SILENT = {"tick", "tick_1", "tick_2", "tick_3", "tick_4", "refresh_if_changed_1", "load_config",
+          "refresh_models", "shown"}  # the Sweep tab's model lists (its timer, the tab shown)
 # Redraw a form from its own inputs (visibility, recipe values, a licence line, a clicked row): no stored data.
 LAYOUT = {"lambda_1", "recipe_values", "lambda_2", "lambda_3", "licence_markdown", "lambda_4", "pick_row", "pick_row_1",
           "_preview", "_progress_shown", "_progress_hidden", "switched"}

@@ -70,6 +70,7 @@ def test_runs_table_status_curves_and_cancel(app, tmp_path):
                      result={"best": str(output / "best"), "final_metrics": {"toy-sugarcrepe/swap_att": 0.8125}})
     store.log_metrics(done, 5, {"loss": 1.25, "itc": 1.0, "cmr": 0.25, "threshold/relation": 0.5, "lr": 1e-4,
                                 "logit_scale": 14.0, "samples_per_second": 512.0})
+    store.log_metrics(done, 0, {"toy-sugarcrepe/swap_att": 0.8}, split="baseline")
     store.log_metrics(done, 5, {"toy-sugarcrepe/swap_att": 0.75}, split="eval")
     store.log_metrics(done, 10, {"toy-sugarcrepe/swap_att": 0.875}, split="eval")
     running = store.create_job("train", {"loss": "clip"}, name="live-run")
@@ -88,7 +89,10 @@ def test_runs_table_status_curves_and_cancel(app, tmp_path):
     assert thresholds["data"] == [[5, 0.5, "threshold/relation"]]
     assert scale["data"] == [[5, 14.0, "logit_scale"]]
     assert lr["data"] == [[5, 1e-4, "lr"]] and speed["data"] == [[5, 512.0, "samples_per_second"]]
-    assert evals["data"] == [["toy-sugarcrepe/swap_att", 87.5, 10]]  # percent, as the CLI prints
+    assert evals["headers"] == ["metric", "base model (%)", "value (%)", "change (points)", "step"]
+    assert evals["data"] == [["toy-sugarcrepe/swap_att", 80.0, 87.5, 7.5, 10]]  # percent, as the CLI prints
+    # the run's result against its base model's (step 0): the final metrics, not the last table row
+    assert "**Against the base model** (evaluated at step 0): toy-sugarcrepe/swap\\_att 80.0 → 81.2 (+1.2)" in status
     assert client.predict(api_name="/model_choices")["choices"][-1] == ["finished-run (best)",
                                                                          f"local-dir:{output / 'best'}"]
 

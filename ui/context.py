@@ -11,7 +11,6 @@ import gradio as gr
 from gradio import processing_utils
 from gradio import utils as gradio_utils
 
-from backend import jobs
 from backend.annotate.images import TaskImages
 from backend.core import auth, limits
 from backend.core.credentials import Credentials
@@ -20,7 +19,6 @@ from backend.core.settings import Settings
 from backend.core.store import Store
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from backend.patching.config import exported_models
 from backend.probe.runner import InProcess, InWorker
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -74,12 +72,12 @@ class AppContext:
         self.task_images = TaskImages(self.store.path)
 
     def current_model_choices(self) -> list[tuple[str, str]]:
-        """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished
-        training runs' checkpoints and exported patched models, which join without restarting the app."""
-        labels = {spec: label for label, spec in choices.labelled_choices(self.model_choices, self.settings.models_dir)}
-        for label, spec in [*jobs.finished_checkpoints(self.store), *exported_models(self.settings.models_dir)]:
-            labels.setdefault(spec, label)
-        return [(label, spec) for spec, label in labels.items()]
+        """(label, spec) pairs as of now (`backend.models.choices.offered`): every tab's model lists."""
+        return choices.offered(self.model_choices, self.store, self.settings.models_dir)
+
+    def made_here(self) -> list[tuple[str, str]]:
+        """The models made here (finished runs, exported patched models): what views poll to refresh their lists."""
+        return choices.made_here(self.store, self.settings.models_dir)
 
     def offered_specs(self) -> list[str]:
         """Every spec the model list offers (some may still need a download)."""
@@ -90,8 +88,7 @@ class AppContext:
         listed models whose weights are on this machine now (no download, and a model an admin put there)."""
         if self.settings.guest_models:
             return list(self.settings.guest_models)
-        local = [spec for _, spec in [*jobs.finished_checkpoints(self.store),
-                                      *exported_models(self.settings.models_dir)]]
+        local = [spec for _, spec in self.made_here()]
         listed = [choice.spec for choice in (choices.describe(spec, self.settings.models_dir)
                                              for spec in self.model_choices) if choice.available]
         return list(dict.fromkeys([*listed, *local]))

@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 
 from backend import plugins
-from backend.cli import benchmarks, campaign, jobs, probe, reproduce, settings, train
+from backend.cli import benchmarks, campaign, jobs, probe, reproduce, settings, sweep, train
 from backend.core.auth import PermissionDenied
 from backend.core.store import damaged
 
-COMMANDS = (probe, benchmarks, reproduce, train, jobs, settings, campaign)
+COMMANDS = (probe, benchmarks, reproduce, sweep, train, jobs, settings, campaign)
 
 
 def build_parser() -> argparse.ArgumentParser:

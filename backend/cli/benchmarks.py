@@ -16,6 +16,7 @@ import sys
 
 from backend.cli import options
 from backend.cli.options import config_default
+from backend.cli.sweep import add_export_options, check_exports, write_exports
 from backend.core.auth import cli_actor
 
 TABLE = "excel-tab"
@@ -121,6 +122,7 @@ def _print_summaries(summaries: list[dict], limit: int | None) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    check_exports(args)
     from backend.models.loading import load_model
     from backend.patching.config import SweepConfig
     from backend.patching.sweep import recommend, sweep
@@ -134,6 +136,8 @@ def _sweep(args: argparse.Namespace) -> int:
     rows = sweep(pretrained, finetuned, config.alphas, config.benchmarks, config.limit, config.data_root or None,
                  on_alpha=lambda i, row: print(f"alpha {row['alpha']:g} done", file=sys.stderr, flush=True))
     best = recommend(rows, config.compositional, config.object_centric, config.tolerance)
+    write_exports(args, {"rows": rows, "compositional": config.compositional,
+                         "object_centric": config.object_centric, "recommended": best})
     if args.json:
         json.dump({"pretrained": config.pretrained, "finetuned": config.finetuned,
                    "activation": pretrained.activation, "rows": rows, "recommended": best}, sys.stdout, indent=2)
@@ -254,6 +258,7 @@ def add_parsers(subparsers) -> None:
                        metavar="BENCHMARK/METRIC")
     sweep.add_argument("--tolerance", type=float, default=config_default(SweepConfig, "tolerance"),
                        help="object-centric drop allowed for the recommendation (fraction; 0.01 = 1 point)")
+    add_export_options(sweep)
     _runtime(sweep)
     sweep.set_defaults(handler=_sweep)
 

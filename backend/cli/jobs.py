@@ -19,6 +19,7 @@ from backend.core.auth import cli_actor
 from backend.core.errors import first_line
 from backend.core.store import Store
 from backend.jobs import runner
+from backend.train import history
 
 METRIC_LINES = 20
 
@@ -61,7 +62,8 @@ def _show(args: argparse.Namespace) -> int:
     job = jobs.get(store, args.job_id)
     train, evals = store.latest_metrics(job["id"], "train"), store.latest_metrics(job["id"], "eval")
     if args.json:
-        options.print_json({"job": job, "train": train, "eval": evals, "log_tail": jobs.log_tail(job["log_path"])})
+        options.print_json({"job": job, "train": train, "eval": evals, "log_tail": jobs.log_tail(job["log_path"]),
+                            "against_base": history.run_against_base(store, job) if job["kind"] == "train" else []})
         return 0
     print(f"job {job['id']} ({job['kind']}, {job['name']}) on {jobs.label(job)}: {job['status']}, "
           f"{100 * (job['progress'] or 0):.0f}% done, launched by {job.get('actor') or '-'}")
@@ -84,6 +86,11 @@ def _show(args: argparse.Namespace) -> int:
             print(f"{title}:")
             for name, value in list(values.items())[:METRIC_LINES]:
                 print(f"  {name}\t{value:.4g}")
+    against = history.run_against_base(store, job) if job["kind"] == "train" else []
+    if against:
+        print("against the base model (evaluated at step 0; percent):")
+        for line in history.summary_lines(against):
+            print(f"  {line}")
     tail = jobs.log_tail(job["log_path"])
     print("log tail:\n" + (tail or "(empty)"))
     return 0

@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from backend.cli.options import config_default
 from backend.train.config import TrainConfig, load_config
 
 
 def _train(args: argparse.Namespace) -> int:
+    from backend.train import history
     from backend.train.loop import train
 
     result = train(load_config(args.config, args.set))
     print(json.dumps(result, indent=2))
+    against = history.against_base(result.get("baseline_metrics") or {}, result.get("final_metrics") or {})
+    if against:  # on stderr: stdout stays one JSON document
+        print("against the base model (evaluated at step 0; percent):", file=sys.stderr)
+        for line in history.summary_lines(against):
+            print(f"  {line}", file=sys.stderr)
     return 0
 
 

@@ -9,7 +9,6 @@ from backend.jobs.records import (
     ACTIVE,
     FINAL,
     JobError,
-    finished_checkpoints,
     follow,
     get,
     log_tail,
@@ -21,5 +20,5 @@ from backend.jobs.service import cancel, reconcile, resume, submit
 from backend.jobs.targets import TARGET_NAMES, get_target, label
 
 __all__ = ["ACTIVE", "FINAL", "KINDS", "TARGET_NAMES", "JobError", "JobKind", "Reporter", "cancel",
-           "finished_checkpoints", "follow", "get", "get_kind", "get_target", "label", "log_tail", "reconcile",
+           "follow", "get", "get_kind", "get_target", "label", "log_tail", "reconcile",
            "register", "result_of", "resume", "resume_links", "submit"]

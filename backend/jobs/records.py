@@ -78,20 +78,3 @@ def follow(store: Store, job_id: int, out: TextIO, poll: float = 0.5) -> str:
 def _pending(path: str | None, offset: int) -> bool:
     """Whether a log has bytes past `offset` (written between the last read and the status check)."""
     return bool(path and Path(path).exists() and Path(path).stat().st_size > offset)
-
-
-def finished_checkpoints(store: Store) -> list[tuple[str, str]]:
-    """(label, model spec) of finished train runs' best (else last) checkpoints, newest first.
-
-    The label is the run's name, so two runs' checkpoints never show up as "best" and "best'".
-    """
-    found: dict[str, str] = {}
-    for job in store.list_jobs("train", limit=None):
-        result = job.get("result")
-        if job["status"] != "done" or not isinstance(result, dict):
-            continue
-        for key in ("best", "last"):
-            if result.get(key) and Path(result[key]).is_dir():
-                found.setdefault(f"local-dir:{result[key]}", f"{job['name']} ({key})")
-                break
-    return [(label, spec) for spec, label in found.items()]

@@ -11,16 +11,26 @@ disk means converted or raw in the models folder, or in the Hugging Face cache.
 One that is not reads e.g. "NegCLIP (ARO) — not downloaded: needs network";
 loading it then downloads it where there is network, and otherwise says what
 was tried and how to get it.
+
+Models made here join the list as they appear, without restarting the app:
+finished training runs' checkpoints (read from the store) and exported patched
+models (read from the models folder). `offered` is the one list every tab's
+model dropdowns show (Probe, Benchmarks, Train's base model, both of the Sweep's).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from backend import plugins
 from backend.models import catalog
 from backend.models.catalog import CATALOG_PREFIX
 from backend.models.spec import CONFIG_NAME, ModelLoadError, parse_spec
+
+if TYPE_CHECKING:
+    from backend.core.store import Store
 
 PRETRAINED_CHOICES = [
     "ViT-B-32-quickgelu:openai",
@@ -37,6 +47,7 @@ TAG_REPOS = {
 _WEIGHT_FILES = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
 NEEDS_NETWORK = " — not downloaded: needs network"
 LOCATION_UNKNOWN = " — not on disk: location unknown"
+PATCHED_FOLDER = "patched"  # under the models folder: where `backend.patching.sweep.export_patched` writes
 
 
 @dataclass(frozen=True)
@@ -169,3 +180,48 @@ def catalog_table() -> str:
         rows.append(f"| {entry.label} (`{entry.model_spec}`) | {entry.paper} | {source}{patch} | "
                     f"{entry.architecture} / {entry.activation} | {sha} | {_on_disk_rule(entry)} | {found} |")
     return "\n".join(rows)
+
+
+def trained_models(store: Store) -> list[tuple[str, str]]:
+    """(label, model spec) of finished train runs' best (else last) checkpoints, newest first.
+
+    The label is the run's name, so two runs' checkpoints never show up as "best" and "best'".
+    """
+    found: dict[str, str] = {}
+    for job in store.list_jobs("train", limit=None):
+        result = job.get("result")
+        if job["status"] != "done" or not isinstance(result, dict):
+            continue
+        for key in ("best", "last"):
+            if result.get(key) and Path(result[key]).is_dir():
+                found.setdefault(f"local-dir:{result[key]}", f"{job['name']} ({key})")
+                break
+    return [(label, spec) for spec, label in found.items()]
+
+
+def patched_models(models_dir: Path | str) -> list[tuple[str, str]]:
+    """(label, spec) of every exported patched model."""
+    folder = Path(models_dir) / PATCHED_FOLDER
+    found = []
+    for config_path in sorted(folder.glob("*/open_clip_config.json")):
+        if not config_path.parent.is_symlink():  # a version folder behind a checkpoint's link (see save_checkpoint)
+            continue
+        origin = json.loads(config_path.read_text()).get("patched_from", {})
+        label = f"{config_path.parent.name} (patched, alpha {origin.get('alpha', '?')})"
+        found.append((label, f"local-dir:{config_path.parent}"))
+    return found
+
+
+def made_here(store: Store, models_dir: Path | str) -> list[tuple[str, str]]:
+    """The models this lab made: finished runs' checkpoints, then exported patched models (a cheap read: one
+    query and one folder listing, so views can poll it to know when their lists changed)."""
+    return [*trained_models(store), *patched_models(models_dir)]
+
+
+def offered(specs: list[str], store: Store, models_dir: Path | str) -> list[tuple[str, str]]:
+    """(label, spec) pairs of every model list as of now: `specs` (the built-in model, pretrained tags, the catalog)
+    labelled with whether they are on disk, then the models made here."""
+    labels = {spec: label for label, spec in labelled_choices(specs, Path(models_dir))}
+    for label, spec in made_here(store, models_dir):
+        labels.setdefault(spec, label)
+    return [(label, spec) for spec, label in labels.items()]

@@ -5,18 +5,18 @@ with it in the web process; neither should import torch. Two specs that are diff
 here, from their configs (`architecture_problems`), before a job exists.
 
 The default axes are CLOVe's: SugarCrepe (compositional, y) against ImageNet zero-shot top-1 (object-centric, x).
+Where neither has been evaluated on this machine (offline, no downloaded data), a form opens on the first pair a
+plug-in declares with data of its own (`default_axes`), so the first plot a user draws has spread on both axes.
 """
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from backend.jobs.kinds import check_known_keys
 
 DEFAULT_ALPHAS = tuple(round(0.1 * i, 2) for i in range(11))
-PATCHED_FOLDER = "patched"  # under the models folder: where `export_patched` writes
 
 
 @dataclass
@@ -88,6 +88,17 @@ def axis_choices(root: Path | str | None = None) -> dict[str, list[str]]:
     return axes
 
 
+def default_axes(evaluated: set[str]) -> tuple[str, str]:
+    """(compositional, object_centric) a form offers first: CLOVe's when both benchmarks have results here
+    (`evaluated`: their data is on this machine), else the first pair a plug-in declares, else CLOVe's."""
+    from backend import plugins
+
+    clove = (SweepConfig.compositional, SweepConfig.object_centric)
+    if {metric.split("/", 1)[0] for metric in clove} <= evaluated:
+        return clove
+    return next(iter(plugins.hooks().sweep_axes), clove)
+
+
 SHAPE_FIELDS = {"vision": ("image_size", "layers", "width", "head_width", "mlp_ratio", "patch_size",
                            "timm_model_name"),
                 "text": ("context_length", "vocab_size", "width", "heads", "layers", "hf_model_name")}
@@ -134,16 +145,3 @@ def _declared_architecture(spec_str: str) -> dict | None:
     cfg = config.get("model_cfg") or (open_clip.get_model_config(spec.required("architecture").replace("/", "-"))
                                       if spec.source in ("tag", "file") else None)
     return dict(cfg) if cfg else None
-
-
-def exported_models(models_dir: Path | str) -> list[tuple[str, str]]:
-    """(label, spec) of every exported patched model, for the model lists."""
-    folder = Path(models_dir) / PATCHED_FOLDER
-    found = []
-    for config_path in sorted(folder.glob("*/open_clip_config.json")):
-        if not config_path.parent.is_symlink():  # a version folder behind a checkpoint's link (see save_checkpoint)
-            continue
-        origin = json.loads(config_path.read_text()).get("patched_from", {})
-        label = f"{config_path.parent.name} (patched, alpha {origin.get('alpha', '?')})"
-        found.append((label, f"local-dir:{config_path.parent}"))
-    return found

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from backend.models.choices import PATCHED_FOLDER
 from backend.models.loading import LoadedModel
-from backend.patching.config import PATCHED_FOLDER, SweepConfig, architecture_problems
+from backend.patching.config import SweepConfig, architecture_problems
 from backend.patching.interpolation import PatchingError, check_compatible, interpolate
 
 if TYPE_CHECKING:

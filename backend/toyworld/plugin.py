@@ -29,6 +29,9 @@ def register(hooks) -> None:
     for name, values in recipes.FINETUNES.items():
         hooks.add_recipe(f"built-in world: {name}", {**recipes.FINETUNE_BASE, **values})
     hooks.add_benchmarks("backend.toyworld.tasks")
+    # Pretraining-style retrieval is the world's object-centric axis (what finetuning may cost); its zero-shot shape
+    # classification is 100% at every alpha, so it cannot show a trade-off.
+    hooks.add_sweep_axes("toy-sugarcrepe/overall", "toy-pretrain-retrieval/t2i_R@1")
     renderer = Preset(name="toyworld", model_id="toyworld-renderer", unet_id=None, steps=None, guidance=None,
                       images_per_caption=4, prompt_suffix="", width=RESOLUTION,
                       height=RESOLUTION, output_size=RESOLUTION,

@@ -12,7 +12,11 @@ resumed run ends with the same weights as an uninterrupted one.
 
 Everything the run tells the world goes through one `backend.jobs.reporter.Reporter`
 (log lines, progress with ETA, metrics, result), as every job kind does; the run
-folder keeps its own ``metrics.jsonl``.
+folder keeps its own ``metrics.jsonl``. Before the first step the base model is
+evaluated on the run's benchmarks (split ``baseline``, step 0), so a run's numbers
+always sit beside its starting point (a finetune can regress: `backend.train.history`).
+A resumed run reports the history its checkpoint covers again (`backend.train.history`),
+so its curves (and the baseline) start at step 0, not at the resume step.
 
 Under ``torchrun`` each rank trains on its shard of the global batch; features
 are gathered before the loss (``backend.train.objectives``); rank 0 evaluates,
@@ -25,7 +29,7 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -38,7 +42,7 @@ from backend.models import lora
 from backend.models.checkpoint import CheckpointError, adapter_state, load_for_resume, save_checkpoint
 from backend.models.loading import LoadedModel, autocast_for, load_model, pick_precision
 from backend.train import data as train_data
-from backend.train import shards
+from backend.train import history, shards
 from backend.train.config import SHARDS, TrainConfig
 from backend.train.divergence import FiniteWatch
 from backend.train.loader import StepBatches, image_chunks, step_loader, stream_loader
@@ -221,6 +225,7 @@ class Session:
     rank: int = 0
     best_score: float | None = None
     saved_step: int | None = None  # the step `last` holds (None: nothing saved yet)
+    baseline: dict[str, float] = field(default_factory=dict)  # the base model's numbers on the eval benchmarks
 
     @property
     def checkpoints(self) -> Path:
@@ -230,7 +235,7 @@ class Session:
         """Metrics to the run folder's metrics.jsonl and to the reporter (rank 0 only)."""
         if self.rank != 0 or not values:
             return
-        with (self.config.run_dir / "metrics.jsonl").open("a") as handle:
+        with (self.config.run_dir / history.METRICS_FILE).open("a") as handle:
             handle.write(json.dumps({"step": step, "split": split, **values}) + "\n")
         self.reporter.metrics(step, values, split)
 
@@ -245,6 +250,19 @@ class Session:
                                f"step {step}/{self.config.steps} loss {values['loss']:.4f} lr {values['lr']:.2e} "
                                f"{samples_per_second:.0f} samples/s")
 
+    def begin(self) -> None:
+        """Rank 0, before step 0: a fresh metrics file (an attempt stopped before its first checkpoint left lines
+        that would repeat), then the base model's numbers on the eval benchmarks (split ``baseline``)."""
+        if self.rank != 0:
+            return
+        (self.config.run_dir / history.METRICS_FILE).unlink(missing_ok=True)
+        if not self.config.eval_benchmarks:
+            return
+        self.baseline = evaluate(self.config, self.loaded)
+        self.loaded.model.train()
+        self.record(0, self.baseline, "baseline")
+        self.reporter.log("base model: " + ", ".join(f"{k} {v:.4g}" for k, v in _headline(self.baseline)))
+
     def evaluate_and_save(self, step: int) -> None:
         """Rank 0: evaluate, save `last` (with the trainer state) and `best` when the selection metric improved."""
         if self.rank != 0:
@@ -255,7 +273,7 @@ class Session:
             self.record(step, metrics, "eval")
             self.reporter.log(f"eval at step {step}: " + ", ".join(f"{k} {v:.4g}" for k, v in _headline(metrics)))
         extra = {"trained_from": self.config.base_model, "step": step, "train_config": self.config.to_dict(),
-                 "eval": metrics}
+                 "eval": metrics, "baseline_eval": self.baseline}
         weights: torch.nn.Module | dict[str, torch.Tensor] = self.loaded.model
         if self.config.lora_rank:  # the adapter and its base model's spec, not a copy of the base
             weights, extra[lora.LORA_KEY] = adapter_state(self.loaded.model), lora_record(self.config)
@@ -305,12 +323,15 @@ class Session:
         self.best_score = state.get("best_score")
         self.saved_step = int(state["step"])
         self.reporter.log(f"resuming from step {state['step']} ({self.checkpoints / 'last'})")
+        if self.rank == 0:
+            self.baseline = history.carry_over(self.config.run_dir, self.saved_step, self.reporter)
         return self.saved_step
 
     def result(self) -> dict:
         last_config = json.loads((self.checkpoints / "last" / "open_clip_config.json").read_text())
         return {"best": str(self.checkpoints / "best"), "last": str(self.checkpoints / "last"),
-                "final_metrics": last_config.get("eval", {}), "skipped_rows": dict(self.data.skipped)}
+                "final_metrics": last_config.get("eval", {}), "baseline_metrics": self.baseline,
+                "skipped_rows": dict(self.data.skipped)}
 
 
 def _headline(metrics: dict[str, float]) -> list[tuple[str, float]]:
@@ -378,6 +399,8 @@ def train(config: TrainConfig, reporter: Reporter | None = None, stop_after: int
     torch.manual_seed(config.seed)
     session = _open_session(config, reporter, device, precision, rank, world_size)
     start = session.resume()
+    if start == 0:
+        session.begin()
     end = min(config.steps, stop_after) if stop_after else config.steps
     model = session.loaded.model
     trained = torch.nn.parallel.DistributedDataParallel(model) if world_size > 1 else model

@@ -1,13 +1,20 @@
 """Sweep tab (admins): interpolate a pretrained and a finetuned model per alpha (CLOVe patching), trace the
-trade-off live, read the recommended alpha and its criterion, export a patched checkpoint.
+trade-off live, read the recommended alpha and its criterion, download the results (CSV, PNG, SVG), export a
+patched checkpoint.
 
 Views only: the sweep is a `sweep` job (`backend.jobs.submit` checks the admin,
 `backend.patching.config.SweepConfig` validates), each alpha's point is read from the
-store's metrics as the job writes it, the recommendation is the job's, and the
+store's metrics as the job writes it, the recommendation is the job's, the figure and
+table are `backend.patching.figure` and `backend.patching.exports`, and the
 export is `backend.patching.sweep.export_patched`, after which the model lists offer the
-new checkpoint. Every action is a named API endpoint.
+new checkpoint. The model lists are `backend.models.choices.offered`, as in every tab, redrawn when a
+training run finishes or a model is exported (the timer) and when the tab is shown. Every action is a named
+API endpoint.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
@@ -17,10 +24,11 @@ from backend.benchmarks import available_benchmarks, get_benchmark
 from backend.benchmarks.results import results
 from backend.core.gpu import local_job_note
 from backend.core.store import Store
-from backend.patching.config import DEFAULT_ALPHAS, SweepConfig
-from ui.context import AppContext
+from backend.patching import exports
+from backend.patching.config import DEFAULT_ALPHAS, SweepConfig, default_axes
+from backend.patching.figure import tradeoff_svg
+from ui.context import AppContext, offer_new
 from ui.session import Session, actor_of, admin_actor, admin_initial, job_of_kind, shown
-from ui.tabs.sweep_tradeoff import tradeoff_svg
 
 REFRESH_S = 2.0
 DEFAULTS = SweepConfig()
@@ -43,10 +51,10 @@ def parse_alphas(text: str) -> list[float]:
         raise ValueError(f"alphas {text!r}: write start:stop:step (e.g. 0:1:0.1) or a list (e.g. 0, 0.5, 1)") from None
 
 
-def metric_choices(store: Store, root) -> list[str]:
-    """<benchmark>/<metric> names known without evaluating: the defaults, stored results' metrics, declared
-    headline and chance metrics. Other names can be typed."""
-    names = {DEFAULTS.compositional, DEFAULTS.object_centric}
+def metric_choices(store: Store, root, axes: tuple[str, str]) -> list[str]:
+    """<benchmark>/<metric> names known without evaluating: the form's default `axes`, stored results' metrics,
+    declared headline and chance metrics. Other names can be typed."""
+    names = set(axes)
     names |= {f"{row['benchmark']}/{metric}" for row in results(store) for metric in row["metrics"]}
     for benchmark in available_benchmarks(root):
         declared = get_benchmark(benchmark)
@@ -167,13 +175,38 @@ def make_handlers(ctx: AppContext) -> dict:
         return (f"Exported `{spec}`: it is now in every model list (Probe, Benchmarks, here).",
                 gr.Dropdown(choices=choices), gr.Dropdown(choices=choices))
 
+    def download(value, session=None):
+        """The finished sweep's results as files: every metric per alpha (CSV) and the trade-off figure (PNG,
+        SVG)."""
+        admin_actor(ctx, session, "downloading a sweep's results")
+        job = sweep_job(value)
+        result = jobs.result_of(job)
+        if not result.get("rows"):
+            raise gr.Error(f"Sweep #{job['id']} is {job['status']}: its results download once it is done.",
+                           print_exception=False)
+        stem = f"sweep-{job['id']}"
+        return [offer_new(f"{stem}.csv", lambda path: exports.write_csv(result, path)),
+                *(offer_new(f"{stem}{suffix}", lambda path: exports.write_figure(result, path))
+                  for suffix in exports.FIGURE_SUFFIXES)]
+
+    def refresh_models(seen, session=None):
+        """Both model lists as of now, when the models made here changed since `seen` (a run finished, a model
+        was exported): what the timer and showing the tab call. Silent for non-admins."""
+        if not actor_of(ctx, session).is_admin:
+            return seen, gr.skip(), gr.skip()
+        now = ctx.made_here()
+        if now == seen:
+            return seen, gr.skip(), gr.skip()
+        offered = ctx.current_model_choices()
+        return now, gr.Dropdown(choices=offered), gr.Dropdown(choices=offered)
+
     def list_sweeps(session=None):
         admin_actor(ctx, session, "viewing sweeps")
         jobs.reconcile(store, ctx.settings)
         return gr.Dropdown(choices=sweep_choices(store))
 
     return {"launch": launch, "sweep_status": sweep_status, "tick": tick, "export": export,
-            "list_sweeps": list_sweeps}
+            "list_sweeps": list_sweeps, "download": download, "refresh_models": refresh_models}
 
 
 def _form(ctx: AppContext) -> list:
@@ -185,10 +218,11 @@ def _form(ctx: AppContext) -> list:
         finetuned = gr.Dropdown(models, value=None, allow_custom_value=True, label="Finetuned model (alpha = 1)")
     alphas = gr.Textbox(f"{DEFAULT_ALPHAS[0]:g}:{DEFAULT_ALPHAS[-1]:g}:0.1", label="Alphas",
                         info="start:stop:step (stop included) or a list: 0, 0.5, 1")
-    metrics = metric_choices(ctx.store, ctx.settings.benchmarks_dir)
-    compositional = gr.Dropdown(metrics, value=DEFAULTS.compositional, allow_custom_value=True,
+    axes = default_axes({row["benchmark"] for row in results(ctx.store)})
+    metrics = metric_choices(ctx.store, ctx.settings.benchmarks_dir, axes)
+    compositional = gr.Dropdown(metrics, value=axes[0], allow_custom_value=True,
                                 label="Compositional metric (y)", info="<benchmark>/<metric>")
-    object_centric = gr.Dropdown(metrics, value=DEFAULTS.object_centric, allow_custom_value=True,
+    object_centric = gr.Dropdown(metrics, value=axes[1], allow_custom_value=True,
                                  label="Object-centric metric (x)", info="<benchmark>/<metric>")
     with gr.Row():
         tolerance = gr.Number(100 * DEFAULTS.tolerance, minimum=0, maximum=100, label="Tolerance (points)",
@@ -197,8 +231,24 @@ def _form(ctx: AppContext) -> list:
     return [pretrained, finetuned, alphas, compositional, object_centric, tolerance, limit]
 
 
-def build(ctx: AppContext, visitor: Session) -> None:
-    """Lay out the Sweep tab inside the current Blocks context."""
+@dataclass
+class ModelLists:
+    """The form's two model lists and what redraws them (`refresh_models`'s event arguments, but `fn`)."""
+
+    refresh_models: Callable
+    events: dict
+
+    def follow(self, app_tabs: gr.Tabs, label: str) -> None:
+        """Redraw the lists whenever one of the app's tabs is shown, so they are current when `label`'s is (a
+        catalog model downloaded meanwhile too): a few file checks, cheaper than telling the tabs apart."""
+        def shown(seen, session):
+            return self.refresh_models(None, session)
+
+        app_tabs.select(shown, **self.events)
+
+
+def build(ctx: AppContext, visitor: Session) -> ModelLists:
+    """Lay out the Sweep tab inside the current Blocks context; returns its model lists' refresh (`follow`)."""
     handlers = make_handlers(ctx)
     with gr.Row():
         with gr.Column(scale=1, min_width=340):
@@ -222,6 +272,10 @@ def build(ctx: AppContext, visitor: Session) -> None:
                 alpha = gr.Number(None, minimum=0, maximum=1, label="Alpha", scale=1)
                 export = gr.Button("Export patched checkpoint", scale=2)
             exported = gr.Markdown(elem_id="sweep-exported")
+            with gr.Row():
+                download = gr.Button("Download results (CSV, PNG, SVG)", scale=1)
+                files = gr.File(label="Results", file_count="multiple", interactive=False, scale=2,
+                                elem_id="sweep-files")
     shown_outputs = [status, plot, points, best, alpha]
     filled = gr.State(None)
     launch.click(handlers["launch"], [*form, visitor.state], [launched, job], api_name="launch_sweep")
@@ -229,6 +283,12 @@ def build(ctx: AppContext, visitor: Session) -> None:
     refresh.click(handlers["list_sweeps"], visitor.state, job, api_name="list_sweeps")
     export.click(handlers["export"], [job, name, alpha, visitor.state], [exported, form[0], form[1]],
                  api_name="export_patched")
+    download.click(handlers["download"], [job, visitor.state], files, api_name="download_sweep")
     timer = gr.Timer(REFRESH_S)
     timer.tick(handlers["tick"], [job, filled, visitor.state], [*shown_outputs, filled], api_visibility="private",
                show_progress="hidden")
+    seen = gr.State(None)  # the models made here the lists last showed (None: a page just opened)
+    lists = ModelLists(handlers["refresh_models"], {"inputs": [seen, visitor.state], "outputs": [seen, *form[:2]],
+                                                    "api_visibility": "private", "show_progress": "hidden"})
+    timer.tick(handlers["refresh_models"], **lists.events)
+    return lists

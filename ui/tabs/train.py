@@ -22,6 +22,7 @@ from backend.core.markup import literal
 from backend.core.store import Store
 from backend.jobs.hf import gpu_flavors
 from backend.perturb import FAMILIES
+from backend.train import history
 from backend.train.config import LOSSES, PAPER_DEFAULT_WEIGHTS, TrainConfig, data_sources, model_builders
 from backend.train.recipes import loss_label, recipes
 from ui import targets
@@ -34,6 +35,13 @@ SIDE_CURVES = {"CE-CLIP thresholds": None, "Logit scale": ("logit_scale",), "Lea
                "Samples / s": ("samples_per_second",)}
 RUN_COLUMNS = ["id", "name", "status", "progress", "latest", "loss", "base model", "target", "created"]
 REFRESH_S = 2.0
+# After the log box gets new lines: show its end (the newest lines), unless the admin is in it, reading. Gradio's own
+# autoscroll gives up after the first redraw: replacing the whole text moves the box to its top, which it takes for
+# the reader scrolling up.
+SCROLL_LOG_TO_END = """() => requestAnimationFrame(() => {
+  const box = document.querySelector('#train-log textarea');
+  if (box && document.activeElement !== box) box.scrollTop = box.scrollHeight;
+})"""
 CE_CLIP_WEIGHTS, HP_HN_WEIGHTS = PAPER_DEFAULT_WEIGHTS["ce_clip"], PAPER_DEFAULT_WEIGHTS["hp_hn"]
 # The form's fields in `form_config`'s order, each with the TrainConfig key (or loss weight) it shows.
 FORM_KEYS = ["name", "base_model", "data", "manifest", "loss", "alpha", "beta", "imc", "aux_types", "w_hn", "w_hp",
@@ -135,16 +143,47 @@ def plot_update(frame: pd.DataFrame):
     return frame if len(frame) else gr.skip()
 
 
+EVAL_COLUMNS = ["metric", "base model (%)", "value (%)", "change (points)", "step"]
+
+
 def eval_frame(store: Store, job_id: int) -> pd.DataFrame:
-    """The last value of every evaluation metric, in percent (as the CLI prints them)."""
+    """The last value of every evaluation metric beside the base model's (step 0) and the change, in percent (as
+    the CLI prints them)."""
+    base = store.latest_metrics(job_id, "baseline")
     last: dict[str, dict] = {}
     for row in store.metrics(job_id, "eval"):
-        last[row["name"]] = {"metric": row["name"], "value (%)": round(100 * row["value"], 1), "step": row["step"]}
-    return pd.DataFrame(list(last.values()), columns=["metric", "value (%)", "step"])
+        before = base.get(row["name"])
+        last[row["name"]] = {"metric": row["name"], "base model (%)": _percent(before),
+                             "value (%)": _percent(row["value"]),
+                             "change (points)": None if before is None else round(100 * (row["value"] - before), 1),
+                             "step": row["step"]}
+    return pd.DataFrame(list(last.values()), columns=EVAL_COLUMNS)
 
 
-def status_markdown(job: dict, links: str = "") -> str:
-    """The run's status line, folders, checkpoint, the first line of its error, and its chain of attempts."""
+def _percent(value: float | None) -> float | None:
+    return None if value is None else round(100 * value, 1)
+
+
+def against_base_markdown(rows: list[dict]) -> str:
+    """What the run did to its base model, in a line: each overall score before and now, and the metrics that fell
+    below the base model's (worst first), so a regression is seen without reading the table."""
+    if not rows:
+        return ""
+    def change(row: dict) -> str:
+        before, now = 100 * row["base"], 100 * row["final"]
+        return f"{literal(row['metric'])} {before:.1f} → {now:.1f} ({now - before:+.1f})"
+    overall = [row for row in rows if row["metric"].endswith("/overall")] or rows[:3]
+    worse = sorted((row for row in rows if row["change"] < 0), key=lambda row: row["change"])
+    text = "**Against the base model** (evaluated at step 0): " + "; ".join(map(change, overall))
+    if worse:
+        text += (f"  \n⚠️ {len(worse)} of {len(rows)} metrics fell below the base model: "
+                 + ", ".join(map(change, worse[:3])) + (", …" if len(worse) > 3 else ""))
+    return text
+
+
+def status_markdown(job: dict, links: str = "", store: Store | None = None) -> str:
+    """The run's status line, folders, its numbers against the base model's (with `store`), checkpoint, the first
+    line of its error, and its chain of attempts."""
     text = (f"**#{job['id']} {literal(job['name'])}** on `{jobs.label(job)}`: **{job['status']}**, "
             f"{100 * (job['progress'] or 0):.0f}% of the steps" + (f" ({links})" if links else ""))
     if job.get("message") and job["status"] == "running":
@@ -158,7 +197,8 @@ def status_markdown(job: dict, links: str = "") -> str:
         text += f"  \nHugging Face job: {result['url']}"
     if job.get("error") and job["status"] != "running":
         text += f"  \n{literal(first_line(job['error'], limit=10_000))}"
-    return text
+    comparison = against_base_markdown(history.run_against_base(store, job)) if store else ""
+    return text + (f"\n\n{comparison}" if comparison else "")
 
 
 def _message(error: Exception) -> gr.Error:
@@ -210,7 +250,7 @@ def make_handlers(ctx: AppContext):
             return "No run selected.", *[gr.skip()] * len(SIDE_CURVES), gr.skip(), "", gr.skip()
         job = store.get_job(job_id(value))
         curves = curve_frames(store.metrics(job["id"], "train"))
-        return (status_markdown(job, jobs.resume_links(store, job)), *[plot_update(frame) for frame in curves],
+        return (status_markdown(job, jobs.resume_links(store, job), store), *[plot_update(frame) for frame in curves],
                 jobs.log_tail(job.get("log_path"), 40), eval_frame(store, job["id"]))
 
     def cancel(value, session=None):
@@ -246,14 +286,15 @@ def make_handlers(ctx: AppContext):
         return run_status(value, session)
 
     def refresh_if_changed(seen, session=None):
-        """The run list and table, only when a train job changed since `seen` (what the timer calls)."""
+        """The run list and table, and the base models (a finished run's checkpoint is one), only when a train job
+        changed since `seen` (what the timer calls)."""
         if not actor_of(ctx, session).is_admin:
-            return seen, gr.skip(), gr.skip()
+            return seen, gr.skip(), gr.skip(), gr.skip()
         jobs.reconcile(store, ctx.settings)
         now = list(store.last_change("train"))
         if now == seen:
-            return seen, gr.skip(), gr.skip()
-        return now, gr.Dropdown(choices=run_choices(store)), runs_frame(store)
+            return seen, gr.skip(), gr.skip(), gr.skip()
+        return now, gr.Dropdown(choices=run_choices(store)), runs_frame(store), gr.Dropdown(choices=base_models(ctx))
 
     return {"launch": launch, "run_status": run_status, "cancel": cancel, "resume": resume, "list_runs": list_runs,
             "tick": tick, "refresh_if_changed": refresh_if_changed}
@@ -317,10 +358,11 @@ def _run_view() -> list:
     for titles in (list(SIDE_CURVES)[:2], list(SIDE_CURVES)[2:]):
         with gr.Row():
             sides += [gr.LinePlot(x="step", y="value", color="name", label=title) for title in titles]
-    log = gr.Textbox(label="Log (tail)", lines=10, max_lines=10, autoscroll=True, interactive=False,
+    log = gr.Textbox(label="Log (newest lines last)", lines=10, max_lines=10, autoscroll=False, interactive=False,
                      elem_id="train-log")
-    evals = gr.Dataframe(pd.DataFrame(columns=["metric", "value (%)", "step"]), label="Evaluation (last value)",
-                         interactive=False, max_height=300)
+    log.change(None, js=SCROLL_LOG_TO_END, api_visibility="private", queue=False)
+    evals = gr.Dataframe(pd.DataFrame(columns=EVAL_COLUMNS), label="Evaluation (last value) against the base model",
+                         interactive=False, max_height=300, elem_id="train-evals")
     return [status, losses, *sides, log, evals]
 
 
@@ -373,8 +415,8 @@ def build(ctx: AppContext, visitor: Session) -> None:
     timer = gr.Timer(REFRESH_S)
     timer.tick(handlers["tick"], [run, visitor.state], shown, api_visibility="private",
                show_progress="hidden")
-    timer.tick(handlers["refresh_if_changed"], [seen, visitor.state], [seen, run, runs], api_visibility="private",
-               show_progress="hidden")
+    timer.tick(handlers["refresh_if_changed"], [seen, visitor.state], [seen, run, runs, form[1]],
+               api_visibility="private", show_progress="hidden")
     cancel.click(handlers["cancel"], [run, visitor.state], [shown[0], runs], api_name="cancel")
     resume.click(handlers["resume"], [run, visitor.state], [launched, run, runs], api_name="resume")
     refresh.click(handlers["list_runs"], visitor.state, [run, runs], api_name="list_runs")
