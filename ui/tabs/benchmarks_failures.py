@@ -4,8 +4,10 @@ Views only: items, subtypes, disagreements and images come from
 `backend.benchmarks.results` (every evaluated item's texts and scores are stored
 with its result). An item's scores are laid out as ``scores[k][i]`` = caption k
 with image i, and caption k is image k's true caption (the layout every item rule
-of `backend.benchmarks.task` reads; with one image, caption 0 is the true one).
-"Send to Probe" puts an item's image and true caption into the Probe tab.
+of `backend.benchmarks.task` reads; with one image, caption 0 is the true one; the benchmark says which texts are
+hard positives: `backend.benchmarks.results.text_roles`). A margin is the Probe's: the best rival caption's score
+minus the true caption's, so >= 0 is wrong in both tabs. "Send to Probe" puts the item's own image (its decoded
+pixels, saved losslessly), its true caption, its negatives and positives and the result's model into the Probe tab.
 """
 from __future__ import annotations
 
@@ -18,12 +20,15 @@ from PIL import Image
 from backend.benchmarks.results import (
     disagreements,
     get_result,
+    image_margins,
     item_images,
     items,
     model_label,
     paired_test,
+    probe_hand_off,
     results,
     subtypes,
+    text_roles,
 )
 from backend.core.store import Store
 from ui.context import AppContext
@@ -31,6 +36,7 @@ from ui.session import shown
 
 PAGE = 50
 FAILURE_COLUMNS = ["#", "subtype", "true caption", "model's pick", "margin"]
+MARGIN_HELP = "margin: the best rival caption's score minus the true caption's (>= 0: wrong), as in the Probe"
 DISAGREE_COLUMNS = ["#", "subtype", "true caption", "first right", "margin (first)", "margin (second)"]
 SHOWN_SIZE = 224  # tiny benchmark images (the toy world's are 64 px) are enlarged so a person can see them
 
@@ -42,11 +48,13 @@ def result_choices(store: Store) -> list[tuple[str, int]]:
             for row in results(store) if row["n_items"] is not None]
 
 
-def margin(scores: list[list[float]]) -> float:
-    """How far the true captions lead: per image, its true caption's score minus the best other caption's; the
-    smallest over images (negative: the model got the item wrong)."""
-    n_images = len(scores[0])
-    return min(scores[i][i] - max(row[i] for k, row in enumerate(scores) if k != i) for i in range(n_images))
+def roles_of(benchmark: str, item: dict) -> list[str]:
+    return text_roles(benchmark, len(item["texts"]), len(item["scores"][0]))
+
+
+def margin(benchmark: str, item: dict) -> float:
+    """The item's margin: the largest over its images of the best rival's score minus the true caption's."""
+    return max(image_margins(item["scores"], roles_of(benchmark, item)))
 
 
 def pick(scores: list[list[float]], image: int = 0) -> int:
@@ -62,38 +70,45 @@ def comparable(store: Store, chosen: dict) -> list[tuple[str, int]]:
     return [(label, rid) for label, rid in result_choices(store) if rid in same - {chosen["id"]}]
 
 
-def failure_frame(rows: list[dict]) -> pd.DataFrame:
+def failure_frame(benchmark: str, rows: list[dict]) -> pd.DataFrame:
     """One row per item: its position, subtype, true caption, the caption the model preferred, the margin."""
     return pd.DataFrame([{"#": row["position"], "subtype": row["subtype"], "true caption": row["texts"][0],
-                          "model's pick": row["texts"][pick(row["scores"])], "margin": round(margin(row["scores"]), 4)}
-                         for row in rows], columns=FAILURE_COLUMNS)
+                          "model's pick": row["texts"][pick(row["scores"])],
+                          "margin": round(margin(benchmark, row), 4)} for row in rows], columns=FAILURE_COLUMNS)
 
 
-def disagreement_frame(rows: list[dict]) -> pd.DataFrame:
+def disagreement_frame(benchmark: str, rows: list[dict]) -> pd.DataFrame:
     """One row per item the two results judge differently: which one got it right, and both margins."""
     return pd.DataFrame([{"#": row["position"], "subtype": row["subtype"], "true caption": row["texts"][0],
-                          "first right": bool(row["correct"]), "margin (first)": round(margin(row["scores"]), 4),
-                          "margin (second)": round(margin(row["other_scores"]), 4)} for row in rows],
-                        columns=DISAGREE_COLUMNS)
+                          "first right": bool(row["correct"]), "margin (first)": round(margin(benchmark, row), 4),
+                          "margin (second)": round(margin(benchmark, {**row, "scores": row["other_scores"]}), 4)}
+                         for row in rows], columns=DISAGREE_COLUMNS)
 
 
-def captions_html(item: dict) -> str:
-    """The item's captions with their score per image; the true caption of each image marked, the model's pick
-    per image in bold."""
+ROLE_SHOWN = {"true": "✓ true", "positive": "+ positive (also true)", "negative": "✗ negative"}
+
+
+def captions_html(benchmark: str, item: dict) -> str:
+    """The item's captions with their score per image; each text's role (true, hard positive, negative), the
+    model's pick per image in bold; the margin per image where there are several."""
     scores, n_images = item["scores"], len(item["scores"][0])
+    roles, margins = roles_of(benchmark, item), image_margins(item["scores"], roles_of(benchmark, item))
     picks = {pick(scores, i) for i in range(n_images)} if n_images == 1 else set()
     head = "".join(f"<th>score, image {i + 1}</th>" for i in range(n_images))
     lines = []
-    for k, text in enumerate(item["texts"]):
-        role = (f"✓ true{f' (image {k + 1})' if n_images > 1 else ''}" if k < n_images else "✗ negative")
+    for k, (text, role) in enumerate(zip(item["texts"], roles)):
+        shown = ROLE_SHOWN[role] + (f" (image {k + 1})" if role == "true" and n_images > 1 else "")
         cells = "".join(f"<td>{'<b>' if pick(scores, i) == k else ''}{scores[k][i]:.4f}"
                         f"{'</b>' if pick(scores, i) == k else ''}</td>" for i in range(n_images))
         chosen = " · model's pick" if k in picks else ""
-        lines.append(f'<tr class="{"true" if k < n_images else "negative"}"><td class="role">{role}{chosen}</td>'
+        lines.append(f'<tr class="{role}"><td class="role">{shown}{chosen}</td>'
                      f'<td class="caption">{html.escape(text)}</td>{cells}</tr>')
     verdict = "right" if item["correct"] else "wrong"
+    per_image = (" (" + ", ".join(f"image {i + 1}: {m:+.4f}" for i, m in enumerate(margins)) + ")"
+                 if n_images > 1 else "")
     return (f'<div id="failure-verdict">Item #{item["position"]} ({html.escape(item["subtype"])}): the model got it '
-            f'<b>{verdict}</b>; margin {margin(scores):+.4f}.</div><table class="failure-captions">'
+            f'<b>{verdict}</b>; margin {max(margins):+.4f}{per_image} (best rival minus true caption; '
+            f'&ge; 0 is wrong).</div><table class="failure-captions">'
             f"<thead><tr><th>caption</th><th>text</th>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>")
 
 
@@ -139,7 +154,8 @@ def make_handlers(ctx: AppContext) -> dict:
         if value in (None, ""):
             return pd.DataFrame(columns=FAILURE_COLUMNS)
         offset = PAGE * max(int(page or 1) - 1, 0)
-        return failure_frame(items(store, result_id(value), True, subtype or None, PAGE, offset))
+        chosen = guarded(get_result, store, result_id(value))
+        return failure_frame(chosen["benchmark"], items(store, chosen["id"], True, subtype or None, PAGE, offset))
 
     def item(rid: int, position) -> dict:
         if position in (None, ""):
@@ -156,13 +172,14 @@ def make_handlers(ctx: AppContext) -> dict:
         rid = result_id(value)
         shown_item = item(rid, position)
         images = guarded(item_images, store, rid, shown_item["position"], ctx.settings.benchmarks_dir)
-        return [enlarged(image) for image in images], captions_html(shown_item)
+        return [enlarged(image) for image in images], captions_html(get_result(store, rid)["benchmark"], shown_item)
 
     def compare(first, second):
         """Items one result gets right and the other wrong."""
         if second in (None, ""):
             return pd.DataFrame(columns=DISAGREE_COLUMNS)
-        return disagreement_frame(guarded(disagreements, store, result_id(first), int(second), PAGE))
+        rows = guarded(disagreements, store, result_id(first), int(second), PAGE)
+        return disagreement_frame(get_result(store, result_id(first))["benchmark"], rows)
 
     def paired(first, second):
         """The two results' paired test: exact McNemar p-value, discordant items, the difference's interval."""
@@ -172,11 +189,19 @@ def make_handlers(ctx: AppContext) -> dict:
                                                                      int(second)).line()
 
     def send_to_probe(value, position):
-        """The item's first image and its true caption, into the Probe tab's inputs; the Probe tab opens."""
+        """The item as the benchmark scored it, into the Probe tab: the image it is decided on (its own pixels: the
+        Probe's image component saves PNG), its true caption, its rivals as negative and hard positives as positive
+        extra captions, the result's model, no generated perturbations (so the Probe scores the same texts); the
+        Probe tab opens on it."""
         rid = result_id(value)
         shown_item = item(rid, position)
-        image = guarded(item_images, store, rid, shown_item["position"], ctx.settings.benchmarks_dir)[0]
-        return image, shown_item["texts"][0], gr.Tabs(selected="probe")
+        sent = guarded(probe_hand_off, store, rid, shown_item["position"], ctx.settings.benchmarks_dir)
+        model = get_result(store, rid)["model"]
+        where = f"image {sent.image_number + 1} of {sent.n_images}, " if sent.n_images > 1 else ""
+        gr.Info(f"Item #{shown_item['position']} sent ({where}margin {sent.margin:+.4f} in the benchmark): "
+                "press Probe to score it with the same model.")
+        return (sent.image, sent.caption, sent.extra_lines(), [model], [], gr.Accordion(open=True),
+                gr.Tabs(selected="probe"))
 
     return {"choices": lambda: gr.Dropdown(choices=result_choices(store)), "pick_result": pick_result,
             "failures": failures, "failure_item": failure_item, "compare": compare, "paired": paired,
@@ -231,5 +256,6 @@ def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> None:
     for table in (wrong, disagree):
         table.select(selected_position, table, position, api_visibility="private")
     position.change(handlers["failure_item"], [result, position], [gallery, captions], api_name="failure_item")
-    send.click(handlers["send_to_probe"], [result, position], [probe_inputs["image"], probe_inputs["caption"], tabs],
-               api_name="send_to_probe")
+    send.click(handlers["send_to_probe"], [result, position],
+               [probe_inputs[key] for key in ("image", "caption", "extra", "models", "families", "extras_panel")]
+               + [tabs], api_name="send_to_probe")
