@@ -77,9 +77,15 @@ class AppContext:
         """(label, spec) pairs as of now: catalog models labelled with whether they are on disk, and finished
         training runs' checkpoints and exported patched models, which join without restarting the app."""
         labels = {spec: label for label, spec in choices.labelled_choices(self.model_choices, self.settings.models_dir)}
-        for label, spec in [*jobs.finished_checkpoints(self.store), *exported_models(self.settings.models_dir)]:
+        for spec, label in self.run_names().items():
             labels.setdefault(spec, label)
         return [(label, spec) for spec, label in labels.items()]
+
+    def run_names(self) -> dict[str, str]:
+        """Spec -> name of every finished training run's checkpoint and exported patched model: how the model
+        lists, the leaderboard, its CSV and its chart name them."""
+        found = [*jobs.finished_checkpoints(self.store), *exported_models(self.settings.models_dir)]
+        return {spec: label for label, spec in reversed(found)}  # the first listed wins, as in the model lists
 
     def offered_specs(self) -> list[str]:
         """Every spec the model list offers (some may still need a download)."""

@@ -18,7 +18,7 @@ import csv
 import io
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,9 +106,15 @@ def get_result(store: Store, result_id: int) -> dict:
     return _decode(dict(rows[0]))
 
 
-def model_label(row: dict) -> str:
-    """How a model's row is named: its spec with activation and precision (the same spec can score twice)."""
-    return f"{row['model']} ({row['activation']}, {row['precision']})"
+def model_label(row: dict, names: Mapping[str, str] | None = None) -> str:
+    """How a model's row is named: its run's name where ``names`` (spec -> name: finished training runs, exported
+    models) has one, else its spec, with activation and precision (the same spec can score twice)."""
+    return f"{(names or {}).get(row['model'], row['model'])} ({row['activation']}, {row['precision']})"
+
+
+def row_label(row: dict, names: Mapping[str, str] | None = None) -> str:
+    """A leaderboard row's name (and its chart bars'): `model_label`, marked when only a prefix was evaluated."""
+    return model_label(row, names) + (f" [first {row['item_limit']} items]" if row["item_limit"] else "")
 
 
 @dataclass
@@ -139,15 +145,15 @@ class Leaderboard:
 
 
 def leaderboard(store: Store, benchmarks: Sequence[str] = (), metrics: Sequence[str] = (),
-                reference_rows: Sequence[dict] = ()) -> Leaderboard:
+                reference_rows: Sequence[dict] = (), names: Mapping[str, str] | None = None) -> Leaderboard:
     """One row per model identity with every stored metric (optionally only ``metrics``), then reference rows.
 
     A model evaluated on a prefix of a benchmark (``limit``) is labelled so:
-    its numbers are not comparable with full runs.
+    its numbers are not comparable with full runs. Rows are named by `row_label`.
     """
     by_model: dict[str, dict] = {}
     for row in reversed(results(store, benchmarks)):  # oldest first, so newer results overwrite
-        label = model_label(row) + (f" [first {row['item_limit']} items]" if row["item_limit"] else "")
+        label = row_label(row, names)
         source = "text-only baseline, evaluated here" if is_blind(row["model"]) else "evaluated here"
         entry = by_model.setdefault(label, {"model": label, "source": source, "intervals": {}})
         entry.update({f"{row['benchmark']}/{key}": value for key, value in row["metrics"].items()})

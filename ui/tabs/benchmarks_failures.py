@@ -12,6 +12,7 @@ pixels, saved losslessly), its true caption, its negatives and positives and the
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 import gradio as gr
 import pandas as pd
@@ -41,11 +42,16 @@ DISAGREE_COLUMNS = ["#", "subtype", "true caption", "first right", "margin (firs
 SHOWN_SIZE = 224  # tiny benchmark images (the toy world's are 64 px) are enlarged so a person can see them
 
 
-def result_choices(store: Store) -> list[tuple[str, int]]:
-    """(label, id) of every stored result that kept its items, newest first."""
-    return [(f"#{row['id']} {model_label(row)} · {row['benchmark']}"
+def result_choices(store: Store, names: Mapping[str, str] | None = None) -> list[tuple[str, int]]:
+    """(label, id) of every stored result that kept its items, newest first; models named as in the leaderboard."""
+    return [(f"#{row['id']} {model_label(row, names)} · {row['benchmark']}"
              + (f" [first {row['item_limit']}]" if row["item_limit"] else ""), row["id"])
             for row in results(store) if row["n_items"] is not None]
+
+
+def refreshed_choices(ctx: AppContext) -> gr.Dropdown:
+    """The result list as of now (the Benchmarks tab's timer calls it when an evaluation finished)."""
+    return gr.Dropdown(choices=result_choices(ctx.store, ctx.run_names()))
 
 
 def roles_of(benchmark: str, item: dict) -> list[str]:
@@ -62,12 +68,12 @@ def pick(scores: list[list[float]], image: int = 0) -> int:
     return max(range(len(scores)), key=lambda k: scores[k][image])
 
 
-def comparable(store: Store, chosen: dict) -> list[tuple[str, int]]:
+def comparable(store: Store, chosen: dict, names: Mapping[str, str] | None = None) -> list[tuple[str, int]]:
     """Other results on the same benchmark, data version and item limit: the only ones an item-by-item comparison
     is meaningful with."""
     key = (chosen["benchmark"], chosen["version"], chosen["item_limit"])
     same = {row["id"] for row in results(store) if (row["benchmark"], row["version"], row["item_limit"]) == key}
-    return [(label, rid) for label, rid in result_choices(store) if rid in same - {chosen["id"]}]
+    return [(label, rid) for label, rid in result_choices(store, names) if rid in same - {chosen["id"]}]
 
 
 def failure_frame(benchmark: str, rows: list[dict]) -> pd.DataFrame:
@@ -146,7 +152,8 @@ def make_handlers(ctx: AppContext) -> dict:
         wrong = sum(row[2] for row in counts)
         options = [(f"all ({wrong} wrong of {sum(row[1] for row in counts)})", "")]
         options += [(f"{name} ({bad} wrong of {n})", name) for name, n, bad in counts]
-        return gr.Dropdown(choices=options, value=""), gr.Dropdown(choices=comparable(store, chosen), value=None), \
+        return gr.Dropdown(choices=options, value=""), \
+            gr.Dropdown(choices=comparable(store, chosen, ctx.run_names()), value=None), \
             *cleared
 
     def failures(value, subtype="", page=1):
@@ -203,7 +210,7 @@ def make_handlers(ctx: AppContext) -> dict:
         return (sent.image, sent.caption, sent.extra_lines(), [model], [], gr.Accordion(open=True),
                 gr.Tabs(selected="probe"))
 
-    return {"choices": lambda: gr.Dropdown(choices=result_choices(store)), "pick_result": pick_result,
+    return {"choices": lambda: refreshed_choices(ctx), "pick_result": pick_result,
             "failures": failures, "failure_item": failure_item, "compare": compare, "paired": paired,
             "send_to_probe": send_to_probe}
 
@@ -213,12 +220,14 @@ def selected_position(table: pd.DataFrame, event: gr.SelectData) -> int:
     return int(table.iloc[event.index[0]]["#"])
 
 
-def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> None:
-    """Lay out the failure browser (an accordion of the Benchmarks tab) and wire its endpoints."""
+def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> gr.Dropdown:
+    """Lay out the failure browser (an accordion of the Benchmarks tab) and wire its endpoints; returns its result
+    list, which the tab refreshes when an evaluation finishes."""
     handlers = make_handlers(ctx)
     with gr.Accordion("Failures: what a model got wrong", open=True, elem_id="failures"):
         with gr.Row():
-            result = gr.Dropdown(result_choices(ctx.store), value=None, allow_custom_value=True, scale=3,
+            result = gr.Dropdown(result_choices(ctx.store, ctx.run_names()), value=None, allow_custom_value=True,
+                                 scale=3,
                                  label="Result (model × benchmark)", elem_id="failure-result")
             subtype = gr.Dropdown([], allow_custom_value=True, label="Subtype (wrong of all)", scale=2,
                                   elem_id="failure-subtype")
@@ -228,7 +237,7 @@ def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> None:
             with gr.Column(scale=3):
                 wrong = gr.Dataframe(pd.DataFrame(columns=FAILURE_COLUMNS), interactive=False, wrap=True,
                                      column_widths=["9%", "16%", "33%", "30%", "12%"],
-                                     max_height=360, label="Items the model got wrong (click one)",
+                                     max_height=360, label=f"Items the model got wrong (click one); {MARGIN_HELP}",
                                      elem_id="failure-table")
                 other = gr.Dropdown([], allow_custom_value=True, elem_id="failure-other",
                                     label="Where two models disagree: compare with (same item set)")
@@ -259,3 +268,4 @@ def build(ctx: AppContext, probe_inputs: dict, tabs: gr.Tabs) -> None:
     send.click(handlers["send_to_probe"], [result, position],
                [probe_inputs[key] for key in ("image", "caption", "extra", "models", "families", "extras_panel")]
                + [tabs], api_name="send_to_probe")
+    return result
