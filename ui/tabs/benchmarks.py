@@ -130,9 +130,10 @@ def describe(names: list[str] | None, answers: dict[str, str] | None = None) -> 
         except ValueError as error:
             lines.append(f"- **{literal(name)}**: {literal(error)}")
             continue
-        answer = (answers or {}).get(name)
+        answer = (answers or {}).get(name)  # why not ready names server folders: an admin's console says it
         state = ("" if answer is None else " ✓ data ready." if answer == READY else
-                 f" ✗ **{literal(answer)}**; `python -m backend benchmarks --check` prints the steps to get it.")
+                 " ✗ **needs data**: its files are not on this machine; `python -m backend benchmarks --check` "
+                 "prints the steps to get them.")
         lines.append(f"- **{name}** (data version {benchmark.version}): {benchmark.description}{state}")
     return "\n".join(lines) or "Pick benchmarks to see what each measures."
 
@@ -202,9 +203,13 @@ def make_handlers(ctx: AppContext) -> dict:
         value = list(picked or []) or ready_default(names, answers)
         return True, gr.Dropdown(choices=benchmark_choices(names, answers), value=value), describe(value, answers)
 
+    def describe_with_data(names):
+        """`describe` with what the data check knows."""
+        return describe(names, readiness.known(root, start=False))
+
     return {"board": board, "launch": launch, "evaluate_status": evaluate_status,
             "refresh_if_changed": refresh_if_changed, "mark_benchmarks": mark_benchmarks,
-            "describe": lambda names: describe(names, readiness.known(root, start=False)),
+            "describe": describe_with_data,
             "csv": lambda benchmarks=None: write_csv(ctx, benchmarks),
             "model_choices": lambda: gr.Dropdown(choices=ctx.current_model_choices())}
 
