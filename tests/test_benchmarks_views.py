@@ -22,6 +22,7 @@ from gradio_client import Client, handle_file
 from backend.benchmarks import BENCHMARKS
 from backend.benchmarks.job import EvaluateConfig, evaluate_models
 from backend.benchmarks.results import items, probe_hand_off, results
+from backend.cli import main
 from backend.core.store import Store
 from tests.support.appserver import running_app, wait_for
 from tests.support.browser import choose, horizontal_overflow, new_page, read_table, screenshot
@@ -75,7 +76,7 @@ def test_the_default_columns_are_each_benchmarks_headline_and_every_metric_is_on
     assert bivlc["chance (%)"] == pytest.approx(100 / 6, abs=0.05) and bivlc["low (%)"] <= bivlc["value (%)"]
 
 
-def test_a_run_is_named_alike_in_the_leaderboard_the_csv_and_the_chart(app):
+def test_a_run_is_named_alike_in_the_leaderboard_the_csv_and_the_chart(app, capsys):
     client = Client(app["url"], verbose=False)
     table, plot = client.predict([], "headline", api_name="/leaderboard")
     assert {row[0] for row in table["data"]} >= {RUN_ROW, TOY_ROW}
@@ -84,6 +85,8 @@ def test_a_run_is_named_alike_in_the_leaderboard_the_csv_and_the_chart(app):
     exported = {row["model"] for row in csv.DictReader(io.StringIO(Path(admin.predict(
         [], api_name="/leaderboard_csv")).read_text()))}
     assert {RUN_ROW, TOY_ROW} <= exported and not any(app["run"] in name for name in exported)
+    assert main(["leaderboard", "--db", str(app["workspace"] / "lab.db")]) == 0  # and on the command line
+    assert {RUN_ROW, TOY_ROW} <= {row["model"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))}
 
 
 # Where each header's text wraps, read character by character from the layout: "toy-bivlc / gro|up" is a word

@@ -11,7 +11,6 @@ import gradio as gr
 from gradio import processing_utils
 from gradio import utils as gradio_utils
 
-from backend import jobs
 from backend.annotate.images import TaskImages
 from backend.core import auth, limits
 from backend.core.credentials import Credentials
@@ -20,7 +19,7 @@ from backend.core.settings import Settings
 from backend.core.store import Store
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from backend.patching.config import exported_models
+from backend.patching.config import model_names
 from backend.probe.runner import InProcess, InWorker
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -84,8 +83,7 @@ class AppContext:
     def run_names(self) -> dict[str, str]:
         """Spec -> name of every finished training run's checkpoint and exported patched model: how the model
         lists, the leaderboard, its CSV and its chart name them."""
-        found = [*jobs.finished_checkpoints(self.store), *exported_models(self.settings.models_dir)]
-        return {spec: label for label, spec in reversed(found)}  # the first listed wins, as in the model lists
+        return model_names(self.store, self.settings.models_dir)
 
     def offered_specs(self) -> list[str]:
         """Every spec the model list offers (some may still need a download)."""
@@ -96,8 +94,7 @@ class AppContext:
         listed models whose weights are on this machine now (no download, and a model an admin put there)."""
         if self.settings.guest_models:
             return list(self.settings.guest_models)
-        local = [spec for _, spec in [*jobs.finished_checkpoints(self.store),
-                                      *exported_models(self.settings.models_dir)]]
+        local = list(self.run_names())
         listed = [choice.spec for choice in (choices.describe(spec, self.settings.models_dir)
                                              for spec in self.model_choices) if choice.available]
         return list(dict.fromkeys([*listed, *local]))

@@ -129,3 +129,15 @@ def exported_models(models_dir: Path | str) -> list[tuple[str, str]]:
         label = f"{config_path.parent.name} (patched, alpha {origin.get('alpha', '?')})"
         found.append((label, f"local-dir:{config_path.parent}"))
     return found
+
+
+def model_names(store, models_dir: Path | str) -> dict[str, str]:
+    """Spec -> name of every finished training run's checkpoint and exported patched model: how the model lists,
+    the leaderboard (the tab, its CSV and chart, ``python -m backend leaderboard``) and the failure browser name
+    them; the newest run wins a shared spec, as in the model lists."""
+    from backend.jobs.records import finished_checkpoints
+
+    names: dict[str, str] = {}
+    for label, spec in [*finished_checkpoints(store), *exported_models(models_dir)]:  # newest run first
+        names.setdefault(spec, label)
+    return names

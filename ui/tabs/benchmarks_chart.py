@@ -55,9 +55,9 @@ def chart_frame(store: Store, benchmarks: list[str] | None = None,
     for row in stored:
         metric = headline_metric(row["benchmark"], row["metrics"])
         low, high = (row.get("intervals") or {}).get(metric) or (None, None)
-        bars.append({"benchmark": row["benchmark"], "metric": metric, "group": column_title(f"{row['benchmark']}/{metric}"),
-                     "model": row_label(row, names), "value (%)": percent(row["metrics"][metric]),
-                     "low (%)": percent(low), "high (%)": percent(high),
+        bars.append({"benchmark": row["benchmark"], "metric": metric,
+                     "group": column_title(f"{row['benchmark']}/{metric}"), "model": row_label(row, names),
+                     "value (%)": percent(row["metrics"][metric]), "low (%)": percent(low), "high (%)": percent(high),
                      "chance (%)": percent(chance_of(row["benchmark"], metric))})
     return pd.DataFrame(bars, columns=CHART_COLUMNS)
 
@@ -95,6 +95,7 @@ def chart(frame: pd.DataFrame):
         x=alt.X("group:N", sort=None, bandPosition=0), y="chance (%):Q", text="chance_text:N"
     ).transform_calculate(chance_text="'chance ' + format(datum['chance (%)'], '.1f')")
     layered = alt.layer(bars, errors, labels, chance, chance_label).properties(
-        height=HEIGHT, width=width(frame), title=alt.Title("Headline metric per benchmark (%): bar = value, whisker = 95% interval, "
-                                       "black line = chance", anchor="start", fontSize=13))
+        height=HEIGHT, width=width(frame),
+        title=alt.Title("Headline metric per benchmark (%): bar = value, whisker = 95% interval, black line = chance",
+                        anchor="start", fontSize=13))
     return layered.properties(usermeta={"embedOptions": {"renderer": "svg"}})
