@@ -109,10 +109,11 @@ def filter_choices(ctx: AppContext) -> list[str]:
 
 
 def benchmark_choices(names: list[str], answers: dict[str, str] | None) -> list[tuple[str, str]]:
-    """The launch list: each benchmark marked ready (its data is here) or needing data, once the check answered."""
-    if answers is None:
-        return [(name, name) for name in names]
-    return [(f"✓ {name}" if answers.get(name) == READY else f"✗ {name} (needs data)", name) for name in names]
+    """The launch list: each benchmark marked ready (its data is here) or needing data, once the check answered
+    for it (a benchmark typed in or found since, or a failed check, stays unmarked)."""
+    answers = answers or {}
+    return [(name if name not in answers else f"✓ {name}" if answers[name] == READY else f"✗ {name} (needs data)",
+             name) for name in names]
 
 
 def ready_default(names: list[str], answers: dict[str, str] | None) -> list[str]:
