@@ -98,7 +98,8 @@ def captions_html(benchmark: str, item: dict) -> str:
     """The item's captions with their score per image; each text's role (true, hard positive, negative), the
     model's pick per image in bold; the margin per image where there are several."""
     scores, n_images = item["scores"], len(item["scores"][0])
-    roles, margins = roles_of(benchmark, item), image_margins(item["scores"], roles_of(benchmark, item))
+    roles = roles_of(benchmark, item)
+    margins = image_margins(scores, roles)
     picks = {pick(scores, i) for i in range(n_images)} if n_images == 1 else set()
     head = "".join(f"<th>score, image {i + 1}</th>" for i in range(n_images))
     lines = []
