@@ -75,9 +75,9 @@ def _wait_for_results(page, text=None):
 
 
 def _cell(row, label):
-    """(score, verdict) as a model's column shows them: "0.1234 · verdict"."""
+    """(score, verdict) as a model's column shows them: "0.1234 · verdict · margin +0.0100"."""
     score, _, verdict = row[label]["text"].partition(" · ")
-    return score, verdict
+    return score, verdict.split(" · margin ")[0]
 
 
 def _expected_verdict(score: str, original: str) -> str:

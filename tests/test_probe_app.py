@@ -49,9 +49,10 @@ def _rows(table):
 
 
 def _cell(row, label):
-    """(score, verdict) from a model's column, which shows "0.1234 · verdict" (or just the score)."""
+    """(score, verdict) from a model's column, which shows "0.1234 · verdict · margin +0.0100" (or just the
+    score)."""
     score, _, verdict = row[label].partition(" · ")
-    return float(score), verdict.replace("<strong>", "").replace("</strong>", "")
+    return float(score), verdict.split(" · margin ")[0].replace("<strong>", "").replace("</strong>", "")
 
 
 def _saved(json_path):

@@ -79,6 +79,11 @@ class AppContext:
         """The models made here (finished runs, exported patched models): what views poll to refresh their lists."""
         return choices.made_here(self.store, self.settings.models_dir)
 
+    def run_names(self) -> dict[str, str]:
+        """Spec -> name of every finished training run's checkpoint and exported patched model: how the model
+        lists, the leaderboard, its CSV and its chart name them."""
+        return choices.model_names(self.store, self.settings.models_dir)
+
     def offered_specs(self) -> list[str]:
         """Every spec the model list offers (some may still need a download)."""
         return [spec for _, spec in self.current_model_choices()]

@@ -46,7 +46,13 @@ class Benchmark:
     the folder holding every benchmark's data (toy benchmarks ignore it).
     ``version`` identifies the item set, so results on different item sets
     are never compared. ``chance`` maps metric names to their chance level
-    (for the leaderboard's chance row).
+    (for the leaderboard's chance row). ``headline`` lists the metrics a
+    leaderboard shows first, the paper's main metric first (the chart's bar
+    and the leaderboard's default column). ``text_roles`` says what each text
+    of an item is, ``"true"``, ``"negative"`` or ``"positive"`` (a hard
+    positive, true of the image too); empty means text k is image k's true
+    caption and the rest are negatives (the failure browser and "Send to
+    Probe" read it).
     """
 
     name: str
@@ -54,8 +60,9 @@ class Benchmark:
     version: str
     build: Callable[[int | None, Path], Task]
     chance: dict[str, float] = field(default_factory=dict)
-    headline: tuple[str, ...] = ()  # the metrics a leaderboard shows first
+    headline: tuple[str, ...] = ()  # the metrics a leaderboard shows first (the paper's main metric first)
     object_centric: bool = False  # recognition (zero-shot classification, retrieval): a sweep's x axis
+    text_roles: tuple[str, ...] = ()
 
 
 BENCHMARKS: dict[str, Benchmark] = {}

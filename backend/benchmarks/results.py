@@ -18,9 +18,11 @@ import csv
 import io
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from PIL import Image
 
 from backend.benchmarks import stats
 from backend.benchmarks.blind import is_blind
@@ -104,9 +106,15 @@ def get_result(store: Store, result_id: int) -> dict:
     return _decode(dict(rows[0]))
 
 
-def model_label(row: dict) -> str:
-    """How a model's row is named: its spec with activation and precision (the same spec can score twice)."""
-    return f"{row['model']} ({row['activation']}, {row['precision']})"
+def model_label(row: dict, names: Mapping[str, str] | None = None) -> str:
+    """How a model's row is named: its run's name where ``names`` (spec -> name: finished training runs, exported
+    models) has one, else its spec, with activation and precision (the same spec can score twice)."""
+    return f"{(names or {}).get(row['model'], row['model'])} ({row['activation']}, {row['precision']})"
+
+
+def row_label(row: dict, names: Mapping[str, str] | None = None) -> str:
+    """A leaderboard row's name (and its chart bars'): `model_label`, marked when only a prefix was evaluated."""
+    return model_label(row, names) + (f" [first {row['item_limit']} items]" if row["item_limit"] else "")
 
 
 @dataclass
@@ -137,15 +145,15 @@ class Leaderboard:
 
 
 def leaderboard(store: Store, benchmarks: Sequence[str] = (), metrics: Sequence[str] = (),
-                reference_rows: Sequence[dict] = ()) -> Leaderboard:
+                reference_rows: Sequence[dict] = (), names: Mapping[str, str] | None = None) -> Leaderboard:
     """One row per model identity with every stored metric (optionally only ``metrics``), then reference rows.
 
     A model evaluated on a prefix of a benchmark (``limit``) is labelled so:
-    its numbers are not comparable with full runs.
+    its numbers are not comparable with full runs. Rows are named by `row_label`.
     """
     by_model: dict[str, dict] = {}
     for row in reversed(results(store, benchmarks)):  # oldest first, so newer results overwrite
-        label = model_label(row) + (f" [first {row['item_limit']} items]" if row["item_limit"] else "")
+        label = row_label(row, names)
         source = "text-only baseline, evaluated here" if is_blind(row["model"]) else "evaluated here"
         entry = by_model.setdefault(label, {"model": label, "source": source, "intervals": {}})
         entry.update({f"{row['benchmark']}/{key}": value for key, value in row["metrics"].items()})
@@ -232,3 +240,71 @@ def item_images(store: Store, result_id: int, position: int, root: Path | str | 
     task = prepare(result["benchmark"], result["item_limit"], root)
     image_index, _ = task.item_indices()
     return [load_image(task.images[i]) for i in image_index[position].tolist()]
+
+
+def text_roles(benchmark: str, n_texts: int, n_images: int) -> list[str]:
+    """What each text of an item is: ``"true"`` (text k of image k), ``"negative"`` or ``"positive"`` (a hard
+    positive, true of the image too), as the benchmark declares them (`Benchmark.text_roles`); by default text k
+    is image k's true caption and the others are negatives."""
+    from backend.benchmarks import get_benchmark
+
+    try:
+        declared = get_benchmark(benchmark).text_roles
+    except ValueError:  # a result of a benchmark no longer registered: the default layout
+        declared = ()
+    if len(declared) == n_texts:
+        return list(declared)
+    return ["true" if k < n_images else "negative" for k in range(n_texts)]
+
+
+def rivals(roles: Sequence[str], image: int) -> list[int]:
+    """The texts image ``image``'s true caption must beat: the negatives and the other images' true captions."""
+    trues = [k for k, role in enumerate(roles) if role == "true"]
+    return [k for k, role in enumerate(roles) if role == "negative" or (role == "true" and k != trues[image])]
+
+
+def image_margins(scores: Sequence[Sequence[float]], roles: Sequence[str]) -> list[float]:
+    """Per image, the Probe's margin of its strongest rival: the best rival's score minus the true caption's
+    (``scores[k][i]``: text k with image i). At or above 0 the rival is not beaten (the strict rule: a tie is
+    wrong), the Probe's "FAIL: not below original"; below 0 every rival is beaten."""
+    trues = [k for k, role in enumerate(roles) if role == "true"]
+    return [max(scores[k][image] for k in rivals(roles, image)) - scores[trues[image]][image]
+            for image in range(len(scores[0]))]
+
+
+@dataclass(frozen=True)
+class ProbeHandOff:
+    """What "Send to Probe" gives the Probe for one item: the image the item is decided on (the benchmark's own
+    pixels), its true caption, the texts it must beat (negatives) and its hard positives, and the item's margin
+    there (the Probe's definition: rival minus true caption)."""
+
+    image: Image.Image
+    image_number: int
+    n_images: int
+    caption: str
+    negatives: list[str]
+    positives: list[str]
+    margin: float
+
+    def extra_lines(self) -> str:
+        """The Probe's "extra captions" box: ``- negative`` and ``+ positive``, one a line."""
+        return "\n".join([*(f"- {text}" for text in self.negatives), *(f"+ {text}" for text in self.positives)])
+
+
+def probe_hand_off(store: Store, result_id: int, position: int, root: Path | str | None = None) -> ProbeHandOff:
+    """An item as the Probe should score it: with several images, the one with the largest margin (where the item
+    is lost, or closest to it), with its true caption and the texts that compete for it."""
+    result = get_result(store, result_id)
+    found = items(store, result_id, False, None, 1, position)
+    if not found:
+        raise ValueError(f"result {result_id} has no item {position}")
+    item = found[0]
+    if not item["scores"] or not item["scores"][0]:
+        raise ValueError(f"{result['benchmark']} is text-only (no image): there is nothing to send to the Probe")
+    roles = text_roles(result["benchmark"], len(item["texts"]), len(item["scores"][0]))
+    margins = image_margins(item["scores"], roles)
+    chosen = max(range(len(margins)), key=lambda i: margins[i])
+    true = [k for k, role in enumerate(roles) if role == "true"][chosen]
+    return ProbeHandOff(item_images(store, result_id, position, root)[chosen], chosen, len(margins),
+                        item["texts"][true], [item["texts"][k] for k in rivals(roles, chosen)],
+                        [text for text, role in zip(item["texts"], roles) if role == "positive"], margins[chosen])

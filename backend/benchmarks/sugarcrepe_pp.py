@@ -130,7 +130,8 @@ register(Benchmark(
     "hard negative, 5 subsets (4,757 items). Right when both positives score above the negative (strict); also "
     "img_p1, img_p2. Per subset, mean over subsets, pooled.",
     VERSION, build_itt,
-    chance={**_chance(("itt",), 1 / 3), **_chance(("img_p1", "img_p2"), 0.5)}, headline=("itt",)))
+    chance={**_chance(("itt",), 1 / 3), **_chance(("img_p1", "img_p2"), 0.5)}, headline=("itt",),
+    text_roles=("true", "positive", "negative")))
 
 register(Benchmark(
     TOT,

@@ -182,9 +182,13 @@ def _benchmarks(args: argparse.Namespace) -> int:
 def _leaderboard(args: argparse.Namespace) -> int:
     from backend.benchmarks.reference import reference_rows
     from backend.benchmarks.results import leaderboard
+    from backend.core.settings import get_settings
     from backend.core.store import Store
+    from backend.models.choices import model_names
 
-    board = leaderboard(Store(args.db), args.benchmarks or (), reference_rows=reference_rows())
+    store = Store(args.db)
+    names = model_names(store, get_settings().models_dir)  # rows named as the Benchmarks tab names them
+    board = leaderboard(store, args.benchmarks or (), reference_rows=reference_rows(), names=names)
     sys.stdout.write(board.to_csv())
     return 0
 

@@ -218,6 +218,16 @@ def made_here(store: Store, models_dir: Path | str) -> list[tuple[str, str]]:
     return [*trained_models(store), *patched_models(models_dir)]
 
 
+def model_names(store: Store, models_dir: Path | str) -> dict[str, str]:
+    """Spec -> name of every model made here: how the model lists, the leaderboard (the tab, its CSV and chart,
+    ``python -m backend leaderboard``) and the failure browser name a run's checkpoint or a patched model; the
+    newest run wins a shared spec, as in the model lists."""
+    names: dict[str, str] = {}
+    for label, spec in made_here(store, models_dir):
+        names.setdefault(spec, label)
+    return names
+
+
 def offered(specs: list[str], store: Store, models_dir: Path | str) -> list[tuple[str, str]]:
     """(label, spec) pairs of every model list as of now: `specs` (the built-in model, pretrained tags, the catalog)
     labelled with whether they are on disk, then the models made here."""

@@ -286,10 +286,24 @@ def _chance(name: str) -> dict[str, float]:
     return {}
 
 
+# The main metric of each set's paper first (the chart's bar, the leaderboard's default column): CLOVe's average of
+# the seven SugarCrepe types, BiVLC's group score ("the main metric", Miranda et al. 2024, Sec. 3), Kamath et al.'s
+# augmented accuracy (their metric for hard positives), ARO's order accuracy, top-1, retrieval's R@1.
+_HEADLINE = {"toy-sugarcrepe": ("overall", "micro"), "toy-bivlc": ("group", "i2t", "t2i"),
+             "toy-hard-positives": tuple(f"{subset}/{metric}" for metric in ("augmented_acc", "original_acc",
+                                                                              "brittleness")
+                                         for subset in tw.HARD_POSITIVE_SUBSETS),
+             "toy-aro-order": ("accuracy",), "toy-retrieval": ("i2t_R@1", "t2i_R@1"),
+             "toy-pretrain-retrieval": ("i2t_R@1", "t2i_R@1"), "toy-zeroshot-shape": ("top1",),
+             "toy-zeroshot-colour": ("top1",)}
+_TEXT_ROLES = {"toy-hard-positives": ("true", "negative", "positive")}  # texts [c, c_n, c_p]
+
+
 def _ignoring_root(build):
     return lambda limit, root: build(limit)
 
 
 for _name, (_description, _build) in _TOY.items():
     register(Benchmark(_name, _description, tw.BENCHMARK_VERSION, _ignoring_root(_build), chance=_chance(_name),
-                       object_centric=_name.startswith("toy-zeroshot-") or _name == "toy-pretrain-retrieval"))
+                       object_centric=_name.startswith("toy-zeroshot-") or _name == "toy-pretrain-retrieval",
+                       headline=_HEADLINE[_name], text_roles=_TEXT_ROLES.get(_name, ())))

@@ -22,8 +22,9 @@ VERDICT_HELP = ("A **negative** that scores at or above the original is a failur
                 "A **positive** that scores below a negative is brittle. ARO order shuffles are lower-cased and "
                 "stripped of punctuation (as ARO does), so they are judged against the caption normalised the same "
                 "way, the **reference** row, not against the caption as typed. Each model's column shows its "
-                "score (cosine similarity) and verdict; the plot shows each variant's margin over the text it is "
-                "judged against (above 0 = preferred), at the row's **#**.")
+                "score (cosine similarity), verdict and margin: the variant's score minus that of the text it is "
+                "judged against (above 0 = preferred; a negative at 0 or above fails, as in the Benchmarks tab's "
+                "failure browser); the plot shows the margins at the row's **#**.")
 TABLE_COLUMNS = ["#", "text", "kind", "family", "subtype"]
 EMPTY_TABLE = pd.DataFrame(columns=TABLE_COLUMNS)
 SCROLL_TABLE_TO_TOP = ("() => { const v = document.querySelector('#probe-table .virtual-table-viewport'); "
@@ -92,13 +93,16 @@ def highlighted(against: str, text: str, kind: str) -> str:
                     for part, label in diff_segments(against, text))
 
 
-def score_cell(score: float, verdict: str) -> str:
-    """Score and verdict in one cell, so each model takes one column and several fit without scrolling."""
+def score_cell(score: float, verdict: str, margin: float | None = None) -> str:
+    """Score, verdict and (for a judged text) its margin over the text it is judged against in one cell, so each
+    model takes one column and several fit without scrolling. The margin is the failure browser's too: >= 0 is a
+    negative not beaten."""
     shown = html.escape(verdict)
     if verdict.startswith(("FAIL", "BRITTLE")):
         head, _, rest = shown.partition(":")
         shown = f"<strong>{head}</strong>:{rest}"
-    return f"{score:.4f}" + (f" · {shown}" if verdict else "")
+    return (f"{score:.4f}" + (f" · {shown}" if verdict else "")
+            + (f" · margin {margin:+.4f}" if margin is not None else ""))
 
 
 def breakable(name: str) -> str:
@@ -110,11 +114,14 @@ def table_frame(result: ProbeResult, labels: dict[str, str]) -> pd.DataFrame:
     """What matters first: the row number (the plot's x), the text, then per model its score and verdict;
     the taxonomy last."""
     verdicts = {spec: result.verdicts(spec) for spec in result.scores}
+    margins = {spec: result.margins(spec) for spec in result.scores}
     rows = []
     for index, item in enumerate(result.texts):
         row = {"#": index, "text": highlighted(result.texts[item.anchor].text, item.text, item.kind)}
+        judged = item.kind in ("negative", "positive")
         for spec, scores in result.scores.items():
-            row[labels[spec]] = score_cell(scores[index], verdicts[spec][index])
+            row[labels[spec]] = score_cell(scores[index], verdicts[spec][index],
+                                           margins[spec][index] if judged else None)
         kind = item.kind if item.plausible else f"{item.kind} (implausible)"
         row.update(kind=kind, family=breakable(item.family), subtype=breakable(item.subtype))
         rows.append(row)
@@ -254,11 +261,13 @@ def events_calling(handler) -> set[int]:
 
 
 def build(ctx: AppContext, visitor: Session) -> dict:
-    """Lay out the Probe tab inside the current Blocks context; returns its image, caption and model list, which
-    other tabs fill (the Benchmarks tab's "Send to Probe") or refresh (new models)."""
+    """Lay out the Probe tab inside the current Blocks context; returns its inputs (image, caption, models, extra
+    captions, families and their panel), which other tabs fill (the Benchmarks tab's "Send to Probe") or refresh
+    (new models)."""
     with gr.Row():
         with gr.Column(scale=1, min_width=320):
-            image = gr.Image(type="pil", label="Image", sources=["upload", "clipboard"], height=240)
+            # PNG: an image another tab puts here (the Benchmarks tab's "Send to Probe") keeps its pixels.
+            image = gr.Image(type="pil", label="Image", sources=["upload", "clipboard"], height=240, format="png")
             caption = gr.Textbox(label="Caption", placeholder="a brown dog holding a white frisbee")
             with gr.Row():
                 models = gr.Dropdown(ctx.current_model_choices(), value=ctx.default_models, multiselect=True,
@@ -268,7 +277,7 @@ def build(ctx: AppContext, visitor: Session) -> dict:
                                           "admin's sign-in")
                 refresh_models = gr.Button("↻", size="sm", scale=0, min_width=40)
             run = gr.Button("Probe", variant="primary")
-            with gr.Accordion("Perturbations and extra captions", open=False):
+            with gr.Accordion("Perturbations and extra captions", open=False) as extras_panel:
                 families = gr.CheckboxGroup([(desc, name) for name, desc in FAMILIES.items()],
                                             value=list(PROBE_DEFAULT_FAMILIES), label="Families",
                                             elem_id="probe-families")
@@ -308,4 +317,5 @@ def build(ctx: AppContext, visitor: Session) -> dict:
     refresh_models.click(lambda: gr.Dropdown(choices=ctx.current_model_choices()), None, models,
                          api_name="model_choices")
     image.upload(check_upload, image, None, api_visibility="private", show_progress="hidden", preprocess=False)
-    return {"image": image, "caption": caption, "models": models}
+    return {"image": image, "caption": caption, "models": models, "extra": extra, "families": families,
+            "extras_panel": extras_panel}
