@@ -19,7 +19,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backend.annotate.assign import _choice as stored_choice
+from backend.annotate.tasks import choice_of as stored_choice
 from tests.support.crowd import Annotator
 
 TERMINAL = ("done", "dropped")
