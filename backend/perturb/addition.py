@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.caption_stats import SEP, CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
-from backend.perturb.inflect import indefinite_article
+from backend.perturb.inflect import fit_case, indefinite_article, verb_form
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
@@ -37,12 +37,17 @@ MIN_NOUN_CAPTIONS = 3
 IMPLIED_SHARE = 0.2
 MIN_SHARE = 0.02
 CANDIDATES_PER_SITE = 8
+PARTNERS = 4
+PARTNER_SHARE = 0.05
+# Words that point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its nose").
+BACK_REFERENCES = frozenset({"its", "itself", "his", "him", "himself", "her", "herself", "themselves", "each", "other"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
 # settings and grounds (a scene has one place), shapes and sports (not objects in a photo).
 SKIPPED_GROUPS = frozenset({
     "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
     "sport", "building part",
 })
+PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
 ADDED_CLASSES = ("colour", "material", "pattern")
 MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
@@ -64,22 +69,31 @@ def _named(word: str, scene: list[str], present: frozenset[str]) -> bool:
     return word in present or any(not lex.may_replace(word, noun) for noun in scene)
 
 
-def added_objects(doc: Doc, site: str, stats: CaptionStats) -> list[str]:
+def _fit(stats: CaptionStats, word: str, noun: str) -> float:
+    """Share of `noun`'s captions that also name `word`, 0 below `MIN_TOGETHER` captions or `MIN_SHARE`."""
+    share = stats.given(word, noun)
+    return share if stats.together(word, noun) >= MIN_TOGETHER and share >= MIN_SHARE else 0.0
+
+
+def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | None = None,
+                  anywhere: bool = False) -> list[str]:
     """Object words that fit next to the `site` noun (named with it in `MIN_TOGETHER` captions and at least
     `MIN_SHARE` of the site noun's), that the caption does not name, and that no noun of it implies (names in
-    `IMPLIED_SHARE` of its captions); best fit first."""
+    `IMPLIED_SHARE` of its captions); best fit first. `words` limits the candidates; with `anywhere` they need
+    only fit some noun of the caption (a dog or a person where people are: "a man and a dog" in a field)."""
     scene = _scene_nouns(doc)
     present = caption_lemmas(doc)
     fitting = []
-    for word in _object_words():
+    for word in _object_words() if words is None else words:
         if stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS or _named(word, scene, present):
             continue
-        share = stats.given(word, site)
-        if stats.together(word, site) < MIN_TOGETHER or share < MIN_SHARE:
+        share = _fit(stats, word, site)
+        scene_share = max((_fit(stats, word, noun) for noun in scene), default=0.0) if anywhere else 0.0
+        if not (share or scene_share):
             continue
         if max(stats.given(word, noun) for noun in scene if noun in stats.nouns) < IMPLIED_SHARE:
-            fitting.append((share, word))
-    return [word for _, word in sorted(fitting, key=lambda pair: (-pair[0], pair[1]))]
+            fitting.append((-share, -scene_share, word))
+    return [word for *_, word in sorted(fitting)]
 
 
 def _ends_phrase(token: Token) -> bool:
@@ -107,12 +121,103 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
 
 
 def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
-    options = [[(noun.idx + len(noun), connective, word)
-                for word in added_objects(request.doc, noun_lemma(noun), stats)[:CANDIDATES_PER_SITE]]
+    options = [[[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)]
+                for word in added_objects(request.doc, noun_lemma(noun), stats)[:CANDIDATES_PER_SITE]
+                for end in [noun.idx + len(noun)]]
                for noun, connective in _object_sites(request.doc)]
-    for offset, connective, word in spread(options, request.rng):
-        text = f" {connective} {indefinite_article(word)} {word}"
-        yield build(request, [Edit("", text, offset, offset)], FAMILY, "object")
+    options.append(_subject_options(request, stats))
+    for edits in spread(options, request.rng):
+        yield build(request, edits, FAMILY, "object")
+
+
+def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
+    """(subject, noun the addition joins) of the caption's first subject or head noun, through a group's "of"
+    ("a herd of sheep" -> sheep, but not "the hand of a person"). None where a pronoun points back to it ("a
+    zebra and a giraffe have its nose"), where either is already a list or the noun part of a listed compound,
+    and unless the joined noun ends its phrase but for a participle ("A sheep standing in a field"), so "and a
+    cow" joins it and nothing else ("a man and a dog in a white shirt" would move the shirt)."""
+    subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
+    if subject is None or subject.tag_ not in ("NN", "NNS") or not subject.is_alpha:
+        return None
+    if any(token.lower_ in BACK_REFERENCES for token in doc):
+        return None
+    noun = subject
+    while noun.lemma_.lower() in COLLECTIVE_NOUNS and (
+            of := [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of" and c.i > noun.i]):
+        objects = [c for c in of[0].children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")]
+        if not objects:
+            return None
+        noun = objects[0]
+    multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
+    for token in {subject, noun}:
+        right = [c for c in token.children if c.i > token.i and not c.is_punct
+                 and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)]
+        if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
+            return None
+        if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
+            return None
+    if any(span.start <= noun.i < span.end for span in multiword) or not noun.is_alpha or is_hyphenated(noun):
+        return None
+    return subject, noun
+
+
+def _partner_words(noun: Token) -> list[str]:
+    """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
+    woman"; a dog only beside "people", which may include any person, and no dog where the person acts on an
+    object), another animal beside an animal (one
+    named with it in `PARTNER_SHARE` of its captions: no giraffe joins sheep because both graze in fields, no
+    elephant joins a cat). Other things are not joined: "a table and a couch topped with a cake", "two
+    airplanes and a car flying"."""
+    groups, lemma = lexicon().object_groups, noun_lemma(noun)
+    kind = animacy(noun)
+    if kind == "person":
+        people = [word for word in groups["person"] if word != lemma] if lemma in groups["person"] else []
+        return people if _acts_on_object(noun) else ["dog", *people]
+    return [word for word in groups["animal"] if " " not in word and word != lemma] if kind == "animal" else []
+
+
+def _acts_on_object(noun: Token) -> bool:
+    """The noun's verb (its participle, or the verb it is subject of) has a direct object: a dog joined to
+    "a man swinging a bat" would swing it too."""
+    verbs = [c for c in noun.children if c.dep_ == "acl"] + ([noun.head] if noun.dep_.startswith("nsubj") else [])
+    return any(c.dep_ == "dobj" for verb in verbs for c in verb.children)
+
+
+def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
+    """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
+    (a plural subject, a past tense, no verb), None when the verb cannot be told."""
+    if subject.dep_ == "ROOT" or subject.tag_ == "NNS":
+        return []
+    verb = subject.head
+    finite = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i] or [verb]
+    first = finite[0]
+    if first.tag_ == "VBD" and first.lower_ != "was":
+        return []
+    if first.tag_ == "MD":
+        return []
+    if first.tag_ != "VBZ" and first.lower_ != "was":
+        return None
+    plural = PLURAL_VERBS.get(first.lower_) or verb_form(first.lemma_.lower(), "VBP")
+    after = fit_case(plural, first.text, at_sentence_start=bool(first.is_sent_start))
+    return [Edit(request.caption[first.idx:first.idx + len(first)], after, first.idx, first.idx + len(first))]
+
+
+def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
+    """Edits joining an object of the subject's kind to it: "A sheep standing in a field" -> "A sheep and a cow
+    standing in a field", the verb made plural where it must be."""
+    found = _subject_noun(request.doc)
+    if found is None or not is_object_noun(found[1]):
+        return []
+    subject, noun = found
+    agreement = _plural_agreement(request, subject)
+    if agreement is None:
+        return []
+    end = noun.idx + len(noun)
+    partners = _partner_words(noun)
+    lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
+    words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere) if partners
+             and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE)][:PARTNERS]
+    return [[Edit("", f" and {indefinite_article(word)} {word}", end, end), *agreement] for word in words]
 
 
 def _classes_on(noun: Token, kind: str | None) -> set[str]:
