@@ -24,7 +24,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.caption_stats import SEP, CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, verb_form
-from backend.perturb.lexicon import lexicon
+from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
@@ -39,6 +39,9 @@ MIN_SHARE = 0.02
 CANDIDATES_PER_SITE = 8
 PARTNERS = 4
 PARTNER_SHARE = 0.05
+# "bear" shares captions with birds and cats through teddy bears: its counts do not say a bear fits.
+UNSURE_PARTNERS = ("bear",)
+JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words that point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its nose").
 BACK_REFERENCES = frozenset({"its", "itself", "his", "him", "himself", "her", "herself", "themselves", "each", "other"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
@@ -158,34 +161,47 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
             return None
     if any(span.start <= noun.i < span.end for span in multiword) or not noun.is_alpha or is_hyphenated(noun):
         return None
+    if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
+        return None  # "An old doctors office": the noun was a modifier, not the head
     return subject, noun
 
 
-def _partner_words(noun: Token) -> list[str]:
+def _partner_words(subject: Token, noun: Token) -> list[str]:
     """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
     woman"; a dog only beside "people", which may include any person, and no dog where the person acts on an
-    object), another animal beside an animal (one
+    object, nor any animal: "two horses and a dog pull a plow"), another animal beside an animal (one
     named with it in `PARTNER_SHARE` of its captions: no giraffe joins sheep because both graze in fields, no
     elephant joins a cat). Other things are not joined: "a table and a couch topped with a cake", "two
     airplanes and a car flying"."""
     groups, lemma = lexicon().object_groups, noun_lemma(noun)
     kind = animacy(noun)
+    acts = _acts_on_object(subject, noun)
     if kind == "person":
         people = [word for word in groups["person"] if word != lemma] if lemma in groups["person"] else []
-        return people if _acts_on_object(noun) else ["dog", *people]
-    return [word for word in groups["animal"] if " " not in word and word != lemma] if kind == "animal" else []
+        return people if acts else ["dog", *people]
+    if kind != "animal" or acts:
+        return []
+    return [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
 
 
-def _acts_on_object(noun: Token) -> bool:
-    """The noun's verb (its participle, or the verb it is subject of) has a direct object: a dog joined to
-    "a man swinging a bat" would swing it too."""
-    verbs = [c for c in noun.children if c.dep_ == "acl"] + ([noun.head] if noun.dep_.startswith("nsubj") else [])
+def _acts_on_object(subject: Token, noun: Token) -> bool:
+    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts) have a direct
+    object: a dog joined to "a man swinging a bat" would swing it too."""
+    verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
+    verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
+    verbs += [c for verb in verbs for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"]
     return any(c.dep_ == "dobj" for verb in verbs for c in verb.children)
+
+
+def _can_be_verb(token: Token) -> bool:
+    return bool(_synsets(token.lemma_.lower(), "VERB"))
 
 
 def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
     """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
     (a plural subject, a past tense, no verb), None when the verb cannot be told."""
+    if subject.dep_ != "ROOT" and not _can_be_verb(subject.head):
+        return None  # "An old doctors office": a noun read as the verb
     if subject.dep_ == "ROOT" or subject.tag_ == "NNS":
         return []
     verb = subject.head
@@ -197,6 +213,9 @@ def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
         return []
     if first.tag_ != "VBZ" and first.lower_ != "was":
         return None
+    if any(c.dep_ == "conj" and c.tag_ == "VBZ" for c in verb.children) or any(
+            t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
+        return None  # "A cat sits ... and watches": a second verb to make plural, maybe read as a noun
     plural = PLURAL_VERBS.get(first.lower_) or verb_form(first.lemma_.lower(), "VBP")
     after = fit_case(plural, first.text, at_sentence_start=bool(first.is_sent_start))
     return [Edit(request.caption[first.idx:first.idx + len(first)], after, first.idx, first.idx + len(first))]
@@ -213,7 +232,7 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     if agreement is None:
         return []
     end = noun.idx + len(noun)
-    partners = _partner_words(noun)
+    partners = _partner_words(subject, noun)
     lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
     words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere) if partners
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE)][:PARTNERS]
