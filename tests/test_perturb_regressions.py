@@ -43,6 +43,10 @@ NEVER = [
      "A bathroom with a toilet, a plant, several stands and a footwear on the floor. ", "negative"),
     ("Children look over the wrought iron fence into the brick archways.",
      "Children look over the wrought brick fence into the iron archways.", "negative"),
+    # errs of the subject-join additions' tuning sample (tests/data/perturb-judged-addition-subject-even.csv)
+    ("A cat sits in front of a TV and watches.", "A cat and a dog sit in front of a TV and watches.", "negative"),
+    ("An old doctors office with two windows with curatins.",
+     "An old doctors and a dog office with two windows with curatins.", "negative"),
 ]
 # NegCLIP's faithful swaps (not a default family) may still make these; the Probe's families may not.
 NEVER_BY_DEFAULT = [
