@@ -50,7 +50,17 @@ SKIPPED_GROUPS = frozenset({
     "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
     "sport", "building part",
 })
+# Size, age, opinion and state words: an added colour, material or pattern goes after them ("a large brown
+# bench"); after any other modifier it may split a compound ("the front green seat").
+EARLIER_ADJECTIVES = frozenset("""
+    large small big little tiny huge giant tall short long wide narrow thick thin fat skinny enormous massive
+    miniature high low old new young antique vintage modern ancient older beautiful pretty nice cute ornate fancy
+    empty full clean dirty messy shiny lovely open closed broken single lone only other another half whole
+    several many few some various different
+""".split())
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
+# Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
+SURFACES = frozenset({"table", "desk", "shelf"})
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
 ADDED_CLASSES = ("colour", "material", "pattern")
 MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
@@ -60,7 +70,8 @@ FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "ed
 
 def _object_words() -> list[str]:
     groups = lexicon().object_groups
-    return [word for name, words in groups.items() if name not in SKIPPED_GROUPS for word in words if " " not in word]
+    return [word for name, words in groups.items() if name not in SKIPPED_GROUPS for word in words
+            if " " not in word and word not in SURFACES]
 
 
 def _scene_nouns(doc: Doc) -> list[str]:
@@ -281,8 +292,10 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
 def _attribute_site(noun: Token, visual_class: str) -> int | None:
     """Offset where the word goes, in English adjective order: a material right before the noun's compound
     modifiers ("a metal park bench"), a colour or pattern before those and any material ("a brown wooden
-    bench"), both after size, age and the determiner. None when that is the caption's first word or the word after a
-    hyphen ("double-decker")."""
+    bench"), both after size, age and the determiner. None unless the word before is a determiner, a number
+    right before the noun, a size, age or opinion word (`EARLIER_ADJECTIVES`) or a visual word of another class:
+    any other modifier may belong to the noun ("the front seat", "a semi truck", "a double decker", "a two tier
+    cake"), and a word put after it splits them ("the front green seat")."""
     doc, start = noun.doc, noun.i
     while start > 0 and doc[start - 1].head.i >= start and doc[start - 1].dep_ in ("compound", "amod", "nmod") and (
             doc[start - 1].dep_ == "compound"
@@ -290,7 +303,12 @@ def _attribute_site(noun: Token, visual_class: str) -> int | None:
         start -= 1
     if start == 0 or doc[start - 1].text in HYPHENS or not doc[start - 1].whitespace_:
         return None  # the caption's first word, or inside "double-decker"
-    return doc[start].idx
+    before = doc[start - 1]
+    if before.tag_ in ("DT", "PRP$", "POS", "WP$") or (before.tag_ == "CD" and start == noun.i):
+        return doc[start].idx
+    if before.lower_ in EARLIER_ADJECTIVES or set(visual_values(before.lower_, None)) - {visual_class}:
+        return doc[start].idx
+    return None
 
 
 def _attribute_nouns(doc: Doc) -> list[Token]:
