@@ -9,11 +9,16 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   caption predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with
   "bathroom"), and that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after
   the object of a place preposition ("on a table with a lamp"), or as "next to a X" at the end of a caption that
-  ends with a noun;
+  ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
+  the verb made plural: a person or a dog beside a named person ("a man and a woman standing"), an animal the
+  counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object or a
+  pronoun points back to it;
 * attribute: a colour, material or pattern word that suits the noun (`visual_classes`), of a class the noun
   carries no word of yet, that the counts show on such nouns (the class occurs with the noun), but that is not
   the noun's usual value (under `IMPLIED_SHARE` of the noun's words of that class: no "white toilet"). It goes
-  in front of the noun's other modifiers, after its determiner.
+  in front of the noun's compound modifiers (and a colour in front of a material), and only where a determiner,
+  a number or a size, age or opinion word comes right before that place: after another modifier it may split
+  a compound ("the front green seat"); in front of one, an unknown word order ("an old yellow fashioned stove").
 """
 from __future__ import annotations
 
