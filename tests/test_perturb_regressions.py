@@ -43,6 +43,23 @@ NEVER = [
      "A bathroom with a toilet, a plant, several stands and a footwear on the floor. ", "negative"),
     ("Children look over the wrought iron fence into the brick archways.",
      "Children look over the wrought brick fence into the iron archways.", "negative"),
+    # errs of the subject-join additions' tuning sample (tests/data/perturb-judged-addition-subject-even.csv)
+    ("A cat sits in front of a TV and watches.", "A cat and a dog sit in front of a TV and watches.", "negative"),
+    ("An old doctors office with two windows with curatins.",
+     "An old doctors and a dog office with two windows with curatins.", "negative"),
+    # errs of the addition family's held-out sample (tests/data/perturb-judged-natural-addition-3.csv)
+    ("A husky dog sitting on the front seat of a car", "A husky dog sitting on the front green seat of a car",
+     "negative"),
+    ("A double decker bus is shown that is not in service.",
+     "A double white decker bus is shown that is not in service.", "negative"),
+    ("a two tier cake with some frosting and strawberries in the middle",
+     "a two black tier cake with some frosting and strawberries in the middle", "negative"),
+    ("a tub boat pulling a small barge through the water", "a tub blue boat pulling a small barge through the water",
+     "negative"),
+    ("There is a banana and two pieces of cheese on a plate.",
+     "There is a banana and two pieces of cheese on a plate with a table.", "negative"),
+    ("A semi truck pulling a chain of three trailers.", "A semi orange truck pulling a chain of three trailers.",
+     "negative"),
 ]
 # NegCLIP's faithful swaps (not a default family) may still make these; the Probe's families may not.
 NEVER_BY_DEFAULT = [

@@ -9,11 +9,16 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   caption predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with
   "bathroom"), and that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after
   the object of a place preposition ("on a table with a lamp"), or as "next to a X" at the end of a caption that
-  ends with a noun;
+  ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
+  the verb made plural: a person or a dog beside a named person ("a man and a woman standing"), an animal the
+  counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object or a
+  pronoun points back to it;
 * attribute: a colour, material or pattern word that suits the noun (`visual_classes`), of a class the noun
   carries no word of yet, that the counts show on such nouns (the class occurs with the noun), but that is not
   the noun's usual value (under `IMPLIED_SHARE` of the noun's words of that class: no "white toilet"). It goes
-  in front of the noun's other modifiers, after its determiner.
+  in front of the noun's compound modifiers (and a colour in front of a material), and only where a determiner,
+  a number or a size, age or opinion word comes right before that place: after another modifier it may split
+  a compound ("the front green seat"); in front of one, an unknown word order ("an old yellow fashioned stove").
 """
 from __future__ import annotations
 
@@ -23,8 +28,8 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.caption_stats import SEP, CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
-from backend.perturb.inflect import indefinite_article
-from backend.perturb.lexicon import lexicon
+from backend.perturb.inflect import fit_case, indefinite_article, verb_form
+from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
@@ -37,12 +42,30 @@ MIN_NOUN_CAPTIONS = 3
 IMPLIED_SHARE = 0.2
 MIN_SHARE = 0.02
 CANDIDATES_PER_SITE = 8
+PARTNERS = 4
+PARTNER_SHARE = 0.05
+# "bear" shares captions with birds and cats through teddy bears: its counts do not say a bear fits.
+UNSURE_PARTNERS = ("bear",)
+JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
+# Words that point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its nose").
+BACK_REFERENCES = frozenset({"its", "itself", "his", "him", "himself", "her", "herself", "themselves", "each", "other"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
 # settings and grounds (a scene has one place), shapes and sports (not objects in a photo).
 SKIPPED_GROUPS = frozenset({
     "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
     "sport", "building part",
 })
+# Size, age, opinion and state words: an added colour, material or pattern goes after them ("a large brown
+# bench"); after any other modifier it may split a compound ("the front green seat").
+EARLIER_ADJECTIVES = frozenset("""
+    large small big little tiny huge giant tall short long wide narrow thick thin fat skinny enormous massive
+    miniature high low old new young antique vintage modern ancient older beautiful pretty nice cute ornate fancy
+    empty full clean dirty messy shiny lovely open closed broken single lone only other another half whole
+    several many few some various different
+""".split())
+PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
+# Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
+SURFACES = frozenset({"table", "desk", "shelf"})
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
 ADDED_CLASSES = ("colour", "material", "pattern")
 MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
@@ -52,7 +75,8 @@ FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "ed
 
 def _object_words() -> list[str]:
     groups = lexicon().object_groups
-    return [word for name, words in groups.items() if name not in SKIPPED_GROUPS for word in words if " " not in word]
+    return [word for name, words in groups.items() if name not in SKIPPED_GROUPS for word in words
+            if " " not in word and word not in SURFACES]
 
 
 def _scene_nouns(doc: Doc) -> list[str]:
@@ -64,22 +88,31 @@ def _named(word: str, scene: list[str], present: frozenset[str]) -> bool:
     return word in present or any(not lex.may_replace(word, noun) for noun in scene)
 
 
-def added_objects(doc: Doc, site: str, stats: CaptionStats) -> list[str]:
+def _fit(stats: CaptionStats, word: str, noun: str) -> float:
+    """Share of `noun`'s captions that also name `word`, 0 below `MIN_TOGETHER` captions or `MIN_SHARE`."""
+    share = stats.given(word, noun)
+    return share if stats.together(word, noun) >= MIN_TOGETHER and share >= MIN_SHARE else 0.0
+
+
+def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | None = None,
+                  anywhere: bool = False) -> list[str]:
     """Object words that fit next to the `site` noun (named with it in `MIN_TOGETHER` captions and at least
     `MIN_SHARE` of the site noun's), that the caption does not name, and that no noun of it implies (names in
-    `IMPLIED_SHARE` of its captions); best fit first."""
+    `IMPLIED_SHARE` of its captions); best fit first. `words` limits the candidates; with `anywhere` they need
+    only fit some noun of the caption (a dog or a person where people are: "a man and a dog" in a field)."""
     scene = _scene_nouns(doc)
     present = caption_lemmas(doc)
     fitting = []
-    for word in _object_words():
+    for word in _object_words() if words is None else words:
         if stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS or _named(word, scene, present):
             continue
-        share = stats.given(word, site)
-        if stats.together(word, site) < MIN_TOGETHER or share < MIN_SHARE:
+        share = _fit(stats, word, site)
+        scene_share = max((_fit(stats, word, noun) for noun in scene), default=0.0) if anywhere else 0.0
+        if not (share or scene_share):
             continue
         if max(stats.given(word, noun) for noun in scene if noun in stats.nouns) < IMPLIED_SHARE:
-            fitting.append((share, word))
-    return [word for _, word in sorted(fitting, key=lambda pair: (-pair[0], pair[1]))]
+            fitting.append((-share, -scene_share, word))
+    return [word for *_, word in sorted(fitting)]
 
 
 def _ends_phrase(token: Token) -> bool:
@@ -107,12 +140,119 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
 
 
 def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
-    options = [[(noun.idx + len(noun), connective, word)
-                for word in added_objects(request.doc, noun_lemma(noun), stats)[:CANDIDATES_PER_SITE]]
+    options = [[[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)]
+                for word in added_objects(request.doc, noun_lemma(noun), stats)[:CANDIDATES_PER_SITE]
+                for end in [noun.idx + len(noun)]]
                for noun, connective in _object_sites(request.doc)]
-    for offset, connective, word in spread(options, request.rng):
-        text = f" {connective} {indefinite_article(word)} {word}"
-        yield build(request, [Edit("", text, offset, offset)], FAMILY, "object")
+    options.append(_subject_options(request, stats))
+    for edits in spread(options, request.rng):
+        yield build(request, edits, FAMILY, "object")
+
+
+def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
+    """(subject, noun the addition joins) of the caption's first subject or head noun, through a group's "of"
+    ("a herd of sheep" -> sheep, but not "the hand of a person"). None where a pronoun points back to it ("a
+    zebra and a giraffe have its nose"), where either is already a list or the noun part of a listed compound,
+    and unless the joined noun ends its phrase but for a participle ("A sheep standing in a field"), so "and a
+    cow" joins it and nothing else ("a man and a dog in a white shirt" would move the shirt)."""
+    subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
+    if subject is None or subject.tag_ not in ("NN", "NNS") or not subject.is_alpha:
+        return None
+    if any(token.lower_ in BACK_REFERENCES for token in doc):
+        return None
+    noun = subject
+    while noun.lemma_.lower() in COLLECTIVE_NOUNS and (
+            of := [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of" and c.i > noun.i]):
+        objects = [c for c in of[0].children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")]
+        if not objects:
+            return None
+        noun = objects[0]
+    multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
+    for token in {subject, noun}:
+        right = [c for c in token.children if c.i > token.i and not c.is_punct
+                 and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)]
+        if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
+            return None
+        if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
+            return None
+    if any(span.start <= noun.i < span.end for span in multiword) or not noun.is_alpha or is_hyphenated(noun):
+        return None
+    if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
+        return None  # "An old doctors office": the noun was a modifier, not the head
+    return subject, noun
+
+
+def _partner_words(subject: Token, noun: Token) -> list[str]:
+    """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
+    woman"; a dog only beside "people", which may include any person, and no dog where the person acts on an
+    object, nor any animal: "two horses and a dog pull a plow"), another animal beside an animal (one
+    named with it in `PARTNER_SHARE` of its captions: no giraffe joins sheep because both graze in fields, no
+    elephant joins a cat). Other things are not joined: "a table and a couch topped with a cake", "two
+    airplanes and a car flying"."""
+    groups, lemma = lexicon().object_groups, noun_lemma(noun)
+    kind = animacy(noun)
+    acts = _acts_on_object(subject, noun)
+    if kind == "person":
+        people = [word for word in groups["person"] if word != lemma] if lemma in groups["person"] else []
+        return people if acts else ["dog", *people]
+    if kind != "animal" or acts:
+        return []
+    return [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
+
+
+def _acts_on_object(subject: Token, noun: Token) -> bool:
+    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts) have a direct
+    object: a dog joined to "a man swinging a bat" would swing it too."""
+    verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
+    verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
+    verbs += [c for verb in verbs for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"]
+    return any(c.dep_ == "dobj" for verb in verbs for c in verb.children)
+
+
+def _can_be_verb(token: Token) -> bool:
+    return bool(_synsets(token.lemma_.lower(), "VERB"))
+
+
+def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
+    """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
+    (a plural subject, a past tense, no verb), None when the verb cannot be told."""
+    if subject.dep_ != "ROOT" and not _can_be_verb(subject.head):
+        return None  # "An old doctors office": a noun read as the verb
+    if subject.dep_ == "ROOT" or subject.tag_ == "NNS":
+        return []
+    verb = subject.head
+    finite = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i] or [verb]
+    first = finite[0]
+    if first.tag_ == "VBD" and first.lower_ != "was":
+        return []
+    if first.tag_ == "MD":
+        return []
+    if first.tag_ != "VBZ" and first.lower_ != "was":
+        return None
+    if any(c.dep_ == "conj" and c.tag_ == "VBZ" for c in verb.children) or any(
+            t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
+        return None  # "A cat sits ... and watches": a second verb to make plural, maybe read as a noun
+    plural = PLURAL_VERBS.get(first.lower_) or verb_form(first.lemma_.lower(), "VBP")
+    after = fit_case(plural, first.text, at_sentence_start=bool(first.is_sent_start))
+    return [Edit(request.caption[first.idx:first.idx + len(first)], after, first.idx, first.idx + len(first))]
+
+
+def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
+    """Edits joining an object of the subject's kind to it: "A sheep standing in a field" -> "A sheep and a cow
+    standing in a field", the verb made plural where it must be."""
+    found = _subject_noun(request.doc)
+    if found is None or not is_object_noun(found[1]):
+        return []
+    subject, noun = found
+    agreement = _plural_agreement(request, subject)
+    if agreement is None:
+        return []
+    end = noun.idx + len(noun)
+    partners = _partner_words(subject, noun)
+    lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
+    words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere) if partners
+             and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE)][:PARTNERS]
+    return [[Edit("", f" and {indefinite_article(word)} {word}", end, end), *agreement] for word in words]
 
 
 def _classes_on(noun: Token, kind: str | None) -> set[str]:
@@ -157,8 +297,10 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
 def _attribute_site(noun: Token, visual_class: str) -> int | None:
     """Offset where the word goes, in English adjective order: a material right before the noun's compound
     modifiers ("a metal park bench"), a colour or pattern before those and any material ("a brown wooden
-    bench"), both after size, age and the determiner. None when that is the caption's first word or the word after a
-    hyphen ("double-decker")."""
+    bench"), both after size, age and the determiner. None unless the word before is a determiner, a number
+    right before the noun, a size, age or opinion word (`EARLIER_ADJECTIVES`) or a visual word of another class:
+    any other modifier may belong to the noun ("the front seat", "a semi truck", "a double decker", "a two tier
+    cake"), and a word put after it splits them ("the front green seat")."""
     doc, start = noun.doc, noun.i
     while start > 0 and doc[start - 1].head.i >= start and doc[start - 1].dep_ in ("compound", "amod", "nmod") and (
             doc[start - 1].dep_ == "compound"
@@ -166,7 +308,12 @@ def _attribute_site(noun: Token, visual_class: str) -> int | None:
         start -= 1
     if start == 0 or doc[start - 1].text in HYPHENS or not doc[start - 1].whitespace_:
         return None  # the caption's first word, or inside "double-decker"
-    return doc[start].idx
+    before = doc[start - 1]
+    if before.tag_ in ("DT", "PRP$", "POS", "WP$") or (before.tag_ == "CD" and start == noun.i):
+        return doc[start].idx
+    if before.lower_ in EARLIER_ADJECTIVES or set(visual_values(before.lower_, None)) - {visual_class}:
+        return doc[start].idx
+    return None
 
 
 def _attribute_nouns(doc: Doc) -> list[Token]:
