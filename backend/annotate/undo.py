@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from backend.annotate import db
-from backend.annotate.assign import DONE, TASK_OF_STAGE, TaskError
+from backend.annotate.assign import DONE, TASK_OF_STAGE
+from backend.annotate.tasks import TaskError
 
 
 def undo_last(store_path: Path | str, annotator_id: int, now: float | None = None) -> int:
