@@ -158,11 +158,12 @@ def test_saved_instructions_are_what_annotators_get(admin, app):
     _, settings = app
     create(admin, "worded", n_items=2)
     texts = ["Pick the image that shows the sentence.", "Which image fits the original sentence?",
-             "Which sentence describes the image?", "Which image fits the sentence?"]
+             "Which sentence describes the image?", "Which image fits the sentence?",
+             "Is the second sentence false of the image?"]
     assert admin.predict("worded", *texts, api_name="/save_instructions") == "Saved the instructions of **worded**."
-    assert campaigns.get(settings.db, "worded")["config"].instructions == dict(zip(campaigns.TASKS, texts))
+    assert campaigns.get(settings.db, "worded")["config"].instructions == dict(zip(campaigns.ALL_TASKS, texts))
     with pytest.raises(Exception, match="Instructions for i2t are empty"):
-        admin.predict("worded", texts[0], texts[1], " ", texts[3], api_name="/save_instructions")
+        admin.predict("worded", texts[0], texts[1], " ", *texts[3:], api_name="/save_instructions")
     assert campaigns.get(settings.db, "worded")["config"].instructions["i2t"] == texts[2]
 
 
