@@ -119,6 +119,10 @@ def override(store_path: Path | str, item_id: int, task: str, decision: str, act
                             "where i.id = ?", (item_id,)).fetchone()
         if item is None:
             raise ValueError(f"no item {item_id}")
+        validating = json.loads(item["config"]).get("kind") == "validate"
+        if (task == "validate") != validating:
+            raise ValueError(f"item {item_id} belongs to a {'validation' if validating else 'BiVLC'} campaign: "
+                             f"{'validate' if validating else 'select or ambiguity'} is its task, not {task!r}")
         n_images = conn.execute("select count(*) from candidates where item_id = ?", (item_id,)).fetchone()[0]
         valid = valid_decisions(task, n_images)
         if decision not in valid:

@@ -110,6 +110,9 @@ def launch_generation(actor: Actor, name: str, settings: Settings, store: Store,
         raise ValueError("generation cannot run on Hugging Face Jobs: the remote machine has no copy of the "
                          "campaign's store and images; run it here (local) or on this machine's GPUs (torchrun)")
     campaign = campaigns.get(settings.db, name)
+    if campaign["config"].kind == campaigns.VALIDATE:
+        raise ValueError(f"campaign {name!r} validates negatives with their own images: it has no image to generate "
+                         "(its tasks are open already)")
     values = {"campaign": name, "preset": preset or campaign["config"].generator,
               "images_per_item": campaign["config"].images_per_item, "db": str(settings.db),
               "data_dir": str(settings.data_dir), **config}
