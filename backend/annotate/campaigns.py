@@ -91,6 +91,9 @@ class CampaignConfig:
         problems = []
         if self.kind not in KINDS:
             problems.append(f"kind must be one of {KINDS}, not {self.kind!r}")
+        if self.kind == VALIDATE and self.human_baseline:
+            problems.append("the human baseline (BiVLC's I2T and T2I questions) needs generated images: a validation "
+                            "campaign has none")
         if not 1 <= self.overlap <= 10:
             problems.append(f"overlap must be 1..10, not {self.overlap}")
         if self.resolution not in RESOLUTION_RULES:
