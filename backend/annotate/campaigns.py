@@ -81,7 +81,8 @@ class CampaignConfig:
     @classmethod
     def from_dict(cls, values: dict) -> CampaignConfig:
         check_known_keys(cls, values, "campaign settings")
-        if "instructions" in values:  # a campaign stored before a task existed gets that task's default wording
+        missing = set(ALL_TASKS) - set(values.get("instructions", ALL_TASKS))
+        if missing:  # a campaign stored before a task existed gets that task's default wording
             values = {**values, "instructions": {**default_instructions(), **values["instructions"]}}
         config = cls(**values)
         config.validate()
