@@ -186,8 +186,10 @@ def test_a_manifest_or_a_probe_gives_items(lab):
 def test_sugarcrepe_summary_takes_a_campaigns_own_categories():
     from backend.metrics import sugarcrepe_summary
 
-    summary = sugarcrepe_summary({"binding-swap_att": [1, 0], "replace_att": [1, 1]})
+    summary = sugarcrepe_summary({"binding-swap_att": [1, 0], "replace_att": [1, 1]}, categories=None)
     assert summary["micro"] == {"binding-swap": 0.5, "replace": 1.0} and summary["overall"] == 0.75
+    with pytest.raises(ValueError, match=r"is not replace_\*, swap_\*, add_\*"):
+        sugarcrepe_summary({"binding-swap_att": [1, 0]})
 
 
 def test_old_campaign_configs_get_the_validation_wording():

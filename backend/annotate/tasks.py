@@ -32,7 +32,7 @@ class Task:
     item_id: int
     task: str
     text: str
-    texts: tuple[str, ...]  # the two captions of an i2t question
+    texts: tuple[str, ...]  # the two captions of an i2t question; a validation task's caption (`text`: its negative)
     images: tuple[str, ...]
     options: tuple[str, ...]
     instructions: str
@@ -96,6 +96,7 @@ def view(conn: sqlite3.Connection, row: sqlite3.Row, config: dict, number: int, 
     sides = {"original": item["image"], "negative": chosen_image(conn, item)}
     texts = {"original": item["caption"], "negative": item["negative_caption"]}
     task = row["stage"]
+    pair: tuple[str, ...]  # the texts shown besides `text`: an i2t task's two, a validation task's caption
     if task == "select":
         shown = [c["display_path"] or c["path"] for c in
                  conn.execute("select display_path, path from candidates where item_id = ? order by slot",

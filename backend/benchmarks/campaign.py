@@ -101,7 +101,7 @@ def _locate(name: str, root: Path) -> Path:
 def _build(name: str, limit: int | None, root: Path) -> Task:
     folder = _locate(name, root)
     if folder.name == validation.FOLDER:
-        return sugarcrepe_task(validation.read_export(folder), folder / validation.IMAGES, limit)
+        return sugarcrepe_task(validation.read_export(folder), folder / validation.IMAGES, limit, categories=None)
     import datasets
 
     return bivlc_task(datasets.load_from_disk(str(folder)), limit, str(folder), f"{PREFIX}:{name}")
