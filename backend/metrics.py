@@ -99,11 +99,14 @@ def group_accuracy(correct: ArrayLike, groups: Sequence[Hashable]) -> dict[Hasha
     return {g: (float(rights[k] / counts[k]), int(counts[k])) for g, k in first.items()}  # calls this 1,000 times
 
 
-def sugarcrepe_summary(per_subset_correct: Mapping[str, ArrayLike]) -> dict:
+def sugarcrepe_summary(per_subset_correct: Mapping[str, ArrayLike],
+                       categories: Sequence[str] | None = SUGARCREPE_CATEGORIES) -> dict:
     """SugarCrepe accuracies from per-item correctness of each subset.
 
     Subset names are ``<category>_<kind>`` (``replace_obj``, ``swap_att``,
-    ``add_obj``, ...). Returns ``{"subsets": {name: acc}, "micro": {category:
+    ``add_obj``, ...), the category one of `categories`; None takes any (a
+    validation campaign's subsets name perturbation families,
+    ``binding-swap_att``: each is its own category). Returns ``{"subsets": {name: acc}, "micro": {category:
     acc}, "macro": {category: acc}, "overall": acc}`` where micro pools the
     items of a category (the SugarCrepe paper), macro averages its subsets
     (CLOVe, following Tschannen et al.), and overall is the mean of the subset
@@ -117,8 +120,8 @@ def sugarcrepe_summary(per_subset_correct: Mapping[str, ArrayLike]) -> dict:
     by_category: dict[str, list[str]] = defaultdict(list)
     for name in subsets:
         category = name.split("_", 1)[0]
-        if category not in SUGARCREPE_CATEGORIES:
-            raise ValueError(f"subset {name!r} is not replace_*, swap_* or add_*")
+        if categories is not None and category not in categories:
+            raise ValueError(f"subset {name!r} is not {', '.join(f'{c}_*' for c in categories)}")
         by_category[category].append(name)
     subset_acc = {name: _accuracy(c) for name, c in subsets.items()}
     micro = {cat: _accuracy(torch.cat([subsets[n] for n in names])) for cat, names in by_category.items()}

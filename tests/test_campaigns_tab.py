@@ -7,6 +7,7 @@ assignment code (`assign.join/next_task/submit`), as an annotator's would.
 
 `SAVE_SCREENSHOT=1` also writes the tab with a campaign under way to docs/campaigns.png.
 """
+import json
 import os
 import re
 import sqlite3
@@ -19,12 +20,13 @@ from playwright.sync_api import expect
 
 from backend.annotate import assign, assist, campaigns, db
 from backend.core.store import Store
+from backend.toyworld.campaign import toy_items
 from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import negative_scene, scene_for_caption
 from backend.toyworld.oracle import evaluate
 from backend.toyworld.render import render, to_pil
 from tests.support.appserver import running_app, wait_for, workspace_settings
-from tests.support.browser import new_page, read_table
+from tests.support.browser import new_page, read_table, screenshot, sign_in_to_campaigns
 from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_candidates
 from tests.support.crowd import local_client
 
@@ -158,11 +160,12 @@ def test_saved_instructions_are_what_annotators_get(admin, app):
     _, settings = app
     create(admin, "worded", n_items=2)
     texts = ["Pick the image that shows the sentence.", "Which image fits the original sentence?",
-             "Which sentence describes the image?", "Which image fits the sentence?"]
+             "Which sentence describes the image?", "Which image fits the sentence?",
+             "Is the second sentence false of the image?"]
     assert admin.predict("worded", *texts, api_name="/save_instructions") == "Saved the instructions of **worded**."
-    assert campaigns.get(settings.db, "worded")["config"].instructions == dict(zip(campaigns.TASKS, texts))
+    assert campaigns.get(settings.db, "worded")["config"].instructions == dict(zip(campaigns.ALL_TASKS, texts))
     with pytest.raises(Exception, match="Instructions for i2t are empty"):
-        admin.predict("worded", texts[0], texts[1], " ", texts[3], api_name="/save_instructions")
+        admin.predict("worded", texts[0], texts[1], " ", *texts[3:], api_name="/save_instructions")
     assert campaigns.get(settings.db, "worded")["config"].instructions["i2t"] == texts[2]
 
 
@@ -289,7 +292,8 @@ def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path
         page.locator("#campaign-create").click()
         status = page.locator("#campaign-status")
         status.get_by_text("items by stage: pending 8; gold items 10.").wait_for()
-        assert "Study link" in page.locator("#campaign-study-link").inner_text()
+        # The Progress view's timer may draw the status before the campaign's own redraw brings the study link.
+        page.locator("#campaign-study-link").get_by_text("Study link").wait_for()
         page.get_by_role("tab", name="Instructions").click()
         editor = page.locator("#campaign-instructions-select textarea")
         # The campaign's instructions arrive by their own event: edit only once they are there.
@@ -316,3 +320,34 @@ def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path
         page.screenshot(path=str(target.with_name("campaigns-items.png")), full_page=True)
         page.get_by_role("tab", name="Progress").click()
         page.screenshot(path=str(target), full_page=True)
+
+
+@pytest.mark.system
+@pytest.mark.browser
+def test_an_admin_creates_a_validation_campaign_from_a_file_in_the_browser(app, tmp_path, browser):
+    """Kind "validate" and a SugarCrepe file in the workspace: the campaign's tasks are open at once, its question's
+    instructions are in the editor, and Generate images is refused with the reason."""
+    url, settings = app
+    images = settings.workspace / "validate-images"
+    items = toy_items(3, 5, images)
+    (settings.workspace / "swap_att.json").write_text(json.dumps({str(k): {
+        "filename": item.image, "caption": item.caption, "negative_caption": item.negative_caption}
+        for k, item in enumerate(items)}))
+    with new_page(browser, 20_000) as page:
+        sign_in_to_campaigns(page, url, "admin", "s3cret pass")
+        page.get_by_label("validate generated negatives").check()
+        page.get_by_label("file", exact=True).check()
+        page.locator("#campaign-name input, #campaign-name textarea").first.fill("checked-negatives")
+        page.locator("#campaign-file input, #campaign-file textarea").first.fill(str(settings.workspace /
+                                                                                     "swap_att.json"))
+        page.locator("#campaign-images input, #campaign-images textarea").first.fill(str(images))
+        screenshot(page, tmp_path, "campaigns-validate.png")
+        page.locator("#campaign-create").click()
+        page.locator("#campaign-notice").get_by_text("Its tasks are open now").wait_for()
+        page.locator("#campaign-status").get_by_text("items by stage: ready 3").wait_for()
+        page.get_by_role("tab", name="Instructions").click()
+        expect(page.locator("#campaign-instructions-validate textarea")).to_have_value(
+            re.compile(r"decide whether it is \*\*false\*\* of the image"), timeout=20_000)
+        page.locator("#campaign-generate").click()
+        page.get_by_text("it has no image to generate").first.wait_for()
+    assert campaigns.get(settings.db, "checked-negatives")["config"].kind == "validate"

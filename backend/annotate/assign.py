@@ -27,7 +27,8 @@ tasks, keeping their session's length.
 Tasks, in BiVLC's words: ``select`` (step 3: which of the images shows the
 negative caption, or none), ``ambiguity`` (step 4: the original caption with
 the original and chosen images, left/right in random order), and the optional
-human baseline ``i2t`` and ``t2i``.
+human baseline ``i2t`` and ``t2i``; a validation campaign's one task, ``validate`` (is the generated negative
+false of the image?).
 """
 from __future__ import annotations
 
@@ -44,8 +45,9 @@ from backend.annotate import db, gold, quality
 from backend.annotate.resolution import record_outcome
 from backend.annotate.tasks import Task, TaskError, choice_of, correct, layout_of, view
 
-TASK_OF_STAGE = {"generated": ("select",), "selected": ("ambiguity",), "unambiguous": ("t2i", "i2t")}
-PRIORITY = ("t2i", "i2t", "ambiguity", "select")  # later steps first, so items finish
+TASK_OF_STAGE = {"generated": ("select",), "selected": ("ambiguity",), "unambiguous": ("t2i", "i2t"),
+                 "ready": ("validate",)}  # ready: a validation campaign's item (`backend.annotate.validation`)
+PRIORITY = ("t2i", "i2t", "ambiguity", "select", "validate")  # later steps first, so items finish
 TAKEN = "('reserved', 'held', 'answered')"  # the statuses that count towards an item's overlap
 DONE = "('answered', 'excluded')"  # the statuses that count towards a session (excluded: `annotate.exclusion`)
 MIN_SESSION_SHARE = 0.5  # while others hold tasks, a session starts only with this share of tasks_per_session
@@ -225,11 +227,11 @@ def _others_hold(conn: sqlite3.Connection, annotator: sqlite3.Row) -> bool:
 def _still_to_come(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict) -> int:
     """The most tasks the campaign could still give one person: its items with images that are not finished,
     times the steps each has left (a person answers each item's step once)."""
-    steps = {"generated": 2, "selected": 1, "unambiguous": 0}
+    steps = {"generated": 2, "selected": 1, "unambiguous": 0, "ready": 1}
     baseline = 2 if config["human_baseline"] else 0
-    return sum((steps[row["stage"]] + baseline) * row["n"] for row in conn.execute(
+    return sum((steps[row["stage"]] + baseline * (row["stage"] != "ready")) * row["n"] for row in conn.execute(
         "select stage, count(*) n from items where campaign_id = ? and gold = 0 and stage in ('generated', "
-        "'selected', 'unambiguous') group by stage", (annotator["campaign_id"],)))
+        "'selected', 'unambiguous', 'ready') group by stage", (annotator["campaign_id"],)))
 
 
 def _has_room(conn: sqlite3.Connection, item: sqlite3.Row, task: str, config: dict) -> bool:

@@ -1,11 +1,15 @@
 """Campaigns: their settings, their items, and the candidate images generation adds to them.
 
-An item is one BiVLC instance: an original caption (and image, when there is
-one), a negative caption, and the candidate images generated for the negative.
+Two kinds (``CampaignConfig.kind``). ``bivlc``: an item is one BiVLC instance: an original caption (and image,
+when there is one), a negative caption, and the candidate images generated for the negative.
 Its ``stage`` says how far it got, in the issue's words: ``pending`` (images
 missing) -> ``generated`` (awaiting step 3, "select") -> ``selected``
 (awaiting step 4, "ambiguity") -> ``unambiguous`` (awaiting the optional
 human baseline) -> ``done``; or ``dropped`` with the reason in ``outcome``.
+
+``validate`` (SugarCrepe's last step, `backend.annotate.validation`): an item is an image, its caption and one
+generated negative; it needs no generated image, so it is ``ready`` at once, and one question ("is the second text
+false of the image?") takes it to ``done`` (a valid negative) or ``dropped``.
 
 Gold items have known answers (they come from the built-in world, where the
 oracle decides what each image shows); they check annotators and are never
@@ -29,17 +33,21 @@ from backend.jobs.kinds import check_known_keys
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTIONS_DIR = ROOT / "annotations" / "instructions"
 INTRO_FILE = ROOT / "annotations" / "intro.md"
-TASKS = ("select", "ambiguity", "i2t", "t2i")
+TASKS = ("select", "ambiguity", "i2t", "t2i")  # a BiVLC campaign's tasks
+VALIDATE = "validate"  # the one task of a validation campaign
+ALL_TASKS = (*TASKS, VALIDATE)  # every task with instructions
+KINDS = ("bivlc", "validate")
 RESOLUTION_RULES = ("majority", "third")
-STAGES = ("pending", "generated", "selected", "unambiguous", "done", "dropped")
+STAGES = ("pending", "generated", "selected", "unambiguous", "ready", "done", "dropped")
 INSERT_BATCH = 500  # items per write transaction when a campaign is created (~10 ms of the write lock each)
 RECOMMENDED_MIN_SECONDS = 1.0  # what the Campaigns tab's form offers: nobody compares four images faster
 IMPORTING = "importing"  # a new campaign's source until its last item is stored
 
 
 def default_instructions() -> dict[str, str]:
-    """The BiVLC paper's wording (appendix H.1) for every task, from `annotations/instructions/`."""
-    return {task: (INSTRUCTIONS_DIR / f"{task}.md").read_text() for task in TASKS}
+    """Every task's wording from `annotations/instructions/`: the BiVLC paper's (appendix H.1) for its tasks,
+    `annotations/protocol-validate.md`'s for the validation question."""
+    return {task: (INSTRUCTIONS_DIR / f"{task}.md").read_text() for task in ALL_TASKS}
 
 
 def default_intro() -> str:
@@ -51,6 +59,7 @@ def default_intro() -> str:
 class CampaignConfig:
     """How a campaign collects answers. Stored with the campaign as JSON; every field is validated."""
 
+    kind: str = "bivlc"  # "bivlc" (generated images, steps 3 and 4) or "validate" (is a generated negative false?)
     overlap: int = 2  # answers per item and task, from different annotators
     resolution: str = "third"  # "majority" or "third": a tie calls one more annotator
     tasks_per_session: int = 50
@@ -72,12 +81,20 @@ class CampaignConfig:
     @classmethod
     def from_dict(cls, values: dict) -> CampaignConfig:
         check_known_keys(cls, values, "campaign settings")
+        missing = set(ALL_TASKS) - set(values.get("instructions", ALL_TASKS))
+        if missing:  # a campaign stored before a task existed gets that task's default wording
+            values = {**values, "instructions": {**default_instructions(), **values["instructions"]}}
         config = cls(**values)
         config.validate()
         return config
 
     def validate(self) -> None:
         problems = []
+        if self.kind not in KINDS:
+            problems.append(f"kind must be one of {KINDS}, not {self.kind!r}")
+        if self.kind == VALIDATE and self.human_baseline:
+            problems.append("the human baseline (BiVLC's I2T and T2I questions) needs generated images: a validation "
+                            "campaign has none")
         if not 1 <= self.overlap <= 10:
             problems.append(f"overlap must be 1..10, not {self.overlap}")
         if self.resolution not in RESOLUTION_RULES:
@@ -98,7 +115,7 @@ class CampaignConfig:
             check_slug(self.gold_from, "gold_from (an earlier campaign's name)")
         if not str(self.intro or "").strip():
             problems.append("the intro (the study link's first page) is empty")
-        missing = set(TASKS) - set(self.instructions)
+        missing = set(ALL_TASKS) - set(self.instructions)
         if missing:
             problems.append(f"instructions missing for {sorted(missing)}")
         if problems:
@@ -154,8 +171,9 @@ def create(store_path: Path | str, name: str, items: list[ItemSpec], config: Cam
 
     Items go in `INSERT_BATCH` at a time, each batch a transaction of its own, so that a large file never holds
     the store's write lock for long: the crowd's answers are written between batches (a 1,000,000-row file held
-    it 6 s in one). Until the last batch the campaign's source reads ``importing`` (its items have no images
-    yet, so nobody is assigned one); a failure removes what was written."""
+    it 6 s in one). Until the last batch the campaign's source reads ``importing`` (no item is assigned before
+    the campaign is whole: a BiVLC item waits for its images, a validation item is ``ready`` only once the last
+    batch is in); a failure removes what was written."""
     check_slug(name, "campaign name")
     if not items:
         raise ValueError(f"campaign {name!r} has no items")
@@ -181,6 +199,10 @@ def create(store_path: Path | str, name: str, items: list[ItemSpec], config: Cam
                                                "order by id", (campaign_id, start)):
                     db.changed(conn, "items", item_id)
                 if start + INSERT_BATCH >= len(rows):
+                    if config.kind == VALIDATE:  # nothing to generate: every item is ready once all are in
+                        conn.execute("update items set stage = 'ready' where campaign_id = ?", (campaign_id,))
+                        for (item_id,) in conn.execute("select id from items where campaign_id = ?", (campaign_id,)):
+                            db.changed(conn, "items", item_id)
                     conn.execute("update campaigns set source = ? where id = ?", (source, campaign_id))
                     db.changed(conn, "campaigns", campaign_id)
     except BaseException:

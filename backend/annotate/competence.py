@@ -22,12 +22,14 @@ from typing import Any
 from backend.annotate import campaigns, db, report
 from backend.annotate.agreement import picked_or_none
 from backend.annotate.dawid_skene import Estimate, estimate
+from backend.annotate.tasks import VALIDATE_OPTIONS
 
 SMOOTHING = 0.5  # pseudo-answers per confusion cell (docs/REFERENCE.md, "Annotator competence")
 MIN_ANSWERS = 10  # answers before a low competence flags anyone
 UNCERTAIN_BELOW = 0.8  # an item whose highest posterior is under this goes to the adjudication queue
-TASK_LABELS = {"select": ("image", "none"), "ambiguity": ("original", "negative", "both")}
-AWAITING = {"select": ("pending", "generated"), "ambiguity": ("selected",)}  # stages where a task is still open
+TASK_LABELS = {"select": ("image", "none"), "ambiguity": ("original", "negative", "both"),
+               "validate": VALIDATE_OPTIONS}
+AWAITING = {"select": ("pending", "generated"), "ambiguity": ("selected",), "validate": ("ready",)}  # still open
 
 
 def view(task: str, choice: str) -> str:
@@ -50,8 +52,8 @@ def estimates(store_path: Path | str, campaign_id: int) -> tuple[dict[str, Estim
     answers = db.rows(store_path, "select a.id, a.item_id, a.stage, a.choice, a.source, a.annotator_id, a.actor, "
                                   "n.external_id, i.gold, i.truth from answers a join items i on i.id = a.item_id "
                                   "left join annotators n on n.id = a.annotator_id where a.campaign_id = ? and "
-                                  "a.stage in ('select', 'ambiguity') and a.source in ('annotator', 'excluded', "
-                                  "'admin') order by a.id", (campaign_id,))
+                                  "a.stage in ('select', 'ambiguity', 'validate') and a.source in ('annotator', "
+                                  "'excluded', 'admin') order by a.id", (campaign_id,))
     found = {}
     for task, labels in TASK_LABELS.items():
         mine = [row for row in answers if row["stage"] == task]

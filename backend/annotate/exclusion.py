@@ -16,8 +16,8 @@ What an exclusion does, in one `BEGIN IMMEDIATE` transaction:
 - their reserved and on-screen tasks go back to others; answers they give later are set aside as they arrive;
 - each task their answers helped decide is decided again from the answers that remain: a decision an admin made
   stands; a decision the remaining answers still reach stands; otherwise the item goes back to that step
-  (``stage`` generated or selected), so others answer it again, and the answers of its later steps, given on a
-  decision that no longer stands, are set aside with the exclusion (restored with it).
+  (``stage`` generated or selected; a validation item: ready), so others answer it again, and the answers of
+  its later steps, given on a decision that no longer stands, are set aside with the exclusion (restored with it).
 
 A restore brings the answers back and lets each item still waiting for that step decide with them; a decision
 reached since with others' answers stands (the restored answers then only add to the record), and a later step's
@@ -35,8 +35,10 @@ from backend.annotate.assign import TASK_OF_STAGE, release_session
 from backend.annotate.resolution import decide, record_outcome
 from backend.core.auth import Actor, require_admin
 
-STEPS = ("select", "ambiguity", "i2t", "t2i")  # in the order an item passes them
-STAGE_OF_STEP = {"select": "generated", "ambiguity": "selected", "i2t": "unambiguous", "t2i": "unambiguous"}
+STEPS = ("select", "ambiguity", "i2t", "t2i", "validate")  # in the order an item passes them (validate: alone)
+STAGE_OF_STEP = {"select": "generated", "ambiguity": "selected", "i2t": "unambiguous", "t2i": "unambiguous",
+                 "validate": "ready"}
+DECIDED_STEPS = ("select", "ambiguity", "validate")  # the steps resolved from answers (the baseline is measured)
 
 
 def plan(actor: Actor, store_path: Path | str, name: str, annotators: list[str] | None = None) -> list[dict]:
@@ -116,7 +118,7 @@ def _reopen(conn: Any, item: Any, task: str, config: dict, now: float) -> list[i
         return None
     choices = [row[0] for row in conn.execute("select choice from answers where item_id = ? and stage = ? and "
                                               "source = 'annotator' order by id", (item["id"], task))]
-    if task in ("select", "ambiguity") and len(choices) >= config["overlap"]:
+    if task in DECIDED_STEPS and len(choices) >= config["overlap"]:
         again = decide(task, choices, config["resolution"], config["overlap"])
         if not again["needs_more"] and again["decision"] == outcome.get(task, {}).get("decision"):
             return None

@@ -35,12 +35,14 @@ def turn(served: int, rate: float, offset: float) -> bool:
 
 
 def pick(conn: sqlite3.Connection, annotator: sqlite3.Row) -> tuple[int, str, None] | None:
-    """(item, "select", None): a gold item with images that the annotator was never given; None when none is left."""
+    """(item, task, None): a gold item with images that the annotator was never given, with its task ("select";
+    a validation campaign's: "validate"); None when none is left."""
     row = conn.execute(
-        "select i.id from items i where i.campaign_id = ? and i.gold = 1 and i.stage != 'pending' and not exists "
-        "(select 1 from assignments a where a.item_id = i.id and a.annotator_id = ?) order by random() limit 1",
+        "select i.id, i.stage from items i where i.campaign_id = ? and i.gold = 1 and i.stage != 'pending' and "
+        "not exists (select 1 from assignments a where a.item_id = i.id and a.annotator_id = ?) "
+        "order by random() limit 1",
         (annotator["campaign_id"], annotator["id"])).fetchone()
-    return (row[0], "select", None) if row else None
+    return (row[0], "validate" if row[1] == "ready" else "select", None) if row else None
 
 
 def early_position(n_tasks: int, secret: bytes, annotator_id: int) -> int:
@@ -63,8 +65,8 @@ def place_early(conn: sqlite3.Connection, annotator: sqlite3.Row, config: dict) 
         chosen = pick(conn, annotator)
         if chosen is None:
             return
-        conn.execute("update assignments set item_id = ?, stage = 'select', layout = '{}' where id = ?",
-                     (chosen[0], rows[-1]["id"]))
+        conn.execute("update assignments set item_id = ?, stage = ?, layout = '{}' where id = ?",
+                     (chosen[0], chosen[1], rows[-1]["id"]))
         golds = [len(rows) - 1]
     first = golds[0]
     if first < len(rows) // 4:

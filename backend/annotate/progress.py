@@ -17,12 +17,15 @@ from backend.annotate import campaigns, db
 
 STEPS = ("select", "ambiguity")  # BiVLC's two annotation steps; the human baseline adds BASELINE_STEPS
 BASELINE_STEPS = ("t2i", "i2t")
-STEP_OF_STAGE = {"pending": 0, "generated": 0, "selected": 1, "unambiguous": 2}  # the first step an item still needs
+STEP_OF_STAGE = {"pending": 0, "generated": 0, "selected": 1, "unambiguous": 2,  # the first step an item still needs
+                 "ready": 0}  # a validation item's one step
 COUNTS = ("target", "answered", "needed", "in_progress", "unclaimed")
 
 
 def steps_of(config: campaigns.CampaignConfig) -> tuple[str, ...]:
-    """The steps every item of a campaign goes through, in order."""
+    """The steps every item of a campaign goes through, in order (a validation campaign's: its one question)."""
+    if config.kind == campaigns.VALIDATE:
+        return (campaigns.VALIDATE,)
     return STEPS + (BASELINE_STEPS if config.human_baseline else ())
 
 

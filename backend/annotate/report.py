@@ -4,7 +4,8 @@ the human baseline, why items were dropped.
 Gold items measure annotators and are left out of every other number here.
 Agreement follows BiVLC: Cohen's kappa per annotator pair on "picked an image
 vs none" (their definition, appendix H.3), also on the chosen image, and
-Krippendorff's alpha over all annotators.
+Krippendorff's alpha over all annotators. A validation campaign's agreement is the same pair of measures on its
+three-way label (false / still true / not fluent).
 """
 from __future__ import annotations
 
@@ -98,11 +99,11 @@ def annotator_table(store_path: Path | str, campaign_id: int, answers: list[dict
 
 
 def agreement(answers: list[dict]) -> dict[str, Any]:
-    """Kappa per pair and alpha over all, on the non-gold select and ambiguity answers."""
+    """Kappa per pair and alpha over all, on the non-gold select, ambiguity and validate answers."""
     rows = [Answer(r["item_id"], r["external_id"], r["stage"], r["choice"]) for r in answers if not r["gold"]]
     result: dict[str, Any] = {}
     for label, stage, view in (("picked_or_none", "select", picked_or_none), ("chosen_image", "select", chosen_image),
-                               ("ambiguity", "ambiguity", chosen_image)):
+                               ("ambiguity", "ambiguity", chosen_image), ("validate", "validate", chosen_image)):
         units: dict[int, list[str]] = {}
         for row in rows:
             if row.stage == stage:
@@ -147,12 +148,17 @@ def to_markdown(state: dict[str, Any]) -> str:
     if state["dropped"]:
         lines.append("Dropped: " + "; ".join(f"{why} ({n})" for why, n in state["dropped"].items()) + ".")
     agree = state["agreement"]
-    lines.append(f"Agreement (step 3, picked an image vs none, BiVLC's measure): mean Cohen's kappa "
-                 f"{_number(agree['picked_or_none']['mean_kappa'])} over {len(agree['picked_or_none']['pairs'])} "
-                 f"pair(s), Krippendorff's alpha {_number(agree['picked_or_none']['alpha'])}; on the chosen image: "
-                 f"kappa {_number(agree['chosen_image']['mean_kappa'])}, "
-                 f"alpha {_number(agree['chosen_image']['alpha'])}"
-                 f"; step 4: alpha {_number(agree['ambiguity']['alpha'])}.")
+    if state["config"]["kind"] == campaigns.VALIDATE:
+        lines.append(f"Agreement (is the negative false: false / still true / not fluent): mean Cohen's kappa "
+                     f"{_number(agree['validate']['mean_kappa'])} over {len(agree['validate']['pairs'])} pair(s), "
+                     f"Krippendorff's alpha {_number(agree['validate']['alpha'])}.")
+    else:
+        lines.append(f"Agreement (step 3, picked an image vs none, BiVLC's measure): mean Cohen's kappa "
+                     f"{_number(agree['picked_or_none']['mean_kappa'])} over {len(agree['picked_or_none']['pairs'])} "
+                     f"pair(s), Krippendorff's alpha {_number(agree['picked_or_none']['alpha'])}; on the chosen "
+                     f"image: kappa {_number(agree['chosen_image']['mean_kappa'])}, "
+                     f"alpha {_number(agree['chosen_image']['alpha'])}"
+                     f"; step 4: alpha {_number(agree['ambiguity']['alpha'])}.")
     for task, label in (("i2t", "I2T"), ("t2i", "T2I")):
         if task in state["baseline"]:
             b = state["baseline"][task]

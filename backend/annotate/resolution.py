@@ -8,7 +8,10 @@ picked, the image with most votes. Several images may show the caption
 the image picked first wins. Step 4 ("ambiguity") keeps an item only when the
 majority picked the original image for the original caption. The human
 baseline questions are measured, not resolved: the item is done when both
-have their answers.
+have their answers. A validation campaign's question ("validate") is resolved
+over its three answers under the same rule: a negative the crowd calls false
+of the image is ``done`` (kept by the export), one still true or not fluent,
+or one they disagree on, is ``dropped`` with the reason.
 """
 from __future__ import annotations
 
@@ -20,8 +23,13 @@ from pathlib import Path
 
 from backend.annotate import db
 from backend.annotate.agreement import resolve
+from backend.annotate.tasks import VALIDATE_OPTIONS
 
 BASELINE = ("i2t", "t2i")
+OVERRIDABLE = ("select", "ambiguity", "validate")
+VALIDATE_FATE = {"false": ("done", "a valid negative: false of the image"),
+                 "true": ("dropped", "not a negative: still true of the image"),
+                 "disfluent": ("dropped", "not fluent")}
 
 
 def decide(task: str, choices: list[str], rule: str, overlap: int) -> dict:
@@ -44,6 +52,8 @@ def decide(task: str, choices: list[str], rule: str, overlap: int) -> dict:
 
 def next_stage(task: str, decision: str | None, item: sqlite3.Row, config: dict) -> tuple[str, str]:
     """(stage, why) after a task is decided."""
+    if task == "validate":
+        return VALIDATE_FATE.get(decision or "", ("dropped", "annotators disagreed on whether the negative is false"))
     if task == "select":
         if decision is None:
             return "dropped", "annotators disagreed on whether any image shows the caption"
@@ -89,7 +99,10 @@ def _move(conn: sqlite3.Connection, item_id: int, stage: str, outcome: dict, now
 
 
 def valid_decisions(task: str, n_images: int) -> tuple[str, ...]:
-    """What an admin may decide for a task: an image number or none (select); a side or both (ambiguity)."""
+    """What an admin may decide for a task: an image number or none (select); a side or both (ambiguity); false,
+    true or disfluent (validate)."""
+    if task == "validate":
+        return VALIDATE_OPTIONS
     if task == "ambiguity":
         return ("original", "negative", "both")
     return (*(str(k + 1) for k in range(n_images)), "none")
@@ -98,14 +111,18 @@ def valid_decisions(task: str, n_images: int) -> tuple[str, ...]:
 def override(store_path: Path | str, item_id: int, task: str, decision: str, actor: str) -> str:
     """An admin decides an item's task by hand (recorded as an answer with source "admin"); returns the
     item's new stage. Raw annotator answers are kept as they were."""
-    if task not in ("select", "ambiguity"):
-        raise ValueError(f"only select and ambiguity can be overridden, not {task!r}")
+    if task not in OVERRIDABLE:
+        raise ValueError(f"only {', '.join(OVERRIDABLE)} can be overridden, not {task!r}")
     now = time.time()
     with db.write(store_path) as conn:
         item = conn.execute("select i.*, c.config from items i join campaigns c on c.id = i.campaign_id "
                             "where i.id = ?", (item_id,)).fetchone()
         if item is None:
             raise ValueError(f"no item {item_id}")
+        validating = json.loads(item["config"]).get("kind") == "validate"
+        if (task == "validate") != validating:
+            raise ValueError(f"item {item_id} belongs to a {'validation' if validating else 'BiVLC'} campaign: "
+                             f"{'validate' if validating else 'select or ambiguity'} is its task, not {task!r}")
         n_images = conn.execute("select count(*) from candidates where item_id = ?", (item_id,)).fetchone()[0]
         valid = valid_decisions(task, n_images)
         if decision not in valid:

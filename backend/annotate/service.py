@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from backend import jobs, plugins
-from backend.annotate import campaigns, db, gold_reviewed, quality, sources
+from backend.annotate import campaigns, db, gold_reviewed, quality, sources, validation
 from backend.annotate.campaigns import CampaignConfig
 from backend.core import tabular
 from backend.core.auth import Actor, require_admin
@@ -21,11 +21,12 @@ from backend.core.paths import confine
 from backend.core.settings import Settings
 from backend.core.store import Store
 
-BUILT_IN_SOURCES = ("file", "probe")
+BUILT_IN_SOURCES = ("file", "probe", "manifest")
 
 
 def sources_offered() -> tuple[str, ...]:
-    """Every campaign source: the plug-ins' (the built-in world's) first, then a file and a probe result."""
+    """Every campaign source: the plug-ins' (the built-in world's) first, then a file, a probe result and a
+    training manifest."""
     return (*plugins.hooks().campaign_sources, *BUILT_IN_SOURCES)
 
 
@@ -38,15 +39,19 @@ def _user_path(actor: Actor, path: str | Path, settings: Settings, what: str) ->
 def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *, config: dict | None = None,
                     n_items: int = 20, seed: int = 0, path: str = "", images_dir: str = "",
                     probe_image: str = "") -> dict[str, Any]:
-    """A new campaign from a plug-in's source (the built-in world), a SugarCrepe/BiVLC file or a probe's JSON,
-    with its gold items: a plug-in's (whose right answers their generator knows, `backend.plugins`), or the
-    admin-decided items of the earlier campaign ``config["gold_from"]`` (`backend.annotate.gold_reviewed`).
-    Returns a summary."""
+    """A new campaign from a plug-in's source (the built-in world), a SugarCrepe/BiVLC file, a probe's JSON or a
+    training manifest, with its gold items: a plug-in's (whose right answers their generator knows,
+    `backend.plugins`; a validation campaign's: `backend.annotate.validation.gold_items`), or the admin-decided
+    items of the earlier campaign ``config["gold_from"]`` (`backend.annotate.gold_reviewed`). Returns a summary."""
     require_admin(actor, "creating a campaign")
     hooks = plugins.hooks()
     plugin_source = hooks.campaign_sources.get(source)
     preset = {"generator": plugin_source.generator} if plugin_source and plugin_source.generator else {}
     config_obj = CampaignConfig.from_dict({**preset, **(config or {})})
+    validating = config_obj.kind == campaigns.VALIDATE
+    if validating and config_obj.gold_from:
+        raise ValueError("gold_from takes an earlier BiVLC campaign's decided images; a validation campaign's gold "
+                         "items come from the built-in world's oracle: leave gold_from empty")
     folder = campaigns.campaign_dir(settings.data_dir, name)
     if any(row["name"] == name for row in campaigns.list_campaigns(settings.db)):  # before any file is written
         raise ValueError(f"a campaign named {name!r} exists already; choose another name")
@@ -61,9 +66,15 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
         if not probe_file.is_file():
             raise ValueError(f"probe result {path} does not exist")
         result = tabular.read_json(probe_file, "probe result")
-        items = sources.items_from_probe(result, str(_user_path(actor, probe_image, settings, "probed image")))
+        items = sources.items_from_probe(result, str(_user_path(actor, probe_image, settings, "probed image")),
+                                         failed_only=not validating)
+    elif source == "manifest":
+        items = sources.items_from_manifest(_user_path(actor, path, settings, "manifest"), seed)
     else:
         raise ValueError(f"source must be one of {', '.join(sources_offered())}, not {source!r}")
+    if validating and not all(item.image for item in items):
+        raise ValueError("a validation campaign shows each negative with its image: every item needs one (give "
+                         "the file's images folder); nothing was created")
     sources.check_images(items, folder)
     secret = quality.new_secret()  # gold from it, not from `seed`: the public code cannot rebuild the answer key
     n_gold, gold_seed = campaigns.gold_count(config_obj), quality.secret_seed(secret, "gold-items")
@@ -73,6 +84,7 @@ def create_campaign(actor: Actor, name: str, source: str, settings: Settings, *,
         gold = [entry.item for entry in reviewed]
     else:
         reviewed, gold = [], _gold_items(n_gold, gold_seed, folder)
+        gold = validation.gold_items(gold) if validating else gold
     campaign_id = campaigns.create(settings.db, name, items + gold, config_obj, source, actor.name, secret)
     gold_reviewed.add_candidates(settings.db, campaign_id, len(items), reviewed)
     return {"id": campaign_id, "name": name, "items": len(items), "gold_items": len(gold), "folder": str(folder),
@@ -98,6 +110,9 @@ def launch_generation(actor: Actor, name: str, settings: Settings, store: Store,
         raise ValueError("generation cannot run on Hugging Face Jobs: the remote machine has no copy of the "
                          "campaign's store and images; run it here (local) or on this machine's GPUs (torchrun)")
     campaign = campaigns.get(settings.db, name)
+    if campaign["config"].kind == campaigns.VALIDATE:
+        raise ValueError(f"campaign {name!r} validates negatives with their own images: it has no image to generate "
+                         "(its tasks are open already)")
     values = {"campaign": name, "preset": preset or campaign["config"].generator,
               "images_per_item": campaign["config"].images_per_item, "db": str(settings.db),
               "data_dir": str(settings.data_dir), **config}
@@ -136,12 +151,21 @@ def raw_answers(store_path: Path | str, name: str) -> list[dict]:
 
 def export_campaign(actor: Actor, name: str, settings: Settings, out_dir: str = "", repo_id: str = "",
                     private: bool = True) -> dict[str, Any]:
-    """Save the BiVLC-schema dataset and the answers CSV (and push the dataset when `repo_id` is given)."""
+    """Save the BiVLC-schema dataset (a validation campaign: its validated negatives as a SugarCrepe-format
+    benchmark and a training manifest, `backend.annotate.validation`) and the answers CSV (and push the BiVLC
+    dataset when `repo_id` is given)."""
     from backend.annotate.export import push_dataset, save_dataset, write_answers_csv
 
     require_admin(actor, "exporting a campaign")
     folder = campaigns.campaign_dir(settings.data_dir, name)
     out = _user_path(actor, out_dir, settings, "export folder") if out_dir else settings.downloads_dir / name
+    if campaigns.get(settings.db, name)["config"].kind == campaigns.VALIDATE:
+        if repo_id:
+            raise ValueError("pushing to the Hub is for BiVLC datasets; a validation campaign's export is files: "
+                             "upload its folder")
+        written = validation.export_validated(settings.db, name, folder, out)
+        n_answers = write_answers_csv(raw_answers(settings.db, name), out / "answers.csv")
+        return {**written, "answers_csv": str(out / "answers.csv"), "answers": n_answers, "pushed": ""}
     rows = export_rows(settings.db, name, folder)
     if not rows:
         raise ValueError(f"campaign {name!r} has no item that passed both annotation steps yet: nothing to export")
@@ -155,7 +179,7 @@ def export_campaign(actor: Actor, name: str, settings: Settings, out_dir: str = 
             "answers": n_answers, "pushed": pushed}
 
 
-EXPORT_MEMBERS = ("dataset", "answers.csv", "README.md")  # what an export folder holds (a card only if written)
+EXPORT_MEMBERS = ("dataset", validation.FOLDER, "answers.csv", "README.md")  # what an export folder may hold
 
 
 def zip_export(exported: dict[str, Any], target: Path) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """What one task shows and what an answer to it means: the layout on screen, the images and texts of each kind of
-task (BiVLC's steps 3 and 4 and the human baseline), an answer read as the side or slot it meant, and whether it
-matches a known truth. `backend.annotate.assign` decides who gets which task; this module, what the task is.
+task (BiVLC's steps 3 and 4 and the human baseline; a validation campaign's question), an answer read as the side
+or slot it meant, and whether it matches a known truth. `backend.annotate.assign` decides who gets which task;
+this module, what the task is.
 """
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from backend.annotate import db, images, quality
 
 SIDE_OPTIONS = {"ambiguity": ("left", "right", "both"), "t2i": ("left", "right"), "i2t": ("1", "2")}
 KEY_ALIASES = {"l": "left", "r": "right", "b": "both", "n": "none"}  # keys the annotation page sends besides the words
+# A validation task's answers ("is the second text false of the image?"), and the keys and words that mean them.
+VALIDATE_OPTIONS = ("false", "true", "disfluent")
+VALIDATE_ALIASES = {"y": "false", "yes": "false", "1": "false", "n": "true", "no": "true", "2": "true",
+                    "f": "disfluent", "3": "disfluent"}
 
 
 class TaskError(ValueError):
@@ -27,7 +32,7 @@ class Task:
     item_id: int
     task: str
     text: str
-    texts: tuple[str, ...]  # the two captions of an i2t question
+    texts: tuple[str, ...]  # the two captions of an i2t question; a validation task's caption (`text`: its negative)
     images: tuple[str, ...]
     options: tuple[str, ...]
     instructions: str
@@ -49,12 +54,19 @@ def layout_of(task: str, rng: random.Random) -> dict:
 
 def choice_of(task: str, layout: dict, answer: str, n_images: int) -> str:
     """The answer as stored: a slot ("1".."4") or "none" for select; for the others, which side was meant:
-    "original", "negative" (or "both")."""
-    answer = KEY_ALIASES.get(str(answer).strip().lower(), str(answer).strip().lower())
-    if task == "select":
+    "original", "negative" (or "both"); for a validation task, "false" (a valid negative), "true" (still true of
+    the image) or "disfluent"."""
+    answer = str(answer).strip().lower()
+    if task == "validate":
+        answer = VALIDATE_ALIASES.get(answer, answer)
+        if answer in VALIDATE_OPTIONS:
+            return answer
+    elif task == "select":
+        answer = KEY_ALIASES.get(answer, answer)
         if answer == "none" or (answer.isdigit() and 1 <= int(answer) <= n_images):
             return answer
     else:
+        answer = KEY_ALIASES.get(answer, answer)
         if task != "i2t":
             answer = {"1": "left", "2": "right"}.get(answer, answer)
         if answer in SIDE_OPTIONS[task]:
@@ -84,6 +96,7 @@ def view(conn: sqlite3.Connection, row: sqlite3.Row, config: dict, number: int, 
     sides = {"original": item["image"], "negative": chosen_image(conn, item)}
     texts = {"original": item["caption"], "negative": item["negative_caption"]}
     task = row["stage"]
+    pair: tuple[str, ...]  # the texts shown besides `text`: an i2t task's two, a validation task's caption
     if task == "select":
         shown = [c["display_path"] or c["path"] for c in
                  conn.execute("select display_path, path from candidates where item_id = ? order by slot",
@@ -91,6 +104,8 @@ def view(conn: sqlite3.Connection, row: sqlite3.Row, config: dict, number: int, 
         text, pair, options = item["negative_caption"], (), (*(str(k + 1) for k in range(len(shown))), "none")
     elif task == "i2t":
         shown, text, pair, options = [sides[layout["image"]]], "", tuple(texts[t] for t in layout["texts"]), ("1", "2")
+    elif task == "validate":  # the image, its caption and the negative to judge
+        shown, text, pair, options = [item["image"]], item["negative_caption"], (item["caption"],), VALIDATE_OPTIONS
     else:
         shown = [sides[side] for side in layout["images"]]
         text = item["caption"] if task == "ambiguity" else texts[layout["text"]]

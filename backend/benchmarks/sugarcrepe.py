@@ -85,7 +85,8 @@ def check_images(images: Path, filenames: Sequence[str]) -> None:
             "the folder must hold all of COCO val2017", *coco_steps(images)]))
 
 
-def sugarcrepe_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, float]:
+def sugarcrepe_metrics(scores: Tensor, subsets: Sequence[str],
+                       categories: Sequence[str] | None = M.SUGARCREPE_CATEGORIES) -> dict[str, float]:
     """``scores`` (N, 2): s(I, caption), s(I, negative). Per subset, micro/macro per category, overall.
 
     Strict (``pairwise_correct``): a tie is wrong. Keys: ``<subset>``,
@@ -98,7 +99,8 @@ def sugarcrepe_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, floa
 
     correct = M.pairwise_correct(scores[:, 0], scores[:, 1])
     labels = np.asarray(subsets)
-    summary = M.sugarcrepe_summary({s: correct[torch.from_numpy(labels == s)] for s in dict.fromkeys(subsets)})
+    summary = M.sugarcrepe_summary({s: correct[torch.from_numpy(labels == s)] for s in dict.fromkeys(subsets)},
+                                   categories)
     out = dict(summary["subsets"])
     out.update({f"micro/{c}": v for c, v in summary["micro"].items()})
     out.update({f"macro/{c}": v for c, v in summary["macro"].items()})
@@ -107,8 +109,10 @@ def sugarcrepe_metrics(scores: Tensor, subsets: Sequence[str]) -> dict[str, floa
     return out
 
 
-def sugarcrepe_task(annotations: Annotations, images: Path, limit: int | None = None) -> Task:
-    """Items of each subset in file order (clip_benchmark's order too), the first ``limit`` per subset.
+def sugarcrepe_task(annotations: Annotations, images: Path, limit: int | None = None,
+                    categories: Sequence[str] | None = M.SUGARCREPE_CATEGORIES) -> Task:
+    """Items of each subset in file order (clip_benchmark's order too), the first ``limit`` per subset; subsets
+    whose category is not one of `categories` fail when scored (None: any, a validation campaign's families).
 
     Item = [[image], [caption, negative_caption]]; ids are ``<subset>/<id>``.
     """
@@ -118,7 +122,7 @@ def sugarcrepe_task(annotations: Annotations, images: Path, limit: int | None = 
     subsets = [subset for subset, _, _ in rows]
     return grid_task([[ImageFile(str(images / item["filename"]))] for _, _, item in rows],
                      [[item["caption"], item["negative_caption"]] for _, _, item in rows],
-                     LabelledMetric(lambda s, labels: sugarcrepe_metrics(s[:, :, 0], labels), subsets),
+                     LabelledMetric(lambda s, labels: sugarcrepe_metrics(s[:, :, 0], labels, categories), subsets),
                      ids=[f"{subset}/{key}" for subset, key, _ in rows], subtypes=subsets,
                      correct=first_caption_wins)
 

@@ -38,7 +38,8 @@ def _print(value, as_json: bool) -> None:
 
 def _create(args: argparse.Namespace) -> int:
     config = json.loads(args.config) if args.config else {}
-    for key in ("overlap", "gold_rate", "gold_from", "tasks_per_session", "resolution", "min_seconds_per_task"):
+    for key in ("kind", "overlap", "gold_rate", "gold_from", "tasks_per_session", "resolution",
+                "min_seconds_per_task"):
         if getattr(args, key) is not None:
             config[key] = getattr(args, key)
     if args.baseline:
@@ -127,16 +128,21 @@ def add_parsers(subparsers) -> None:
         sub.set_defaults(handler=handler)
         return sub
 
-    create = command("create", _create, "create a campaign from the built-in world, a file or a probe result")
+    create = command("create", _create, "create a campaign from the built-in world, a file, a probe result or a "
+                                        "training manifest")
     create.add_argument("name")
+    create.add_argument("--kind", choices=campaigns.KINDS, default=None,
+                        help="bivlc (default: generated images, steps 3 and 4) or validate (is each generated "
+                             "negative false of its image? no images to generate)")
     offered = service.sources_offered()
     create.add_argument("--source", choices=offered, default=offered[0])
     create.add_argument("--file", help="SugarCrepe .json or BiVLC-format .csv/.jsonl (source file); probe JSON "
-                                       "(source probe)")
+                                       "(source probe); a training manifest .csv/.jsonl (source manifest)")
     create.add_argument("--images", help="folder the file's image names are relative to (e.g. COCO val2017)")
     create.add_argument("--probe-image", help="the image the probe was run on (source probe)")
-    create.add_argument("--items", type=int, default=20, help="how many items a plug-in's source makes "
-                                                                 f"(sources {', '.join(offered[:-2]) or 'none'})")
+    plugin_sources = ", ".join(offered[:-len(service.BUILT_IN_SOURCES)]) or "none"
+    create.add_argument("--items", type=int, default=20,
+                        help=f"how many items a plug-in's source makes (sources {plugin_sources})")
     create.add_argument("--seed", type=int, default=0,
                         help="seed of the source's items (gold items come from the campaign's secret)")
     create.add_argument("--overlap", type=int, default=None)
@@ -175,12 +181,15 @@ def add_parsers(subparsers) -> None:
     assist.add_argument("--model", default=None, help="a model spec (default: the app's default model)")
     assist.add_argument("--device", default=None)
 
-    override = command("override", _override, "decide an item's select or ambiguity task by hand")
+    override = command("override", _override, "decide an item's select, ambiguity or validate task by hand")
     override.add_argument("item", type=int)
-    override.add_argument("task", choices=["select", "ambiguity"])
-    override.add_argument("decision", help="1-4 or none (select); original, negative or both (ambiguity)")
+    override.add_argument("task", choices=resolution.OVERRIDABLE)
+    override.add_argument("decision", help="1-4 or none (select); original, negative or both (ambiguity); false, "
+                                           "true or disfluent (validate)")
 
-    export = command("export", _export, "save the BiVLC dataset and the answers CSV; --push to the Hub")
+    export = command("export", _export, "save the BiVLC dataset (a validation campaign: its validated negatives as "
+                                        "a SugarCrepe-format benchmark and a training manifest) and the answers "
+                                        "CSV; --push a BiVLC dataset to the Hub")
     export.add_argument("name")
     export.add_argument("--out", help="folder (default: <downloads>/<name>)")
     export.add_argument("--push", metavar="REPO_ID", help="also push the dataset to this Hub dataset repo (HF_TOKEN)")

@@ -21,9 +21,9 @@ def _percent(value: float | None) -> str:
 def competence_lines(state: dict) -> list[str]:
     """The annotator table and the queue's size, as `campaign competence` prints them."""
     lines = [f"threshold {_percent(state['threshold'])} after {state['min_answers']} answers; "
-             "annotator\tanswers\tcompetence\tselect\tambiguity\tflags\texcluded"]
+             "annotator\tanswers\tcompetence\tselect\tambiguity\tvalidate\tflags\texcluded"]
     for row in state["annotators"]:
-        steps = "\t".join(_percent(row["by_step"].get(task)) for task in ("select", "ambiguity"))
+        steps = "\t".join(_percent(row["by_step"].get(task)) for task in ("select", "ambiguity", "validate"))
         lines.append(f"{row['annotator']}\t{row['answers']}\t{_percent(row['competence'])}\t{steps}\t"
                      f"{','.join(row['flags']).upper() or '-'}\t{'yes' if row['excluded'] else ''}")
     lines.append(f"adjudication queue: {len(state['queue'])} task(s) (campaign adjudicate {state['name']})")
@@ -83,8 +83,9 @@ def add_parsers(command: Callable[..., argparse.ArgumentParser], settings: Calla
     sub.add_argument("name")
     sub.add_argument("--below", type=float, default=competence.UNCERTAIN_BELOW)
     sub.add_argument("--item", type=int)
-    sub.add_argument("--task", choices=["select", "ambiguity"])
-    sub.add_argument("--decision", help="1-4 or none (select); original, negative or both (ambiguity)")
+    sub.add_argument("--task", choices=resolution.OVERRIDABLE)
+    sub.add_argument("--decision", help="1-4 or none (select); original, negative or both (ambiguity); false, "
+                                        "true or disfluent (validate)")
 
 
 def _entry_line(entry: dict) -> str:

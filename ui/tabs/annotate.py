@@ -8,7 +8,8 @@ next task by mistake; the server records it once. Who the annotator is lives in
 a server-side `gr.State`: nobody can read or answer someone else's tasks.
 
 Each kind of task has a panel of its own: step 3's four images and buttons,
-a pair of images (step 4 and T2I), one image and two descriptions (I2T).
+a pair of images (step 4 and T2I), one image and two descriptions (I2T), one
+image and three answers (a validation campaign's question).
 Why: Gradio rebuilds a component and its config for every property it is sent
 (a label, a visibility), and an annotator's tasks alternate between step 3
 and step 4 more often than not, so relabelling one set of images and buttons
@@ -30,22 +31,19 @@ import gradio as gr
 from backend.annotate import assign, campaigns, db, prolific, resume, undo, verify
 from ui import gate
 from ui.context import AppContext
-from ui.tabs.annotate_text import KEYS, PAGE_STYLE, WAIT_POLL_S, caption, ending, too_many
+from ui.tabs.annotate_text import KEYS, PAGE_STYLE, VALIDATE_BUTTONS, WAIT_POLL_S, caption, ending, too_many
 
 N_IMAGES = 4
-PANELS = ("select", "pair", "i2t")
-PANEL_OF_TASK = {"select": "select", "ambiguity": "pair", "t2i": "pair", "i2t": "i2t"}
+PANELS = ("select", "pair", "i2t", "validate")
+PANEL_OF_TASK = {"select": "select", "ambiguity": "pair", "t2i": "pair", "i2t": "i2t", "validate": "validate"}
 # (element id suffix, label, answer sent) of each panel's buttons
 SELECT_BUTTONS = [(str(k), str(k), str(k)) for k in range(1, N_IMAGES + 1)] + [("none", "None", "none")]
 PAIR_BUTTONS = [("left", "Left", "left"), ("right", "Right", "right"), ("both", "Both", "both")]
 TEXT_BUTTONS = [("text-1", "1", "1"), ("text-2", "2", "2")]
 
-
-
 # Where the browser remembers its last start (campaign, name, resume key) to fill the form in after a reload. Not
 # a secret (the page's config carries it): fixed, so a restarted server still reads what browsers remembered.
 REMEMBERED_KEY, REMEMBERED_SECRET = "complab-annotate", "complab-annotate-v1"
-
 
 
 @dataclass(frozen=True)
@@ -119,6 +117,10 @@ class AnnotatePage:
             with gr.Column(visible=False, elem_id="annotate-i2t") as self.i2t_panel:
                 self.i2t_image = self._image("image", "annotate-i2t-image")
                 self.text_buttons = self._buttons(TEXT_BUTTONS)
+            with gr.Column(visible=False, elem_id="annotate-validate") as self.validate_panel:
+                self.validate_image = self._image("image", "annotate-validate-image")
+                with gr.Row():
+                    self.validate_buttons = self._buttons(VALIDATE_BUTTONS)
             self.keys = gr.Markdown(elem_id="annotate-keys")
             self.message = gr.Markdown(elem_id="annotate-message")
             self.undo = gr.Button("Undo my last answer", elem_id="annotate-undo", size="sm", variant="secondary")
@@ -142,7 +144,8 @@ class AnnotatePage:
         """What an answer fills: the next task (its panel's images and texts), or the end of the session."""
         return [self.state, self.task_box, self.done, self.counter, self.accordion, self.instructions, self.caption,
                 self.select_panel, *self.select_images, self.pair_panel, *self.pair_images, self.pair_buttons[2],
-                self.i2t_panel, self.i2t_image, *self.text_buttons, self.keys, self.token, self.message, self.waiting]
+                self.i2t_panel, self.i2t_image, *self.text_buttons, self.validate_panel, self.validate_image, self.keys,
+                self.token, self.message, self.waiting]
 
     @property
     def outputs(self) -> list:
@@ -169,8 +172,8 @@ class AnnotatePage:
 
     def wire_answers(self, api: dict[str, Any]) -> None:
         """The answer buttons, the /answer endpoint (named by `api`) and the waiting page's timer."""
-        buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons,
-                      SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS)
+        buttons = zip(self.select_buttons + self.pair_buttons + self.text_buttons + self.validate_buttons,
+                      SELECT_BUTTONS + PAIR_BUTTONS + TEXT_BUTTONS + VALIDATE_BUTTONS)
         for button, (_, _, value) in buttons:
             button.click(self._answer_with(value), [self.state, self.token], self.task_outputs,
                          api_visibility="private", concurrency_limit=None, trigger_mode="once", postprocess=False)
@@ -374,7 +377,7 @@ class AnnotatePage:
             texts = [f"{k + 1}: {text}" for k, text in enumerate(task.texts)]
         visible = [gr.Column(visible=panel == name) if switch else gr.Column() for name in PANELS]
         return [visible[0], *select, visible[1], *slots("pair", 2), "Both" if both is None else gr.Button(visible=both),
-                visible[2], *slots("i2t", 1), *texts]
+                visible[2], *slots("i2t", 1), *texts, visible[3], *slots("validate", 1)]
 
 
 def _remember(campaign: str, name: str, key: str) -> dict:

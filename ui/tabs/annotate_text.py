@@ -11,12 +11,17 @@ from backend.core.markup import literal
 
 WAIT_POLL_S = 5  # how often a waiting page asks the server again for a task
 KEYS = {"select": "Keys: 1-4 pick an image, N none.", "ambiguity": "Keys: 1 or L left, 2 or R right, B both.",
-        "i2t": "Keys: 1 first description, 2 second.", "t2i": "Keys: 1 or L left, 2 or R right."}
+        "i2t": "Keys: 1 first description, 2 second.", "t2i": "Keys: 1 or L left, 2 or R right.",
+        "validate": "Keys: Y or 1 yes, it is false; N or 2 no, it is still true; F or 3 not fluent."}
 # BiVLC's questions (appendix H.1, `annotations/instructions/`), one line each
 QUESTIONS = {"select": "Which image shows this description? (None if no image does)",
              "ambiguity": "Which image best matches this description? (Both if both match it equally well)",
              "t2i": "Which image best matches this description?",
-             "i2t": "Which description best represents the image?"}
+             "i2t": "Which description best represents the image?",
+             "validate": "Is the second text false of the image?"}
+# A validation task's buttons: (element id suffix, label, answer sent; `backend.annotate.tasks.VALIDATE_OPTIONS`)
+VALIDATE_BUTTONS = [("false", "Yes, it is false", "false"), ("true", "No, it is still true", "true"),
+                    ("disfluent", "It is not fluent", "disfluent")]
 
 # Gradio has no shortcut API: this script (given to `launch(head=...)`) clicks the answer buttons by id, the
 # first one on screen: only the current task's panel is.
@@ -25,9 +30,10 @@ document.addEventListener("keydown", (event) => {
   const target = event.target;
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
   if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
-  const ids = {"1": ["answer-1", "answer-left", "answer-text-1"], "2": ["answer-2", "answer-right", "answer-text-2"],
-               "3": ["answer-3"], "4": ["answer-4"], "n": ["answer-none"], "l": ["answer-left"],
-               "r": ["answer-right"], "b": ["answer-both"]};
+  const ids = {"1": ["answer-1", "answer-left", "answer-text-1", "answer-false"],
+               "2": ["answer-2", "answer-right", "answer-text-2", "answer-true"], "3": ["answer-3", "answer-disfluent"],
+               "4": ["answer-4"], "n": ["answer-none", "answer-true"], "l": ["answer-left"], "r": ["answer-right"],
+               "b": ["answer-both"], "y": ["answer-false"], "f": ["answer-disfluent"]};
   for (const id of ids[event.key.toLowerCase()] || []) {
     const button = document.getElementById(id);
     if (button && button.offsetParent !== null && !button.disabled) {
@@ -52,6 +58,9 @@ def caption(task: assign.Task) -> str:
     """The task's question, and the description it is about (an I2T task's two are on its buttons)."""
     if task.task == "i2t":
         return f"**{QUESTIONS['i2t']}**"
+    if task.task == "validate":  # the caption, then the text to judge
+        return (f"**{QUESTIONS['validate']}**\n\nCaption: {literal(task.texts[0])}\n\n"
+                f"### Second text: {literal(task.text)}")
     return f"**{QUESTIONS[task.task]}**\n\n### {literal(task.text)}"
 
 

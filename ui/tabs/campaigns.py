@@ -1,5 +1,5 @@
-"""Campaigns tab (admins): create a BiVLC-style annotation campaign, generate its images, follow it, fix items
-by hand, export it.
+"""Campaigns tab (admins): create a BiVLC-style annotation campaign (or a validation campaign of generated negatives,
+`backend.annotate.validation`), generate its images, follow it, fix items by hand, export it.
 
 Views only: creating and generating go through `backend.annotate.service` (which refuses non-admins; the
 Export view and the Prolific panel are their own modules beside this one), overrides through
@@ -29,7 +29,8 @@ from ui.tabs import campaigns_items as view
 
 REFRESH_S = 2.0
 TASK_LABELS = {"select": "Step 3: select", "ambiguity": "Step 4: ambiguity", "i2t": "Baseline: I2T",
-               "t2i": "Baseline: T2I"}
+               "t2i": "Baseline: T2I", "validate": "Validation: is the negative false?"}
+KIND_CHOICES = [("BiVLC: generated images, steps 3 and 4", "bivlc"), ("validate generated negatives", "validate")]
 USER_ERRORS = (ValueError, PermissionDenied, OSError, jobs.JobError)  # what a form can cause: shown, not a traceback
 DEFAULTS = campaigns.CampaignConfig()  # the form starts from the backend's defaults
 
@@ -76,13 +77,14 @@ def make_handlers(ctx: AppContext) -> dict:
             raise gr.Error(str(error), print_exception=False) from error
 
     def create(name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, gold_from,
-               tasks_per_session, min_seconds, human_baseline, preset, session=None):
-        """A new campaign from the form; a bad value is a message and the form keeps what was typed."""
+               tasks_per_session, min_seconds, human_baseline, preset, kind="bivlc", session=None):
+        """A new campaign from the form (`kind` last: API callers from before validation campaigns get BiVLC's); a
+        bad value is a message and the form keeps what was typed."""
         actor = admin(session, "creating a campaign")
         name = (name or "").strip()
 
         def run():
-            config = {"overlap": _number(overlap, int, "overlap"), "resolution": rule,
+            config = {"kind": kind or "bivlc", "overlap": _number(overlap, int, "overlap"), "resolution": rule,
                       "gold_rate": _number(gold_rate, float, "gold rate"), "gold_from": (gold_from or "").strip(),
                       "tasks_per_session": _number(tasks_per_session, int, "tasks per session"),
                       "min_seconds_per_task": _number(min_seconds, float, "minimum seconds per task"),
@@ -95,7 +97,8 @@ def make_handlers(ctx: AppContext) -> dict:
                                            probe_image=(probe_image or "").strip())
         summary = guarded(run)
         message = (f"Created **{summary['name']}**: {summary['items']} items and {summary['gold_items']} gold "
-                   f"items. Next: generate its images.")
+                   "items. " + ("Its tasks are open now: share its study link." if kind == "validate" else
+                                "Next: generate its images."))
         return message, gr.Dropdown(choices=view.campaign_names(store_path), value=summary["name"])
 
     def generate(name, preset, model, target="local", session=None):
@@ -152,15 +155,15 @@ def make_handlers(ctx: AppContext) -> dict:
         name loaded last too. Only for another campaign than that one: the timer's redraw of the list may change
         the selection away and back, and an edit in progress must survive it."""
         if not actor_of(ctx, session).is_admin or not name or name == loaded:
-            return [gr.skip()] * (len(campaigns.TASKS) + 3)
+            return [gr.skip()] * (len(campaigns.ALL_TASKS) + 3)
         config = guarded(campaigns.get, store_path, name)["config"]
         preset = config.generator if config.generator in view.preset_names() else gr.skip()
-        return [*(config.instructions[task] for task in campaigns.TASKS), config.intro, preset, name]
+        return [*(config.instructions[task] for task in campaigns.ALL_TASKS), config.intro, preset, name]
 
-    def save_instructions(name, select, ambiguity, i2t, t2i, session=None):
+    def save_instructions(name, select, ambiguity, i2t, t2i, validate, session=None):
         """Store the edited instructions (annotators see them from their next task on)."""
         admin(session, "editing campaign instructions")
-        texts = dict(zip(campaigns.TASKS, (select, ambiguity, i2t, t2i)))
+        texts = dict(zip(campaigns.ALL_TASKS, (select, ambiguity, i2t, t2i, validate)))
         empty = [task for task, text in texts.items() if not (text or "").strip()]
         if empty:
             raise gr.Error(f"Instructions for {', '.join(empty)} are empty.", print_exception=False)
@@ -203,13 +206,17 @@ def make_handlers(ctx: AppContext) -> dict:
 
 
 def source_choices() -> list[tuple[str, str]]:
-    """(label, source) of every campaign source: the plug-ins' (they make their own items), a file, a probe."""
+    """(label, source) of every campaign source: the plug-ins' (they make their own items), a file, a probe, a
+    training manifest."""
     own = [(source.label, name) for name, source in plugins.hooks().campaign_sources.items()]
-    return [*own, ("file", "file"), ("probe result", "probe")]
+    return [*own, ("file", "file"), ("probe result", "probe"), ("training manifest", "manifest")]
 
 
 def _form() -> list:
-    """The new-campaign form (in an accordion); returns its inputs in `create`'s order, preset excluded."""
+    """The new-campaign form (in an accordion); returns the kind, then its inputs in `create`'s order, preset
+    excluded."""
+    kind = gr.Radio(KIND_CHOICES, value="bivlc", label="Kind", elem_id="campaign-kind",
+                    info="validate: each task is an image, its caption and one generated negative; no images to make")
     with gr.Row():
         name = gr.Textbox(label="Name", placeholder="e.g. bivlc-pilot-1", elem_id="campaign-name", scale=2,
                           info="letters, digits, '.', '_' or '-'")
@@ -219,10 +226,11 @@ def _form() -> list:
                             visible=offered[0][1] in plugins.hooks().campaign_sources)
         seed = gr.Number(0, precision=0, minimum=0, label="Seed", info="draws generated and gold items", scale=1)
     with gr.Row(visible=False) as file_row:
-        path = gr.Textbox(label="File", info="SugarCrepe .json or BiVLC .csv/.jsonl (file); the probe's JSON "
-                                             "download (probe result); a path in the workspace")
-        images_dir = gr.Textbox(label="Images folder", info="the file's image names are relative to it, "
-                                                            "e.g. COCO val2017")
+        path = gr.Textbox(label="File", elem_id="campaign-file",
+                          info="SugarCrepe .json or BiVLC .csv/.jsonl (file); the probe's JSON download (probe "
+                               "result); a training manifest .csv/.jsonl; a path in the workspace")
+        images_dir = gr.Textbox(label="Images folder", elem_id="campaign-images",
+                                info="the file's image names are relative to it, e.g. COCO val2017")
         probe_image = gr.Textbox(label="Probed image", info="the image the probe was run on", visible=False)
     source.change(lambda s: (gr.Number(visible=s in plugins.hooks().campaign_sources),
                              gr.Row(visible=s in BUILT_IN_SOURCES),
@@ -243,7 +251,7 @@ def _form() -> list:
                                 label="Minimum seconds per task", elem_id="campaign-min-seconds",
                                 info="faster answers are refused and counted (0: no minimum)")
         baseline = gr.Checkbox(False, label="Human baseline (BiVLC's I2T and T2I questions)")
-    return [name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, gold_from,
+    return [kind, name, source, n_items, seed, path, images_dir, probe_image, overlap, rule, gold_rate, gold_from,
             per_session, min_seconds, baseline]
 
 
@@ -272,7 +280,7 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
         if note:
             gr.Markdown(note, elem_id=elem_id)
     with gr.Accordion("New campaign", open=True) as new_box:
-        form = _form()
+        kind, *form = _form()
         with gr.Row():
             create = gr.Button("Create", variant="primary", elem_id="campaign-create", scale=0, min_width=160)
             gr.Markdown("The image generator chosen below is stored with the campaign.")
@@ -296,7 +304,7 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
             items, shown = campaigns_item_panel.build()
         with gr.Tab("Instructions") as instructions_tab:
             texts = [gr.Textbox(label=TASK_LABELS[task], lines=6, max_lines=14,
-                                elem_id=f"campaign-instructions-{task}") for task in campaigns.TASKS]
+                                elem_id=f"campaign-instructions-{task}") for task in campaigns.ALL_TASKS]
             save = gr.Button("Save instructions")
             saved = gr.Markdown()
             with gr.Row(equal_height=False):
@@ -316,7 +324,7 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
     preset.change(lambda p, m: (view.licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
                   [licence, model], api_visibility="private", queue=False)
     model.change(view.licence_markdown, [preset, model], licence, api_visibility="private", queue=False)
-    create.click(h["create"], [*form, preset, state], [notice, campaign], api_name="create_campaign").success(
+    create.click(h["create"], [*form, preset, kind, state], [notice, campaign], api_name="create_campaign").success(
         lambda: gr.Accordion(open=False), None, new_box, api_visibility="private", queue=False)
     refresh.click(h["list_campaigns"], state, campaign, api_name="list_campaigns")
     campaign.change(h["status"], [campaign, state], [status, settings_line, study, generating],

@@ -24,8 +24,12 @@ ERRORS = (ValueError, PermissionDenied, OSError, jobs.JobError)
 
 def export_markdown(result: dict) -> str:
     """What the export wrote, and where."""
-    text = (f"Exported **{result['rows']}** rows to `{result['dataset']}` (load with `datasets.load_from_disk`); "
-            f"{result['answers']} raw answers in `{result['answers_csv']}`.")
+    if result.get("manifest"):  # a validation campaign (`backend.annotate.validation`)
+        text = (f"Exported **{result['rows']}** validated negatives to `{result['dataset']}`: a SugarCrepe-format "
+                f"benchmark (evaluate `{result['benchmark']}`) and the training manifest `{result['manifest']}`; ")
+    else:
+        text = f"Exported **{result['rows']}** rows to `{result['dataset']}` (load with `datasets.load_from_disk`); "
+    text += f"{result['answers']} raw answers in `{result['answers_csv']}`."
     if result.get("pushed"):
         text += f"  \nPushed to {result['pushed']}"
     if result.get("zip_files"):
@@ -73,8 +77,9 @@ def make_handlers(ctx: AppContext) -> dict:
 def build(ctx: AppContext, campaign, state) -> None:
     """The view's layout and wiring, inside the Campaigns tab's "Export" tab."""
     h = make_handlers(ctx)
-    gr.Markdown("Items that passed both annotation steps become a BiVLC-schema dataset (images embedded); every "
-                "raw answer goes to a CSV.")
+    gr.Markdown("Items that passed both annotation steps become a BiVLC-schema dataset (images embedded); a "
+                "validation campaign's validated negatives become a SugarCrepe-format benchmark and a training "
+                "manifest; every raw answer goes to a CSV.")
     with gr.Row():
         out_dir = gr.Textbox(label="Folder (optional)", placeholder=f"default: {ctx.settings.downloads_dir}/<name>")
         repo_id = gr.Textbox(label="Hub dataset repo (optional)", placeholder="org/name; needs HF_TOKEN")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
+from backend.annotate.resolution import OVERRIDABLE
 from ui.tabs import campaigns_items as view
 
 
@@ -22,7 +23,7 @@ def build() -> tuple[dict, list]:
     with gr.Row(equal_height=True):
         item_id = gr.Number(None, precision=0, label="Item id", scale=1, elem_id="campaign-item-id")
         show = gr.Button("Show item", scale=0)
-        task = gr.Dropdown(["select", "ambiguity"], value="select", label="Override task", scale=1)
+        task = gr.Dropdown(list(OVERRIDABLE), value="select", label="Override task", scale=1)
         # Custom values allowed: the choices follow the task, and `resolution.override` says what is valid.
         decision = gr.Dropdown(["1", "2", "3", "4", "none"], value="1", label="Decision", scale=1,
                                allow_custom_value=True)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from backend import jobs
 from backend.annotate import assist, campaigns, db, prolific, queries, report
-from backend.annotate.resolution import valid_decisions
+from backend.annotate.resolution import OVERRIDABLE, valid_decisions
 from backend.core.errors import first_line
 from backend.core.markup import literal
 from backend.core.store import Store
@@ -182,7 +182,7 @@ def item_markdown(item: dict, pick: str | None) -> str:
              f"Original caption: {literal(item['caption'])}  \nNegative caption: {literal(item['negative_caption'])}"]
     decided = [f"{task}: **{outcome[task]['decision']}**" + (f" (by {literal(outcome[task]['override'])})"
                                                              if outcome[task].get("override") else "")
-               for task in ("select", "ambiguity") if isinstance(outcome.get(task), dict)]
+               for task in OVERRIDABLE if isinstance(outcome.get(task), dict)]
     if decided:
         lines.append("Decided: " + "; ".join(decided))
     if truth:
