@@ -36,8 +36,8 @@ REFUSED = "needs an admin; you are anonymous"
 
 # Who may call each handler, by the api_name the app's config gives it (Gradio numbers repeated names: tick_1).
 ANNOTATE = {"start", "begin", "_remember", "_remember_1", "answer", "from_link", "poll",
-            *(f"handler_{k}" if k else "handler" for k in range(10)),  # one per answer button
-            "answer_1", "poll_1", "open_link", "consent", *(f"handler_{k}" for k in range(10, 20)),  # the study page
+            *(f"handler_{k}" if k else "handler" for k in range(13)),  # one per answer button (13: 4 panels)
+            "answer_1", "poll_1", "open_link", "consent", *(f"handler_{k}" for k in range(13, 26)),  # the study page
             "undo", "take_back"}  # Undo my last answer: the annotate page's /undo, the study page's (private)
 PUBLIC = {
     *ANNOTATE,
