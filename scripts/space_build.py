@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEV_ONLY = ("pytest", "playwright", "clip_benchmark")  # must not be importable in the Space's environment
+DEV_ONLY = ("pytest", "playwright", "crowdkit")  # must not be importable in the Space's environment
 LOGIN_TEXT = "Sign in with Hugging Face"
 SPACE = {"SPACE_AUTHOR_NAME": "complab", "SPACE_REPO_NAME": "space-check", "SPACE_TITLE": "Compositionality Lab"}
 CLIENT_ID, CLIENT_SECRET = "space-check-client", "space-check-secret"
