@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES, perturb
-from backend.probe import shared_vocabulary
+from backend.probe.reliability import shared_vocabulary
 from backend.toyworld.captions import complete_caption, dense_caption
 from backend.toyworld.gallery import example_gallery
 from backend.toyworld.grammar import CaptionParseError, realise

@@ -4,7 +4,8 @@ import pytest
 
 from backend import cli
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from backend.probe import run_probe, unreadable_variants
+from backend.probe import run_probe
+from backend.probe.reliability import unreadable_variants
 from backend.toyworld.tokenizer import ToyTokenizer
 from tests.support.tiny import solid_image_file
 

@@ -170,7 +170,8 @@ def _journey(tmp_path, monkeypatch, capsys, browser, fake):
                                                     "('reserved', 'held')", (people[n].pid,))[0]["n"] for n in limits}
         synced = lab("sync", "study")
         assert synced["released"] == holding  # T1's may have come back already: never answered, gone 3 s
-        assert all(holding[people[n].pid] == quota(first.db, people[n].pid) - stored(first.db, people[n].pid)
+        assert all(holding[people[n].pid] == quota(first.db, people[n].pid)
+                   - stored(first.db, people[n].pid, counted_only=False)
                    for n in ("R1", "R2", "T2"))
         left_behind = db.rows(first.db, "select a.item_id, a.stage, n.external_id from assignments a join annotators "
                                         "n on n.id = a.annotator_id where n.external_id in (?,?,?,?) and a.status = "
@@ -284,7 +285,8 @@ def _account(people, bots, hoard, fake, store, code, reviewed, left_behind, tmp_
     decisions = {d["participant_id"]: f"{d['action'].lower()} {d['category']}".strip() for d in reviewed["plan"]}
     rows, places = [], {}
     for person in [*people.values(), *hoard[:1]]:
-        answers, session_length = stored(store, person.pid), quota(store, person.pid)
+        answers, session_length = stored(store, person.pid, counted_only=False), quota(store, person.pid)
+        counted = stored(store, person.pid)
         shown = bool(person.endings) and any(code in text for text in person.endings)
         sub = submission.get(person.pid)
         status = sub["status"] if sub else "no submission"
@@ -295,6 +297,8 @@ def _account(people, bots, hoard, fake, store, code, reviewed, left_behind, tmp_
             place = "left midway"
         else:
             place = "never given a code"
+        # Counted: every answer of an approved session, none of a withdrawn or rejected one
+        assert counted == (answers if status == "APPROVED" else 0), (person.name, status, answers, counted)
         places[person.name] = place
         duplicates = db.rows(store, "select count(*) n from answers a join annotators n on n.id = a.annotator_id "
                                     "where n.external_id = ? and a.source = 'annotator' group by a.item_id, a.stage "
@@ -302,11 +306,13 @@ def _account(people, bots, hoard, fake, store, code, reviewed, left_behind, tmp_
         assert not duplicates, f"{person.name} answered an item's step twice"
         rows.append({"participant": person.name, "behaviour": person.behaviour,
                      "answers stored": f"{answers} of {session_length}" if session_length else f"{answers}",
+                     "counted": counted,
                      "code shown": "yes" if shown else "no", "Prolific status": status,
                      "decision": decisions.get(person.pid, "-"), "bonus paid": fake.payments.get(person.pid, 0)})
     hoard_row = rows[-1]
     hoard_row |= {"participant": "H00..H24", "behaviour": "hoarder: 25 study links from one address",
-                  "answers stored": str(sum(stored(store, h.pid) for h in hoard))}
+                  "answers stored": str(sum(stored(store, h.pid, counted_only=False) for h in hoard)),
+                  "counted": sum(stored(store, h.pid) for h in hoard)}
     note = table(rows)
     (tmp_path / "participants.md").write_text(note + "\n")
     with capsys.disabled():
@@ -321,7 +327,8 @@ def _account(people, bots, hoard, fake, store, code, reviewed, left_behind, tmp_
         else:
             assert status in ("RETURNED", "TIMED-OUT") and fake.payments[person.pid] == 0
     for name in ("R1", "R2", "T2"):
-        assert places[name] == "left midway" and stored(store, real[name].pid) < quota(store, real[name].pid)
+        pid = real[name].pid
+        assert places[name] == "left midway" and 0 < stored(store, pid, counted_only=False) < quota(store, pid)
     assert places["T1"] == "never given a code"
     assert {places[n] for n in ("C01", "C05", "C08", "B1", "B2", "B3", "F1", "F2")} == {"completed"}
     for name in ("F1", "F2"):  # flagged for speed, rejected
@@ -332,9 +339,9 @@ def _account(people, bots, hoard, fake, store, code, reviewed, left_behind, tmp_
     assert set(fake.payments) == approved, "nobody else was paid"
     for bot in bots:  # refused at the study link (Prolific knows no such submission): no task, no code, no pay
         assert bot.pid not in submission and fake.payments[bot.pid] == 0
-        assert places[bot.name] == "never given a code" and not stored(store, bot.pid)
+        assert places[bot.name] == "never given a code" and not stored(store, bot.pid, counted_only=False)
     assert all(places[h.name] == "never given a code" for h in hoard[:1]) and not any(
-        stored(store, h.pid) for h in hoard)
+        stored(store, h.pid, counted_only=False) for h in hoard)
     # The tasks the returned and timed-out participants left were answered by others
     for task in left_behind:
         others = db.rows(store, "select count(*) n from answers a join annotators n on n.id = a.annotator_id where "

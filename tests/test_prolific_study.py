@@ -3,7 +3,7 @@ draft's URL and places, the tasks of returned and timed-out participants going t
 the campaign is full, review with its reasons, and only admins."""
 import pytest
 
-from backend.annotate import assign, campaigns, db, prolific_study, report
+from backend.annotate import assign, campaigns, db, exclusion, prolific_study, report
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.auth import Actor, PermissionDenied, cli_actor
 from backend.core.store import Store
@@ -54,7 +54,8 @@ def test_the_draft_has_the_study_link_its_placeholders_the_code_and_the_places(t
     assert len(fake.studies) == 1
 
 
-def test_returned_and_timed_out_participants_tasks_go_to_a_newcomer_at_once(tmp_path, fake):
+def test_returned_and_timed_out_participants_tasks_go_to_a_newcomer_at_once_and_their_answers_do_not_count(
+        tmp_path, fake):
     settings, campaign_id, study_id = setup(tmp_path, fake, items=4, tasks_per_session=2,
                                             reclaim_after_s=3600)  # never reclaimed by time in this test
     prolific_study.publish(ADMIN, settings, "study")
@@ -74,7 +75,10 @@ def test_returned_and_timed_out_participants_tasks_go_to_a_newcomer_at_once(tmp_
     assert synced["released"] == {"P-RETURN": 1, "P-TIMEOUT": 2}
     assert synced["by_status"] == {"RETURNED": 1, "TIMED-OUT": 1}
     assert not synced["paused_because_full"]
-    assert report.places(settings.db, campaign_id, config)["answers_left"] == left + 3  # open to others again
+    answered = {row["item_id"] for row in db.rows(settings.db, "select item_id from answers where annotator_id = ?",
+                                                  (first,))}
+    # open to others again: the three tasks held and the one the returned participant answered
+    assert report.places(settings.db, campaign_id, config)["answers_left"] == left + 4
     assert not db.rows(settings.db, "select 1 from assignments where annotator_id in (?, ?) and status in "
                                     "('reserved', 'held')", (first, second))
     late, _ = arrive(fake, settings.db, campaign_id, study_id, "P-LATE")  # before reclaim_after_s: an hour
@@ -82,10 +86,13 @@ def test_returned_and_timed_out_participants_tasks_go_to_a_newcomer_at_once(tmp_
     assert isinstance(task, assign.Task) and task.total == 2
     late_items = {row["item_id"] for row in db.rows(settings.db, "select item_id from assignments where "
                                                                  "annotator_id = ? and stage = 'select'", (late,))}
-    assert late_items and late_items <= held
-    # Polling again releases nothing twice; the answer the returned participant gave stays
+    assert late_items and late_items <= held | answered
+    # Polling again releases nothing twice; the returned participant's answer is kept, set aside, with why
     assert prolific_study.sync(ADMIN, settings, "study")["released"] == {}
-    assert db.rows(settings.db, "select count(*) as n from answers where annotator_id = ?", (first,))[0]["n"] == 1
+    assert [row["source"] for row in db.rows(settings.db, "select source from answers where annotator_id = ?",
+                                             (first,))] == ["excluded"]
+    assert [(row["annotator"], row["reasons"], row["actor"]) for row in exclusion.history(settings.db, "study")] == [
+        ("P-RETURN", ["Prolific: returned"], "Prolific"), ("P-TIMEOUT", ["Prolific: timed-out"], "Prolific")]
 
 
 def test_the_study_pauses_itself_when_the_campaign_is_full(tmp_path, fake):

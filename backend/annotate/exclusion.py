@@ -1,11 +1,13 @@
 """Flagged annotators' answers set aside from resolution, their items reopened for others; reversible, audited.
 
-When: an admin asks (`campaign exclude NAME --apply`, the Campaigns tab's Quality view), never on its own. A
-flag is evidence, not a verdict: a gold check can go wrong early in a session, a threshold can be set too high,
-and answers that move under the crowd's feet while a study runs are hard to reason about. The plan (who, why,
-how many answers, which items reopen) is shown first; applying it writes one `exclusions` row per annotator
-(who did it, when, the flags, every answer set aside, each touched item's outcome before), and a restore reverses
-it, recording who restored and when. Nothing is deleted.
+When: an admin asks (`campaign exclude NAME --apply`, the Campaigns tab's Quality view), or Prolific says the
+participant withdrew (a RETURNED or TIMED-OUT submission: returning is how a participant withdraws, and is not paid)
+or the lab rejected the submission (`set_aside_withdrawn`, called by `prolific_study`'s polling), never on a flag
+alone. A flag is evidence, not a verdict: a gold check can go wrong early in a session, a threshold can be set too
+high, and answers that move under the crowd's feet while a study runs are hard to reason about. The plan (who, why,
+how many answers, which items reopen) is shown first; applying it writes one `exclusions` row per annotator (who did
+it, when, the flags, every answer set aside, each touched item's outcome before), and a restore reverses it,
+recording who restored and when. Nothing is deleted.
 
 What an exclusion does, in one `BEGIN IMMEDIATE` transaction:
 
@@ -32,6 +34,7 @@ from typing import Any
 
 from backend.annotate import campaigns, competence, db
 from backend.annotate.assign import TASK_OF_STAGE, release_session
+from backend.annotate.campaigns import CampaignConfig
 from backend.annotate.resolution import decide, record_outcome
 from backend.core.auth import Actor, require_admin
 
@@ -80,7 +83,7 @@ def _exclude_one(conn: Any, name: str, entry: dict, config: dict, actor: str, no
                            "source = 'annotator'", (person["id"],)).fetchall()
     set_aside = [row["id"] for row in answers]
     _set_aside(conn, set_aside)
-    release_session(conn, person["id"])
+    released = release_session(conn, person["id"])
     touched = sorted({(row["item_id"], row["stage"]) for row in answers}, key=lambda t: (t[0], STEPS.index(t[1])))
     outcomes: dict[str, dict] = {}
     reopened: list[int] = []
@@ -99,7 +102,20 @@ def _exclude_one(conn: Any, name: str, entry: dict, config: dict, actor: str, no
     conn.execute("update annotators set excluded = ? where id = ?", (exclusion_id, person["id"]))
     _mirror(conn, set_aside, sorted({item for item, _ in touched}), person["id"], exclusion_id)
     return {"annotator": entry["annotator"], "exclusion": exclusion_id, "answers": len(set_aside),
-            "reopened": sorted(set(reopened))}
+            "reopened": sorted(set(reopened)), "released": released}
+
+
+def set_aside_withdrawn(conn: Any, annotator_id: int, why: str, now: float) -> int:
+    """Inside a write: the participant's submission ended without their work counting (`why`: returned, timed
+    out, rejected), so none of their answers count: an exclusion like an admin's (reversible with `restore`,
+    audited with `why` as its reason and "Prolific" as its actor). Returns how many of their tasks went back."""
+    person = conn.execute("select n.external_id, n.excluded, c.name, c.config from annotators n join campaigns c "
+                          "on c.id = n.campaign_id where n.id = ?", (annotator_id,)).fetchone()
+    if person["excluded"] is not None:
+        return release_session(conn, annotator_id)
+    config = CampaignConfig.from_dict(json.loads(person["config"])).to_dict()
+    entry = {"annotator": person["external_id"], "reasons": [why]}
+    return _exclude_one(conn, person["name"], entry, config, "Prolific", now)["released"]
 
 
 def _set_aside(conn: Any, answer_ids: list[int]) -> None:

@@ -7,12 +7,14 @@ Every action takes the acting `Actor` and refuses anyone but an admin; the Campa
 ``prolific_studies`` (one study per campaign) and ``prolific_submissions`` (each submission as last polled,
 when its tasks were released, and the lab's review decision).
 
-Polling (`sync`) is where the session contract meets Prolific: a submission RETURNED, TIMED-OUT or REJECTED
-gives its participant's reserved and on-screen tasks back at once (`assign.release_session`) instead of after
-``reclaim_after_s``; a study whose campaign has no place left (`report.places`: every answer given or
-reserved) is paused, so Prolific sends nobody to a full study; and a study `sync` paused for that is started
-again once those who left gave places back (a study an admin paused stays paused). The app runs `sync` by
-itself every ``prolific_poll_s`` (`backend.annotate.prolific_poll`).
+Polling (`sync`) is where the session contract meets Prolific: a submission RETURNED, TIMED-OUT or REJECTED gives
+its participant's reserved and on-screen tasks back at once instead of after ``reclaim_after_s``, and sets their
+stored answers aside (`exclusion.set_aside_withdrawn`: a returned or timed-out participant withdrew, a rejected
+one's work was refused, so none of it is counted, and the items it decided go back to others); a study whose
+campaign has no place left (`report.places`: every answer given or reserved) is paused, so Prolific sends nobody to
+a full study; and a study `sync` paused for that is started again once those who left gave places back (a study an
+admin paused stays paused). The app runs `sync` by itself every ``prolific_poll_s``
+(`backend.annotate.prolific_poll`).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from backend.annotate import assign, campaigns, db, prolific, report
+from backend.annotate import campaigns, db, exclusion, prolific, report
 from backend.annotate.prolific_api import ProlificClient
 from backend.core.auth import Actor, require_admin
 from backend.core.settings import Settings
@@ -186,13 +188,15 @@ def _store_submissions(store_path: Path | str, campaign_id: int, submissions: li
 
 
 def _release_left(conn, campaign_id: int, now: float) -> dict[str, int]:
-    """Inside a write: release the tasks of every submission that ended without its work and was not yet."""
+    """Inside a write: every submission that ended without its work and was not dealt with yet gives its tasks
+    back and its answers are set aside. Returns {participant: tasks given back}."""
     released: dict[str, int] = {}
-    for row in conn.execute("select s.id, s.participant_id, a.id as annotator_id from prolific_submissions s "
+    for row in conn.execute("select s.id, s.participant_id, s.status, a.id as annotator_id from prolific_submissions s "
                             "left join annotators a on a.campaign_id = s.campaign_id and a.external_id = "
                             f"s.participant_id where s.campaign_id = ? and s.status in {RELEASING} "
                             "and s.released_at is null", (campaign_id,)).fetchall():
-        freed = assign.release_session(conn, row["annotator_id"]) if row["annotator_id"] is not None else 0
+        why = f"Prolific: {row['status'].lower()}"
+        freed = 0 if row["annotator_id"] is None else exclusion.set_aside_withdrawn(conn, row["annotator_id"], why, now)
         released[row["participant_id"]] = freed
         conn.execute("update prolific_submissions set released_at = ? where id = ?", (now, row["id"]))
         db.changed(conn, "prolific_submissions", row["id"])

@@ -65,9 +65,11 @@ def session(person: Participant, app: StudyApp, store: Path, limit: int | None =
     return person
 
 
-def stored(store: Path, pid: str) -> int:
+def stored(store: Path, pid: str, counted_only: bool = True) -> int:
+    """The participant's stored answers: those counted (not set aside), or all of them."""
+    counted = " and a.source = 'annotator'" if counted_only else ""
     return db.rows(store, "select count(*) n from answers a join annotators n on n.id = a.annotator_id where "
-                          "n.external_id = ? and a.source = 'annotator'", (pid,))[0]["n"]
+                          f"n.external_id = ?{counted}", (pid,))[0]["n"]
 
 
 def quota(store: Path, pid: str) -> int | None:
@@ -102,7 +104,7 @@ def browser_ending(page) -> str:
 
 def table(rows: list[dict]) -> str:
     """The closing note's table: what each participant did and got."""
-    columns = ("participant", "behaviour", "answers stored", "code shown", "Prolific status", "decision",
+    columns = ("participant", "behaviour", "answers stored", "counted", "code shown", "Prolific status", "decision",
                "bonus paid")
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(str(row[c]) for c in columns) + " |" for row in rows]

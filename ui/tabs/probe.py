@@ -14,7 +14,8 @@ from backend.core.limits import guest_probes_spent
 from backend.core.ratelimit import Refused
 from backend.core.worker import WorkerStopped
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES
-from backend.probe import ProbeInputError, ProbeResult, check_request, diff_segments, load_image, percent
+from backend.probe import ProbeInputError, ProbeResult, check_request, load_image, percent
+from backend.probe.reliability import diff_segments
 from ui.context import AppContext, offer_new
 from ui.session import Session, actor_of
 
