@@ -5,7 +5,7 @@ Both sides: ViT-B-32 (`open_clip.create_model`, random init, fp32, train mode) o
 AdamW (lr 1e-4, betas (0.9, 0.98), eps 1e-6, wd 0.1, no decay on gains/biases/logit_scale), plain CLIP loss,
 the logit scale clamped after every step.
 
-  plain   ours: `backend.train.loop.train_step` with `Objective(TrainConfig(loss="clip"))`, which tokenizes the
+  plain   ours: `backend.train.step.train_step` with `Objective(TrainConfig(loss="clip"))`, which tokenizes the
                 captions inside the step (part of our step's real cost, kept);
           peer: `open_clip_train.train.train_one_epoch` with `open_clip.ClipLoss()`, fed pre-tokenized texts (its
                 dataloader's work, not timed), no scheduler.
@@ -93,8 +93,8 @@ def _our_step(model, batch: int):
 
     from backend.models.loading import autocast_for
     from backend.train.config import TrainConfig
-    from backend.train.loop import parameter_groups, train_step
     from backend.train.objectives import Objective
+    from backend.train.step import parameter_groups, train_step
 
     optimizer = torch.optim.AdamW(parameter_groups(model, WD), lr=LR, betas=BETAS, eps=EPS)
     objective = Objective(TrainConfig(loss="clip"), open_clip.get_tokenizer(MODEL), "cpu")

@@ -15,8 +15,9 @@ from backend.toyworld import training as toy_training
 from backend.train import data as train_data
 from backend.train.config import LOSSES, TrainConfig
 from backend.train.divergence import FiniteWatch, TrainingDiverged
-from backend.train.loop import build_model, cosine_lr, parameter_groups, run_job, train
+from backend.train.loop import build_model, run_job, train
 from backend.train.losses import CE_CLIP_TYPES
+from backend.train.step import cosine_lr, parameter_groups
 
 TINY = dict(base_model="toyworld:random", data="toyworld-finetune", steps=6, batch_size=8, dataset_size=24,
             eval_every=3, eval_benchmarks=[], warmup_steps=2, lr=1e-3)

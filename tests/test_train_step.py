@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from backend.train.loop import grad_scaler, train_step, training_precision
+from backend.train.step import grad_scaler, train_step, training_precision
 
 NO_AUTOCAST = contextlib.nullcontext()
 
