@@ -94,9 +94,9 @@ SETTINGS = (
     Setting("prolific_api", "COMPLAB_PROLIFIC_API", "https://api.prolific.com/api/v1",
             "Base address of Prolific's REST API (tests point it at a fake server on 127.0.0.1)."),
     Setting("prolific_poll_s", "COMPLAB_PROLIFIC_POLL_S", "60",
-            "With a Prolific token, the app polls every running study this often (seconds; 0: never): returned "
-            "and timed-out participants' tasks go to others, a full study is paused and started again when places "
-            "come back (`campaign prolific sync` does one round by hand)."),
+            "With a Prolific token, the app polls every running study this often (seconds; 0: never): returned, "
+            "timed-out and rejected participants' tasks go to others and their answers stop counting, a full study "
+            "is paused and started again when places come back (`campaign prolific sync` does one round by hand)."),
     Setting("server_name", "GRADIO_SERVER_NAME", "127.0.0.1",
             "Address the app binds to. Any address other than loopback needs admin credentials for admin "
             "features."),

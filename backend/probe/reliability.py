@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from backend.probe import ProbeText
+from typing import Protocol
 
 JUDGED_KINDS = ("negative", "positive")
 # This many variants tying exactly with the text they are judged against means the model cannot tell
 # them apart; one tie can be chance at reduced precision, several are not.
 MIN_TIES_TO_WARN = 2
 MAX_WORDS_LISTED = 12
+
+
+class ProbeText(Protocol):
+    """What these checks read of a `backend.probe.ProbeText`: its words, its kind, the row it is judged against."""
+    text: str
+    kind: str
+    anchor: int
 
 
 def shared_vocabulary(tokenizers: Sequence) -> frozenset[str] | None:
@@ -55,7 +59,7 @@ def unknown_words(tokenizer, text: str) -> list[str]:
     return list(dict.fromkeys(word.lower().rstrip(".!") for word in words))
 
 
-def vocabulary_notes(tokenizer, texts: list[ProbeText]) -> list[str]:
+def vocabulary_notes(tokenizer, texts: Sequence[ProbeText]) -> list[str]:
     """Say which words of any text the model reads as <unk> (the caption's own also get a warning)."""
     words = sorted({word for item in texts for word in unknown_words(tokenizer, item.text)})
     return [f"read as <unk>, outside this model's vocabulary: {', '.join(words)}"] if words else []
