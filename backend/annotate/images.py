@@ -25,9 +25,11 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from PIL import Image
+
 from backend.annotate import db
 from backend.annotate.quality import mac
-from backend.generate.storage import display_copy
+from backend.generate.storage import display_copy, shared_display_size, upright_size
 
 NAME_CHARS = 32  # hex characters of the HMAC: 128 bits
 REMEMBERED = 50_000  # names kept; a browser fetches a task's images as soon as it is shown, long before eviction
@@ -45,36 +47,46 @@ class TaskImages:
     def __init__(self, store_path: Path | str, remembered: int = REMEMBERED):
         self.store_path = store_path
         self.remembered = remembered
-        self._files: OrderedDict[str, tuple[int, Path, Path]] = OrderedDict()  # name -> assignment, folder, file
+        # name -> assignment, folder, file, the size shared by the task's images (None: as they come)
+        self._files: OrderedDict[str, tuple[int, Path, Path, tuple[int, int] | None]] = OrderedDict()
         self._lock = threading.Lock()
 
     def publish(self, assignment_id: int, folder: Path, names: tuple[str | None, ...],
                 paths: tuple[str | None, ...]) -> None:
         """Remember the files of a task just shown (paths in its campaign `folder`) under their names
-        (`backend.annotate.assign.Task.names`)."""
+        (`backend.annotate.assign.Task.names`), with the one size all of them are shown at."""
+        files = [(name, folder / path) for name, path in zip(names, paths) if name is not None and path is not None]
+        size = _shared_size([file for _, file in files])
         with self._lock:
-            for name, path in zip(names, paths):
-                if name is not None and path is not None:
-                    self._files[name] = (assignment_id, folder, folder / path)
-                    self._files.move_to_end(name)
+            for name, file in files:
+                self._files[name] = (assignment_id, folder, file, size)
+                self._files.move_to_end(name)
             while len(self._files) > self.remembered:
                 self._files.popitem(last=False)
 
     def open(self, name: str) -> Path | None:
-        """The display copy (`backend.generate.storage.display_copy`: every image in one format, so the bytes do
-        not tell an original from a generated image) of the file named `name`, while its task is held by the
-        annotator it was shown to; else None."""
+        """The display copy (`backend.generate.storage.display_copy`: every image in one format and, within a
+        task, at one size, so neither the bytes nor the shape tell an original from a generated image) of the
+        file named `name`, while its task is held by the annotator it was shown to; else None."""
         with self._lock:
             entry = self._files.get(name)
         if entry is None:
             return None
-        assignment_id, folder, path = entry
+        assignment_id, folder, path, size = entry
         held = db.rows(self.store_path, "select 1 from assignments where id = ? and status = 'held'",
                        (assignment_id,))
         if not (held and path.is_file()):
             return None
-        shown = display_copy(folder, path)
+        shown = display_copy(folder, path, size)
         with self._lock:  # the copy once made is served as it is (not read and hashed again)
             if name in self._files:
-                self._files[name] = (assignment_id, folder, shown)
+                self._files[name] = (assignment_id, folder, shown, None)
         return shown
+
+
+def _shared_size(files: list[Path]) -> tuple[int, int] | None:
+    """`shared_display_size` of the task's files; None when one cannot be read (`open` then says it is gone)."""
+    try:
+        return shared_display_size([upright_size(file) for file in files])
+    except (OSError, Image.DecompressionBombError):
+        return None

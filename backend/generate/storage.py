@@ -19,17 +19,21 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
-from PIL import Image, features
+from PIL import Image, ImageOps, features
 
 from backend.core.images import open_image
 
 DISPLAY_MAX_SIDE = 512
 DISPLAY_QUALITY = 85
 PARTIAL = ".part"  # suffix of a file being written (write_atomic)
+EXIF_ORIENTATION = 0x0112
+TURNED = (5, 6, 7, 8)  # EXIF orientations a viewer turns a quarter: width and height swap
 
 
 def display_format() -> tuple[str, str]:
@@ -89,21 +93,65 @@ def remove_partial(root: Path, before: float) -> int:
     return removed
 
 
-def display_copy(root: Path, path: Path) -> Path:
+def display_copy(root: Path, path: Path, size: tuple[int, int] | None = None) -> Path:
     """The display copy of an image file of the campaign folder `root`, made on first use; a display copy as is.
+    With `size` (`shared_display_size`), the copy is cut to that size's aspect ratio around its centre and scaled
+    to it exactly.
 
     Why every image an annotator sees is one: a pair task (step 4, T2I) shows the original beside the generated
     image, and a PNG original beside a WebP display copy told which was which by the bytes' format alone
-    (issue 22). The copy is named by the SHA-256 of the file's bytes, as `store_image` names its own.
+    (issue 22). The copy is named by the SHA-256 of the file's bytes, as `store_image` names its own (and its size
+    when it has one).
     """
     root, path = Path(root), Path(path)
-    if path.parent == root / "display":
+    if size is None and path.parent == root / "display":
         return path
     data = path.read_bytes()
-    target = root / "display" / f"{hashlib.sha256(data).hexdigest()}{display_format()[1]}"
+    sized = f"-{size[0]}x{size[1]}" if size else ""
+    target = root / "display" / f"{hashlib.sha256(data).hexdigest()}{sized}{display_format()[1]}"
     if not target.is_file():  # upright: as a browser shows a photo with an EXIF orientation
-        write_atomic(target, display_bytes(open_image(data, str(path), upright=True)))
+        image = open_image(data, str(path), upright=True)
+        if size:
+            image = ImageOps.fit(image, size, Image.Resampling.LANCZOS)
+        write_atomic(target, display_bytes(image))
     return target
+
+
+def upright_size(path: Path) -> tuple[int, int]:
+    """(width, height) as a viewer shows the file (EXIF orientations 5-8 swap them), read from its header."""
+    with Image.open(path) as image:
+        width, height = image.size
+        turned = image.getexif().get(EXIF_ORIENTATION, 1) in TURNED
+    return (height, width) if turned else (width, height)
+
+
+def shared_display_size(sizes: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """One size for the display copies of every image of a task (their upright `sizes`), or None when their
+    display copies come out the same size anyway.
+
+    Why: a pair task shows a photo (any shape: COCO's are mostly 640x480) beside a generated image (square), and a
+    512x384 copy beside a 512x512 one told which was the original, whatever the names and formats said. Every
+    image is cut to the aspect ratio of the least square one around its centre (the generated image loses its top
+    and bottom, a photo as wide keeps all of itself: crop, never stretch) and scaled to the largest width that
+    every one of them reaches without being enlarged, at most DISPLAY_MAX_SIDE on the long side.
+    """
+    if len({_thumbnail_size(size) for size in sizes}) <= 1:
+        return None
+    width, height = max(sizes, key=lambda size: abs(math.log(size[0] / size[1])))
+    aspect = width / height
+    widths = []
+    for w, h in sizes:
+        crop = (min(w, h * aspect), min(h, w / aspect))
+        widths.append(crop[0] * min(1.0, DISPLAY_MAX_SIDE / max(crop)))
+    shared = math.floor(min(widths))
+    return shared, max(1, round(shared / aspect))
+
+
+def _thumbnail_size(size: tuple[int, int]) -> tuple[int, int]:
+    """The size `display_bytes` gives an image of `size` (Pillow's thumbnail rounding)."""
+    image = Image.new("1", size)
+    image.thumbnail((DISPLAY_MAX_SIDE, DISPLAY_MAX_SIDE))
+    return image.size
 
 
 def store_image(root: Path, image: Image.Image) -> tuple[str, str, str]:
