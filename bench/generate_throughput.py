@@ -19,7 +19,8 @@ Models: `tiny` (the SDXL-shaped test pipeline, built here offline: a CPU check o
 speed); a preset (`sdxl-turbo`, `bivlc`, `sd-turbo`) loaded by the real code (`load_pipeline`, from the Hugging
 Face cache: set HF_HUB_CACHE where its weights are); or, with --random-weights, the preset's settings on a pipeline
 of SDXL's architecture with random weights, saved and loaded back through `load_pipeline` (for a GPU machine that
-cannot reach the hub: the same shapes, so the same work per image, but the images are noise).
+cannot reach the hub: the same shapes, so the same work per image, but the images are noise; sdxl-turbo and
+bivlc only, which are SDXL models).
 
     .venv/bin/python bench/generate_throughput.py --model tiny --device cpu              # here (1 thread)
     .venv/bin/python bench/generate_throughput.py --model sdxl-turbo bivlc --device cuda --json out.json
@@ -32,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,6 +47,7 @@ CAPTIONS = ["A dog sitting on a red sofa next to a window.", "Two children playi
             "A cat sleeping under a wooden table.", "A woman holding an umbrella in the rain.",
             "A boat on a calm lake at sunset.", "A bowl of oranges beside a green bottle."]
 SEEDS_PER_CAPTION = 4
+SDXL_SHAPED = {"stabilityai/stable-diffusion-xl-base-1.0": "bivlc", "stabilityai/sdxl-turbo": "sdxl-turbo"}
 
 
 def tiny_preset(work: Path, steps: int):
@@ -56,7 +59,8 @@ def tiny_preset(work: Path, steps: int):
 
 def sdxl_shaped_preset(name: str, work: Path, device: str):
     """The named preset on a pipeline of SDXL base's architecture with random weights, saved under `work` in fp16
-    (as the hub's fp16 variant) and read back by `load_pipeline`, as a downloaded model would be."""
+    and read back by `load_pipeline`, as a downloaded model would be. Its native size is the preset's, so that
+    `regenerate` (which knows the folder as a custom model, drawn at its native size) draws what the preset drew."""
     import torch
     from diffusers import AutoencoderKL, EulerDiscreteScheduler, StableDiffusionXLPipeline, UNet2DConditionModel
     from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection, CLIPTokenizer
@@ -64,6 +68,9 @@ def sdxl_shaped_preset(name: str, work: Path, device: str):
     from backend.generate.presets import get_preset
     from tests.support import tiny_diffusion
 
+    preset = get_preset(name)
+    if preset.model_id not in SDXL_SHAPED:
+        raise SystemExit(f"--random-weights builds SDXL's architecture: {', '.join(SDXL_SHAPED.values())}, not {name}")
     tokenizer = CLIPTokenizer.from_pretrained(tiny_diffusion.write_tokenizer_files(work / "tokenizer-src"),
                                               model_max_length=77)
     text = {"vocab_size": 49408, "max_position_embeddings": 77, "bos_token_id": tokenizer.bos_token_id,
@@ -76,7 +83,8 @@ def sdxl_shaped_preset(name: str, work: Path, device: str):
             hidden_size=1280, intermediate_size=5120, num_attention_heads=20, num_hidden_layers=32,
             projection_dim=1280, hidden_act="gelu", **text))
         unet = UNet2DConditionModel(  # stabilityai/stable-diffusion-xl-base-1.0's unet/config.json
-            sample_size=128, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"),
+            sample_size=(preset.height or 1024) // 8,
+            down_block_types=("DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"),
             up_block_types=("CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"),
             block_out_channels=(320, 640, 1280), layers_per_block=2, transformer_layers_per_block=(1, 2, 10),
             attention_head_dim=(5, 10, 20), cross_attention_dim=2048, use_linear_projection=True,
@@ -90,8 +98,8 @@ def sdxl_shaped_preset(name: str, work: Path, device: str):
     pipeline = StableDiffusionXLPipeline(vae=vae, text_encoder=encoder, text_encoder_2=encoder_2, tokenizer=tokenizer,
                                          tokenizer_2=tokenizer, unet=unet, scheduler=scheduler)
     folder = work / "sdxl-shaped"
-    pipeline.to(torch.float16).save_pretrained(folder, variant="fp16")
-    return replace(get_preset(name), model_id=str(folder), unet_id=None)
+    pipeline.to(torch.float16).save_pretrained(folder)
+    return replace(preset, model_id=str(folder), unet_id=None, variant=None)
 
 
 def work_of(batch_size: int, n_images: int) -> list[tuple[list[str], list[int]]]:
@@ -102,8 +110,8 @@ def work_of(batch_size: int, n_images: int) -> list[tuple[list[str], list[int]]]
             for i in range(0, len(pairs), batch_size)]
 
 
-def make_sides(loaded, batch_sizes: list[int], n_images: int) -> dict:
-    """name -> run(), each drawing the round's n_images images its way."""
+def make_sides(loaded, batch_sizes: list[int], n_images: int) -> dict[str, list[Callable[[], object]]]:
+    """name -> the pipeline calls that draw the round's n_images images its way."""
     import torch
 
     from backend.generate.diffusion import generate_batch
@@ -111,30 +119,32 @@ def make_sides(loaded, batch_sizes: list[int], n_images: int) -> dict:
 
     preset = loaded.preset
 
-    def peer() -> None:
-        for captions, seeds in work_of(1, n_images):
+    def peer(caption: str, seed: int) -> Callable[[], object]:
+        def call() -> object:
             with torch.inference_mode():
-                loaded.pipeline(prompt=prompt_for(captions[0], preset), num_inference_steps=preset.steps,
-                                guidance_scale=preset.guidance, height=preset.height, width=preset.width,
-                                generator=torch.Generator(device="cpu").manual_seed(seeds[0]))
+                return loaded.pipeline(prompt=prompt_for(caption, preset), num_inference_steps=preset.steps,
+                                       guidance_scale=preset.guidance, height=preset.height, width=preset.width,
+                                       generator=torch.Generator(device="cpu").manual_seed(seed))
+        return call
 
-    def ours(size: int):
-        calls = work_of(size, n_images)
-        return lambda: [generate_batch(loaded, captions, seeds) for captions, seeds in calls]
-    return {"peer": peer, **{f"ours-{size}": ours(size) for size in batch_sizes}}
+    def ours(captions: list[str], seeds: list[int]) -> Callable[[], object]:
+        return lambda: generate_batch(loaded, captions, seeds)
+    return {"peer": [peer(captions[0], seeds[0]) for captions, seeds in work_of(1, n_images)],
+            **{f"ours-{size}": [ours(*call) for call in work_of(size, n_images)] for size in batch_sizes}}
 
 
-def measure(sides: dict, n_images: int, args: argparse.Namespace) -> dict:
+def measure(sides: dict[str, list[Callable[[], object]]], n_images: int, args: argparse.Namespace) -> dict:
     """Rounds of every side in rotating order until each ratio's interval is narrow enough (or time is up)."""
-    for run in sides.values():
-        run()  # warm-up: kernels chosen, caches filled, for every side's shapes
+    for calls in sides.values():
+        calls[0]()  # warm-up, one call of each side's shape: kernels chosen, caches filled
     names, rates = list(sides), {name: [] for name in sides}
     started = time.monotonic()
     while True:
         turn = len(rates["peer"]) % len(names)
         for name in names[turn:] + names[:turn]:
             begin = time.perf_counter()
-            sides[name]()
+            for call in sides[name]:
+                call()
             rates[name].append(n_images / (time.perf_counter() - begin))
         rounds = len(rates["peer"])
         ratios = {name: interval([a / b for a, b in zip(rates[name], rates["peer"])]) for name in names[1:]} \
@@ -206,6 +216,8 @@ def report(result: dict) -> None:
           f"{result['device']}, {result['dtype']}, {result['steps']} steps, guidance {result['guidance']}, {size}; "
           f"{result['images_per_round']} images per side per round, {result['rounds']} rounds in "
           f"{result['seconds']:.0f} s (loading took {result['load_seconds']:.0f} s)")
+    if result["model"] == "tiny":
+        print("  (the tiny test pipeline: a check of the code and of batching's effect, not a real model's time)")
     for side, rate in result["images_per_s"].items():
         ratio = result["ratio_vs_peer"].get(side)
         versus = f"; ours/peer {ratio['ratio']:.3f} [95% {ratio['low']:.3f}, {ratio['high']:.3f}]" if ratio else ""
