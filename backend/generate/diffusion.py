@@ -202,9 +202,8 @@ def generate_batch(loaded: LoadedPipeline, captions: Sequence[str], seeds: Seque
 def generate(loaded: LoadedPipeline, caption: str, seeds: Sequence[int], batch_size: int = 1,
              ) -> list[tuple[Image.Image, dict]]:
     """One image per seed for `caption`, `batch_size` of them per pipeline call (the last call may draw fewer)."""
-    return [drawn for start in range(0, len(seeds), batch_size)
-            for drawn in generate_batch(loaded, [caption] * len(seeds[start:start + batch_size]),
-                                        seeds[start:start + batch_size])]
+    chunks = [list(seeds[start:start + batch_size]) for start in range(0, len(seeds), batch_size)]
+    return [drawn for chunk in chunks for drawn in generate_batch(loaded, [caption] * len(chunk), chunk)]
 
 
 def batch_of(record: dict) -> tuple[list[str], list[int], int]:

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 CUSTOM_STEPS, CUSTOM_GUIDANCE = 30, 5.0
-MAX_BATCH_SIZE = 64  # images per pipeline call: more only risks running out of GPU memory for nothing
+MAX_BATCH_SIZE = 64  # images per pipeline call at most: one call holds every image's activations at once
 REPORT_EVERY_S = 2.0  # progress rows at most this often (a renderer's images take a millisecond each)
 
 
