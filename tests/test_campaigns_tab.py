@@ -372,7 +372,7 @@ def test_an_admin_generates_a_campaigns_images_several_per_pipeline_call(app, tm
         expect(batch).to_be_hidden()  # the toy renderer draws one image at a time
         choose(page, "Image generator", "custom")
         page.get_by_label("Model (custom)").fill(str(model))
-        expect(batch).to_have_value("1")
+        expect(batch).to_have_value("1", timeout=20_000)  # shown once the server answers the preset's change
         batch.fill("0")
         jobs_before = len(store.list_jobs(kind="generate", limit=None))
         page.locator("#campaign-generate").click()
