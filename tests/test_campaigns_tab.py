@@ -25,8 +25,9 @@ from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import negative_scene, scene_for_caption
 from backend.toyworld.oracle import evaluate
 from backend.toyworld.render import render, to_pil
+from tests.support import tiny_diffusion
 from tests.support.appserver import running_app, wait_for, workspace_settings
-from tests.support.browser import new_page, read_table, screenshot, sign_in_to_campaigns
+from tests.support.browser import choose, new_page, read_table, screenshot, sign_in_to_campaigns
 from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_candidates
 from tests.support.crowd import local_client
 
@@ -351,3 +352,42 @@ def test_an_admin_creates_a_validation_campaign_from_a_file_in_the_browser(app, 
         page.locator("#campaign-generate").click()
         page.get_by_text("it has no image to generate").first.wait_for()
     assert campaigns.get(settings.db, "checked-negatives")["config"].kind == "validate"
+
+
+@pytest.mark.system
+@pytest.mark.browser
+def test_an_admin_generates_a_campaigns_images_several_per_pipeline_call(app, tmp_path, browser):
+    """A diffusion preset offers "Images per pipeline call" (the renderer's does not); 0 is refused with the reason
+    and starts nothing; 4 starts a job that draws four images per call, each recording the batch it was drawn in."""
+    url, settings = app
+    model = tiny_diffusion.save_tiny_sdxl(settings.workspace / "models" / "tiny-sdxl-batched")
+    store = Store(settings.db)
+    with new_page(browser, 20_000) as page:
+        sign_in_to_campaigns(page, url, "admin", "s3cret pass")
+        page.locator("#campaign-name input, #campaign-name textarea").first.fill("batched")
+        page.locator("#campaign-items input").fill("2")
+        page.locator("#campaign-create").click()
+        page.locator("#campaign-status").get_by_text("items by stage: pending 2").wait_for()
+        batch = page.locator("#campaign-batch-size input")
+        expect(batch).to_be_hidden()  # the toy renderer draws one image at a time
+        choose(page, "Image generator", "custom")
+        page.get_by_label("Model (custom)").fill(str(model))
+        expect(batch).to_have_value("1", timeout=20_000)  # shown once the server answers the preset's change
+        batch.fill("0")
+        jobs_before = len(store.list_jobs(kind="generate", limit=None))
+        page.locator("#campaign-generate").click()
+        page.get_by_text("Value 0 is less than minimum value 1").first.wait_for()
+        assert len(store.list_jobs(kind="generate", limit=None)) == jobs_before
+        batch.fill("4")
+        screenshot(page, tmp_path, "campaigns-batch.png")
+        page.locator("#campaign-generate").click()
+        notice = page.locator("#campaign-notice").get_by_text("Started generate job #")
+        notice.wait_for()
+        job_id = int(notice.inner_text().split("#")[1].rstrip("."))
+    job = settled(store, job_id)
+    assert job["status"] == "done" and job["args"]["batch_size"] == 4, job["error"]
+    rows = db.rows(settings.db, "select c.batch, i.gold from candidates c join items i on i.id = c.item_id join "
+                                "campaigns m on m.id = i.campaign_id where m.name = 'batched' order by c.id")
+    drawn = [json.loads(row["batch"]) for row in rows if not row["gold"]]
+    assert [(batch["index"], len(batch["seeds"])) for batch in drawn] == [(i, 4) for i in range(4)] * 2
+    assert all(row["batch"] is None for row in rows if row["gold"]) and len(rows) == 4 * (2 + 10)

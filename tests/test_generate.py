@@ -81,7 +81,7 @@ def test_every_image_has_its_own_generator_and_regenerates_alone(loaded):
         "generator": "diffusers", "model": tiny_diffusion.HUB_ID, "unet": None,
         "revision": tiny_diffusion.HUB_COMMIT, "prompt": "A red circle to the left of a blue square",
         "negative_prompt": None, "seed": 13, "steps": 2, "guidance": 5.0, "dtype": "float32", "width": 64,
-        "height": 64}
+        "height": 64, "batch": None}
     assert np.array_equal(pixels(regenerate(json.loads(json.dumps(record)))), pixels(four[2][0]))
 
 

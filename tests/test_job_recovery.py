@@ -23,15 +23,19 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from backend import jobs
+from backend.annotate.db import rows as db_rows
 from backend.cli import main
 from backend.core.auth import Actor, PermissionDenied
 from backend.core.settings import ROOT
 from backend.core.store import Store
+from backend.generate import regenerate
 from backend.generate.job import GenerateConfig, run_job
+from backend.generate.storage import png_bytes
 from backend.jobs.reporter import Reporter
 from backend.models import checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import train
+from tests.support import tiny_diffusion
 from tests.support.appserver import wait_for, workspace_settings
 from tests.support.crashes import (
     candidate_rows,
@@ -133,23 +137,35 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path):
     assert len(store.list_jobs()) == 6
 
 
-def _drawn_straight(tmp_path: Path, n_items: int) -> dict[tuple[int, int], str]:
-    """(item id, slot) -> sha256 of one uninterrupted run on the same campaign in a store of its own."""
+# How a campaign's images are drawn in the kill-and-resume test: the toy renderer (a few milliseconds an image), or
+# the tiny SDXL pipeline three images per call (its images are pixel-identical to one uninterrupted run's only
+# when drawn in the same batches, which a resumed run forms from what is still missing: same seeds, and each image
+# regenerates from its record's batch).
+DRAWINGS = {"toyworld": ({}, CAMPAIGN_ITEMS, 20),
+            "diffusers in batches of 3": ({"preset": "custom", "steps": 2, "batch_size": 3}, 6, 6)}
+
+
+def _drawn_straight(tmp_path: Path, n_items: int, values: dict) -> dict[tuple[int, int], dict]:
+    """(item id, slot) -> candidate row of one uninterrupted run on the same campaign in a store of its own."""
     db = tmp_path / "straight" / "lab.db"
     toy_campaign(db, tmp_path / "straight" / "data", n_items)
-    run_job(GenerateConfig.from_dict({"campaign": "c1", "data_dir": str(tmp_path / "straight" / "data")}),
+    run_job(GenerateConfig.from_dict({"campaign": "c1", "data_dir": str(tmp_path / "straight" / "data"), **values}),
             Reporter(Store(db)))
-    return {(row["item_id"], row["slot"]): row["sha256"] for row in candidate_rows(db, "c1")}
+    return {(row["item_id"], row["slot"]): row for row in candidate_rows(db, "c1")}
 
 
 @pytest.mark.system
-def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp_path, capsys):
+@pytest.mark.parametrize("drawing", DRAWINGS)
+def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp_path, capsys, drawing):
+    values, n_items, kill_after = DRAWINGS[drawing]
     settings = workspace_settings(tmp_path / "ws")
+    if "preset" in values:  # the model folder inside the workspace (jobs read only its folders)
+        values = {**values, "model": str(tiny_diffusion.save_tiny_sdxl(tmp_path / "ws" / "models" / "tiny-sdxl"))}
     store = Store(settings.db)
-    folder = toy_campaign(settings.db, settings.data_dir, CAMPAIGN_ITEMS)
-    total = 4 * CAMPAIGN_ITEMS
-    job_id = jobs.submit(ADMIN, "generate", {"campaign": "c1"}, store=store, settings=settings)
-    wait_for_candidates(settings.db, "c1", 20)
+    folder = toy_campaign(settings.db, settings.data_dir, n_items)
+    total = 4 * n_items
+    job_id = jobs.submit(ADMIN, "generate", {"campaign": "c1", **values}, store=store, settings=settings)
+    wait_for_candidates(settings.db, "c1", kill_after)
     kill_job(store, job_id)
     failed = settled(store, job_id)  # this process launched it: its watcher records the signal
     assert failed["status"] == "failed"
@@ -157,11 +173,11 @@ def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp
         "killed by SIGKILL; it can be resumed without redrawing the images already stored: "
         f"`python -m backend jobs resume {job_id}`")
     before, files = candidate_rows(settings.db, "c1"), stored_files(folder)
-    assert 20 <= len(before) < total
+    assert kill_after <= len(before) < total
 
     assert main(["jobs", "resume", str(job_id), "--db", str(settings.db)]) == 0
     resumed_id = int(capsys.readouterr().out.split()[-1])
-    straight = _drawn_straight(tmp_path, CAMPAIGN_ITEMS)  # drawn here while the resumed job draws in its process
+    straight = _drawn_straight(tmp_path, n_items, values)  # drawn here while the resumed job draws in its process
     resumed = settled(store, resumed_id)
     assert resumed["status"] == "done", resumed["error"]
     assert (resumed["result"]["images_skipped"], resumed["result"]["images_generated"]) == \
@@ -172,7 +188,16 @@ def test_a_killed_generate_job_resumes_without_redrawing_and_ends_as_one_run(tmp
     now = stored_files(folder)
     assert {name: now[name] for name in files} == files  # and so are their files
     assert len(now) == 2 * total and not partial_files(folder)  # a write the kill cut short is cleaned up
-    assert {(row["item_id"], row["slot"]): row["sha256"] for row in after} == straight
+    assert {(row["item_id"], row["slot"]): row["seed"] for row in after} == \
+        {key: row["seed"] for key, row in straight.items()}
+    if "batch_size" not in values:
+        assert {(row["item_id"], row["slot"]): row["sha256"] for row in after} == \
+            {key: row["sha256"] for key, row in straight.items()}
+        return
+    # batched: an image of the killed run, and the resumed run's first and last, each from its record's batch
+    drawn_again = [before[0]["id"], after[len(before)]["id"], after[-1]["id"]]
+    for row in db_rows(settings.db, f"select * from candidates where id in ({', '.join(map(str, drawn_again))})"):
+        assert hashlib.sha256(png_bytes(regenerate(row))).hexdigest() == row["sha256"]
 
 
 def _mount_tmpfs(folder: Path, options: str) -> subprocess.CompletedProcess:

@@ -257,7 +257,7 @@ def image_requests(store_path: Path | str, campaign: str, images_per_item: int) 
 
 CANDIDATE_FIELDS = ("sha256", "path", "display_path", "generator", "model", "unet", "revision", "prompt",
                     "negative_prompt", "seed", "steps", "guidance", "dtype", "width", "height", "defect",
-                    "shows_caption")
+                    "shows_caption", "batch")
 
 
 def add_candidate(store_path: Path | str, item_id: int, slot: int, record: dict) -> None:
@@ -265,6 +265,8 @@ def add_candidate(store_path: Path | str, item_id: int, slot: int, record: dict)
     moves from ``pending`` to ``generated``, ready for step 3. A plug-in generator's candidates know what they
     show (``shows_caption``), so such an item's right answer is derived here."""
     values = {name: record.get(name) for name in CANDIDATE_FIELDS}
+    if isinstance(values["batch"], dict):  # the batch it was drawn in (backend.generate.diffusion), as JSON text
+        values["batch"] = json.dumps(values["batch"])
     if values["shows_caption"] is not None:
         values["shows_caption"] = int(bool(values["shows_caption"]))
     with db.write(store_path) as conn:

@@ -55,7 +55,8 @@ def _generate(args: argparse.Namespace) -> int:
     settings = _settings(args)
     extra = {key: value for key, value in (("steps", args.steps), ("guidance", args.guidance), ("model", args.model),
                                            ("device", args.device), ("dtype", args.dtype), ("seed", args.seed),
-                                           ("assist_model", args.assist_model)) if value is not None}
+                                           ("assist_model", args.assist_model), ("batch_size", args.batch_size))
+             if value is not None}
     job_id = service.launch_generation(cli_actor(), args.name, settings, Store(settings.db), preset=args.preset or "",
                                        target=args.target, options=options.target_options(args), **extra)
     print(f"started generate job {job_id}; follow it with: python -m backend jobs show {job_id}")
@@ -167,6 +168,9 @@ def add_parsers(subparsers) -> None:
     generate.add_argument("--guidance", type=float)
     generate.add_argument("--seed", type=int,
                           help="base seed of the items' images (gold images: from the campaign's secret)")
+    generate.add_argument("--batch-size", dest="batch_size", type=int,
+                          help="diffusers images per pipeline call (default 1; each keeps its own generator and "
+                               "regenerates exactly, its record naming its batch)")
     generate.add_argument("--device")
     generate.add_argument("--dtype", choices=["auto", "fp32", "fp16", "bf16"])
     generate.add_argument("--assist-model", dest="assist_model",

@@ -132,6 +132,10 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "CREATE INDEX idx_exclusions_campaign ON exclusions (campaign_id, annotator_id)",
         "ALTER TABLE annotators ADD COLUMN excluded INTEGER REFERENCES exclusions(id)",
     )),
+    ("the batch a candidate image was drawn in, for its regeneration: JSON {index, prompts, seeds}, null when it was "
+     "drawn alone (backend.generate.diffusion)", (
+        "ALTER TABLE candidates ADD COLUMN batch TEXT",
+    )),
 )
 LATEST = len(MIGRATIONS)
 

@@ -4,7 +4,7 @@ renderer).
 | module | role |
 |---|---|
 | `presets.py` | `Preset`, `PRESETS` (bivlc, sdxl-turbo, sd-turbo), `presets()` (plug-ins' too), `prompt_for` |
-| `diffusion.py` | `load_pipeline`, `generate` (one image per call, one CPU generator per image), `regenerate` |
+| `diffusion.py` | `load_pipeline`, `generate_batch` (N images in one call, a generator each), `regenerate` |
 | `storage.py` | content-addressed PNG + WebP display copy, atomic and idempotent |
 | `seeds.py` | an image's seed from (base seed, item id, slot) |
 | `job.py` | the `generate` job kind: `GenerateConfig`, `run_job` (resumable, sharded under torchrun) |

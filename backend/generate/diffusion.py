@@ -4,24 +4,37 @@ Reproducibility is the point. BiVLC's code created a seeded generator and
 never passed it to the pipeline, so none of its images can be regenerated.
 Here every image gets its own seed and its own CPU `torch.Generator`, and the
 record stored with it (model, UNet, resolved revision, prompt, seed, steps,
-guidance, dtype, size) is enough for `regenerate` to draw it again.
+guidance, dtype, size, batch) is enough for `regenerate` to draw it again.
 
-Why one image per pipeline call, never a batch: measured on the tiny SDXL
-test pipeline (CPU, fp32), a batch of 4 with one generator per image gives
-the same initial noise as 4 separate calls, yet the outputs differ by ~1e-6:
-the first layer that differs is the UNet's time-embedding Linear, whose
-matrix product takes a different kernel path for 8 rows (4 images x 2 for
-guidance) than for 2. A full-size model amplifies such differences over 50
-steps, and GPUs choose kernels by shape too. With one image per call, a
-campaign's image and its regeneration run the very same shapes, so they are
-pixel-identical on the same hardware and library versions (not across CPU
-and GPU: record and regenerate on the same kind of device).
+Batching is a choice (`batch_size`, default 1), and regeneration re-runs the
+whole batch. One pipeline call may draw N images, each from its own
+generator (diffusers takes a list of prompts and a list of generators), so an
+image's initial noise is the same in any batch. Its pixels are not quite: on
+the tiny SDXL test pipeline (CPU, fp32) a batch of 4 gives outputs that differ
+from 4 single calls by ~1e-6 (the UNet's time-embedding Linear takes another
+kernel path for 8 rows, 4 images x 2 for guidance, than for 2), enough to
+flip a pixel's last bit now and then; a full-size model amplifies such
+differences over 50 steps, and GPUs choose kernels by shape too. So an image
+drawn in a batch regenerates exactly only in the very same batch: its record's
+``batch`` holds the prompts and seeds of the whole batch, in order, and its
+``index`` in it, and `regenerate` draws that batch again and keeps that image.
+The cost: each record of a batch of N carries N prompts and N seeds (a few
+hundred bytes per image for BiVLC's prompts at N=4), and regenerating one
+image costs a whole batch's drawing. A batch-1 record's ``batch`` is None, as
+is every record made before batching existed; it regenerates alone. A batched
+job's batches are formed from the images still missing, so a resumed, sharded
+or limited run may batch a slot with other neighbours than one uninterrupted
+run would: same seed, pixels possibly a last bit apart, and still exactly
+regenerable from its own record. Everything is pixel-identical only on the
+same kind of device with the same library versions (not across CPU and GPU:
+record and regenerate on the same kind of device).
 
 CPU generators: the initial noise then does not depend on the device, and
 `diffusers` documents CPU generators as the reproducible choice.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -133,14 +146,16 @@ def load_pipeline(preset: Preset, device: str = "auto", dtype: str = "auto", rev
     return LoadedPipeline(pipeline.to(device), preset, resolved, unet_label, torch_dtype, device)
 
 
-def _draw(loaded: LoadedPipeline, prompt: str, seed: int, steps: int, guidance: float) -> Image.Image:
-    """One image alone in its own pipeline call, from its own CPU generator, at the preset's generation size."""
+def _draw_batch(loaded: LoadedPipeline, prompts: Sequence[str], seeds: Sequence[int], steps: int,
+                guidance: float) -> list[Image.Image]:
+    """One pipeline call for the whole batch, image i from prompt i and its own CPU generator seeded with seed i,
+    at the preset's generation size."""
     preset = loaded.preset
-    generator = torch.Generator(device="cpu").manual_seed(int(seed))
+    generators = [torch.Generator(device="cpu").manual_seed(int(seed)) for seed in seeds]
     with torch.inference_mode():
-        return loaded.pipeline(prompt=prompt, negative_prompt=None, num_inference_steps=steps,
+        return loaded.pipeline(prompt=list(prompts), negative_prompt=None, num_inference_steps=steps,
                                guidance_scale=guidance, height=preset.height, width=preset.width,
-                               num_images_per_prompt=1, generator=[generator], output_type="pil").images[0]
+                               num_images_per_prompt=1, generator=generators, output_type="pil").images
 
 
 def _resized(image: Image.Image, size: tuple[int, int]) -> Image.Image:
@@ -156,26 +171,57 @@ def stored_size(generated: tuple[int, int], output_size: int) -> tuple[int, int]
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
-def generate(loaded: LoadedPipeline, caption: str, seeds: Sequence[int]) -> list[tuple[Image.Image, dict]]:
-    """One image per seed for `caption` (the preset's prompt suffix added), each with its record.
+def generate_batch(loaded: LoadedPipeline, captions: Sequence[str], seeds: Sequence[int],
+                   ) -> list[tuple[Image.Image, dict]]:
+    """One image per (caption, seed) pair, all in one pipeline call (the preset's prompt suffix added to each
+    caption), each with its record.
 
     The record has what `regenerate` needs and what a campaign stores: generator, model, unet, revision,
-    prompt, negative_prompt, seed, steps, guidance, dtype, width and height (of the stored image).
+    prompt, negative_prompt, seed, steps, guidance, dtype, width and height (of the stored image), and batch:
+    None for a batch of one, else {"index": i, "prompts": [...], "seeds": [...]} (the whole batch, in order).
     """
     preset = loaded.preset
     if preset.steps is None or preset.guidance is None:  # only a plug-in's own generator may leave them out
         raise ValueError(f"preset {preset.name!r} draws with diffusers but names no step count or guidance")
-    prompt = prompt_for(caption, preset)
+    if len(captions) != len(seeds) or not seeds:
+        raise ValueError(f"a batch needs one caption per seed, not {len(captions)} captions and {len(seeds)} seeds")
+    prompts = [prompt_for(caption, preset) for caption in captions]
+    seeds = [int(seed) for seed in seeds]
     out = []
-    for seed in seeds:
-        raw = _draw(loaded, prompt, seed, preset.steps, preset.guidance)
+    for index, raw in enumerate(_draw_batch(loaded, prompts, seeds, preset.steps, preset.guidance)):
         image = _resized(raw, stored_size(raw.size, preset.output_size))
         out.append((image, {
             "generator": "diffusers", "model": preset.model_id, "unet": loaded.unet, "revision": loaded.revision,
-            "prompt": prompt, "negative_prompt": None, "seed": int(seed), "steps": preset.steps,
+            "prompt": prompts[index], "negative_prompt": None, "seed": seeds[index], "steps": preset.steps,
             "guidance": preset.guidance, "dtype": DTYPE_NAMES[loaded.dtype], "width": image.width,
-            "height": image.height}))
+            "height": image.height,
+            "batch": {"index": index, "prompts": prompts, "seeds": seeds} if len(seeds) > 1 else None}))
     return out
+
+
+def generate(loaded: LoadedPipeline, caption: str, seeds: Sequence[int], batch_size: int = 1,
+             ) -> list[tuple[Image.Image, dict]]:
+    """One image per seed for `caption`, `batch_size` of them per pipeline call (the last call may draw fewer)."""
+    chunks = [list(seeds[start:start + batch_size]) for start in range(0, len(seeds), batch_size)]
+    return [drawn for chunk in chunks for drawn in generate_batch(loaded, [caption] * len(chunk), chunk)]
+
+
+def batch_of(record: dict) -> tuple[list[str], list[int], int]:
+    """(prompts, seeds, index) of the batch a record's image was drawn in; a record without one was drawn alone.
+
+    A record read from the store holds the batch as JSON text. A batch that does not hold the record's own
+    prompt and seed at its index is refused: regenerating from it would give another image.
+    """
+    batch = record.get("batch")
+    if batch is None:
+        return [record["prompt"]], [int(record["seed"])], 0
+    batch = json.loads(batch) if isinstance(batch, str) else batch
+    prompts, seeds, index = list(batch["prompts"]), [int(s) for s in batch["seeds"]], int(batch["index"])
+    if len(prompts) != len(seeds) or not 0 <= index < len(seeds) or \
+            (prompts[index], seeds[index]) != (record["prompt"], int(record["seed"])):
+        raise GenerationError(f"the record's batch does not hold its own prompt and seed at index {index}: "
+                              "it cannot be regenerated from this record")
+    return prompts, seeds, index
 
 
 @lru_cache(maxsize=1)
@@ -188,14 +234,16 @@ def _loaded_for(model: str, unet: str | None, revision: str, dtype: str, device:
 
 
 def regenerate(record: dict, device: str = "auto") -> Image.Image:
-    """Draw a stored diffusers image again from its record alone (same model revision, seed, settings).
+    """Draw a stored diffusers image again from its record alone (same model revision, seeds, settings).
 
-    Pixel-identical to the stored image when run on the same kind of device with the same library
-    versions (see the module's note on batching); the files are pinned to the recorded commit.
+    An image drawn in a batch is drawn again in that same batch (see the module's note on batching). Pixel-
+    identical to the stored image when run on the same kind of device with the same library versions; the files
+    are pinned to the recorded commit.
     """
     if record.get("generator") != "diffusers":
         raise GenerationError(f"not a diffusers record (generator {record.get('generator')!r})")
+    prompts, seeds, index = batch_of(record)
     loaded = _loaded_for(record["model"], record.get("unet"), record["revision"], record["dtype"],
                          env.pick_device(device))
-    image = _draw(loaded, record["prompt"], record["seed"], record["steps"], record["guidance"])
+    image = _draw_batch(loaded, prompts, seeds, record["steps"], record["guidance"])[index]
     return _resized(image, (record["width"], record["height"]))

@@ -3,16 +3,17 @@
 The campaign layer says which (item, slot) images are missing; each image is
 stored (content-addressed, `storage`) and recorded with its full record the
 moment it exists, so a job that is stopped, cancelled or crashes loses at
-most the image in flight, and a rerun (`jobs resume`, or the Campaigns tab's
-Generate button) skips everything already there. A full disk stops the job
+most the images in flight (one batch), and a rerun (`jobs resume`, or the
+Campaigns tab's Generate button) skips everything already there. A full disk stops the job
 with a message saying which file, how many images are stored, and to free
 space and resume.
 
 Seeds: image ``slot`` of item ``item_id`` gets ``seeds.image_seed(seed,
 item_id, slot)`` (a hash of the three numbers), so a resumed, re-ordered or
-sharded run draws exactly the images one uninterrupted run would; rerun with
-the same ``seed`` (a plug-in generator's plan of an item's slots derives from
-its item seed).
+sharded run draws exactly the images one uninterrupted run would (batched:
+the same seeds, pixels as their own batch made them, below); rerun with the
+same ``seed`` (a plug-in generator's plan of an item's slots derives from its
+item seed).
 
 Gold items are always drawn by the generator their plug-in names
 (`backend.plugins`, ``set_gold_items``), whatever the preset: their right
@@ -21,6 +22,12 @@ Their seeds derive from the campaign's secret, not from ``seed``
 (`backend.annotate.quality.secret_seed`): with the public code and the job's
 parameters nobody can redraw them (and so hash them, or learn which slot is
 right), while a rerun or a store restored from its backup draws them again alike.
+
+Batching: ``batch_size`` images per pipeline call (default 1: each alone). A
+batch is filled in order from the diffusers slots still missing, across
+items, and stored image by image once drawn; each record names its batch
+(`diffusion`'s note on batching says why regeneration needs it, and what it
+costs). Plug-in generators (and so gold items) draw one image at a time.
 
 Sharding: under ``torchrun`` rank r of W handles the items whose id % W == r
 (a whole item per rank, so its slots share one plan); LOCAL_RANK picks the
@@ -43,10 +50,15 @@ from backend.generate.presets import DTYPE_CHOICES, Preset, get_preset, presets
 from backend.jobs.kinds import check_known_keys, resume_command
 
 if TYPE_CHECKING:
+    from PIL import Image
+
+    from backend.annotate.campaigns import ImageRequest
+    from backend.generate.diffusion import LoadedPipeline
     from backend.jobs.reporter import Reporter
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 CUSTOM_STEPS, CUSTOM_GUIDANCE = 30, 5.0
+MAX_BATCH_SIZE = 64  # images per pipeline call at most: one call holds every image's activations at once
 REPORT_EVERY_S = 2.0  # progress rows at most this often (a renderer's images take a millisecond each)
 
 
@@ -66,6 +78,7 @@ class GenerateConfig:
     steps: int | None = None  # None: the preset's
     guidance: float | None = None  # None: the preset's
     images_per_item: int | None = None  # None: the campaign's setting (which it must equal when given)
+    batch_size: int = 1  # diffusers images per pipeline call (1..MAX_BATCH_SIZE); each keeps its own generator
     seed: int = 0  # base seed: image seeds are seeds.image_seed(seed, item_id, slot)
     p_none: float = 0.25  # a plug-in generator's share of items with no exact candidate (answer "none")
     device: str = "auto"  # auto | cpu | cuda | cuda:N
@@ -109,6 +122,12 @@ class GenerateConfig:
         if self.preset in presets() and presets()[self.preset].generator != "diffusers" and \
                 (self.steps is not None or self.guidance is not None):
             problems.append(f"preset {self.preset!r} takes no steps or guidance (its generator is not diffusion)")
+        if not _whole(self.batch_size) or not 1 <= self.batch_size <= MAX_BATCH_SIZE:
+            problems.append(f"batch_size (images per pipeline call) must be a whole number from 1 to "
+                            f"{MAX_BATCH_SIZE}, not {self.batch_size!r}")
+        elif self.batch_size > 1 and self.preset in presets() and presets()[self.preset].generator != "diffusers":
+            problems.append(f"preset {self.preset!r} draws one image at a time (its generator is not diffusion): "
+                            "leave batch_size at 1")
         if not _whole(self.seed) or self.seed < 0:
             problems.append(f"seed must be a whole number >= 0, not {self.seed!r}")
         if not _whole(self.limit) or self.limit < 0:
@@ -220,11 +239,58 @@ def _plugin_drawer(generator: str):
     return plugins.resolve(found.draw)
 
 
+@dataclass
+class _Keeper:
+    """Stores each drawn image and its row the moment it exists, and reports progress at most every few seconds."""
+
+    store_path: Path
+    root: Path
+    reporter: Reporter
+    stored: int  # images there before this run
+    wanted: int  # images the campaign needs in all
+    todo: int  # images this rank draws
+    done: int = 0
+    last_report: float = 0.0
+    drawing_since: float | None = None
+
+    def start(self) -> None:
+        self.drawing_since = self.drawing_since or time.monotonic()
+
+    def keep(self, request: ImageRequest, slot: int, image: Image.Image, record: dict) -> None:
+        from backend.annotate import campaigns
+        from backend.generate.storage import store_image
+
+        try:
+            sha256, path, display_path = store_image(self.root, image)
+        except OSError as error:
+            if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise _disk_full(error, self.root, self.stored + self.done, self.wanted, self.reporter) from error
+        campaigns.add_candidate(self.store_path, request.item_id, slot,
+                                {**record, "sha256": sha256, "path": path, "display_path": display_path})
+        self.done += 1
+        if time.monotonic() - self.last_report >= REPORT_EVERY_S or self.done == self.todo:
+            self.last_report = time.monotonic()
+            rate = self.done / max(self.last_report - (self.drawing_since or 0.0), 1e-9)
+            self.reporter.progress(self.done / self.todo,
+                                   f"{self.done}/{self.todo} images ({rate:.2f}/s), item {request.item_id}")
+
+
+def _draw_batch(loaded: LoadedPipeline | None, batch: list[tuple[ImageRequest, int, int]], keeper: _Keeper) -> None:
+    """Draw a batch of diffusers slots in one pipeline call, keep each image, and empty the batch."""
+    from backend.generate.diffusion import generate_batch
+
+    assert loaded is not None  # loaded before the first slot diffusers draws
+    drawn = generate_batch(loaded, [request.negative_caption for request, _, _ in batch], [seed for *_, seed in batch])
+    for (request, slot, _), (image, record) in zip(batch, drawn):
+        keeper.keep(request, slot, image, {**record, "defect": None, "shows_caption": None})
+    batch.clear()
+
+
 def draw_missing(config: GenerateConfig, reporter: Reporter) -> dict:
     """Fill the campaign's missing candidate slots; return the counts."""
     from backend.annotate import campaigns, quality, report
     from backend.generate.seeds import image_seed, item_seed
-    from backend.generate.storage import store_image
 
     started = time.monotonic()
     store_path = _store_path(config, reporter)
@@ -240,56 +306,48 @@ def draw_missing(config: GenerateConfig, reporter: Reporter) -> dict:
     wanted = per_item * (sum(status["stages"].values()) + status["gold_items"])
     stored = wanted - sum(len(request.missing_slots) for request in requests)
     mine = shard(requests[:config.limit] if config.limit else requests, rank, world)
-    todo = sum(len(request.missing_slots) for request in mine)
-    root = config.campaign_dir
+    keeper = _Keeper(store_path, config.campaign_dir, reporter, stored, wanted,
+                     sum(len(request.missing_slots) for request in mine))
     if rank == 0:
-        _remove_interrupted_writes(root, reporter)
-    reporter.log(f"campaign {config.campaign}: {stored} images stored, {todo} to draw on rank {rank} of {world}; "
-                 f"preset {preset.name}: {preset.summary}")
+        _remove_interrupted_writes(keeper.root, reporter)
+    reporter.log(f"campaign {config.campaign}: {stored} images stored, {keeper.todo} to draw on rank {rank} of "
+                 f"{world}; preset {preset.name}: {preset.summary}")
     if preset.generator == "diffusers":
         reporter.log(f"licence: {preset.licence} {preset.licence_url}".strip())
 
     gold_seed = quality.stored_secret_seed(store_path, campaign["id"], "gold-images")  # never logged
-    loaded = None
-    done, last_report, drawing_since = 0, 0.0, None
+    loaded: LoadedPipeline | None = None
+    batch: list[tuple[ImageRequest, int, int]] = []  # diffusers slots to draw in one call: (request, slot, seed)
     for request in mine:
         drawer = _plugin_drawer(plugins.hooks().gold_generator if request.gold else preset.generator)
         base_seed = gold_seed if request.gold else config.seed
         if drawer is None and loaded is None:
-            from backend.generate.diffusion import generate, load_pipeline
+            from backend.generate.diffusion import load_pipeline
             reporter.update(message=f"loading {preset.model_id}")  # a status line without skewing the ETA
             loaded = load_pipeline(preset, device=config.device, dtype=config.dtype)
-            reporter.log(f"loaded {preset.model_id} (revision {loaded.revision}) on {loaded.device}")
+            reporter.log(f"loaded {preset.model_id} (revision {loaded.revision}) on {loaded.device}; "
+                         f"{config.batch_size} image(s) per pipeline call")
         for slot in request.missing_slots:
-            drawing_since = drawing_since or time.monotonic()
+            keeper.start()
             seed = image_seed(base_seed, request.item_id, slot)
             if drawer is not None:
-                image, record = drawer(request.caption, request.negative_caption,
-                                       item_seed(base_seed, request.item_id), per_item, slot, seed, config.p_none)
-            else:
-                assert loaded is not None  # loaded above, before the first slot diffusers draws
-                ((image, record),) = generate(loaded, request.negative_caption, [seed])
-                record.update(defect=None, shows_caption=None)
-            try:
-                sha256, path, display_path = store_image(root, image)
-            except OSError as error:
-                if error.errno not in (errno.ENOSPC, errno.EDQUOT):
-                    raise
-                raise _disk_full(error, root, stored + done, wanted, reporter) from error
-            campaigns.add_candidate(store_path, request.item_id, slot,
-                                    {**record, "sha256": sha256, "path": path, "display_path": display_path})
-            done += 1
-            if time.monotonic() - last_report >= REPORT_EVERY_S or done == todo:
-                last_report = time.monotonic()
-                rate = done / max(last_report - drawing_since, 1e-9)
-                reporter.progress(done / todo, f"{done}/{todo} images ({rate:.2f}/s), item {request.item_id}")
-    seconds = time.monotonic() - started
+                keeper.keep(request, slot, *drawer(request.caption, request.negative_caption,
+                                                   item_seed(base_seed, request.item_id), per_item, slot, seed,
+                                                   config.p_none))
+                continue
+            batch.append((request, slot, seed))
+            if len(batch) == config.batch_size:
+                _draw_batch(loaded, batch, keeper)
+    if batch:
+        _draw_batch(loaded, batch, keeper)
+    seconds, done = time.monotonic() - started, keeper.done
     left = sum(len(r.missing_slots) for r in campaigns.image_requests(store_path, config.campaign, per_item))
     result = {"campaign": config.campaign, "preset": preset.name, "model": preset.model_id,
               "images_generated": done, "images_skipped": stored, "images_missing_after": left,
               "seconds": round(seconds, 2), "images_per_second": round(done / seconds, 3) if seconds > 0 else None,
               "rank": rank, "world_size": world, "seed": config.seed}
     if loaded is not None:
-        result.update(revision=loaded.revision, device=loaded.device, dtype=str(loaded.dtype).removeprefix("torch."))
+        result.update(revision=loaded.revision, device=loaded.device, dtype=str(loaded.dtype).removeprefix("torch."),
+                      batch_size=config.batch_size)
     reporter.log(f"generated {done} images in {seconds:.1f}s; {stored} were already there, {left} still missing")
     return result

@@ -21,6 +21,7 @@ from backend.annotate import campaigns, mirror, queries, resolution, service
 from backend.annotate.service import BUILT_IN_SOURCES
 from backend.core.auth import PermissionDenied, require_admin
 from backend.core.gpu import local_job_note
+from backend.generate.job import MAX_BATCH_SIZE
 from ui import targets
 from ui.context import AppContext
 from ui.session import Session, actor_of
@@ -101,10 +102,12 @@ def make_handlers(ctx: AppContext) -> dict:
                                 "Next: generate its images."))
         return message, gr.Dropdown(choices=view.campaign_names(store_path), value=summary["name"])
 
-    def generate(name, preset, model, target="local", session=None):
-        """Start the generate job for the campaign's missing images with the chosen preset (and place)."""
+    def generate(name, preset, model, target="local", batch_size=1, session=None):
+        """Start the generate job for the campaign's missing images with the chosen preset, place and batch size."""
         actor = admin(session, "generating campaign images")
         extra = {"model": (model or "").strip()} if preset == "custom" else {}
+        if view.draws_with_diffusers(preset):  # a plug-in's generator draws one image at a time
+            extra["batch_size"] = guarded(_number, batch_size, int, "images per pipeline call")
         job_id = guarded(service.launch_generation, actor, named(name), settings, store, preset=preset or "",
                          target=target or "local", options=targets.options(target or "local"), **extra)
         return f"Started generate job #{job_id}.", view.generate_markdown(store, name)
@@ -256,13 +259,16 @@ def _form() -> list:
 
 
 def _generator() -> tuple:
-    """The preset picker (and the model box of the custom preset): used by 'Generate images' and stored with
-    a new campaign."""
+    """The preset picker (and the model box of the custom preset, and the batch size of diffusion presets): used by
+    'Generate images'; the preset is also stored with a new campaign."""
     names = view.preset_names()
     preset = gr.Dropdown(names, value=names[0], label="Image generator", elem_id="campaign-preset", scale=2)
     model = gr.Textbox(label="Model (custom)", placeholder="diffusers model id or folder", visible=False, scale=2)
+    batch = gr.Number(1, precision=0, minimum=1, maximum=MAX_BATCH_SIZE, label="Images per pipeline call",
+                      info="1: each image alone; more: several per call, each still regenerable exactly",
+                      elem_id="campaign-batch-size", visible=view.draws_with_diffusers(names[0]), scale=1)
     generate = gr.Button("Generate images", variant="primary", scale=1, elem_id="campaign-generate")
-    return preset, model, generate
+    return preset, model, batch, generate
 
 
 def _preview(intro: str) -> str:
@@ -290,7 +296,7 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
         campaign = gr.Dropdown([], value=None, label="Campaign", scale=3, elem_id="campaign-pick",
                                allow_custom_value=True)
         refresh = gr.Button("↻", scale=0, min_width=48)
-        preset, model, generate = _generator()
+        preset, model, batch, generate = _generator()
     where = targets.picker(ctx.settings, "campaign-target")
     licence = gr.Markdown(view.licence_markdown(preset.value), elem_id="campaign-licence")
     notice = gr.Markdown(elem_id="campaign-notice")
@@ -321,8 +327,9 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
             campaigns_quality.build(ctx, campaign, state)
     seen = gr.State(None)
 
-    preset.change(lambda p, m: (view.licence_markdown(p, m), gr.Textbox(visible=p == "custom")), [preset, model],
-                  [licence, model], api_visibility="private", queue=False)
+    preset.change(lambda p, m: (view.licence_markdown(p, m), gr.Textbox(visible=p == "custom"),
+                                gr.Number(visible=view.draws_with_diffusers(p))),
+                  [preset, model], [licence, model, batch], api_visibility="private", queue=False)
     model.change(view.licence_markdown, [preset, model], licence, api_visibility="private", queue=False)
     create.click(h["create"], [*form, preset, kind, state], [notice, campaign], api_name="create_campaign").success(
         lambda: gr.Accordion(open=False), None, new_box, api_visibility="private", queue=False)
@@ -335,7 +342,7 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
                     api_visibility="private")
     intro.change(_preview, intro, preview, api_visibility="private", queue=False)
     save_intro.click(h["save_intro"], [campaign, intro, state], saved_intro, api_name="save_intro")
-    generate.click(h["generate"], [campaign, preset, model, where, state], [notice, generating],
+    generate.click(h["generate"], [campaign, preset, model, where, batch, state], [notice, generating],
                    api_name="launch_generation")
     save.click(h["save_instructions"], [campaign, *texts, state], saved, api_name="save_instructions")
     items["refresh"].click(h["items"], [campaign, state], items["table"], api_visibility="private")

@@ -29,6 +29,11 @@ def preset_names() -> list[str]:
     return [*presets(), "custom"]
 
 
+def draws_with_diffusers(preset: str | None) -> bool:
+    """Whether a preset's images come from a diffusers pipeline (so a batch size applies): custom, or a named one."""
+    return preset == "custom" or (preset in presets() and presets()[preset].generator == "diffusers")
+
+
 def licence_markdown(preset: str | None, model: str = "") -> str:
     """The licence that governs a preset's images (what the admin must respect when publishing them)."""
     if preset == "custom":
