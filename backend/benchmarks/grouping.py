@@ -41,11 +41,13 @@ def first_per_label(labels: Sequence[str], limit: int | None) -> list[int]:
 
 
 def label_masks(labels: Sequence[str]) -> dict[str, Tensor]:
-    """One boolean mask per distinct label, in order of first appearance."""
+    """One boolean mask per distinct label, in order of first appearance (one numpy comparison per label: a
+    bootstrap builds them once per resample)."""
+    import numpy as np
     import torch
 
-    return {label: torch.tensor([value == label for value in labels], dtype=torch.bool)
-            for label in dict.fromkeys(labels)}
+    values = np.fromiter(labels, dtype=object, count=len(labels))
+    return {label: torch.from_numpy(values == label) for label in dict.fromkeys(labels)}
 
 
 def multi_label_masks(labels: Sequence[Iterable[str]]) -> dict[str, Tensor]:
@@ -63,10 +65,20 @@ def grouped_fractions(flags: Mapping[str, Tensor], groups: Mapping[str, Tensor])
     Empty groups are skipped (a ``limit`` may leave none of a type), never
     reported as NaN.
     """
+    import torch
+
     out = {name: fraction(values) for name, values in flags.items()}
-    for group, mask in groups.items():
-        if mask.any():
-            out.update({f"{group}/{name}": fraction(values[mask]) for name, values in flags.items()})
+    if not flags or not groups:
+        return out
+    # every group's count of every flag in one product: sums of 0/1 in float64 are exact, so count / size is the
+    # same number as the mean of the group's flags (a bootstrap calls this once per resample)
+    names, members = list(flags), torch.stack([mask.double() for mask in groups.values()])
+    counts = members @ torch.stack([flags[name].double() for name in names]).T
+    sizes = members.sum(dim=1)
+    for row, group in enumerate(groups):
+        if sizes[row] > 0:
+            out.update({f"{group}/{name}": (counts[row, column] / sizes[row]).item()
+                        for column, name in enumerate(names)})
     return out
 
 
