@@ -2,8 +2,7 @@
 
 vl_compo reports 21 zero-shot tasks beside compositionality; CLIP papers and clip_benchmark report most of them.
 Each set here is ``clip_benchmark.datasets.builder.build_dataset`` (LAION-AI's CLIP_benchmark 1.6.2, pinned in
-requirements-dev.txt, not in the Space's requirements.txt: it pulls pycocoevalcap's 100 MB of Java jars, and the
-sets are gigabytes a Space does not hold; without it a set says how to install it):
+requirements.txt; without it a set says how to install it):
 its torchvision dataset, its class names (``en_classnames.json``, e.g. Caltech-101's with the background class,
 EuroSAT's "annual crop land") and its templates (``en_zeroshot_classification_templates.json``; ImageNet's 80
 where a set has none). Nothing of that is rewritten: this module only lists the sets, turns a built dataset
@@ -28,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,13 +209,19 @@ def first_per_class(labels: list[int], limit: int | None) -> list[int]:
     return rows
 
 
-def build_suite_set(name: str, limit: int | None, root: Path) -> Task:
-    """The set's test images (the first ``limit`` of each class) with clip_benchmark's classes and templates."""
+def clip_benchmark_builder(name: str) -> Callable:
+    """clip_benchmark's ``build_dataset``, or `DataMissing` saying how to install it."""
     try:
         from clip_benchmark.datasets.builder import build_dataset
     except ImportError:
         raise DataMissing(f"{name}: the zero-shot suite is built by clip_benchmark's dataset builders, which are "
-                          "not installed here: `pip install clip_benchmark==1.6.2` (requirements-dev.txt)") from None
+                          "not installed here: `pip install clip_benchmark==1.6.2` (requirements.txt)") from None
+    return build_dataset
+
+
+def build_suite_set(name: str, limit: int | None, root: Path) -> Task:
+    """The set's test images (the first ``limit`` of each class) with clip_benchmark's classes and templates."""
+    build_dataset = clip_benchmark_builder(name)
     entry = BY_NAME[name]
     folder = root / name
     if not (folder / entry.expect).exists() and not (entry.fetches and not env.hub_offline()):

@@ -28,7 +28,7 @@ from backend.benchmarks.data import DataMissing, steps_message
 from backend.benchmarks.evaluator import Benchmark, register
 from backend.benchmarks.task import Task
 from backend.benchmarks.zeroshot import chance_levels, ensemble_task
-from backend.benchmarks.zeroshot_suite import first_per_class
+from backend.benchmarks.zeroshot_suite import clip_benchmark_builder, first_per_class
 from backend.core.images import rgb
 
 IMAGE_EXTENSIONS = ("webp", "png", "jpg", "jpeg")  # the builder's to_tuple order: the first one present is taken
@@ -116,11 +116,7 @@ def build_wds_set(name: str, limit: int | None, root: Path) -> Task:
     count_file = folder / "test" / "nshards.txt"
     if not count_file.is_file():
         raise DataMissing(steps_message(name, folder, missing_steps(entry, folder, f"{count_file} is missing")))
-    try:
-        from clip_benchmark.datasets.builder import build_dataset
-    except ImportError:
-        raise DataMissing(f"{name}: the zero-shot suite is built by clip_benchmark's dataset builders, which are "
-                          "not installed here: `pip install clip_benchmark==1.6.2` (requirements-dev.txt)") from None
+    build_dataset = clip_benchmark_builder(name)
     try:
         with warnings.catch_warnings():  # webdataset: "shardshuffle is None": the builder's pipeline is not iterated
             warnings.filterwarnings("ignore", message=".*shardshuffle")
