@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 from collections.abc import Iterable, Mapping, Sequence
 
 from backend import metrics as M
-from backend.benchmarks.task import fraction
 
 TWO_BY_TWO_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5, "i2t": 0.25, "t2i": 0.25,
                      "group": 1 / 6}
@@ -67,18 +66,20 @@ def grouped_fractions(flags: Mapping[str, Tensor], groups: Mapping[str, Tensor])
     """
     import torch
 
-    out = {name: fraction(values) for name, values in flags.items()}
-    if not flags or not groups:
-        return out
+    if not flags:
+        return {}
     # every group's count of every flag in one product: sums of 0/1 in float64 are exact, so count / size is the
     # same number as the mean of the group's flags (a bootstrap calls this once per resample)
-    names, members = list(flags), torch.stack([mask.double() for mask in groups.values()])
-    counts = members @ torch.stack([flags[name].double() for name in names]).T
-    sizes = members.sum(dim=1)
-    for row, group in enumerate(groups):
-        if sizes[row] > 0:
-            out.update({f"{group}/{name}": (counts[row, column] / sizes[row]).item()
-                        for column, name in enumerate(names)})
+    names = list(flags)
+    values = torch.stack([flags[name].double() for name in names])
+    out = dict(zip(names, (values.sum(dim=1) / values.shape[1]).tolist(), strict=True))
+    if not groups:
+        return out
+    members = torch.stack([mask.double() for mask in groups.values()])
+    sizes = members.sum(dim=1, keepdim=True)
+    for group, size, row in zip(groups, sizes[:, 0].tolist(), ((members @ values.T) / sizes).tolist(), strict=True):
+        if size > 0:
+            out.update({f"{group}/{name}": value for name, value in zip(names, row, strict=True)})
     return out
 
 
