@@ -1,6 +1,7 @@
 """What made the bootstrap faster changes no interval: the grouped fractions a bootstrap recomputes 1,000 times
 (every 2x2 benchmark's per-type metrics) are one matrix product now, and the resamples run torch on one thread;
-both give the numbers the per-group loop on the default threads gave, exactly."""
+both give the numbers the per-group loop on the default threads gave, exactly; and SugarCrepe counts its subsets
+in one bincount, giving the numbers its per-subset masks gave."""
 from __future__ import annotations
 
 import contextlib
@@ -10,9 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from backend.benchmarks import prepare
+from backend.benchmarks import prepare, stats
 from backend.benchmarks.grouping import grouped_fractions, label_masks, two_by_two_flags
-from backend.benchmarks import stats
 from backend.benchmarks.stats import bootstrap_intervals
 from backend.benchmarks.task import LabelledMetric
 
@@ -72,3 +72,31 @@ def test_one_thread_gives_the_intervals_of_the_default_threads(name, monkeypatch
         assert one_thread and one_thread == bootstrap_intervals(task, scores, resamples=200)
     finally:
         torch.set_num_threads(threads)
+
+
+def sugarcrepe_by_masks(scores, subsets):
+    """The per-subset masks and means `sugarcrepe_metrics` took before it counted with one bincount."""
+    correct = scores[:, 0] > scores[:, 1]
+    labels = np.asarray(subsets)
+    per = {s: correct[torch.from_numpy(labels == s)].double() for s in dict.fromkeys(subsets)}
+    accuracy = {s: c.mean().item() for s, c in per.items()}
+    categories = {}
+    for name in per:
+        categories.setdefault(name.split("_", 1)[0], []).append(name)
+    out = dict(accuracy)
+    out.update({f"micro/{c}": torch.cat([per[n] for n in names]).mean().item() for c, names in categories.items()})
+    out.update({f"macro/{c}": float(np.mean([accuracy[n] for n in names])) for c, names in categories.items()})
+    out["overall"] = float(np.mean(list(accuracy.values())))
+    out["micro"] = correct.double().mean().item()
+    return out
+
+
+def test_sugarcrepe_counts_equal_the_masks_to_the_last_bit():
+    from backend.benchmarks.sugarcrepe import sugarcrepe_metrics
+
+    rng = np.random.default_rng(3)
+    kinds = ["replace_obj", "replace_att", "replace_rel", "swap_obj", "swap_att", "add_obj", "add_att"]
+    subsets = [kinds[k] for k in rng.integers(0, 7, size=1001)]
+    scores = torch.from_numpy(rng.normal(size=(1001, 2)))
+    scores[::9, 1] = scores[::9, 0]  # ties: wrong
+    assert sugarcrepe_metrics(scores, subsets) == sugarcrepe_by_masks(scores, subsets)
