@@ -112,19 +112,28 @@ def sugarcrepe_summary(per_subset_correct: Mapping[str, ArrayLike],
     (CLOVe, following Tschannen et al.), and overall is the mean of the subset
     accuracies (CLOVe's "average of the seven fine-grained tasks").
     """
-    import torch
-
     subsets = {name: _as_tensor(c).reshape(-1) for name, c in per_subset_correct.items()}
-    if not subsets:
+    if any(c.numel() == 0 for c in subsets.values()):
+        raise ValueError("accuracy of an empty set of items is undefined")
+    return sugarcrepe_summary_of_counts({name: int(c.sum()) for name, c in subsets.items()},
+                                        {name: c.numel() for name, c in subsets.items()}, categories)
+
+
+def sugarcrepe_summary_of_counts(right: Mapping[str, int], total: Mapping[str, int],
+                                 categories: Sequence[str] | None = SUGARCREPE_CATEGORIES) -> dict:
+    """`sugarcrepe_summary` from each subset's count of correct items and of items (a bootstrap's resample
+    counts them in one bincount). A fraction of counts is the mean of the 0/1 flags to the last bit: their
+    float64 sum is exact, and so is its one rounded division."""
+    if not right:
         raise ValueError("no SugarCrepe subset given")
     by_category: dict[str, list[str]] = defaultdict(list)
-    for name in subsets:
+    for name in right:
         category = name.split("_", 1)[0]
         if categories is not None and category not in categories:
             raise ValueError(f"subset {name!r} is not {', '.join(f'{c}_*' for c in categories)}")
         by_category[category].append(name)
-    subset_acc = {name: _accuracy(c) for name, c in subsets.items()}
-    micro = {cat: _accuracy(torch.cat([subsets[n] for n in names])) for cat, names in by_category.items()}
+    subset_acc = {name: right[name] / total[name] for name in right}
+    micro = {cat: sum(right[n] for n in names) / sum(total[n] for n in names) for cat, names in by_category.items()}
     macro = {cat: float(np.mean([subset_acc[n] for n in names])) for cat, names in by_category.items()}
     return {"subsets": subset_acc, "micro": micro, "macro": macro,
             "overall": float(np.mean(list(subset_acc.values())))}

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 from collections.abc import Iterable, Mapping, Sequence
 
 from backend import metrics as M
-from backend.benchmarks.task import fraction
 
 TWO_BY_TWO_CHANCE = {"ipos2t": 0.5, "ineg2t": 0.5, "tpos2i": 0.5, "tneg2i": 0.5, "i2t": 0.25, "t2i": 0.25,
                      "group": 1 / 6}
@@ -41,11 +40,13 @@ def first_per_label(labels: Sequence[str], limit: int | None) -> list[int]:
 
 
 def label_masks(labels: Sequence[str]) -> dict[str, Tensor]:
-    """One boolean mask per distinct label, in order of first appearance."""
+    """One boolean mask per distinct label, in order of first appearance (one numpy comparison per label: a
+    bootstrap builds them once per resample)."""
+    import numpy as np
     import torch
 
-    return {label: torch.tensor([value == label for value in labels], dtype=torch.bool)
-            for label in dict.fromkeys(labels)}
+    values = np.fromiter(labels, dtype=object, count=len(labels))
+    return {label: torch.from_numpy(values == label) for label in dict.fromkeys(labels)}
 
 
 def multi_label_masks(labels: Sequence[Iterable[str]]) -> dict[str, Tensor]:
@@ -63,10 +64,22 @@ def grouped_fractions(flags: Mapping[str, Tensor], groups: Mapping[str, Tensor])
     Empty groups are skipped (a ``limit`` may leave none of a type), never
     reported as NaN.
     """
-    out = {name: fraction(values) for name, values in flags.items()}
-    for group, mask in groups.items():
-        if mask.any():
-            out.update({f"{group}/{name}": fraction(values[mask]) for name, values in flags.items()})
+    import torch
+
+    if not flags:
+        return {}
+    # every group's count of every flag in one product: sums of 0/1 in float64 are exact, so count / size is the
+    # same number as the mean of the group's flags (a bootstrap calls this once per resample)
+    names = list(flags)
+    values = torch.stack([flags[name].double() for name in names])
+    out = dict(zip(names, (values.sum(dim=1) / values.shape[1]).tolist(), strict=True))
+    if not groups:
+        return out
+    members = torch.stack([mask.double() for mask in groups.values()])
+    sizes = members.sum(dim=1, keepdim=True)
+    for group, size, row in zip(groups, sizes[:, 0].tolist(), ((members @ values.T) / sizes).tolist(), strict=True):
+        if size > 0:
+            out.update({f"{group}/{name}": value for name, value in zip(names, row, strict=True)})
     return out
 
 

@@ -18,7 +18,8 @@ not a ``LabelledMetric``) gets no interval rather than a wrong one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,22 @@ def percentile_interval(values: np.ndarray, level: float = LEVEL) -> tuple[float
     return float(low), float(high)
 
 
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """torch on one thread for the resamples' many tiny operations: a parallel region per operation costs more
+    than the work, and on a busy machine it waits for a descheduled thread (a (100, 4) max took 31 ms on two
+    threads beside another process, 5 us on one). The draws' metrics are counts and fractions, the same on any
+    number of threads (tests/test_benchmarks_stats_speed.py)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def _plan(task: Task, n: int) -> tuple[list[str], list[str]]:
     strata = list(task.items.subtypes) if task.items is not None else ["all"] * n
     units = list(task.units) if task.units is not None else [str(p) for p in range(n)]
@@ -99,10 +116,11 @@ def bootstrap_intervals(task: Task, scores: Tensor, resamples: int = RESAMPLES, 
     scores = reduce(scores) if reduce is not None else scores
     rng = np.random.default_rng(seed)
     draws: dict[str, list[float]] = {}
-    for _ in range(resamples):
-        rows = draw(plan, rng)
-        for key, value in metric.take(rows)(scores.index_select(0, torch.from_numpy(rows))).items():
-            draws.setdefault(key, []).append(float(value))
+    with single_threaded():
+        for _ in range(resamples):
+            rows = draw(plan, rng)
+            for key, value in metric.take(rows)(scores.index_select(0, torch.from_numpy(rows))).items():
+                draws.setdefault(key, []).append(float(value))
     return {key: percentile_interval(np.asarray(values), level) for key, values in draws.items()
             if len(values) == resamples}
 

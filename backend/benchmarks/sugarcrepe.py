@@ -95,12 +95,14 @@ def sugarcrepe_metrics(scores: Tensor, subsets: Sequence[str],
     item pooled: the single SugarCrepe number of BiVLC's Table 2/3, 76.56 for
     OpenAI ViT-B/32).
     """
-    import torch
-
     correct = M.pairwise_correct(scores[:, 0], scores[:, 1])
-    labels = np.asarray(subsets)
-    summary = M.sugarcrepe_summary({s: correct[torch.from_numpy(labels == s)] for s in dict.fromkeys(subsets)},
-                                   categories)
+    names = list(dict.fromkeys(subsets))  # in order of first appearance, as the per-subset masks were
+    index = {name: k for k, name in enumerate(names)}
+    inverse = np.fromiter(map(index.__getitem__, subsets), dtype=np.int64, count=len(subsets))
+    total = np.bincount(inverse, minlength=len(names))
+    right = np.bincount(inverse, weights=correct.cpu().numpy(), minlength=len(names))
+    summary = M.sugarcrepe_summary_of_counts(dict(zip(names, right.astype(np.int64).tolist(), strict=True)),
+                                             dict(zip(names, total.tolist(), strict=True)), categories)
     out = dict(summary["subsets"])
     out.update({f"micro/{c}": v for c, v in summary["micro"].items()})
     out.update({f"macro/{c}": v for c, v in summary["macro"].items()})

@@ -2,8 +2,7 @@
 
 vl_compo reports 21 zero-shot tasks beside compositionality; CLIP papers and clip_benchmark report most of them.
 Each set here is ``clip_benchmark.datasets.builder.build_dataset`` (LAION-AI's CLIP_benchmark 1.6.2, pinned in
-requirements-dev.txt, not in the Space's requirements.txt: it pulls pycocoevalcap's 100 MB of Java jars, and the
-sets are gigabytes a Space does not hold; without it a set says how to install it):
+requirements.txt; without it a set says how to install it):
 its torchvision dataset, its class names (``en_classnames.json``, e.g. Caltech-101's with the background class,
 EuroSAT's "annual crop land") and its templates (``en_zeroshot_classification_templates.json``; ImageNet's 80
 where a set has none). Nothing of that is rewritten: this module only lists the sets, turns a built dataset
@@ -18,14 +17,17 @@ Metrics (``zeroshot.zero_shot_metrics``): top-1, top-5 and mean per-class recall
 reports for every classification set; ties are wrong (clip_benchmark's argmax gives a tie to the lower class
 index, so the two agree except on exact ties). ``limit`` = images per class, so every class stays.
 
-Left out, and why: RESISC45, SVHN, KITTI, CLEVR, DMLab and the other VTAB sets exist in clip_benchmark only as
-``vtab/...`` (TensorFlow Datasets and task_adaptation: not installed, too heavy for the Space); PCam needs h5py;
-VOC2007 and the ImageNet variants (A, R, O, Sketch, v2) are not wired yet; Hateful Memes has no builder.
+Also here, all by hand: VOC 2007 (clip_benchmark's cropped-object version), ImageNet-A, -R, -O, -Sketch, -V2 and
+ObjectNet (the builder would shell out to wget/gdown/requests for them: never called without their data).
+RESISC45, SVHN, KITTI, CLEVR and PCam are `backend.benchmarks.zeroshot_wds` (clip_benchmark's webdataset form:
+its ``vtab/...`` form needs TensorFlow Datasets, not installed; PCam's torchvision form needs h5py). Left out:
+DMLab and the other VTAB tasks (TensorFlow only), Hateful Memes (no builder in clip_benchmark 1.6.2).
 """
 from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +40,7 @@ from backend.core.images import rgb
 
 _OXFORD = "https://www.robots.ox.ac.uk/~vgg/data"
 _OPENAI = "https://openaipublic.azureedge.net/clip/data"
+_HENDRYCKS = "https://people.eecs.berkeley.edu/~hendrycks"
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,9 @@ class SuiteSet:
     archives: tuple[str, ...] = ()  # what to download and extract into the set's folder, in order
     fetches: bool = True  # torchvision downloads and checks it (False: by hand: a large archive, or no download)
     note: str = ""
-    unordered: bool = False  # torchvision lists the files in file-system order: sort them (`_in_path_order`)
+    unordered: bool = False  # the builder lists the files in file-system order: sort them (`_in_path_order`)
+    images: int = 0  # the builder downloads (ImageNetV2) unless the folder holds exactly this many images
+    every_folder: bool = False  # a folder per class, named by wnid: one missing would shift every later label
 
 
 SUITE = (
@@ -104,6 +109,33 @@ SUITE = (
     SuiteSet("fer2013", "fer2013", "FER2013", "test", "7,178 images, 7 classes", 7, "test",
              ("https://www.kaggle.com/datasets/msambare/fer2013 (`kaggle datasets download -d msambare/fer2013`)",),
              fetches=False, note="unzip into the folder, so that test/<emotion>/ exists"),
+    SuiteSet("voc2007", "voc2007", "PASCAL VOC 2007 (every object cropped)", "test",
+             "14,976 object crops, 20 classes", 20, "VOCdevkit/VOC2007/ImageSets/Main/aeroplane_test.txt",
+             ("http://host.robots.ox.ac.uk/pascal/VOC/voc2007/VOCtest_06-Nov-2007.tar",), fetches=False,
+             note="tar xf it in the folder, so that VOCdevkit/VOC2007/ exists (by hand: clip_benchmark's own "
+                  "download changes the process's working directory)"),
+    *(SuiteSet(name, name, label, "test", size, 200, first, (f"{_HENDRYCKS}/{name}.tar ({gigabytes})",),
+               fetches=False, every_folder=True,
+               note=f"`tar xf {name}.tar --strip-components=1 -C` the folder: its class folders go straight in it")
+      for name, label, size, first, gigabytes in (
+          ("imagenet-a", "ImageNet-A (natural adversarial)", "7,500 images, 200 classes", "n01498041", "0.7 GB"),
+          ("imagenet-r", "ImageNet-R (renditions)", "30,000 images, 200 classes", "n01443537", "2.1 GB"),
+          ("imagenet-o", "ImageNet-O (out-of-distribution, as classification)", "2,000 images, 200 classes",
+           "n01443537", "0.2 GB"))),
+    SuiteSet("imagenet-sketch", "imagenet_sketch", "ImageNet-Sketch", "test", "50,889 images, 1,000 classes", 1000,
+             "n01440764", ("https://drive.google.com/open?id=1Mj0i5HBthqH1p_yeXzsg22gZduvgoNeA "
+                           "(ImageNet-Sketch.zip, 8.4 GB)",), fetches=False, every_folder=True,
+             note="unzip it and move the 1,000 class folders of sketch/ into the folder"),
+    SuiteSet("imagenetv2", "imagenetv2", "ImageNetV2 (matched frequency)", "test", "10,000 images, 1,000 classes",
+             1000, "ImageNetV2-matched-frequency", ("https://huggingface.co/datasets/vaishaal/ImageNetV2/resolve/main/"
+                                                    "imagenetv2-matched-frequency.tar.gz (1.2 GB)",),
+             fetches=False, unordered=True, images=10_000,
+             note="tar xzf it in the folder and rename imagenetv2-matched-frequency-format-val/ to "
+                  "ImageNetV2-matched-frequency/"),
+    SuiteSet("objectnet", "objectnet", "ObjectNet (the 113 ImageNet classes)", "test", "18,574 images, 113 classes",
+             113, "objectnet-1.0/images", ("https://objectnet.dev/downloads/objectnet-1.0.zip (183 GB)",),
+             fetches=False, note="`unzip -P objectnetisatestset` it in the folder, then `cp objectnet-1.0/mappings/* "
+                                 ".` there (the builder reads the mappings from the folder itself)"),
 )
 BY_NAME = {entry.name: entry for entry in SUITE}
 
@@ -133,6 +165,12 @@ def missing_steps(entry: SuiteSet, folder: Path, reason: str) -> list[str]:
 
 def labels_of(dataset) -> list[int]:
     """Each image's class index, read from the dataset's own lists (no image is decoded)."""
+    if hasattr(dataset, "label_map"):  # ObjectNet: its samples are filtered, its ImageFolder targets are not
+        return [dataset.label_map[Path(path).parent.name] for path, _ in dataset.samples]
+    if hasattr(dataset, "bndboxes"):  # VOC 2007: one item per (image, box, class)
+        return [int(box[2]) for box in dataset.bndboxes]
+    if hasattr(dataset, "fnames"):  # ImageNetV2: the class index is the folder's name
+        return [int(Path(path).parent.name) for path in dataset.fnames]
     for attribute in ("targets", "labels", "_labels", "y"):
         if hasattr(dataset, attribute):
             return [int(label) for label in getattr(dataset, attribute)]
@@ -142,11 +180,22 @@ def labels_of(dataset) -> list[int]:
 
 
 def _in_path_order(dataset) -> None:
-    """SUN397 lists its files in ``rglob`` order, which differs between file systems: sort files and labels
-    together, so item n (and a ``limit``) is the same image everywhere."""
+    """SUN397 and ImageNetV2 list their files in ``rglob`` order, which differs between file systems: sort files
+    (and labels) together, so item n (and a ``limit``) is the same image everywhere."""
+    if hasattr(dataset, "fnames"):
+        dataset.fnames = sorted(dataset.fnames)
+        return
     pairs = sorted(zip(dataset._image_files, dataset._labels))
     dataset._image_files = [path for path, _ in pairs]
     dataset._labels = [label for _, label in pairs]
+
+
+def class_folders(dataset, entry: SuiteSet) -> int:
+    """How many class folders a folder-per-class set found (0 for the others): the builder names the classes of
+    the full set, so a missing folder would shift every later label (Caltech-101, the ImageNet variants)."""
+    if hasattr(dataset, "categories"):
+        return len(dataset.categories)
+    return len(dataset.class_to_idx) if entry.every_folder else 0
 
 
 def first_per_class(labels: list[int], limit: int | None) -> list[int]:
@@ -160,19 +209,28 @@ def first_per_class(labels: list[int], limit: int | None) -> list[int]:
     return rows
 
 
-def build_suite_set(name: str, limit: int | None, root: Path) -> Task:
-    """The set's test images (the first ``limit`` of each class) with clip_benchmark's classes and templates."""
+def clip_benchmark_builder(name: str) -> Callable:
+    """clip_benchmark's ``build_dataset``, or `DataMissing` saying how to install it."""
     try:
         from clip_benchmark.datasets.builder import build_dataset
     except ImportError:
         raise DataMissing(f"{name}: the zero-shot suite is built by clip_benchmark's dataset builders, which are "
-                          "not installed here: `pip install clip_benchmark==1.6.2` (requirements-dev.txt)") from None
+                          "not installed here: `pip install clip_benchmark==1.6.2` (requirements.txt)") from None
+    return build_dataset
+
+
+def build_suite_set(name: str, limit: int | None, root: Path) -> Task:
+    """The set's test images (the first ``limit`` of each class) with clip_benchmark's classes and templates."""
+    build_dataset = clip_benchmark_builder(name)
     entry = BY_NAME[name]
     folder = root / name
     if not (folder / entry.expect).exists() and not (entry.fetches and not env.hub_offline()):
         # by hand only, or offline: never let a builder try (clip_benchmark shells out to kaggle for some sets)
         raise DataMissing(steps_message(name, folder, missing_steps(entry, folder, f"{folder / entry.expect} is "
                                                                                    "missing")))
+    if entry.images and (held := len(list((folder / entry.expect).glob("*/*.jpeg")))) != entry.images:
+        raise DataMissing(steps_message(name, folder, missing_steps(
+            entry, folder, f"{folder / entry.expect} holds {held} images, not {entry.images}")))
     folder.mkdir(parents=True, exist_ok=True)
     try:
         with warnings.catch_warnings():  # "split argument ignored" (EuroSAT, Caltech-101, SUN397): documented above
@@ -186,8 +244,8 @@ def build_suite_set(name: str, limit: int | None, root: Path) -> Task:
         _in_path_order(dataset)
     labels = labels_of(dataset)
     classes, templates = list(dataset.classes), [t.replace("{c}", "{}") for t in dataset.templates]
-    found = len(getattr(dataset, "categories", ())) or max(labels, default=-1) + 1  # Caltech-101: its folders
-    if found > len(classes) or (hasattr(dataset, "categories") and found != len(classes)):
+    found = class_folders(dataset, entry) or max(labels, default=-1) + 1
+    if found > len(classes) or (class_folders(dataset, entry) and found != len(classes)):
         raise DataMissing(steps_message(name, folder, missing_steps(
             entry, folder, f"found {found} classes but clip_benchmark names {len(classes)}: the folder holds "
                            "another version of the set")))

@@ -10,8 +10,8 @@ resolves a ``catalog:NAME`` spec:
    own URL or hub repo, into ``<models_dir>/catalog/downloads/``;
 2. its SHA-256 must match the catalog's or, where none is published, the one
    recorded when the first copy was converted (``<models_dir>/catalog/checksums.json``);
-3. it is read weights-only, unwrapped, patched into a base model if the entry
-   says so (CLoVe), and written with its activation to ``<models_dir>/catalog/<name>/``,
+3. it is read weights-only, unwrapped, its loralib LoRA factors merged (DAC, TSVLC), patched into a
+   base model if the entry says so (CLoVe), and written with its activation to ``<models_dir>/catalog/<name>/``,
    which later loads re-use after a hash check (see `backend.models.checkpoint_files`).
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from backend.models.checkpoint_files import (
     download_hub,
     download_url,
     is_intact,
-    read_state_dict,
+    read_merged_state_dict,
     write_open_clip_dir,
 )
 from backend.patching.interpolation import PatchingError, interpolate
@@ -290,7 +290,8 @@ def prepare(name: str, models_dir: Path | None = None) -> Prepared:
         raw = _obtain(entry, models_dir)
         note, sha, first_copy = verify(entry, raw, models_dir)
         notes = [f"{entry.label}: read {raw} (source: {entry.source})", note]
-        state = read_state_dict(raw)
+        state, merge_notes = read_merged_state_dict(raw)
+        notes += merge_notes
         if entry.patch:
             state, patch_note = _patched(entry, entry.patch, state)
             notes.append(patch_note)

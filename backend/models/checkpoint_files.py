@@ -136,6 +136,41 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
     return _unwrap(payload, path)
 
 
+def holds_lora_factors(path: Path) -> bool:
+    """Whether a checkpoint file holds loralib LoRA factors, read from its keys only (a torch file is memory-mapped,
+    so no tensor is read); False when it cannot be read that way (open_clip then reads it and says why)."""
+    import torch
+
+    try:
+        if path.suffix == ".safetensors":
+            from safetensors import safe_open
+
+            with safe_open(path, "pt") as handle:
+                keys = list(handle.keys())
+        else:
+            with torch.serialization.safe_globals(safe_numpy_globals()):
+                payload = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+            keys = list(_unwrap(payload, path))
+    except Exception:  # not a zip-format torch file, not weights only, no state dict: not ours to judge here
+        return False
+    return any(key.endswith(("lora_A", "lora_B")) for key in keys)
+
+
+def read_merged_state_dict(path: Path) -> tuple[dict[str, torch.Tensor], list[str]]:
+    """`read_state_dict`, with loralib LoRA factors (DAC, TSVLC) merged into their layers
+    (`backend.models.lora_factors`), and a note when there were some."""
+    from backend.models.lora_factors import has_factors, merge_factors
+
+    state = read_state_dict(path)
+    if not has_factors(state):
+        return state, []
+    try:
+        merged, note = merge_factors(state)
+    except ValueError as error:
+        raise CatalogError(f"{path.name}: {error}") from None
+    return merged, [f"{path.name}: {note}"]
+
+
 def _unwrap(payload, path: Path) -> dict[str, torch.Tensor]:
     """Find the model's state dict in a training checkpoint; refuse formats open_clip cannot take."""
     import torch

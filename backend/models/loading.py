@@ -9,6 +9,7 @@ warning the user sees.
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import pickle
@@ -241,6 +242,25 @@ def _check_weights_present(spec: ModelSpec) -> None:
 
 
 
+def _create(spec: ModelSpec, device: str, force_quick_gelu: bool, notes: list[str]) -> tuple[ClipModule, Callable]:
+    """open_clip's model and preprocessing with the spec's weights; a checkpoint file holding loralib LoRA factors
+    (DAC, TSVLC) is read weights-only, merged (`backend.models.lora_factors`) and loaded strictly."""
+    from backend.models.checkpoint_files import holds_lora_factors, quiet_random_init, read_merged_state_dict
+
+    factors = spec.source == "file" and holds_lora_factors(Path(spec.required("pretrained")))
+    with warnings.catch_warnings(), quiet_random_init() if factors else contextlib.nullcontext():
+        warnings.filterwarnings("ignore", message="QuickGELU mismatch")
+        model, _, preprocess = open_clip.create_model_and_transforms(
+            spec.open_clip_name, pretrained=None if factors else spec.pretrained, device=device,
+            force_quick_gelu=force_quick_gelu, weights_only=True, pretrained_text=False,
+            require_pretrained=not factors)
+    if factors:
+        state, merge_notes = read_merged_state_dict(Path(spec.required("pretrained")))
+        model.load_state_dict(state)
+        notes += merge_notes
+    return model, preprocess
+
+
 def load_model(spec_str: str, device: str | None = None, precision: str | None = None,
                allowed_roots: list[Path] | None = None, models_dir: Path | None = None,
                max_parameters: int | None = None) -> LoadedModel:
@@ -270,12 +290,7 @@ def load_model(spec_str: str, device: str | None = None, precision: str | None =
         if force_quick_gelu and "quickgelu" not in (spec.architecture or "").lower():
             notes.append(f"'{spec.raw}' was trained with QuickGELU; loaded with QuickGELU "
                          f"(as {spec.architecture}-quickgelu would be).")
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="QuickGELU mismatch")
-            model, _, preprocess = open_clip.create_model_and_transforms(
-                spec.open_clip_name, pretrained=spec.pretrained, device=device,
-                force_quick_gelu=force_quick_gelu, weights_only=True, pretrained_text=False,
-                require_pretrained=True)
+        model, preprocess = _create(spec, device, force_quick_gelu, notes)
         tokenizer = _tokenizer_for(spec, config)
     except ModelLoadError:
         raise
