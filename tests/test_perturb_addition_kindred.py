@@ -72,3 +72,9 @@ def test_no_stray_animal_is_added_to_a_street_scene():
 def test_a_toy_animal_gets_no_farm_partner():
     outputs = _objects("A stuffed dog sitting on a bed.")
     assert not any(text.startswith("A stuffed dog and") for text in outputs)
+
+
+def test_a_compound_is_not_read_as_its_head():
+    """Judged on the held-out sample: "next to home plate and a cup" took a baseball plate for a dish."""
+    outputs = _objects("A baseball player holding a bat next to home plate.")
+    assert not any("plate and a" in text for text in outputs)

@@ -87,13 +87,13 @@ def one_noun_sites(doc: Doc, is_person: Callable[[Token], bool]) -> list[Token]:
     """Nouns a second one may join with "and" ("a man holding a phone" -> "... a phone and a camera"): a
     verb's object (not of a verb in `ONE_OBJECT_VERBS`), the object of a preposition in `NEARBY_PREPOSITIONS`
     or of "with" after a verb or a person, that ends its phrase (nothing hangs on its right: "a cup of
-    coffee" stays whole) and is no list member already."""
+    coffee" stays whole), heads no compound ("home plate") and is no list member already."""
     sites = []
     for noun in doc:
         if noun.tag_ not in ("NN", "NNS") or not noun.is_alpha or noun.dep_ not in ("dobj", "pobj"):
             continue
-        if any(c.i > noun.i for c in noun.children) or any(c.dep_ == "conj" for c in noun.children):
-            continue
+        if any(c.i > noun.i or c.dep_ in ("conj", "compound") for c in noun.children):
+            continue  # a compound names another thing: "home plate" is no plate to put a cup beside
         head = noun.head
         if noun.dep_ == "dobj" and (head.pos_ != "VERB" or _one_object_verb(head)):
             continue
