@@ -51,7 +51,9 @@ UNSURE_PARTNERS = ("bear",)
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words that point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its nose").
 BACK_REFERENCES = frozenset({"it", "its", "itself", "his", "him", "himself", "her", "herself", "themselves", "each",
-                             "other"})
+                             "other", "that", "which", "who"})  # a relative clause keeps its verb: "... that is"
+# Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
+ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
 # settings and grounds (a scene has one place), shapes and sports (not objects in a photo).
 SKIPPED_GROUPS = frozenset({
@@ -170,7 +172,7 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
     if subject is None or subject.tag_ not in ("NN", "NNS") or not subject.is_alpha:
         return None
-    if any(token.lower_ in BACK_REFERENCES for token in doc):
+    if any(token.lower_ in BACK_REFERENCES or token.lower_ in ALONE for token in doc):
         return None
     noun = subject
     while noun.lemma_.lower() in COLLECTIVE_NOUNS and (

@@ -26,7 +26,7 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
     "pizza sandwich salad soup hamburger burger",      # a meal
     "cake donut cookie pie cupcake muffin",            # sweets
-    "plate bowl cup mug glass",
+    "plate bowl cup mug",                              # no glass: "glasses" are mostly spectacles
     "fork knife spoon napkin",
     "laptop phone keyboard camera remote tablet",
     "microwave toaster blender",

@@ -74,7 +74,8 @@ def list_sites(doc: Doc) -> list[ListSite]:
 # "under" are left out: "a cat on a couch and a chair" puts it on both.
 NEARBY_PREPOSITIONS = frozenset({"near", "by", "beside", "to", "behind", "around"})
 # Verbs that take one object at a time: "riding a horse and a cow", "driving a car and a truck".
-ONE_OBJECT_VERBS = frozenset({"ride", "drive", "fly", "steer", "pilot", "sail", "pull", "tow", "push", "sit", "park"})
+ONE_OBJECT_VERBS = frozenset({"ride", "drive", "fly", "steer", "pilot", "sail", "pull", "tow", "push", "sit", "park",
+                              "paddle", "row"})
 
 
 def _one_object_verb(verb: Token) -> bool:
@@ -97,6 +98,8 @@ def one_noun_sites(doc: Doc, is_person: Callable[[Token], bool]) -> list[Token]:
         head = noun.head
         if noun.dep_ == "dobj" and (head.pos_ != "VERB" or _one_object_verb(head)):
             continue
+        if noun.dep_ == "pobj" and head.dep_ == "agent":
+            continue  # "served by a woman": who acts, not where
         if noun.dep_ == "pobj" and head.lower_ not in NEARBY_PREPOSITIONS and not (
                 head.lower_ == "with" and (head.head.pos_ == "VERB" or is_person(head.head))):
             continue
