@@ -12,7 +12,9 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
   the verb made plural: a person or a dog beside a named person ("a man and a woman standing"), an animal the
   counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object or a
-  pronoun points back to it;
+  pronoun points back to it. Where the counts are too few, `kindred` things stand in for them: a cow beside a
+  sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
+  ("holding a phone and a camera"), at the sites `lists` reads;
 * attribute: a colour, material or pattern word that suits the noun (`visual_classes`), of a class the noun
   carries no word of yet, that the counts show on such nouns (the class occurs with the noun), but that is not
   the noun's usual value (under `IMPLIED_SHARE` of the noun's words of that class: no "white toilet"). It goes
