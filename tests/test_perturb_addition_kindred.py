@@ -87,6 +87,8 @@ def test_a_compound_is_not_read_as_its_head():
     ("A man sitting at a bar being served by a woman", "woman and a"),
     ("A man that has glasses and a hat.", "glasses, a"),
     ("A group of people paddle a long canoe in a clear lake bordered by pine woods.", "canoe and a"),
+    # tests/data/perturb-judged-natural-addition-6.csv: "a book and a candle about the topic fun"
+    ("A woman holding a book about the topic fun.", "book and a"),
 ])
 def test_judged_faults_are_not_made_again(caption, barred):
     assert not any(barred in text for text in _objects(caption))

@@ -73,6 +73,8 @@ def list_sites(doc: Doc) -> list[ListSite]:
 # Prepositions after which "X and Y" still says where both are ("next to a toilet and a plant"); "on", "in" and
 # "under" are left out: "a cat on a couch and a chair" puts it on both.
 NEARBY_PREPOSITIONS = frozenset({"near", "by", "beside", "to", "behind", "around"})
+# Prepositions that go on describing the noun before them whatever the parse says.
+TOPIC_PREPOSITIONS = frozenset({"about", "of", "for", "from"})
 # Verbs that take one object at a time: "riding a horse and a cow", "driving a car and a truck".
 ONE_OBJECT_VERBS = frozenset({"ride", "drive", "fly", "steer", "pilot", "sail", "pull", "tow", "push", "sit", "park",
                               "paddle", "row"})
@@ -104,6 +106,8 @@ def one_noun_sites(doc: Doc, is_person: Callable[[Token], bool]) -> list[Token]:
                 head.lower_ == "with" and (head.head.pos_ == "VERB" or is_person(head.head))):
             continue
         after = doc[noun.i + 1] if noun.i + 1 < len(doc) else None
+        if after is not None and after.lower_ in TOPIC_PREPOSITIONS:
+            continue  # "a book about the topic": spaCy may hang "about" on the verb, but it belongs to the noun
         if after is None or after.is_punct or after.pos_ in ("ADP", "SCONJ"):
             sites.append(noun)
     return sites
