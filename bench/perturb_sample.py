@@ -20,7 +20,11 @@ plausible (the engine's label), label, note (label and note empty, for the judge
 subtype, and prints what it drew. Deterministic for a given seed and engine.
 
     NLTK_DATA=... .venv/bin/python bench/perturb_sample.py --data /work/shared/data/sugar-crepe \
-        --seed 0 --per-family 60 --out tests/data/perturb-judged.csv
+        --seed 0 --per-family 60 --out tests/data/perturb-judged.csv [--natural] [--outputs FILE] \
+        [--new-since EARLIER_OUTPUTS]
+
+With --new-since, only outputs that an earlier engine pass (saved by perturb_coverage.py --outputs) did not
+make for the same caption are drawn: a sample of what a change added.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(BENCH), str(BENCH.parent)]
-from perturb_coverage import SUBSETS, Item, load_items, run_engine  # noqa: E402
+from perturb_coverage import SUBSETS, Item, load_items, read_outputs, run_engine  # noqa: E402
 
 from backend.perturb import FAMILIES, PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
 
@@ -124,6 +128,13 @@ def draw_natural(items: list[Item], outputs: dict[str, list[Variant]], per_famil
     return rows
 
 
+def new_outputs(outputs: dict[str, list[Variant]], earlier: dict[str, list[Variant]]) -> dict[str, list[Variant]]:
+    """Only the variants an earlier engine pass did not make for the same caption: what a change added, so
+    a judged sample can look at the change itself."""
+    return {caption: [v for v in variants if v.text not in {e.text for e in earlier.get(caption, [])}]
+            for caption, variants in outputs.items()}
+
+
 def write_csv(rows: list[dict], path: Path) -> None:
     """UTF-8 CSV with a header; csv quoting keeps commas and stray newlines in captions intact."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -157,12 +168,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="draw as a user sees outputs (uniform over each family's outputs) instead of "
                              "balancing subtypes; only the Probe's default families")
     parser.add_argument("--outputs", type=Path, default=None, help="engine outputs saved by perturb_coverage.py")
+    parser.add_argument("--new-since", type=Path, default=None,
+                        help="outputs an earlier engine saved (perturb_coverage.py --outputs): draw only new ones")
     args = parser.parse_args(argv)
     if args.per_family < 1:
         parser.error("--per-family must be at least 1")
     items = held_out(load_items(args.data))
     random.Random(args.seed).shuffle(items)
     outputs = run_engine([item.caption for item in items], ENGINE_SEED, args.outputs)
+    if args.new_since is not None:
+        outputs = new_outputs(outputs, read_outputs(args.new_since))
     if args.natural:
         rows = draw_natural(items, outputs, args.per_family, args.seed, PROBE_DEFAULT_FAMILIES)
     else:

@@ -12,7 +12,9 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
   the verb made plural: a person or a dog beside a named person ("a man and a woman standing"), an animal the
   counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object or a
-  pronoun points back to it;
+  pronoun points back to it. Where the counts are too few, `kindred` things stand in for them: a cow beside a
+  sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
+  ("holding a phone and a camera"), at the sites `lists` reads;
 * attribute: a colour, material or pattern word that suits the noun (`visual_classes`), of a class the noun
   carries no word of yet, that the counts show on such nouns (the class occurs with the noun), but that is not
   the noun's usual value (under `IMPLIED_SHARE` of the noun's words of that class: no "white toilet"). It goes
@@ -28,8 +30,10 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.caption_stats import SEP, CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
-from backend.perturb.inflect import fit_case, indefinite_article, verb_form
+from backend.perturb.inflect import fit_case, indefinite_article, pluralize, verb_form
+from backend.perturb.kindred import kindred, stray_animal
 from backend.perturb.lexicon import _synsets, lexicon
+from backend.perturb.lists import ListSite, list_sites, one_noun_sites
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
@@ -48,7 +52,10 @@ PARTNER_SHARE = 0.05
 UNSURE_PARTNERS = ("bear",)
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words that point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its nose").
-BACK_REFERENCES = frozenset({"its", "itself", "his", "him", "himself", "her", "herself", "themselves", "each", "other"})
+BACK_REFERENCES = frozenset({"it", "its", "itself", "his", "him", "himself", "her", "herself", "themselves", "each",
+                             "other", "that", "which", "who"})  # a relative clause keeps its verb: "... that is"
+# Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
+ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
 # settings and grounds (a scene has one place), shapes and sports (not objects in a photo).
 SKIPPED_GROUPS = frozenset({
@@ -63,6 +70,8 @@ EARLIER_ADJECTIVES = frozenset("""
     empty full clean dirty messy shiny lovely open closed broken single lone only other another half whole
     several many few some various different
 """.split())
+# Phrases on a person's right that a second person may share: "a man in a white shirt", "on a surfboard".
+PERSON_PREPOSITIONS = frozenset({"in", "on", "at", "with"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
@@ -95,23 +104,24 @@ def _fit(stats: CaptionStats, word: str, noun: str) -> float:
 
 
 def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | None = None,
-                  anywhere: bool = False) -> list[str]:
+                  anywhere: bool = False, kin: frozenset[str] = frozenset()) -> list[str]:
     """Object words that fit next to the `site` noun (named with it in `MIN_TOGETHER` captions and at least
-    `MIN_SHARE` of the site noun's), that the caption does not name, and that no noun of it implies (names in
+    `MIN_SHARE` of the site noun's, or one of `kin`: `kindred` words, which the counts are too few to vouch
+    for), that the caption does not name, and that no noun of it implies (names in
     `IMPLIED_SHARE` of its captions); best fit first. `words` limits the candidates; with `anywhere` they need
     only fit some noun of the caption (a dog or a person where people are: "a man and a dog" in a field)."""
     scene = _scene_nouns(doc)
     present = caption_lemmas(doc)
     fitting = []
     for word in _object_words() if words is None else words:
-        if stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS or _named(word, scene, present):
+        if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present):
             continue
         share = _fit(stats, word, site)
         scene_share = max((_fit(stats, word, noun) for noun in scene), default=0.0) if anywhere else 0.0
-        if not (share or scene_share):
+        if not (share or scene_share or word in kin):
             continue
-        if max(stats.given(word, noun) for noun in scene if noun in stats.nouns) < IMPLIED_SHARE:
-            fitting.append((-share, -scene_share, word))
+        if max((stats.given(word, noun) for noun in scene if noun in stats.nouns), default=0.0) < IMPLIED_SHARE:
+            fitting.append((-share, -scene_share, word not in kin, word))
     return [word for *_, word in sorted(fitting)]
 
 
@@ -140,11 +150,17 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
 
 
 def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
+    scene, groups = _scene_nouns(request.doc), lexicon().object_groups
+    animals = frozenset({*groups["animal"], *groups["bird species"]})
     options = [[[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)]
-                for word in added_objects(request.doc, noun_lemma(noun), stats)[:CANDIDATES_PER_SITE]
+                for word in [w for w in added_objects(request.doc, noun_lemma(noun), stats)
+                             if not stray_animal(w, scene, animals)][:CANDIDATES_PER_SITE]
                 for end in [noun.idx + len(noun)]]
                for noun, connective in _object_sites(request.doc)]
     options.append(_subject_options(request, stats))
+    options += [_list_options(request, site, stats) for site in list_sites(request.doc)]
+    options += [_one_noun_options(request, noun, stats)
+                for noun in one_noun_sites(request.doc, lambda token: animacy(token) == "person")]
     for edits in spread(options, request.rng):
         yield build(request, edits, FAMILY, "object")
 
@@ -158,7 +174,7 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
     if subject is None or subject.tag_ not in ("NN", "NNS") or not subject.is_alpha:
         return None
-    if any(token.lower_ in BACK_REFERENCES for token in doc):
+    if any(token.lower_ in BACK_REFERENCES or token.lower_ in ALONE for token in doc):
         return None
     noun = subject
     while noun.lemma_.lower() in COLLECTIVE_NOUNS and (
@@ -170,7 +186,8 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
     for token in {subject, noun}:
         right = [c for c in token.children if c.i > token.i and not c.is_punct
-                 and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)]
+                 and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)
+                 and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)]
         if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
             return None
         if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
@@ -182,21 +199,31 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     return subject, noun
 
 
+def _person_described(noun: Token) -> bool:
+    """A person with a phrase on the right ("a man in a white shirt", "a man on a surfboard"): another person
+    joined to them shares it plausibly ("a man and a woman in white shirts"), a dog does not."""
+    return animacy(noun) == "person" and any(
+        c.i > noun.i and c.dep_ == "prep" and c.lower_ in PERSON_PREPOSITIONS for c in noun.children)
+
+
 def _partner_words(subject: Token, noun: Token) -> list[str]:
     """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
     woman"; a dog only beside "people", which may include any person, and no dog where the person acts on an
     object, nor any animal: "two horses and a dog pull a plow"), another animal beside an animal (one
-    named with it in `PARTNER_SHARE` of its captions: no giraffe joins sheep because both graze in fields, no
-    elephant joins a cat). Other things are not joined: "a table and a couch topped with a cake", "two
-    airplanes and a car flying"."""
+    named with it in `PARTNER_SHARE` of its captions or `kindred` to it: no giraffe joins sheep because both
+    graze in fields, no elephant joins a cat). Other things join only `kindred` things ("a bike and a scooter
+    parked"): by the counts alone, "a table and a couch topped with a cake", "two airplanes and a car flying"."""
     groups, lemma = lexicon().object_groups, noun_lemma(noun)
     kind = animacy(noun)
     acts = _acts_on_object(subject, noun)
     if kind == "person":
         people = [word for word in groups["person"] if word != lemma] if lemma in groups["person"] else []
-        return people if acts else ["dog", *people]
-    if kind != "animal" or acts:
+        return people if acts or _person_described(noun) else ["dog", *people]
+    if acts:
         return []
+    if kind != "animal":
+        beings = (*groups["animal"], *groups["person"])  # "a stuffed dog" is no being, nor a thing's kin
+        return sorted(kindred(lemma)) if kind is None and lemma not in beings else []
     return [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
 
 
@@ -227,6 +254,8 @@ def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
         return []
     if first.tag_ == "MD":
         return []
+    if first.tag_ == "VBP" or first.lower_ in ("are", "were"):
+        return []  # "A herd of sheep are grazing": the verb is plural already
     if first.tag_ != "VBZ" and first.lower_ != "was":
         return None
     if any(c.dep_ == "conj" and c.tag_ == "VBZ" for c in verb.children) or any(
@@ -250,9 +279,45 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     end = noun.idx + len(noun)
     partners = _partner_words(subject, noun)
     lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
-    words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere) if partners
-             and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE)][:PARTNERS]
+    if lemma in lexicon().mass_nouns:
+        return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular
+    words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kindred(lemma))
+             if partners and word not in lexicon().mass_nouns
+             and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kindred(lemma))][:PARTNERS]
     return [[Edit("", f" and {indefinite_article(word)} {word}", end, end), *agreement] for word in words]
+
+
+def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
+    """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
+    a word `kindred` to every member that has kindred words, in the list's form; no mass noun ("a broccoli"),
+    and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
+    lex, doc = lexicon(), request.doc
+    multiword = find_phrases(doc, lex.multiword_nouns, by_lemma=True)
+    if any(any(span.start <= m.i < span.end for span in multiword) or in_fixed_phrase(m, lex.fixed_phrases)
+           or not is_object_noun(m) for m in site.members):
+        return []
+    kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
+    if not kin_sets:
+        return []
+    kin = frozenset.intersection(*kin_sets)
+    words = [word for word in added_objects(doc, noun_lemma(site.members[1]), stats, sorted(kin), kin=kin)
+             if word not in lex.mass_nouns][:PARTNERS]
+    written = {"article": lambda word: f"{indefinite_article(word)} {word}", "plural": pluralize,
+               "bare": lambda word: word}[site.form]
+    return [[Edit("", f", {written(word)}", site.offset, site.offset)] for word in words]
+
+
+def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> list[list[Edit]]:
+    """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink")."""
+    lex, lemma = lexicon(), noun_lemma(noun)
+    if not is_object_noun(noun) or in_fixed_phrase(noun, lex.fixed_phrases) or any(
+            span.start <= noun.i < span.end for span in find_phrases(noun.doc, lex.multiword_nouns, by_lemma=True)):
+        return []
+    kin = kindred(lemma)
+    words = [word for word in added_objects(request.doc, lemma, stats, sorted(kin), kin=kin)
+             if word not in lex.mass_nouns][:PARTNERS]
+    end = noun.idx + len(noun)
+    return [[Edit("", f" and {indefinite_article(word)} {word}", end, end)] for word in words]
 
 
 def _classes_on(noun: Token, kind: str | None) -> set[str]:

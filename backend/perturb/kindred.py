@@ -1,0 +1,48 @@
+"""Things seen together: which curated objects one may add beside another without an absurd scene.
+
+The shipped caption counts (`caption_stats`, ~2,800 captions) are too few to say that a cow fits beside a sheep
+(they share no caption), yet SugarCrepe's own additions are mostly of this kind ("A sheep and a cow standing in
+a dry grass field", "A tram, bus, and car"). These sets say it where the counts cannot. A word fits beside
+another when one set holds both; the lexicon's groups are split where their members do not share a scene (no
+elephant beside a cat, no airplane among cars). Only the co-occurrence side of an addition comes from here:
+whether a photo would show the added thing anyway is still read off the counts (`addition.IMPLIED_SHARE`).
+"""
+from __future__ import annotations
+
+import functools
+
+KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words in (
+    "man woman boy girl child dog",                    # people, and the dog that walks with them
+    "sheep cow horse goat pig chicken",                # a farm or a pasture
+    "elephant giraffe zebra",                          # a savanna or a zoo (no lion: it eats the rest)
+    "dog cat rabbit",                                  # a home
+    "deer squirrel",                                   # a forest (no bear beside its prey)
+    "car bus truck van motorcycle bicycle bike scooter",  # a road
+    "airplane plane jet helicopter",                   # the sky
+    "boat kayak canoe sailboat",                       # the water
+    "chair couch bench stool cabinet dresser",         # furniture that stands about a room
+    "bench sign lamppost hydrant",                     # a sidewalk
+    "apple banana orange lemon strawberry pear peach pineapple grape",
+    "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
+    "pizza sandwich salad soup hamburger burger",      # a meal
+    "cake donut cookie pie cupcake muffin",            # sweets
+    "plate bowl cup mug",                              # no glass: "glasses" are mostly spectacles
+    "fork knife spoon napkin",
+    "laptop phone keyboard camera remote tablet",
+    "microwave toaster blender",
+    "box bag basket suitcase backpack",
+    "clock mirror lamp vase candle book",
+    "ball frisbee kite",
+))
+
+
+def stray_animal(word: str, scene: list[str], animals: frozenset[str]) -> bool:
+    """One of `animals` that no noun of the scene is kindred to: "a building next to a giraffe", "a bed with a
+    bear" were judged absurd; the caption counts put them there through a single shared caption."""
+    return word in animals and not any(word in kindred(noun) for noun in scene)
+
+
+@functools.cache
+def kindred(word: str) -> frozenset[str]:
+    """Every word some set holds together with `word`, itself left out; empty for a word no set holds."""
+    return frozenset().union(*(words for words in KINDRED_SETS if word in words)) - {word}

@@ -1,0 +1,113 @@
+"""Where a caption lists two things ("a cat and a dog", "broccoli and noodles"), and how a third joins the list.
+
+SugarCrepe's add_obj negatives often lengthen a list ("A tram, bus, and car make their way through town",
+"A plate is filled with broccoli, noodles, and carrots"): the list is plural already, so no verb changes, and the
+new member takes the form of the one after "and" (an article, a bare plural, or the shared article of "a cat and
+dog"). Only plain two-member lists are read: the first member ends right before "and" (nothing hangs on its right
+that the new member would steal: "a man in a hat and a woman"), and the second is a noun with nothing but an
+article, adjectives or compounds before it, so the form it gives is the list's.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.inflect import verb_form
+
+Form = Literal["article", "plural", "bare"]
+LIST_DETERMINERS = frozenset({"a", "an"})
+MODIFIER_DEPS = frozenset({"det", "amod", "compound", "nummod"})
+
+
+@dataclass(frozen=True)
+class ListSite:
+    """`offset`: where ", <new member>" is inserted (right after the first member); `members`: the two nouns."""
+
+    offset: int
+    form: Form
+    members: tuple[Token, Token]
+
+
+def _form(first: Token, second: Token) -> Form | None:
+    """How the new member is written: like the second member ("a dog" -> "a rabbit", "noodles" -> "carrots"),
+    or bare singular where the two share the first's article ("A cat and dog" -> "A cat, rabbit and dog")."""
+    determiners = [c.lower_ for c in second.children if c.dep_ == "det"]
+    if determiners:
+        return "article" if determiners[0] in LIST_DETERMINERS else None
+    if second.tag_ == "NNS" and not any(c.dep_ == "det" for c in first.children):
+        return "plural"
+    first_articles = [c.lower_ for c in first.children if c.dep_ == "det"]
+    if second.tag_ == "NN" and first.tag_ == "NN" and first_articles and first_articles[0] in LIST_DETERMINERS:
+        return "bare"
+    return None
+
+
+def list_sites(doc: Doc) -> list[ListSite]:
+    """Every plain two-member list of nouns in the caption (see the module docstring)."""
+    sites = []
+    for first in doc:
+        if first.tag_ not in ("NN", "NNS") or not first.is_alpha or first.i + 2 >= len(doc):
+            continue
+        conjuncts = [c for c in first.children if c.dep_ == "conj"]
+        cc = doc[first.i + 1]
+        if len(conjuncts) != 1 or cc.lower_ != "and" or cc.head.i != first.i:
+            continue
+        second = conjuncts[0]
+        between = doc[cc.i + 1:second.i]
+        if second.tag_ not in ("NN", "NNS") or not second.is_alpha or any(
+                t.head.i != second.i or t.dep_ not in MODIFIER_DEPS for t in between):
+            continue
+        if first.dep_ in MODIFIER_DEPS or second.dep_ in MODIFIER_DEPS:
+            continue  # "a cheese and pepperoni pizza": the list names a kind, not things
+        if any(c.dep_ == "conj" for c in second.children) or first.dep_ == "conj":
+            continue  # a longer list, read otherwise
+        form = _form(first, second)
+        if form is not None:
+            sites.append(ListSite(first.idx + len(first), form, (first, second)))
+    return sites
+
+
+# Prepositions after which "X and Y" still says where both are ("next to a toilet and a plant"); "on", "in" and
+# "under" are left out: "a cat on a couch and a chair" puts it on both.
+NEARBY_PREPOSITIONS = frozenset({"near", "by", "beside", "to", "behind", "around"})
+# Prepositions that go on describing the noun before them whatever the parse says.
+TOPIC_PREPOSITIONS = frozenset({"about", "of", "for", "from"})
+# Verbs that take one object at a time: "riding a horse and a cow", "driving a car and a truck".
+ONE_OBJECT_VERBS = frozenset({"ride", "drive", "fly", "steer", "pilot", "sail", "pull", "tow", "push", "sit", "park",
+                              "paddle", "row"})
+
+
+def _one_object_verb(verb: Token) -> bool:
+    """By its form too: spaCy lemmatises "riding" as "rid"."""
+    return verb.lemma_.lower() in ONE_OBJECT_VERBS or any(
+        verb_form(lemma, verb.tag_) == verb.lower_ for lemma in ONE_OBJECT_VERBS)
+
+
+def one_noun_sites(doc: Doc, is_person: Callable[[Token], bool]) -> list[Token]:
+    """Nouns a second one may join with "and" ("a man holding a phone" -> "... a phone and a camera"): a
+    verb's object (not of a verb in `ONE_OBJECT_VERBS`), the object of a preposition in `NEARBY_PREPOSITIONS`
+    or of "with" after a verb or a person, that ends its phrase (nothing hangs on its right: "a cup of
+    coffee" stays whole), heads no compound ("home plate") and is no list member already."""
+    sites = []
+    for noun in doc:
+        if noun.tag_ not in ("NN", "NNS") or not noun.is_alpha or noun.dep_ not in ("dobj", "pobj"):
+            continue
+        if any(c.i > noun.i or c.dep_ in ("conj", "compound") for c in noun.children):
+            continue  # a compound names another thing: "home plate" is no plate to put a cup beside
+        head = noun.head
+        if noun.dep_ == "dobj" and (head.pos_ != "VERB" or _one_object_verb(head)):
+            continue
+        if noun.dep_ == "pobj" and head.dep_ == "agent":
+            continue  # "served by a woman": who acts, not where
+        if noun.dep_ == "pobj" and head.lower_ not in NEARBY_PREPOSITIONS and not (
+                head.lower_ == "with" and (head.head.pos_ == "VERB" or is_person(head.head))):
+            continue
+        after = doc[noun.i + 1] if noun.i + 1 < len(doc) else None
+        if after is not None and after.lower_ in TOPIC_PREPOSITIONS:
+            continue  # "a book about the topic": spaCy may hang "about" on the verb, but it belongs to the noun
+        if after is None or after.is_punct or after.pos_ in ("ADP", "SCONJ"):
+            sites.append(noun)
+    return sites
