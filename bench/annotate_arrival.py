@@ -1,15 +1,17 @@
 """What one participant's arrival and one submit-and-next cost the annotation server, with and without
-`ui.signatures` (Gradio's constructor signatures remembered), measured side by side in one run.
+issue 22's cuts (`ui.signatures`: Gradio's constructor signatures remembered; `ui.session_state.own_entry`: a
+session's config entry copied only where Gradio changes it), measured side by side in one run.
 
-Two annotation servers (``python app.py --mode annotate`` as a deployment runs it; the "plain" one with
-`ui.signatures.install` turned off, the only difference) serve the same toy campaign, each in a process of
-its own. In `--rounds` rounds, alternating the servers, this client (one request at a time, so nothing queues)
-takes `--arrivals` participants through: their page (a `gradio_client.Client`: /config and /info; and the
-study link's page a browser opens, ``GET /study?...``), their /start (the session's tasks reserved, the page set
-up), then `--answers` /answer calls each (submit, next task). It reads the server's CPU time (Linux /proc)
-around each kind and prints, per kind, the median over rounds of the server's CPU milliseconds per call for
-each server, and the ratio (remembering over plain; lower is better). CPU time, not wall time: the 2-core
-machine is shared, and a busy neighbour stretches wall times of both servers alike but not their CPU.
+Two annotation servers (``python app.py --mode annotate`` as a deployment runs it) serve the same toy campaign,
+each in a process of its own: "plain" with `ui.signatures.install` turned off and `own_entry` a deep copy again
+(as before the cuts; the only differences), and "cut". In `--rounds` rounds, alternating the servers, this
+client (one request at a time, so nothing queues) takes `--arrivals` participants through: their page (a
+`gradio_client.Client`: /config and /info; and the study link's page a browser opens, ``GET /study?...``), their
+/start (the session's tasks reserved, the page set up), then `--answers` /answer calls each (submit, next task).
+It reads the server's CPU time (Linux /proc) around each kind and prints, per kind, the median over rounds of
+the server's CPU milliseconds per call on each server and the ratio (cut over plain; lower is better). CPU time,
+not wall time: the 2-core machine is shared, and a busy neighbour stretches the wall times of both servers alike
+but not their CPU (it still counts in 10 ms ticks: use rounds of 20 calls or more).
 
     .venv/bin/python bench/annotate_arrival.py [--rounds 5] [--arrivals 20] [--answers 3]
 """
@@ -32,13 +34,16 @@ CONFIG = {"overlap": 3, "resolution": "majority", "gold_rate": 0.1, "gold_items"
 
 
 def serve(kind: str) -> None:
-    """The server's process: the annotation app as `app.py --mode annotate` runs it; "plain": without
-    `ui.signatures`."""
+    """The server's process: the annotation app as `app.py --mode annotate` runs it; "plain": as before the
+    cuts."""
+    from copy import deepcopy
+
     import app
-    from ui import signatures
+    from ui import session_state, signatures
 
     if kind == "plain":
         signatures.install = lambda: None
+        session_state.own_entry = deepcopy
     app.main(["--mode", "annotate"])
 
 
@@ -87,7 +92,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--arrivals", type=int, default=20)
     parser.add_argument("--answers", type=int, default=3, help="answers per participant and round (< 10)")
-    parser.add_argument("--serve", choices=["plain", "remembering"], help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=["plain", "cut"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         return serve(args.serve)
@@ -97,7 +102,7 @@ def main() -> None:
     sessions = args.rounds * args.arrivals
     with tempfile.TemporaryDirectory(prefix="annotate-arrival-") as tmp:
         servers = {}
-        for name in ("plain", "remembering"):
+        for name in ("plain", "cut"):
             workspace = Path(tmp) / name
             build_campaign(workspace, "arrive", sessions * CONFIG["tasks_per_session"] // 5 + 20, CONFIG)
             env = {key: value for key, value in os.environ.items() if not key.startswith(("COMPLAB_", "HF_TOKEN",
@@ -123,9 +128,9 @@ def main() -> None:
         finally:
             for server in servers.values():
                 server.stop()
-    print(f"{'server CPU per call (median of rounds)':40s} {'plain':>9s} {'remembering':>12s} {'ratio':>7s}")
+    print(f"{'server CPU per call (median of rounds)':40s} {'plain':>9s} {'cut':>12s} {'ratio':>7s}")
     for kind in KINDS:
-        plain, ours = (statistics.median(costs[name][kind]) for name in ("plain", "remembering"))
+        plain, ours = (statistics.median(costs[name][kind]) for name in ("plain", "cut"))
         print(f"{kind:40s} {plain:7.1f} ms {ours:9.1f} ms {ours / plain:7.2f}")
     print(f"load average {os.getloadavg()[0]:.1f} after the run")
 

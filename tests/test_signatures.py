@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from concurrent.futures import ThreadPoolExecutor
 
 import gradio as gr
 import pytest
@@ -48,7 +49,9 @@ def start(blocks: gr.Blocks, name: str) -> list:
     """/start as Gradio runs it for a new visitor (a new session state, preprocess, handler, postprocess)."""
     fn = next(fn for fn in blocks.fns.values() if fn.api_name == "start")
     state = session_state.TemplateSessionState(blocks)
-    return asyncio.run(blocks.process_api(fn, ["toys", name, "", None], state=state))["data"]
+    called = blocks.process_api(fn, ["toys", name, "", None], state=state)
+    with ThreadPoolExecutor(1) as thread:  # a loop of its own: a browser test's sync API runs one in this thread
+        return thread.submit(asyncio.run, called).result()["data"]
 
 
 @pytest.mark.parametrize("component", [gr.Button, gr.Column, gr.Markdown, gr.Image, gr.Dropdown, gr.Timer])
