@@ -21,7 +21,7 @@ from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.core.store import Store, StoreDamaged, check_integrity, move_aside
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from ui import gate, limits, session, session_state, study
+from ui import gate, limits, session, session_state, signatures, study
 from ui.context import AppContext
 from ui.tabs import annotate, annotate_text, benchmarks, campaigns, probe, sweep, train
 
@@ -77,6 +77,7 @@ def plugin_examples(folder: Path) -> list[list[str]]:
 def build_app(ctx: AppContext) -> gr.Blocks:
     """The whole app. Admin tabs exist only where an admin is possible (see `backend.core.auth.policy`)."""
     session_state.install()  # a new session's block configs from the app's template (ui/session_state.py)
+    signatures.install()  # Gradio's updates without re-deriving signatures (ui/signatures.py)
     if on_zero_gpu():  # ZeroGPU counts the GPU functions when the app is built: define them (its auto-wrap off)
         from backend.models import encoder  # noqa: F401  (the Probe's `embed_on_device`)
     with gr.Blocks(title="Compositionality Lab", delete_cache=CLEAN_CACHE) as demo:
@@ -130,6 +131,7 @@ def _admin_tabs(ctx: AppContext, visitor: session.Session, app_tabs: gr.Tabs) ->
 def build_annotate_app(ctx: AppContext) -> gr.Blocks:
     """The annotation flow alone (and the study page at /study): no other tab, and no admin endpoint at all."""
     session_state.install()
+    signatures.install()
     with gr.Blocks(title="Annotation", delete_cache=CLEAN_CACHE) as demo:
         study.hide_navbar()
         annotate.build(ctx).wire(demo)

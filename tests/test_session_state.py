@@ -53,3 +53,18 @@ def test_what_one_session_changes_is_its_own(apps):
     assert bob.config_values[key]["props"]["value"] == before
     assert session_state.template(blocks)[key]["props"]["value"] == before
     assert session_state.TemplateSessionState(blocks).config_values.get(key)["props"]["value"] == before
+
+
+def test_a_sessions_own_entry_copies_only_what_gradio_changes_in_place(apps):
+    """`own_entry`: the entry and its props are the session's; what Gradio only reads stays the template's (a deep
+    copy per output was a fifth of a start's CPU)."""
+    blocks = apps[0]
+    shared = session_state.template(blocks)
+    key = next(k for k, entry in shared.items() if any(isinstance(v, (dict, list)) for v in entry.get("props", {})
+                                                          .values()))
+    alice = session_state.TemplateSessionState(blocks)
+    alice._update_value_in_config(key, "alice's value")
+    own = alice.config_values[key]
+    assert own is not shared[key] and own["props"] is not shared[key]["props"]
+    nested = next(name for name, value in shared[key]["props"].items() if isinstance(value, (dict, list)))
+    assert own["props"][nested] is shared[key]["props"][nested]

@@ -9,8 +9,9 @@ item 7: 200 participants starting in one second queued their first answers behin
 paid it for every page a visitor opened).
 
 Here each block's config is computed once per app (`template`) and a session holds a copy of an entry only once
-it reads or changes it (`TemplateConfigs`); what Gradio does with a session's configs (updates, deep links) and
-its other state are Gradio's own, unchanged (`tests/test_session_state.py` compares them with Gradio's).
+it reads or changes it (`TemplateConfigs`; the copy is of what Gradio changes in place, `own_entry`); what Gradio
+does with a session's configs (updates, deep links) and its other state are Gradio's own, unchanged
+(`tests/test_session_state.py` compares them with Gradio's).
 `install` makes Gradio's `StateHolder` build sessions this way; the composition root (`app.py`) calls it.
 """
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Iterator
-from copy import deepcopy
 from types import SimpleNamespace
 from typing import Any
 
@@ -44,6 +44,17 @@ def template(blocks: Blocks) -> dict[int, dict]:
     return made
 
 
+def own_entry(shared: dict) -> dict:
+    """A session's own copy of a template entry: the entry and its ``props``, the one part Gradio changes in place
+    (``state_holder.SessionState._update_value_in_config`` sets ``props["value"]``; everything else of a session's
+    entry it replaces whole, with a config of its own). The rest is shared with the template, read only. A deep copy
+    was ~1 ms per output a session's first event sends (~20 at a start: a fifth of its CPU)."""
+    own = dict(shared)
+    if isinstance(own.get("props"), dict):
+        own["props"] = dict(own["props"])
+    return own
+
+
 class TemplateConfigs(dict):
     """A session's block configs: its own copy of an entry from the first time it is read or set, the app's
     template for the others. Reads as a dict holding every entry (``in``, iteration, ``items``)."""
@@ -53,7 +64,7 @@ class TemplateConfigs(dict):
         self.shared = shared
 
     def __missing__(self, key: int) -> dict:
-        own = self[key] = deepcopy(self.shared[key])
+        own = self[key] = own_entry(self.shared[key])
         return own
 
     def __contains__(self, key: object) -> bool:
