@@ -76,10 +76,11 @@ start() {
         mkdir -p /run/munge /var/log/munge /var/lib/munge
         chown munge:munge /run/munge /var/log/munge /var/lib/munge
         [ -f /etc/munge/munge.key ] || runuser -u munge -- mungekey --create
-        runuser -u munge -- munged
+        runuser -u munge -- munged 9>&-
     fi
-    running "$DIR/slurmctld.pid" || slurmctld -f "$CONF"
-    running "$DIR/slurmd.pid" || slurmd -f "$CONF"
+    # The daemons must not inherit the lock's descriptor (9): a daemon holding it would block every later `start`
+    running "$DIR/slurmctld.pid" || slurmctld -f "$CONF" 9>&-
+    running "$DIR/slurmd.pid" || slurmd -f "$CONF" 9>&-
     for _ in $(seq 60); do
         if sinfo -h -o %T 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
             sinfo
