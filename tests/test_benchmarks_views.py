@@ -25,7 +25,7 @@ from backend.benchmarks.results import items, probe_hand_off, results
 from backend.cli import main
 from backend.core.store import Store
 from tests.support.appserver import running_app, wait_for
-from tests.support.browser import choose, horizontal_overflow, new_page, read_table, screenshot
+from tests.support.browser import choose, horizontal_overflow, new_page, offered, read_table, screenshot
 from tests.test_benchmarks_tab import CREDENTIALS, random_toy_checkpoint, sign_in
 from ui.tabs.benchmarks_chart import column_title
 
@@ -157,12 +157,9 @@ def test_the_failure_list_offers_a_new_result_without_a_click(app, browser):
         assert job["status"] == "done", job.get("error")
         new = next(r for r in results(app["store"], ["toy-sugarcrepe"]) if r["item_limit"] == 5)
 
-        def offered() -> bool:
-            page.locator("#failure-result input").click()
-            found = page.get_by_role("option", name=re.compile(f"^#{new['id']} toyworld")).count() > 0
-            page.keyboard.press("Escape")
-            return found
-        wait_for(offered, 30, "the new result in the failure browser's list")
+        wait_for(lambda: any(name.startswith(f"#{new['id']} toyworld")
+                             for name in offered(page, "Result (model × benchmark)")),
+                 30, "the new result in the failure browser's list")
 
 
 def probe_cell(page, row_text: str) -> str:

@@ -12,7 +12,7 @@ from backend.core.auth import Actor
 from backend.core.store import Store
 from backend.patching.figure import HEIGHT, PNG_SCALE, WIDTH
 from tests.support.appserver import running_app, wait_for, workspace_settings
-from tests.support.browser import choose, new_page, screenshot, sign_in
+from tests.support.browser import choose, new_page, offered, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass", "GRADIO_SERVER_NAME": "0.0.0.0"}
@@ -21,17 +21,6 @@ ADMIN = Actor("admin", "admin", "password")
 RUN = {"name": "fresh-negclip", "base_model": "toyworld", "data": "toyworld-finetune", "loss": "negclip", "steps": 12,
        "batch_size": 16, "dataset_size": 64, "lr": 4e-3, "warmup_steps": 2, "eval_every": 12, "eval_benchmarks": [],
        "augment": "none", "workers": 0}
-
-
-def offered(page, label: str) -> list[str]:
-    """The options a dropdown shows when a person opens it; closed again, and left (a focused dropdown keeps the
-    list it had)."""
-    box = page.get_by_label(label, exact=True)
-    box.click()
-    names = page.get_by_role("option").all_inner_texts()
-    page.keyboard.press("Escape")
-    box.blur()
-    return [name.strip() for name in names]
 
 
 def test_a_finished_run_joins_the_sweep_and_the_first_plot_spreads_on_both_axes(tmp_path, browser):

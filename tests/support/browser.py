@@ -118,6 +118,17 @@ def horizontal_overflow(page, elem_id: str) -> int:
     return page.locator(f"#{elem_id} .virtual-table-viewport").evaluate("v => v.scrollWidth - v.clientWidth")
 
 
+def offered(page, label: str) -> list[str]:
+    """The options a dropdown shows when a person opens it; closed again, and left (a dropdown still focused after
+    Escape does not open again on the next click, so a poll that only pressed Escape saw no options ever after)."""
+    box = page.get_by_label(label, exact=True)
+    box.click()
+    names = page.get_by_role("option").all_inner_texts()
+    page.keyboard.press("Escape")
+    box.blur()
+    return [name.strip() for name in names]
+
+
 def pick_option(page, label: str, option: str) -> None:
     """Add `option` to a multiselect gr.Dropdown and close its list."""
     page.get_by_label(label, exact=True).click()
