@@ -334,12 +334,14 @@ def build(ctx: AppContext, visitor: Session) -> LiveProgress:
     create.click(h["create"], [*form, preset, kind, state], [notice, campaign], api_name="create_campaign").success(
         lambda: gr.Accordion(open=False), None, new_box, api_visibility="private", queue=False)
     refresh.click(h["list_campaigns"], state, campaign, api_name="list_campaigns")
-    campaign.change(h["status"], [campaign, state], [status, settings_line, study, generating],
-                    api_name="campaign_status")
-    campaign.change(h["items"], [campaign, state], items["table"], api_name="campaign_items")
     loaded = gr.State("")  # the campaign whose instructions the editors hold
+    # The status after the campaign's generator is in the form: a generator picked once the status showed is not
+    # reset by a config load that answered later (it did, under load, in a test that picked "custom" at once).
     campaign.change(h["load_config"], [campaign, loaded, state], [*texts, intro, preset, loaded],
-                    api_visibility="private")
+                    api_visibility="private").then(h["status"], [campaign, state],
+                                                   [status, settings_line, study, generating],
+                                                   api_name="campaign_status")
+    campaign.change(h["items"], [campaign, state], items["table"], api_name="campaign_items")
     intro.change(_preview, intro, preview, api_visibility="private", queue=False)
     save_intro.click(h["save_intro"], [campaign, intro, state], saved_intro, api_name="save_intro")
     generate.click(h["generate"], [campaign, preset, model, where, batch, state], [notice, generating],
