@@ -12,12 +12,15 @@ from __future__ import annotations
 import functools
 
 KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words in (
-    "man woman boy girl child dog",                    # people, and the dog that walks with them
+    "man woman boy girl child dog person people",      # people, and the dog that walks with them
+    "skier snowboarder",                               # a slope
+    "surfer swimmer",                                  # the sea
     "sheep cow horse goat pig chicken",                # a farm or a pasture
     "elephant giraffe zebra",                          # a savanna or a zoo (no lion: it eats the rest)
     "dog cat rabbit",                                  # a home
     "deer squirrel",                                   # a forest (no bear beside its prey)
     "car bus truck van motorcycle bicycle bike scooter",  # a road
+    "train tram bus",                                  # a station
     "airplane plane jet helicopter",                   # the sky
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room

@@ -80,7 +80,7 @@ ONE_OBJECT_VERBS = frozenset({"ride", "drive", "fly", "steer", "pilot", "sail", 
                               "paddle", "row"})
 
 
-def _one_object_verb(verb: Token) -> bool:
+def one_object_verb(verb: Token) -> bool:
     """By its form too: spaCy lemmatises "riding" as "rid"."""
     return verb.lemma_.lower() in ONE_OBJECT_VERBS or any(
         verb_form(lemma, verb.tag_) == verb.lower_ for lemma in ONE_OBJECT_VERBS)
@@ -98,7 +98,7 @@ def one_noun_sites(doc: Doc, is_person: Callable[[Token], bool]) -> list[Token]:
         if any(c.i > noun.i or c.dep_ in ("conj", "compound") for c in noun.children):
             continue  # a compound names another thing: "home plate" is no plate to put a cup beside
         head = noun.head
-        if noun.dep_ == "dobj" and (head.pos_ != "VERB" or _one_object_verb(head)):
+        if noun.dep_ == "dobj" and (head.pos_ != "VERB" or one_object_verb(head)):
             continue
         if noun.dep_ == "pobj" and head.dep_ == "agent":
             continue  # "served by a woman": who acts, not where
