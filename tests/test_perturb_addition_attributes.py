@@ -1,9 +1,10 @@
-"""The `addition` family's attribute additions and its people joins (issue 21, add_att and add_obj coverage).
+"""The `addition` family's attribute additions and its newer object sites (issue 21, add_att and add_obj coverage).
 
 An attribute goes where it splits no compound: after a determiner, a number, a size or age word, or a word
 outside the noun phrase ("on red bicycles", "a group of white sheep"), or at the caption's start with its
 capital; a person gains a look a typical photo does not show, unless the caption settles it already. People
-are joined by a child where they are counted, and nobody joins one who rides a single thing.
+are joined by a child where they are counted, and nobody joins one who rides a single thing; a list of three
+or more gains a member, a thing in a place is joined there, a depiction is read through to what it shows.
 """
 import pytest
 
@@ -84,3 +85,28 @@ def test_nobody_joins_a_person_riding_one_thing():
 def test_a_skier_is_joined_by_a_snowboarder():
     joins = _outputs("Several skiers glide down a hilly landscape covered in snow.", "object")
     assert "Several skiers and a snowboarder glide down a hilly landscape covered in snow." in joins
+
+
+@pytest.mark.parametrize(("caption", "expected"), [
+    ("A bowl with apples, bananas, and oranges.", "A bowl with apples, bananas, pears, and oranges."),
+    ("A street with a car, a bus and a truck.", "A street with a car, a bus, a bicycle and a truck."),
+    ("A plate containing potatoes, carrots and onions.", "A plate containing potatoes, carrots, tomatoes and onions."),
+])
+def test_a_longer_list_gains_a_member_before_its_last_in_its_form(caption, expected):
+    assert expected in _outputs(caption, "object")
+
+
+def test_a_list_of_unkindred_things_gains_no_member():
+    assert not [text for text in _outputs("A bathroom with sink, tub, and toilet.", "object")
+                if "tub, " in text and "tub, and" not in text]
+
+
+def test_a_thing_in_a_place_is_joined_there():
+    joins = _outputs("A bus on a city street.", "object")
+    assert "A bus and a car on a city street." in joins
+
+
+def test_a_depiction_is_read_through_to_what_it_shows():
+    joins = _outputs("A view of a bus on a city street.", "object")
+    assert "A view of a bus and a car on a city street." in joins
+    assert not [text for text in _outputs("A picture of a bus is shown.", "object") if "bus and" in text]

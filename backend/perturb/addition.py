@@ -30,7 +30,7 @@ from backend.perturb.core import Edit, Request, Variant, build, spread, take_dis
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize, verb_form
 from backend.perturb.kindred import kindred, stray_animal
 from backend.perturb.lexicon import _synsets, lexicon
-from backend.perturb.lists import ListSite, list_sites, one_noun_sites, one_object_verb
+from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_object_noun
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
@@ -58,6 +58,8 @@ SKIPPED_GROUPS = frozenset({
     "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
     "sport", "building part",
 })
+# Nouns that show what follows their "of" in a caption without a verb: "A display of pizzas and a salad".
+DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "shot"})
 # Phrases on a person's right that a second person may share: "a man in a white shirt", "on a surfboard".
 PERSON_PREPOSITIONS = frozenset({"in", "on", "at", "with"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
@@ -144,7 +146,8 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
                 for end in [noun.idx + len(noun)]]
                for noun, connective in _object_sites(request.doc)]
     options.append(_subject_options(request, stats))
-    options += [_list_options(request, site, stats) for site in list_sites(request.doc)]
+    options += [_list_options(request, site, stats)
+                for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
     options += [_one_noun_options(request, noun, stats)
                 for noun in one_noun_sites(request.doc, lambda token: animacy(token) == "person")]
     for edits in spread(options, request.rng):
@@ -153,17 +156,20 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
 
 def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     """(subject, noun the addition joins) of the caption's first subject or head noun, through a group's "of"
-    ("a herd of sheep" -> sheep, but not "the hand of a person"). None where a pronoun points back to it ("a
-    zebra and a giraffe have its nose"), where either is already a list or the noun part of a listed compound,
-    and unless the joined noun ends its phrase but for a participle ("A sheep standing in a field"), so "and a
-    cow" joins it and nothing else ("a man and a dog in a white shirt" would move the shirt)."""
+    ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's in a caption with no verb ("A
+    picture of a cat sitting"). None where a pronoun points back to it ("a zebra and a giraffe have its nose"),
+    where either is already a list or the noun part of a listed compound, and unless the joined noun ends its
+    phrase but for a participle ("A sheep standing in a field") or, for a thing or an animal, a place phrase ("A
+    dog on a couch"), so "and a cow" joins it and nothing else ("a man and a dog in a white shirt" would move
+    the shirt)."""
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
     if subject is None or subject.tag_ not in ("NN", "NNS") or not subject.is_alpha:
         return None
     if any(token.lower_ in BACK_REFERENCES or token.lower_ in ALONE for token in doc):
         return None
     noun = subject
-    while noun.lemma_.lower() in COLLECTIVE_NOUNS and (
+    frames = DEPICTIONS if subject.dep_ == "ROOT" else frozenset()  # "A picture of a cat is": the verb stays
+    while noun.lemma_.lower() in COLLECTIVE_NOUNS | frames and (
             of := [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of" and c.i > noun.i]):
         objects = [c for c in of[0].children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")]
         if not objects:
@@ -173,7 +179,8 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     for token in {subject, noun}:
         right = [c for c in token.children if c.i > token.i and not c.is_punct
                  and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)
-                 and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)]
+                 and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)
+                 and not (token is noun and _placed_there(noun, c))]
         if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
             return None
         if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
@@ -183,6 +190,13 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
         return None  # "An old doctors office": the noun was a modifier, not the head
     return subject, noun
+
+
+def _placed_there(noun: Token, child: Token) -> bool:
+    """A thing or an animal with a place phrase on its right ("a sandwich on a plate", "a dog on a couch"): a
+    thing joined to it is there too ("a sandwich and a salad on a plate"), and no look of it moves."""
+    return animacy(noun) != "person" and child.dep_ == "prep" and child.lower_ in PLACE_PREPOSITIONS and not any(
+        grandchild.dep_ == "prep" for object_ in child.children for grandchild in object_.children)
 
 
 def _person_described(noun: Token) -> bool:
@@ -293,7 +307,7 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     if not kin_sets:
         return []
     kin = frozenset.intersection(*kin_sets)
-    words = [word for word in added_objects(doc, noun_lemma(site.members[1]), stats, sorted(kin), kin=kin)
+    words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
              if word not in lex.mass_nouns][:PARTNERS]
     written = {"article": lambda word: f"{indefinite_article(word)} {word}", "plural": pluralize,
                "bare": lambda word: word}[site.form]
