@@ -28,7 +28,7 @@ from backend.perturb.addition_attributes import attribute_additions
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize, verb_form
-from backend.perturb.kindred import kindred, stray_animal
+from backend.perturb.kindred import NEVER_ADDED, kindred, stray_animal
 from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
 from backend.perturb.nlp import find_phrases
@@ -101,7 +101,7 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
     scene = _scene_nouns(doc)
     present = caption_lemmas(doc)
     fitting = []
-    for word in _object_words() if words is None else words:
+    for word in [w for w in (_object_words() if words is None else words) if w not in NEVER_ADDED]:
         if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present):
             continue
         share = _fit(stats, word, site)
@@ -297,11 +297,12 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
     """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
     a word `kindred` to every member that has kindred words, in the list's form; no mass noun ("a broccoli"),
+    no member beside "people", who may be anyone ("People, men and dishes"),
     and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
     lex, doc = lexicon(), request.doc
     multiword = find_phrases(doc, lex.multiword_nouns, by_lemma=True)
     if any(any(span.start <= m.i < span.end for span in multiword) or in_fixed_phrase(m, lex.fixed_phrases)
-           or not is_object_noun(m) for m in site.members):
+           or not is_object_noun(m) or noun_lemma(m) in NEVER_ADDED for m in site.members):
         return []
     kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
     if not kin_sets:

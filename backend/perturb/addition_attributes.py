@@ -38,6 +38,7 @@ MIN_TOGETHER = 2
 IMPLIED_SHARE = 0.2
 ADDED_CLASSES = ("colour", "material", "pattern")
 MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
+PAINTING = frozenset({"paint", "color", "colour", "dye"})
 # Size, age, opinion and state words: an added colour, material or pattern goes after them ("a large brown
 # bench"); after any other modifier it may split a compound ("the front green seat").
 EARLIER_ADJECTIVES = frozenset("""
@@ -67,10 +68,10 @@ PERSON_LOOKS: dict[str, tuple[tuple[str, frozenset[str]], ...]] = {
 
 
 def _classes_on(noun: Token, kind: str | None) -> set[str]:
-    """Visual classes the noun's own modifiers already state."""
+    """Visual classes the noun's own modifiers already state, or a participle after it ("a toilet painted red")."""
     found: set[str] = set()
     for child in noun.children:
-        if child.dep_ in ("amod", "compound", "nmod") or (child.dep_ == "conj" and child.pos_ == "ADJ"):
+        if child.dep_ in ("amod", "compound", "nmod", "acl") or (child.dep_ == "conj" and child.pos_ == "ADJ"):
             found |= set(visual_values(child.lower_, kind, noun_lemma(noun)))
             for grandchild in child.children:
                 found |= set(visual_values(grandchild.lower_, kind, noun_lemma(noun)))
@@ -107,6 +108,8 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         words = {t.lower_ for t in noun.doc} | {part for t in noun.doc for part in t.lower_.split("-")}
         return [("look", look) for look, settled in PERSON_LOOKS.get(lemma, ()) if not words & settled]
     taken = _classes_on(noun, kind)
+    if any(verb.lemma_.lower() in PAINTING for verb in (noun.head, *noun.children) if verb.pos_ == "VERB"):
+        taken.add("colour")  # "a toilet painted red", however it is parsed
     if NATURAL_COLOURS.get(lemma) == NATURAL_COLOURS["tree"]:
         taken.add("colour")  # greenery: a brown or yellow tree is a dead or autumn one, "yellow palm trees"
     if any(child.lower_ in MANY_COLOURS for child in noun.children):
@@ -151,10 +154,18 @@ def _attribute_site(noun: Token, visual_class: str) -> int | None:
     return None
 
 
+def _photographers(token: Token) -> bool:
+    """"the camera" someone looks into or poses for is the photographer's, outside the photo."""
+    return noun_lemma(token) == "camera" and any(c.lower_ == "the" for c in token.children)
+
+
 def _attribute_nouns(doc: Doc) -> list[Token]:
-    """Object nouns outside a listed compound ("hot dog": no "black hot dogs")."""
+    """Object nouns outside a listed compound ("hot dog": no "black hot dogs"), not a possessive ("a children's
+    party": the article is the party's) and not the photographer's camera."""
     multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
     return [token for token in doc if token.tag_ in ("NN", "NNS") and token.is_alpha and token.dep_ != "compound"
+            and token.dep_ != "poss" and not any(c.dep_ == "case" for c in token.children)
+            and not _photographers(token)
             and is_describable(token) and is_object_noun(token) and not is_place(token)
             and not in_fixed_phrase(token, lexicon().fixed_phrases) and not is_hyphenated(token)
             and not any(span.start <= token.i < span.end for span in multiword)]

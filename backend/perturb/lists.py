@@ -111,13 +111,14 @@ def long_list_sites(doc: Doc) -> list[ListSite]:
 NEARBY_PREPOSITIONS = frozenset({"near", "by", "beside", "to", "behind", "around"})
 # Prepositions that go on describing the noun before them whatever the parse says.
 TOPIC_PREPOSITIONS = frozenset({"about", "of", "for", "from"})
-# Verbs that take one object at a time: "riding a horse and a cow", "driving a car and a truck".
+# Verbs that take one object at a time: "riding a horse and a cow", "driving a car and a truck", "hit the ball
+# and a kite", "reading a book and a clock".
 ONE_OBJECT_VERBS = frozenset({"ride", "drive", "fly", "steer", "pilot", "sail", "pull", "tow", "push", "sit", "park",
-                              "paddle", "row"})
+                              "paddle", "row", "hit", "kick", "throw", "catch", "swing", "read"})
 
 
 def one_object_verb(verb: Token) -> bool:
-    """By its form too: spaCy lemmatises "riding" as "rid"."""
+    """A verb of `ONE_OBJECT_VERBS`, known by its form too: spaCy lemmatises "riding" as "rid"."""
     return verb.lemma_.lower() in ONE_OBJECT_VERBS or any(
         verb_form(lemma, verb.tag_) == verb.lower_ for lemma in ONE_OBJECT_VERBS)
 
