@@ -15,12 +15,8 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   pronoun points back to it. Where the counts are too few, `kindred` things stand in for them: a cow beside a
   sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
   ("holding a phone and a camera"), at the sites `lists` reads;
-* attribute: a colour, material or pattern word that suits the noun (`visual_classes`), of a class the noun
-  carries no word of yet, that the counts show on such nouns (the class occurs with the noun), but that is not
-  the noun's usual value (under `IMPLIED_SHARE` of the noun's words of that class: no "white toilet"). It goes
-  in front of the noun's compound modifiers (and a colour in front of a material), and only where a determiner,
-  a number or a size, age or opinion word comes right before that place: after another modifier it may split
-  a compound ("the front green seat"); in front of one, an unknown word order ("an old yellow fashioned stove").
+* attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
+  person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """
 from __future__ import annotations
 
@@ -28,17 +24,17 @@ from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.caption_stats import SEP, CaptionStats, shipped
+from backend.perturb.addition_attributes import attribute_additions
+from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize, verb_form
-from backend.perturb.kindred import kindred, stray_animal
+from backend.perturb.kindred import NEVER_ADDED, kindred, stray_animal
 from backend.perturb.lexicon import _synsets, lexicon
-from backend.perturb.lists import ListSite, list_sites, one_noun_sites
+from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
 from backend.perturb.nlp import find_phrases
-from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
+from backend.perturb.nouns import animacy, is_object_noun
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
-from backend.perturb.units import HYPHENS, is_hyphenated
-from backend.perturb.visual_classes import VISUAL_CLASSES, visual_values
+from backend.perturb.units import is_hyphenated
 
 FAMILY = "addition"
 MIN_TOGETHER = 2
@@ -62,22 +58,14 @@ SKIPPED_GROUPS = frozenset({
     "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
     "sport", "building part",
 })
-# Size, age, opinion and state words: an added colour, material or pattern goes after them ("a large brown
-# bench"); after any other modifier it may split a compound ("the front green seat").
-EARLIER_ADJECTIVES = frozenset("""
-    large small big little tiny huge giant tall short long wide narrow thick thin fat skinny enormous massive
-    miniature high low old new young antique vintage modern ancient older beautiful pretty nice cute ornate fancy
-    empty full clean dirty messy shiny lovely open closed broken single lone only other another half whole
-    several many few some various different
-""".split())
+# Nouns that show what follows their "of" in a caption without a verb: "A display of pizzas and a salad".
+DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "shot"})
 # Phrases on a person's right that a second person may share: "a man in a white shirt", "on a surfboard".
 PERSON_PREPOSITIONS = frozenset({"in", "on", "at", "with"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
-ADDED_CLASSES = ("colour", "material", "pattern")
-MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
 FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
                          "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
 
@@ -113,7 +101,7 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
     scene = _scene_nouns(doc)
     present = caption_lemmas(doc)
     fitting = []
-    for word in _object_words() if words is None else words:
+    for word in [w for w in (_object_words() if words is None else words) if w not in NEVER_ADDED]:
         if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present):
             continue
         share = _fit(stats, word, site)
@@ -158,7 +146,8 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
                 for end in [noun.idx + len(noun)]]
                for noun, connective in _object_sites(request.doc)]
     options.append(_subject_options(request, stats))
-    options += [_list_options(request, site, stats) for site in list_sites(request.doc)]
+    options += [_list_options(request, site, stats)
+                for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
     options += [_one_noun_options(request, noun, stats)
                 for noun in one_noun_sites(request.doc, lambda token: animacy(token) == "person")]
     for edits in spread(options, request.rng):
@@ -167,17 +156,20 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
 
 def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     """(subject, noun the addition joins) of the caption's first subject or head noun, through a group's "of"
-    ("a herd of sheep" -> sheep, but not "the hand of a person"). None where a pronoun points back to it ("a
-    zebra and a giraffe have its nose"), where either is already a list or the noun part of a listed compound,
-    and unless the joined noun ends its phrase but for a participle ("A sheep standing in a field"), so "and a
-    cow" joins it and nothing else ("a man and a dog in a white shirt" would move the shirt)."""
+    ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's in a caption with no verb ("A
+    picture of a cat sitting"). None where a pronoun points back to it ("a zebra and a giraffe have its nose"),
+    where either is already a list or the noun part of a listed compound, and unless the joined noun ends its
+    phrase but for a participle ("A sheep standing in a field") or, for a thing or an animal, a place phrase ("A
+    dog on a couch"), so "and a cow" joins it and nothing else ("a man and a dog in a white shirt" would move
+    the shirt)."""
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
     if subject is None or subject.tag_ not in ("NN", "NNS") or not subject.is_alpha:
         return None
     if any(token.lower_ in BACK_REFERENCES or token.lower_ in ALONE for token in doc):
         return None
     noun = subject
-    while noun.lemma_.lower() in COLLECTIVE_NOUNS and (
+    frames = DEPICTIONS if subject.dep_ == "ROOT" else frozenset()  # "A picture of a cat is": the verb stays
+    while noun.lemma_.lower() in COLLECTIVE_NOUNS | frames and (
             of := [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of" and c.i > noun.i]):
         objects = [c for c in of[0].children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")]
         if not objects:
@@ -187,7 +179,8 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     for token in {subject, noun}:
         right = [c for c in token.children if c.i > token.i and not c.is_punct
                  and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)
-                 and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)]
+                 and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)
+                 and not (token is noun and _placed_there(noun, c))]
         if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
             return None
         if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
@@ -199,6 +192,13 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
     return subject, noun
 
 
+def _placed_there(noun: Token, child: Token) -> bool:
+    """A thing or an animal with a place phrase on its right ("a sandwich on a plate", "a dog on a couch"): a
+    thing joined to it is there too ("a sandwich and a salad on a plate"), and no look of it moves."""
+    return animacy(noun) != "person" and child.dep_ == "prep" and child.lower_ in PLACE_PREPOSITIONS and not any(
+        grandchild.dep_ == "prep" for object_ in child.children for grandchild in object_.children)
+
+
 def _person_described(noun: Token) -> bool:
     """A person with a phrase on the right ("a man in a white shirt", "a man on a surfboard"): another person
     joined to them shares it plausibly ("a man and a woman in white shirts"), a dog does not."""
@@ -208,16 +208,23 @@ def _person_described(noun: Token) -> bool:
 
 def _partner_words(subject: Token, noun: Token) -> list[str]:
     """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
-    woman"; a dog only beside "people", which may include any person, and no dog where the person acts on an
-    object, nor any animal: "two horses and a dog pull a plow"), another animal beside an animal (one
+    woman", "skiers and a snowboarder"; beside "people", which may include any person, a dog, or a child where
+    they are counted: "two people and a child"; no dog where the person acts on an object, nor any animal: "two
+    horses and a dog pull a plow"), another animal beside an animal (one
     named with it in `PARTNER_SHARE` of its captions or `kindred` to it: no giraffe joins sheep because both
     graze in fields, no elephant joins a cat). Other things join only `kindred` things ("a bike and a scooter
     parked"): by the counts alone, "a table and a couch topped with a cake", "two airplanes and a car flying"."""
     groups, lemma = lexicon().object_groups, noun_lemma(noun)
     kind = animacy(noun)
-    acts = _acts_on_object(subject, noun)
+    acting = _acting_verbs(subject, noun)
+    if any(one_object_verb(verb) for verb in acting):
+        return []  # "a person riding a skateboard": a second one would ride it too
+    acts = bool(acting)
     if kind == "person":
-        people = [word for word in groups["person"] if word != lemma] if lemma in groups["person"] else []
+        counted = noun.tag_ == "NN" or any(c.dep_ == "nummod" for c in noun.children)
+        people = ([word for word in groups["person"] if word != lemma] if lemma in groups["person"]
+                  else ["child"] if counted else [])
+        people += sorted(kindred(lemma) - {*groups["person"], "child", "dog", "person", "people"})
         return people if acts or _person_described(noun) else ["dog", *people]
     if acts:
         return []
@@ -227,13 +234,13 @@ def _partner_words(subject: Token, noun: Token) -> list[str]:
     return [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
 
 
-def _acts_on_object(subject: Token, noun: Token) -> bool:
-    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts) have a direct
+def _acting_verbs(subject: Token, noun: Token) -> list[Token]:
+    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts) that have a direct
     object: a dog joined to "a man swinging a bat" would swing it too."""
     verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
     verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
     verbs += [c for verb in verbs for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"]
-    return any(c.dep_ == "dobj" for verb in verbs for c in verb.children)
+    return [verb for verb in verbs if any(c.dep_ == "dobj" for c in verb.children)]
 
 
 def _can_be_verb(token: Token) -> bool:
@@ -290,17 +297,18 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
     """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
     a word `kindred` to every member that has kindred words, in the list's form; no mass noun ("a broccoli"),
+    no member beside "people", who may be anyone ("People, men and dishes"),
     and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
     lex, doc = lexicon(), request.doc
     multiword = find_phrases(doc, lex.multiword_nouns, by_lemma=True)
     if any(any(span.start <= m.i < span.end for span in multiword) or in_fixed_phrase(m, lex.fixed_phrases)
-           or not is_object_noun(m) for m in site.members):
+           or not is_object_noun(m) or noun_lemma(m) in NEVER_ADDED for m in site.members):
         return []
     kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
     if not kin_sets:
         return []
     kin = frozenset.intersection(*kin_sets)
-    words = [word for word in added_objects(doc, noun_lemma(site.members[1]), stats, sorted(kin), kin=kin)
+    words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
              if word not in lex.mass_nouns][:PARTNERS]
     written = {"article": lambda word: f"{indefinite_article(word)} {word}", "plural": pluralize,
                "bare": lambda word: word}[site.form]
@@ -320,88 +328,7 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
     return [[Edit("", f" and {indefinite_article(word)} {word}", end, end)] for word in words]
 
 
-def _classes_on(noun: Token, kind: str | None) -> set[str]:
-    """Visual classes the noun's own modifiers already state."""
-    found: set[str] = set()
-    for child in noun.children:
-        if child.dep_ in ("amod", "compound", "nmod") or (child.dep_ == "conj" and child.pos_ == "ADJ"):
-            found |= set(visual_values(child.lower_, kind, noun_lemma(noun)))
-            for grandchild in child.children:
-                found |= set(visual_values(grandchild.lower_, kind, noun_lemma(noun)))
-    return found
-
-
-def _usual(word_count: int, class_count: int) -> bool:
-    return class_count > 0 and word_count / class_count >= IMPLIED_SHARE * 2.5
-
-
-def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
-    """(class, word) a photo of this noun could show but that the caption leaves open, from classes the
-    counts show on this noun at least `MIN_TOGETHER` times, its usual value left out."""
-    kind = animacy(noun)
-    if kind == "person":
-        return []
-    lemma = noun_lemma(noun)
-    taken = _classes_on(noun, kind)
-    if any(child.lower_ in MANY_COLOURS for child in noun.children):
-        taken.add("colour")  # "colorful umbrellas": one more colour would contradict it
-    found = []
-    for visual_class in ADDED_CLASSES:
-        if visual_class in taken:
-            continue
-        words = [words[0] for words in VISUAL_CLASSES[visual_class].values()]
-        counts = {word: stats.amod.get(f"{word}{SEP}{lemma}", 0) for word in words}
-        total = sum(counts.values())
-        if total < MIN_TOGETHER:
-            continue
-        found += [(visual_class, word) for word in words if visual_class in visual_values(word, kind, lemma)
-                  and not _usual(counts[word], total) and counts[word] < total]
-    return found
-
-
-def _attribute_site(noun: Token, visual_class: str) -> int | None:
-    """Offset where the word goes, in English adjective order: a material right before the noun's compound
-    modifiers ("a metal park bench"), a colour or pattern before those and any material ("a brown wooden
-    bench"), both after size, age and the determiner. None unless the word before is a determiner, a number
-    right before the noun, a size, age or opinion word (`EARLIER_ADJECTIVES`) or a visual word of another class:
-    any other modifier may belong to the noun ("the front seat", "a semi truck", "a double decker", "a two tier
-    cake"), and a word put after it splits them ("the front green seat")."""
-    doc, start = noun.doc, noun.i
-    while start > 0 and doc[start - 1].head.i >= start and doc[start - 1].dep_ in ("compound", "amod", "nmod") and (
-            doc[start - 1].dep_ == "compound"
-            or (visual_class != "material" and "material" in visual_values(doc[start - 1].lower_, None))):
-        start -= 1
-    if start == 0 or doc[start - 1].text in HYPHENS or not doc[start - 1].whitespace_:
-        return None  # the caption's first word, or inside "double-decker"
-    before = doc[start - 1]
-    if before.tag_ in ("DT", "PRP$", "POS", "WP$") or (before.tag_ == "CD" and start == noun.i):
-        return doc[start].idx
-    if before.lower_ in EARLIER_ADJECTIVES or set(visual_values(before.lower_, None)) - {visual_class}:
-        return doc[start].idx
-    return None
-
-
-def _attribute_nouns(doc: Doc) -> list[Token]:
-    """Object nouns outside a listed compound ("hot dog": no "black hot dogs")."""
-    multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
-    return [token for token in doc if token.tag_ in ("NN", "NNS") and token.is_alpha and token.dep_ != "compound"
-            and is_describable(token) and is_object_noun(token) and not is_place(token)
-            and not in_fixed_phrase(token, lexicon().fixed_phrases) and not is_hyphenated(token)
-            and not any(span.start <= token.i < span.end for span in multiword)]
-
-
-def _attribute_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
-    options = []
-    present = caption_lemmas(request.doc)
-    for noun in _attribute_nouns(request.doc):
-        sites = {cls: _attribute_site(noun, cls) for cls in ADDED_CLASSES}
-        options.append([(site, word) for cls, word in added_attributes(noun, stats)
-                        if word not in present and (site := sites[cls]) is not None])
-    for site, word in spread(options, request.rng):
-        yield build(request, [Edit("", f"{word} ", site, site)], FAMILY, "attribute")
-
-
 def addition(request: Request) -> list[Variant]:
     stats = shipped()
     return [*take_distinct(request, _object_additions(request, stats)),
-            *take_distinct(request, _attribute_additions(request, stats))]
+            *take_distinct(request, attribute_additions(request, stats))]

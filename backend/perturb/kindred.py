@@ -13,11 +13,15 @@ import functools
 
 KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words in (
     "man woman boy girl child dog",                    # people, and the dog that walks with them
+    "person people child dog",                         # who joins "a person" or "two people" (never added)
+    "skier snowboarder",                               # a slope
+    "surfer swimmer",                                  # the sea
     "sheep cow horse goat pig chicken",                # a farm or a pasture
     "elephant giraffe zebra",                          # a savanna or a zoo (no lion: it eats the rest)
     "dog cat rabbit",                                  # a home
     "deer squirrel",                                   # a forest (no bear beside its prey)
     "car bus truck van motorcycle bicycle bike scooter",  # a road
+    "train tram bus",                                  # a station
     "airplane plane jet helicopter",                   # the sky
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room
@@ -40,6 +44,10 @@ def stray_animal(word: str, scene: list[str], animals: frozenset[str]) -> bool:
     """One of `animals` that no noun of the scene is kindred to: "a building next to a giraffe", "a bed with a
     bear" were judged absurd; the caption counts put them there through a single shared caption."""
     return word in animals and not any(word in kindred(noun) for noun in scene)
+
+
+# Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").
+NEVER_ADDED = frozenset({"person", "people"})
 
 
 @functools.cache

@@ -24,11 +24,12 @@ MODIFIER_DEPS = frozenset({"det", "amod", "compound", "nummod"})
 
 @dataclass(frozen=True)
 class ListSite:
-    """`offset`: where ", <new member>" is inserted (right after the first member); `members`: the two nouns."""
+    """`offset`: where ", <new member>" is inserted (right after the first member of two, the last but one of a
+    longer list); `members`: the nouns."""
 
     offset: int
     form: Form
-    members: tuple[Token, Token]
+    members: tuple[Token, ...]
 
 
 def _form(first: Token, second: Token) -> Form | None:
@@ -70,18 +71,54 @@ def list_sites(doc: Doc) -> list[ListSite]:
     return sites
 
 
+def _chain(first: Token) -> list[Token] | None:
+    """The members of a list spaCy reads as a chain of conjuncts ("potatoes, carrots and chicken"), or None
+    where a member has more on its right than the next one, a comma and "and"."""
+    members = [first]
+    while conjuncts := [c for c in members[-1].children if c.dep_ == "conj"]:
+        nxt = conjuncts[0]
+        between = first.doc[members[-1].i + 1:nxt.i]
+        if len(conjuncts) > 1 or nxt.tag_ not in ("NN", "NNS") or not nxt.is_alpha or any(
+                not (t.is_punct or t.dep_ == "cc" or (t.head.i == nxt.i and t.dep_ in MODIFIER_DEPS)) for t in between):
+            return None
+        if any(c.i > members[-1].i and c.dep_ not in ("conj", "cc", "punct") for c in members[-1].children):
+            return None
+        members.append(nxt)
+    return members
+
+
+def long_list_sites(doc: Doc) -> list[ListSite]:
+    """Lists of three or more nouns with "and" before the last ("a sink, tub, and toilet"): the new member goes
+    after the last but one, in its form ("a sink, tub, rug, and toilet"; "potatoes, carrots, onions and ...")."""
+    sites = []
+    for first in doc:
+        if first.tag_ not in ("NN", "NNS") or not first.is_alpha or first.dep_ in MODIFIER_DEPS | {"conj"}:
+            continue
+        members = _chain(first)
+        if members is None or len(members) < 3 or "and" not in {t.lower_ for t in doc[members[-2].i:members[-1].i]}:
+            continue
+        middle = members[-2]
+        determiners = [c.lower_ for c in middle.children if c.dep_ == "det"]
+        form: Form | None = ("article" if determiners[0] in LIST_DETERMINERS else None) if determiners else (
+            "plural" if middle.tag_ == "NNS" else "bare")
+        if form is not None:
+            sites.append(ListSite(middle.idx + len(middle), form, tuple(members)))
+    return sites
+
+
 # Prepositions after which "X and Y" still says where both are ("next to a toilet and a plant"); "on", "in" and
 # "under" are left out: "a cat on a couch and a chair" puts it on both.
 NEARBY_PREPOSITIONS = frozenset({"near", "by", "beside", "to", "behind", "around"})
 # Prepositions that go on describing the noun before them whatever the parse says.
 TOPIC_PREPOSITIONS = frozenset({"about", "of", "for", "from"})
-# Verbs that take one object at a time: "riding a horse and a cow", "driving a car and a truck".
+# Verbs that take one object at a time: "riding a horse and a cow", "driving a car and a truck", "hit the ball
+# and a kite", "reading a book and a clock".
 ONE_OBJECT_VERBS = frozenset({"ride", "drive", "fly", "steer", "pilot", "sail", "pull", "tow", "push", "sit", "park",
-                              "paddle", "row"})
+                              "paddle", "row", "hit", "kick", "throw", "catch", "swing", "read"})
 
 
-def _one_object_verb(verb: Token) -> bool:
-    """By its form too: spaCy lemmatises "riding" as "rid"."""
+def one_object_verb(verb: Token) -> bool:
+    """A verb of `ONE_OBJECT_VERBS`, known by its form too: spaCy lemmatises "riding" as "rid"."""
     return verb.lemma_.lower() in ONE_OBJECT_VERBS or any(
         verb_form(lemma, verb.tag_) == verb.lower_ for lemma in ONE_OBJECT_VERBS)
 
@@ -98,7 +135,7 @@ def one_noun_sites(doc: Doc, is_person: Callable[[Token], bool]) -> list[Token]:
         if any(c.i > noun.i or c.dep_ in ("conj", "compound") for c in noun.children):
             continue  # a compound names another thing: "home plate" is no plate to put a cup beside
         head = noun.head
-        if noun.dep_ == "dobj" and (head.pos_ != "VERB" or _one_object_verb(head)):
+        if noun.dep_ == "dobj" and (head.pos_ != "VERB" or one_object_verb(head)):
             continue
         if noun.dep_ == "pobj" and head.dep_ == "agent":
             continue  # "served by a woman": who acts, not where
