@@ -30,7 +30,7 @@ from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
-from backend.perturb.object_swaps import kind
+from backend.perturb.object_swaps import SHARED_VERBS, kind
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
@@ -43,9 +43,6 @@ PROJECTIVE_PHRASES = (
 # Vertical placements, reversed only between things of one kind ("a cup above a plate" -> "a plate above a
 # cup"); between a tree and a table they turn absurd.
 VERTICAL_PHRASES = ("above", "below", "under", "over", "beneath", "underneath")
-# Verbs any person or animal can do, so "a dog sitting behind a man" may
-# become "a man sitting behind a dog"; other verbs ("talking") keep the kind.
-SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
 # Verbs that only place a thing ("a vase sits in front of a map"): two
 # things may trade places around them.
 PLACING_VERBS = frozenset({
