@@ -50,6 +50,11 @@ class ColourPhrase:
         return tuple(word.lower_ for word in self.words if word.lower_ in COLOUR_WORDS | MANY_COLOURS)
 
     @property
+    def values(self) -> frozenset[str]:
+        """The colours stated, "colorful" and "multicolored" as one."""
+        return frozenset("many" if colour in MANY_COLOURS else colour for colour in self.colours)
+
+    @property
     def is_phrase(self) -> bool:
         return len(self.words) > 1 or any(word.lower_ in MANY_COLOURS for word in self.words)
 
@@ -107,7 +112,7 @@ def suits(colours: tuple[str, ...], noun: Token) -> bool:
 
 def _tradeable(first: ColourPhrase, second: ColourPhrase) -> bool:
     return ((first.is_phrase or second.is_phrase) and first.noun.i != second.noun.i
-            and set(first.colours) != set(second.colours) and not same_object(first.noun, second.noun)
+            and first.values != second.values and not same_object(first.noun, second.noun)
             and suits(first.colours, second.noun) and suits(second.colours, first.noun))
 
 

@@ -33,7 +33,17 @@ from backend.perturb.attributes import FAMILY
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
-from backend.perturb.nouns import LIVING, animacy, is_object_noun, is_place, noun_class, noun_key, noun_senses
+from backend.perturb.nouns import (
+    ANIMAL_NOUNS,
+    LIVING,
+    PERSON_NOUNS,
+    animacy,
+    is_object_noun,
+    is_place,
+    noun_class,
+    noun_key,
+    noun_senses,
+)
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     PORTION_NOUNS,
@@ -73,6 +83,10 @@ SEXED_NOUNS = frozenset("""
     man woman boy girl lady gentleman guy mother father son daughter husband wife bride groom king queen brother
     sister grandmother grandfather
 """.split())
+# Quantities and vague words: "a few stores", "different locations".
+VAGUE_WORDS = frozenset({
+    "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
+})
 # Verbs any person or animal does: a person and an animal may trade places around them.
 SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
 # Kinds of small things a person holds, that may trade places across kinds in slots that do not care which.
@@ -188,7 +202,8 @@ def _doing_what_both_do(noun: Token) -> bool:
 
 def _living_pair(first: Token, second: Token) -> bool:
     doc = first.doc
-    return ({kind(first), kind(second)} == {"person", "animal"} and _doing_what_both_do(first)
+    return ({kind(first), kind(second)} == {"person", "animal"}
+            and {noun_key(first), noun_key(second)} <= PERSON_NOUNS | ANIMAL_NOUNS and _doing_what_both_do(first)
             and _doing_what_both_do(second) and not any(token.tag_ in ("PRP", "PRP$") for token in doc)
             and not symmetric_between(doc, first, second))
 
@@ -206,7 +221,18 @@ def _candidate(token: Token) -> bool:
             and not in_compound(token) and not is_hyphenated(token) and is_object_noun(token)
             and not in_fixed_phrase(token, lexicon().fixed_phrases)
             and not is_place(token) and not next_to_another_noun(token)
-            and token.lemma_.lower() not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS)
+            and token.lemma_.lower() not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
+            and not _in_of_phrase(token) and not any(child.lower_ in VAGUE_WORDS for child in token.children))
+
+
+def _in_of_phrase(noun: Token) -> bool:
+    """A container and its content ("a cup of coffee", "bowls of snacks"): a swap makes "a glass of pizza"."""
+    return ((noun.dep_ == "pobj" and noun.head.lower_ == "of")
+            or any(child.dep_ == "prep" and child.lower_ == "of" for child in noun.children))
+
+
+def _bare(noun: Token) -> bool:
+    return not any(child.dep_ in ("amod", "compound", "nummod") for child in noun.children)
 
 
 def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
@@ -223,6 +249,8 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False
     if _sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first):
         return False
+    if _bare(first) and _bare(second) and symmetric_between(first.doc, first, second):
+        return False  # "a toilet in a bathroom next to a sink": the swap says the same
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
 
 
@@ -246,11 +274,12 @@ def _agreement(noun: Token) -> bool:
 def _phrase_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
     """Whole phrases for two nouns of one kind whose number or determiner differ ("People sitting in the stands
     watching a man" -> "A man sitting in the stands watching people"): no verb agrees with either, and no
-    pronoun in the caption would then point at the wrong one. People and animals only, and neither in a list
+    pronoun in the caption would then point at the wrong one. Curated people and animals only ("bleachers" is a
+    person in WordNet), and neither in a list
     nor after "of" ("a group of a woman")."""
     if any(token.tag_ in ("PRP", "PRP$") for token in first.doc) or _agreement(first) or _agreement(second):
         return None
-    if not all(animacy(noun) is not None and _free_standing(noun) for noun in (first, second)):
+    if not all(noun_key(noun) in PERSON_NOUNS | ANIMAL_NOUNS and _free_standing(noun) for noun in (first, second)):
         return None
     phrases = _phrase(first), _phrase(second)
     return (phrases[0], phrases[1]) if phrases[0] is not None and phrases[1] is not None else None

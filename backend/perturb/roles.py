@@ -30,7 +30,7 @@ from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
-from backend.perturb.object_swaps import SHARED_VERBS, kind
+from backend.perturb.object_swaps import SHARED_VERBS, VAGUE_WORDS, kind
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
@@ -53,10 +53,6 @@ FIXED_SYNSETS = frozenset({"structure.n.01", "tree.n.01", "geological_formation.
 # Positions of a phrase that is nobody's object: swapping it cannot drag the
 # other phrase into a second relation.
 FREE_DEPS = frozenset({"nsubj", "nsubjpass", "ROOT", "attr"})
-# Quantities and vague words: "a few stores", "different locations".
-VAGUE_WORDS = frozenset({
-    "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
-})
 
 
 def _plain_argument(span: Span) -> bool:
