@@ -83,6 +83,12 @@ NEVER = [
      "A chocolate frosted coffee on a plate with a cup of donut and a penguin napkin holder."),
     ("A table with a napkin, doughnut on a plate, and a cup of coffee.",
      "A table with a napkin, doughnut on a cup, and a plate of coffee."),
+    # a child holding an adult (judged absurd, seed 31)
+    ("A man holding a baby taking a picture.", "A baby holding a man taking a picture."),
+    ("A man holding a baby while standing in front of a mirror.",
+     "A baby holding a man while standing in front of a mirror."),
+    ("A woman holds a sick child who is getting her temperature taken.",
+     "A child holds a sick woman who is getting her temperature taken."),
     # no colour lands where it is absurd
     ("A black and white cat sits on a red cloth.", "A red cat sits on a black and white cloth."),
 ]

@@ -71,6 +71,9 @@ KINDS = {
     "shape": ("shape",),
 }
 BABIES = frozenset({"baby", "infant", "toddler", "newborn"})
+# Who holds whom: a child does not hold, carry or lift an adult ("a child holds a sick woman").
+CHILDREN = BABIES | {"child", "kid"}
+HOLDING_VERBS = frozenset({"hold", "carry", "lift", "cradle"})
 # A noun no lexicon group lists: the kind its most frequent WordNet sense falls under (first match wins).
 WORDNET_KINDS = (
     ("food", ("food.n.01", "food.n.02")), ("vehicle", ("vehicle.n.01",)), ("furniture", ("furniture.n.01",)),
@@ -180,6 +183,14 @@ def _handled_by_someone(verb: Token) -> bool:
         verb = verb.head
 
 
+def _verb_of(noun: Token) -> str:
+    """The verb a noun is the subject or object of, or the one its participle clause has ("a man holding")."""
+    if noun.dep_ in ("nsubj", "nsubjpass", "dobj"):
+        return verb_lemma(noun.head)
+    clauses = [child for child in noun.children if child.dep_ == "acl"]
+    return verb_lemma(clauses[0]) if clauses else ""
+
+
 def _sex_lands_on_sexed(noun: Token, other: Token) -> bool:
     """"a male skier" and "a young girl" would swap into "a male girl"."""
     return (noun_key(other) in SEXED_NOUNS
@@ -247,6 +258,9 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False
     if found == "person" and (noun_key(first) in BABIES) != (noun_key(second) in BABIES):
         return False
+    if found == "person" and any(_verb_of(noun) in HOLDING_VERBS for noun in (first, second)):
+        if (noun_key(first) in CHILDREN) != (noun_key(second) in CHILDREN):
+            return False
     if _sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first):
         return False
     if _bare(first) and _bare(second) and symmetric_between(first.doc, first, second):
