@@ -90,6 +90,7 @@ SEXED_NOUNS = frozenset("""
 VAGUE_WORDS = frozenset({
     "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
 })
+BESIDE = frozenset({"next", "beside", "near", "by", "alongside"})
 # Verbs any person or animal does: a person and an animal may trade places around them.
 SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
 # Kinds of small things a person holds, that may trade places across kinds in slots that do not care which.
@@ -237,13 +238,22 @@ def _candidate(token: Token) -> bool:
 
 
 def _in_of_phrase(noun: Token) -> bool:
-    """A container and its content ("a cup of coffee", "bowls of snacks"): a swap makes "a glass of pizza"."""
-    return ((noun.dep_ == "pobj" and noun.head.lower_ == "of")
-            or any(child.dep_ == "prep" and child.lower_ == "of" for child in noun.children))
+    """A container and its content ("a cup of coffee", "bowls of snacks"): a swap makes "a glass of pizza".
+    Not "in front of" or "on top of", whose "of" only places the noun."""
+    after_of = noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() not in FRAME_NOUNS
+    return after_of or any(child.dep_ == "prep" and child.lower_ == "of" for child in noun.children)
 
 
-def _bare(noun: Token) -> bool:
-    return not any(child.dep_ in ("amod", "compound", "nummod") for child in noun.children)
+def _beside_each_other(first: Token, second: Token) -> bool:
+    """Two nouns with nothing of their own (no adjective, number or clause) where the later one is beside the
+    first ("a toilet in a bathroom next to a sink"): the swap says the same."""
+    later = second if second.i > first.i else first
+    earlier = first if later is second else second
+    own = ("amod", "compound", "nummod", "acl", "relcl")
+    if any(child.dep_ in own for noun in (first, second) for child in noun.children):
+        return False
+    return (later.dep_ == "pobj" and _preposition(later.head) in BESIDE
+            and earlier in later.head.ancestors)
 
 
 def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
@@ -263,7 +273,7 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
             return False
     if _sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first):
         return False
-    if _bare(first) and _bare(second) and symmetric_between(first.doc, first, second):
+    if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
 
