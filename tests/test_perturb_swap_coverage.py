@@ -89,6 +89,7 @@ NEVER = [
      "A baby holding a man while standing in front of a mirror."),
     ("A woman holds a sick child who is getting her temperature taken.",
      "A child holds a sick woman who is getting her temperature taken."),
+    ("A man holding a baby girl while seated in a cafe.", "A baby girl holding a man while seated in a cafe."),
     # no colour lands where it is absurd
     ("A black and white cat sits on a red cloth.", "A red cat sits on a black and white cloth."),
 ]
@@ -97,3 +98,10 @@ NEVER = [
 @pytest.mark.parametrize(("caption", "output"), NEVER)
 def test_invalid_swaps_are_never_made(caption, output):
     assert normalized(output) not in binding(caption)
+
+
+@pytest.mark.xfail(strict=True, reason="attributes.py (the replace engineers' file) swaps a postnominal 'full'; "
+                                       "judged err in tests/data/perturb-judged-natural-swap-2.csv, not fixed here")
+def test_postnominal_adjective_is_not_swapped():
+    caption = "A man with graying hair looks down at a stand full of yellow bananas."
+    assert normalized("A man with graying hair looks down at a stand yellow of full bananas.") not in binding(caption)

@@ -184,6 +184,12 @@ def _handled_by_someone(verb: Token) -> bool:
         verb = verb.head
 
 
+def is_child(noun: Token) -> bool:
+    """"a child", "a toddler", "a baby girl"."""
+    return noun_key(noun) in CHILDREN or any(child.lower_ in CHILDREN for child in noun.children
+                                             if child.dep_ in ("compound", "amod"))
+
+
 def _verb_of(noun: Token) -> str:
     """The verb a noun is the subject or object of, or the one its participle clause has ("a man holding")."""
     if noun.dep_ in ("nsubj", "nsubjpass", "dobj"):
@@ -269,7 +275,7 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
     if found == "person" and (noun_key(first) in BABIES) != (noun_key(second) in BABIES):
         return False
     if found == "person" and any(_verb_of(noun) in HOLDING_VERBS for noun in (first, second)):
-        if (noun_key(first) in CHILDREN) != (noun_key(second) in CHILDREN):
+        if is_child(first) != is_child(second):
             return False
     if _sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first):
         return False

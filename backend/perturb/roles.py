@@ -29,8 +29,8 @@ from spacy.tokens import Span, Token
 from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
-from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_key, noun_senses
-from backend.perturb.object_swaps import CHILDREN, HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, kind
+from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
+from backend.perturb.object_swaps import HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child, kind
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
@@ -84,8 +84,7 @@ def _reversible_action(relation: Relation) -> bool:
     """Two people or two animals, and a verb that is not mutual."""
     subject, obj = animacy(relation.subject.root), animacy(relation.object.root)
     verb = relation.predicate.root.lemma_.lower()
-    if verb in HOLDING_VERBS and ((noun_key(relation.subject.root) in CHILDREN)
-                                  != (noun_key(relation.object.root) in CHILDREN)):
+    if verb in HOLDING_VERBS and is_child(relation.subject.root) != is_child(relation.object.root):
         return False  # "a man holding a baby" -> "a baby holding a man"
     return subject is not None and subject == obj and verb not in SYMMETRIC_VERBS
 
