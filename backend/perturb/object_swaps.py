@@ -6,27 +6,53 @@ noun swaps, which trade any two nouns ("a sandwich eating a woman"), the two nou
 the result stays a scene a photo could show:
 
 * both people, or both animals (`nouns.animacy`: no stuffed toys), never a baby with an older person (who
-  holds whom would turn absurd);
+  holds whom would turn absurd); or a person and an animal that only do what both do (`SHARED_VERBS`: "a dog
+  rests on a bed where a woman is sitting" -> "a woman rests on a bed where a dog is sitting"), in a caption
+  with no pronoun that would point at the wrong one ("his surfboard") and not across "next to";
 * or both things of one curated kind (`KINDS`: lexicon groups, joined where their members stand in for each
-  other in a scene: fruit, vegetables and dishes are food);
+  other in a scene: fruit, vegetables and dishes are food), a noun no group lists taking the kind of its most
+  frequent WordNet sense ("plane" a vehicle, "cupcake" food, "laptop" electronics);
+* or two small things a hand holds (`HANDHELD`: food, tableware, electronics, ...) of different kinds, each
+  in a slot that does not care which ("holding a fork and reaching for a slice of pizza" -> "holding a slice
+  of pizza and reaching for a fork"): the object of a verb of holding, reaching or looking done by a person
+  or an animal, or of a preposition that puts it beside something, or a subject that only sits somewhere;
+  never after "eating", "on", "with" or "of", where the kind matters ("eating a fork", "a plate on a cupcake");
 * same grammatical number and the same kind of determiner, no compound or hyphenated word, and not a swap
   that gives a verb the object it is usually seen with where the caption had an unusual one (`typical`).
   Swaps of conjuncts or of a symmetric relation's sides stay true: `binding_swap` drops them, as every swap.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
-from backend.perturb.nouns import LIVING, animacy, is_object_noun, is_place, noun_class, noun_key
-from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, in_fixed_phrase, next_to_another_noun
-from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind
+from backend.perturb.nouns import (
+    ANIMAL_NOUNS,
+    LIVING,
+    PERSON_NOUNS,
+    animacy,
+    is_object_noun,
+    is_place,
+    noun_class,
+    noun_key,
+    noun_senses,
+)
+from backend.perturb.parse_reading import (
+    COLLECTIVE_NOUNS,
+    PORTION_NOUNS,
+    SIMPLE_NP_DEPS,
+    in_fixed_phrase,
+    next_to_another_noun,
+    verb_lemma,
+)
+from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind, symmetric_between
 from backend.perturb.typical import swap_repairs_caption
 from backend.perturb.units import in_compound, is_hyphenated
 
@@ -45,6 +71,38 @@ KINDS = {
     "shape": ("shape",),
 }
 BABIES = frozenset({"baby", "infant", "toddler", "newborn"})
+# Who holds whom: a child does not hold, carry or lift an adult ("a child holds a sick woman").
+CHILDREN = BABIES | {"child", "kid"}
+HOLDING_VERBS = frozenset({"hold", "carry", "lift", "cradle"})
+# A noun no lexicon group lists: the kind its most frequent WordNet sense falls under (first match wins).
+WORDNET_KINDS = (
+    ("food", ("food.n.01", "food.n.02")), ("vehicle", ("vehicle.n.01",)), ("furniture", ("furniture.n.01",)),
+    ("clothing", ("clothing.n.01",)), ("electronics", ("electronic_equipment.n.01", "computer.n.01")),
+    ("sports equipment", ("game_equipment.n.01", "sports_equipment.n.01")), ("tableware", ("tableware.n.01",)),
+    ("plant", ("flower.n.01",)),
+)
+SEX_WORDS = frozenset({"male", "female"})
+SEXED_NOUNS = frozenset("""
+    man woman boy girl lady gentleman guy mother father son daughter husband wife bride groom king queen brother
+    sister grandmother grandfather
+""".split())
+# Quantities and vague words: "a few stores", "different locations".
+VAGUE_WORDS = frozenset({
+    "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
+})
+BESIDE = frozenset({"next", "beside", "near", "by", "alongside"})
+# Verbs any person or animal does: a person and an animal may trade places around them.
+SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
+# Kinds of small things a person holds, that may trade places across kinds in slots that do not care which.
+HANDHELD = frozenset({"food", "tableware", "electronics", "sports equipment", "household object"})
+HANDLING_VERBS = frozenset({
+    "hold", "carry", "grab", "reach", "look", "stare", "gaze", "watch", "point", "examine", "show", "display",
+    "photograph", "hand", "offer", "pick", "lift",
+})
+# Where a thing is beside another, not on or under it: "a plate on a cupcake" is absurd, "a cupcake near a plate"
+# is not.
+PLACE_PREPOSITIONS = frozenset({"near", "beside", "by", "behind", "next", "in front of"})
+RESTING_VERBS = frozenset({"sit", "rest", "lie", "lay", "be", "place", "set", "stand"})
 
 
 def _kind_of_thing(key: str) -> str | None:
@@ -61,7 +119,119 @@ def kind(noun: Token) -> str | None:
     if living is not None:
         return living
     # The curated group decides for a thing: "square" is also a person in WordNet, but not in a caption.
-    return _kind_of_thing(noun_key(noun)) if noun_class(noun) not in LIVING else None
+    if noun_class(noun) in LIVING:
+        return None
+    return _kind_of_thing(noun_key(noun)) or _wordnet_kind(noun_key(noun))
+
+
+@functools.lru_cache(maxsize=4096)
+def _wordnet_kind(key: str) -> str | None:
+    senses = noun_senses(key)
+    if not senses:
+        return None
+    ancestors = {synset.name() for synset in [senses[0], *senses[0].closure(lambda synset: synset.hypernyms())]}
+    return next((name for name, synsets in WORDNET_KINDS if ancestors.intersection(synsets)), None)
+
+
+def _one_names_the_other(first: Token, second: Token) -> bool:
+    """"a laptop" is "a computer", "a tulip" a "plant": trading them may say the same."""
+    senses = [noun_senses(noun_key(noun))[:1] for noun in (first, second)]
+    if not all(senses):
+        return False
+    a, b = senses[0][0], senses[1][0]
+    return a in b.closure(lambda s: s.hypernyms()) or b in a.closure(lambda s: s.hypernyms())
+
+
+def _preposition(token: Token) -> str:
+    """"next" for "next to", "in front of" for "in front of", else the word."""
+    doc = token.doc
+    if token.lower_ == "of" and token.i >= 2 and doc[token.i - 1].lower_ == "front":
+        return f"{doc[token.i - 2].lower_} front of"
+    if token.lower_ == "to" and token.i >= 1:
+        return doc[token.i - 1].lower_
+    return token.lower_
+
+
+def _indifferent_slot(noun: Token) -> bool:
+    """A slot any small thing fits: held, reached for, looked at, placed by or on, or a subject that rests."""
+    head = noun.head
+    if noun.dep_ == "dobj":
+        return _handled_by_someone(head)
+    if noun.dep_ == "pobj":
+        if head.lower_ in ("at", "for"):
+            return _handled_by_someone(head.head)
+        return _preposition(head) in PLACE_PREPOSITIONS and verb_lemma(head.head) not in HANDLING_VERBS
+    if noun.dep_ in ("nsubj", "nsubjpass"):
+        return verb_lemma(head) in RESTING_VERBS
+    # A caption that is a noun phrase: the noun may rest somewhere, not hold anything ("a plate holding food").
+    return noun.dep_ == "ROOT" and all(verb_lemma(child) in RESTING_VERBS for child in noun.children
+                                       if child.dep_ in ("acl", "relcl"))
+
+
+def _handled_by_someone(verb: Token) -> bool:
+    """A verb of holding or looking whose doer is a person or an animal ("a baby holding a spoon"), not a
+    thing ("a plate holding a sandwich"), found through the verbs it is joined to."""
+    if verb_lemma(verb) not in HANDLING_VERBS:
+        return False
+    while True:
+        subjects = [child for child in verb.children if child.dep_ in ("nsubj", "nsubjpass")]
+        if subjects:
+            return animacy(subjects[0]) is not None
+        if verb.dep_ in ("acl", "relcl") and verb.head.pos_ == "NOUN":
+            return animacy(verb.head) is not None
+        if verb.dep_ not in ("conj", "advcl", "xcomp") or verb.head == verb:
+            return False
+        verb = verb.head
+
+
+def is_child(noun: Token) -> bool:
+    """"a child", "a toddler", "a baby girl"."""
+    return noun_key(noun) in CHILDREN or any(child.lower_ in CHILDREN for child in noun.children
+                                             if child.dep_ in ("compound", "amod"))
+
+
+def _verb_of(noun: Token) -> str:
+    """The verb a noun is the subject or object of, or the one its participle clause has ("a man holding")."""
+    if noun.dep_ in ("nsubj", "nsubjpass", "dobj"):
+        return verb_lemma(noun.head)
+    clauses = [child for child in noun.children if child.dep_ == "acl"]
+    return verb_lemma(clauses[0]) if clauses else ""
+
+
+def _sex_lands_on_sexed(noun: Token, other: Token) -> bool:
+    """"a male skier" and "a young girl" would swap into "a male girl"."""
+    return (noun_key(other) in SEXED_NOUNS
+            and any(child.lower_ in SEX_WORDS for child in noun.children if child.dep_ in ("amod", "compound")))
+
+
+def _doing_what_both_do(noun: Token) -> bool:
+    """The noun's only doing is a `SHARED_VERBS` verb, not on top of a living thing ("sitting on a horse")."""
+    verb = noun.head if noun.dep_ in ("nsubj", "nsubjpass") else None
+    if noun.dep_ == "ROOT":
+        verbs = [child for child in noun.children if child.dep_ in ("acl", "relcl")]
+        verb = verbs[0] if len(verbs) == 1 else None
+    elif noun.dep_ == "pobj" and noun.head.dep_ == "prep" and _preposition(noun.head) in PLACE_PREPOSITIONS:
+        return noun.head.head.pos_ in ("NOUN", "VERB", "AUX") and verb_lemma(noun.head.head) in SHARED_VERBS | {"be"}
+    if verb is None or verb_lemma(verb) not in SHARED_VERBS:
+        return False
+    places = [obj for prep in verb.children if prep.dep_ == "prep" for obj in prep.children if obj.dep_ == "pobj"]
+    return all(animacy(place) is None for place in places)
+
+
+def _living_pair(first: Token, second: Token) -> bool:
+    doc = first.doc
+    return ({kind(first), kind(second)} == {"person", "animal"}
+            and {noun_key(first), noun_key(second)} <= PERSON_NOUNS | ANIMAL_NOUNS and _doing_what_both_do(first)
+            and _doing_what_both_do(second) and not any(token.tag_ in ("PRP", "PRP$") for token in doc)
+            and not symmetric_between(doc, first, second))
+
+
+def _handheld_pair(first: Token, second: Token) -> bool:
+    """Two small things of different kinds in slots that do not care which; not across "next to" or "with"
+    ("a laptop on a desk next to a cup" -> "a cup on a desk next to a laptop" says the same)."""
+    kinds = {kind(first), kind(second)}
+    return (kinds <= HANDHELD and len(kinds) == 2 and _indifferent_slot(first) and _indifferent_slot(second)
+            and not symmetric_between(first.doc, first, second))
 
 
 def _candidate(token: Token) -> bool:
@@ -69,29 +239,100 @@ def _candidate(token: Token) -> bool:
             and not in_compound(token) and not is_hyphenated(token) and is_object_noun(token)
             and not in_fixed_phrase(token, lexicon().fixed_phrases)
             and not is_place(token) and not next_to_another_noun(token)
-            and token.lemma_.lower() not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS)
+            and token.lemma_.lower() not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
+            and not _in_of_phrase(token) and not any(child.lower_ in VAGUE_WORDS for child in token.children))
 
 
-def compatible(first: Token, second: Token) -> bool:
-    """Two nouns of one kind that may trade places (see the module docstring)."""
+def _in_of_phrase(noun: Token) -> bool:
+    """A container and its content ("a cup of coffee", "bowls of snacks"): a swap makes "a glass of pizza".
+    Not "in front of" or "on top of", whose "of" only places the noun."""
+    after_of = noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() not in FRAME_NOUNS
+    return after_of or any(child.dep_ == "prep" and child.lower_ == "of" for child in noun.children)
+
+
+def _beside_each_other(first: Token, second: Token) -> bool:
+    """Two nouns with nothing of their own (no adjective, number or clause) where the later one is beside the
+    first ("a toilet in a bathroom next to a sink"): the swap says the same."""
+    later = second if second.i > first.i else first
+    earlier = first if later is second else second
+    own = ("amod", "compound", "nummod", "acl", "relcl")
+    if any(child.dep_ in own for noun in (first, second) for child in noun.children):
+        return False
+    return (later.dep_ == "pobj" and _preposition(later.head) in BESIDE
+            and earlier in later.head.ancestors)
+
+
+def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
+    """Two nouns of one kind that may trade places (see the module docstring); `loose` lets their number and
+    determiners differ (the caller then swaps whole phrases)."""
     found = kind(first)
-    if found is None or found != kind(second) or first.tag_ != second.tag_:
+    if found is None or not (found == kind(second) or _handheld_pair(first, second) or _living_pair(first, second)):
         return False
     if noun_key(first) == noun_key(second) or not lexicon().may_replace(noun_key(first), noun_key(second)):
         return False
+    if _one_names_the_other(first, second):
+        return False
     if found == "person" and (noun_key(first) in BABIES) != (noun_key(second) in BABIES):
         return False
-    return determiner_kind(first) == determiner_kind(second)
+    if found == "person" and any(_verb_of(noun) in HOLDING_VERBS for noun in (first, second)):
+        if is_child(first) != is_child(second):
+            return False
+    if _sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first):
+        return False
+    if _beside_each_other(first, second):
+        return False  # "a toilet in a bathroom next to a sink": the swap says the same
+    return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
+
+
+def _phrase(noun: Token) -> Span | None:
+    """The noun with its determiner, number and adjectives ("two little girls"), when nothing else precedes it."""
+    words = noun.doc[noun.left_edge.i : noun.i + 1]
+    if any(word.dep_ not in SIMPLE_NP_DEPS or word.head.i != noun.i for word in words[:-1]):
+        return None
+    return words
+
+
+def _agreement(noun: Token) -> bool:
+    """A verb agrees with the noun ("a man watches", "people who are"): a swap of another number breaks it."""
+    verb = noun.head
+    if noun.dep_ in ("nsubj", "nsubjpass"):
+        forms = [verb, *(child for child in verb.children if child.dep_ in ("aux", "auxpass"))]
+        return any(form.tag_ in ("VBZ", "VBP") or form.lower_ in ("was", "were") for form in forms)
+    return any(child.dep_ == "relcl" for child in noun.children)
+
+
+def _phrase_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
+    """Whole phrases for two nouns of one kind whose number or determiner differ ("People sitting in the stands
+    watching a man" -> "A man sitting in the stands watching people"): no verb agrees with either, and no
+    pronoun in the caption would then point at the wrong one. Curated people and animals only ("bleachers" is a
+    person in WordNet), and neither in a list
+    nor after "of" ("a group of a woman")."""
+    if any(token.tag_ in ("PRP", "PRP$") for token in first.doc) or _agreement(first) or _agreement(second):
+        return None
+    if not all(noun_key(noun) in PERSON_NOUNS | ANIMAL_NOUNS and _free_standing(noun) for noun in (first, second)):
+        return None
+    phrases = _phrase(first), _phrase(second)
+    return (phrases[0], phrases[1]) if phrases[0] is not None and phrases[1] is not None else None
+
+
+def _free_standing(noun: Token) -> bool:
+    return (noun.dep_ != "conj" and not any(child.dep_ in ("conj", "cc") for child in noun.children)
+            and not (noun.dep_ == "pobj" and noun.head.lower_ == "of"))
+
+
+def _swap_spans(first: Token, second: Token) -> tuple[Span, Span] | None:
+    if swap_repairs_caption(first, second):
+        return None
+    if compatible(first, second):
+        return token_span(first), token_span(second)
+    return _phrase_pair(first, second) if compatible(first, second, loose=True) else None
 
 
 def _object_swaps(request: Request) -> Iterator[Variant]:
-    doc = request.doc
-    nouns = [token for token in doc if _candidate(token)]
-    pairs = [(a, b) for a, b in itertools.combinations(nouns, 2)
-             if compatible(a, b) and not swap_repairs_caption(a, b)]
+    nouns = [token for token in request.doc if _candidate(token)]
+    pairs = [spans for a, b in itertools.combinations(nouns, 2) if (spans := _swap_spans(a, b)) is not None]
     request.rng.shuffle(pairs)
-    return take_distinct(request, (build(request, swapped(request, token_span(a), token_span(b)), FAMILY, SUBTYPE)
-                                   for a, b in pairs))
+    return take_distinct(request, (build(request, swapped(request, *spans), FAMILY, SUBTYPE) for spans in pairs))
 
 
 def object_swaps(request: Request) -> list[Variant]:

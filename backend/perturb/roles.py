@@ -30,7 +30,7 @@ from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
-from backend.perturb.object_swaps import kind
+from backend.perturb.object_swaps import HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child, kind
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
@@ -43,9 +43,6 @@ PROJECTIVE_PHRASES = (
 # Vertical placements, reversed only between things of one kind ("a cup above a plate" -> "a plate above a
 # cup"); between a tree and a table they turn absurd.
 VERTICAL_PHRASES = ("above", "below", "under", "over", "beneath", "underneath")
-# Verbs any person or animal can do, so "a dog sitting behind a man" may
-# become "a man sitting behind a dog"; other verbs ("talking") keep the kind.
-SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
 # Verbs that only place a thing ("a vase sits in front of a map"): two
 # things may trade places around them.
 PLACING_VERBS = frozenset({
@@ -56,10 +53,6 @@ FIXED_SYNSETS = frozenset({"structure.n.01", "tree.n.01", "geological_formation.
 # Positions of a phrase that is nobody's object: swapping it cannot drag the
 # other phrase into a second relation.
 FREE_DEPS = frozenset({"nsubj", "nsubjpass", "ROOT", "attr"})
-# Quantities and vague words: "a few stores", "different locations".
-VAGUE_WORDS = frozenset({
-    "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
-})
 
 
 def _plain_argument(span: Span) -> bool:
@@ -91,6 +84,8 @@ def _reversible_action(relation: Relation) -> bool:
     """Two people or two animals, and a verb that is not mutual."""
     subject, obj = animacy(relation.subject.root), animacy(relation.object.root)
     verb = relation.predicate.root.lemma_.lower()
+    if verb in HOLDING_VERBS and is_child(relation.subject.root) != is_child(relation.object.root):
+        return False  # "a man holding a baby" -> "a baby holding a man"
     return subject is not None and subject == obj and verb not in SYMMETRIC_VERBS
 
 

@@ -24,8 +24,9 @@ Not applied, to stay faithful: the visual-class table (NegCLIP swaps any
 two adjectives, "young" with "concrete") and the animacy rule (any two
 nouns, "a bench sitting on a man").
 
-`binding_swap` is this project's careful family, with four subtypes:
-"attribute" (attributes.py), "relation_arguments" (roles.py), "count" and
+`binding_swap` is this project's careful family: "attribute"
+(attributes.py), "attribute_phrase" and "attribute_move" (colour_phrases.py),
+"relation_arguments" (roles.py), "object" (object_swaps.py), "count" and
 "same_noun_attribute" (counts.py). It makes fewer negatives, each meant to
 be fluent and false of a photo the original describes.
 """
@@ -39,6 +40,7 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Span
 
 from backend.perturb.attributes import attribute_swaps
+from backend.perturb.colour_phrases import colour_moves, colour_phrase_swaps
 from backend.perturb.core import Request, Variant, build, normalized, swapped, take_distinct
 from backend.perturb.counts import count_swaps, same_noun_swaps
 from backend.perturb.lexicon import lexicon
@@ -165,6 +167,8 @@ def negclip_swap(request: Request) -> list[Variant]:
 
 BINDING_SUBTYPES: dict[str, Callable[[Request], list[Variant]]] = {
     "attribute": attribute_swaps,
+    "attribute_phrase": colour_phrase_swaps,
+    "attribute_move": colour_moves,
     "relation_arguments": role_swaps,
     "object": object_swaps,
     "count": count_swaps,

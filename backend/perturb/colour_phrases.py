@@ -1,0 +1,179 @@
+"""Colour phrases that trade places or move (SugarCrepe's swap_att beyond single words).
+
+`attributes.attribute_swaps` trades one visual word for another and leaves whole colour phrases alone ("black
+and white", "blue and silver", "bright pink", "colorful"). SugarCrepe's swap_att moves them too, and so do
+these two subtypes of `binding_swap`:
+
+* "attribute_phrase": two nouns trade colour phrases, at least one of more than one word or "colorful" ("a red
+  car next to parked blue and silver motorcycles" -> "a blue and silver car next to parked red motorcycles");
+* "attribute_move": a colour phrase leaves its noun for a bare thing of another kind ("a plate holding a
+  sandwich on a blue mat" -> "a blue plate holding a sandwich on a mat"). Only chromatic colours move (not
+  white, black, gray or brown, which a plate, a bench or a tile often is anyway, so the move would stay true),
+  never onto food or plants (whose colour is their ripeness), a person, a place or a picture.
+
+Every colour word must suit its new noun (`visual_classes.visual_values`: no "green cat", no "pink sky"), and
+"colorful" goes only on things that are not natural (no "colorful sky", no "colorful grass").
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Span, Token
+
+from backend.perturb.attributes import FAMILY, same_object
+from backend.perturb.core import Edit, Request, Variant, build, moved, replacement, take_distinct
+from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_place, noun_key
+from backend.perturb.object_swaps import kind
+from backend.perturb.replace import FRAME_NOUNS
+from backend.perturb.units import is_hyphenated
+from backend.perturb.visual_classes import NATURAL_COLOURS, VISUAL_CLASSES, visual_values
+
+COLOUR_WORDS = frozenset(word for words in VISUAL_CLASSES["colour"].values() for word in words)
+SHADES = frozenset({"light", "dark", "bright", "pale", "deep"})
+MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured"})
+NEUTRAL_COLOURS = frozenset({"white", "black", "gray", "grey", "silver", "brown", "tan", "beige"})
+# Kinds whose colour is their nature or state: a "blue sandwich" or "pink tulips" is rejected on its face.
+UNCOLOURED_KINDS = frozenset({"food", "plant"})
+
+
+@dataclass(frozen=True)
+class ColourPhrase:
+    """Words before a noun that together state its colour: "black and white", "bright pink", "red"."""
+
+    words: Span
+    noun: Token
+
+    @property
+    def colours(self) -> tuple[str, ...]:
+        return tuple(word.lower_ for word in self.words if word.lower_ in COLOUR_WORDS | MANY_COLOURS)
+
+    @property
+    def values(self) -> frozenset[str]:
+        """The colours stated, "colorful" and "multicolored" as one."""
+        return frozenset("many" if colour in MANY_COLOURS else colour for colour in self.colours)
+
+    @property
+    def is_phrase(self) -> bool:
+        return len(self.words) > 1 or any(word.lower_ in MANY_COLOURS for word in self.words)
+
+
+def _colour_word(token: Token) -> bool:
+    return token.lower_ in COLOUR_WORDS | MANY_COLOURS and not is_hyphenated(token)
+
+
+def _head_after(doc: Doc, end: int) -> Token | None:
+    """The noun a run of colour words ending before `end` describes: the next noun, through a compound
+    ("blue and silver motorcycles", "a multi colored table cloth")."""
+    index = end
+    while index < len(doc) and doc[index].dep_ == "compound" and doc[index].pos_ == "NOUN":
+        index += 1
+    if index >= len(doc) or doc[index].pos_ != "NOUN" or doc[index].tag_ not in ("NN", "NNS"):
+        return None
+    return doc[index]
+
+
+def colour_phrases(doc: Doc) -> list[ColourPhrase]:
+    """Runs of colour words (with "and" and shade words) right before a noun that carries no other colour."""
+    found, index = [], 0
+    while index < len(doc):
+        start = index
+        while index < len(doc) and (_colour_word(doc[index]) or doc[index].lower_ in SHADES | {"and"}):
+            index += 1
+        run = doc[start:index]
+        index = max(index, start + 1)
+        while len(run) and run[0].lower_ == "and":
+            run = run[1:]
+        if not len(run) or not _colour_word(run[-1]):
+            continue
+        noun = _head_after(doc, run.end)
+        if noun is None or not is_describable(noun) or noun_key(noun) in DEPICTION_NOUNS | FRAME_NOUNS:
+            continue
+        before = doc[noun.left_edge.i : run.start]
+        if any(_colour_word(word) for word in before) or not all(word.head.i in range(run.start, noun.i + 1)
+                                                                 for word in run):
+            continue
+        found.append(ColourPhrase(run, noun))
+    return found
+
+
+def suits(colours: tuple[str, ...], noun: Token) -> bool:
+    """Every colour word could describe `noun` (its animacy, its natural palette)."""
+    living, lemma = animacy(noun), noun.lemma_.lower()
+    for colour in colours:
+        if colour in MANY_COLOURS:
+            if living is not None or lemma in NATURAL_COLOURS or kind(noun) in UNCOLOURED_KINDS:
+                return False
+        elif "colour" not in visual_values(colour, living, lemma):
+            return False
+    return True
+
+
+def _tradeable(first: ColourPhrase, second: ColourPhrase) -> bool:
+    return ((first.is_phrase or second.is_phrase) and first.noun.i != second.noun.i
+            and first.values != second.values and not same_object(first.noun, second.noun)
+            and suits(first.colours, second.noun) and suits(second.colours, first.noun))
+
+
+def _bare_thing(noun: Token) -> bool:
+    """A thing named with no modifier but a determiner or a number: where a colour can go."""
+    modifiers = [child for child in noun.children if child.i < noun.i and child.dep_ not in ("det", "nummod")]
+    return (noun.tag_ in ("NN", "NNS") and noun.dep_ != "compound" and not modifiers and is_describable(noun)
+            and animacy(noun) is None and kind(noun) not in UNCOLOURED_KINDS | {None} and not is_place(noun)
+            and noun_key(noun) not in DEPICTION_NOUNS | FRAME_NOUNS and not is_hyphenated(noun))
+
+
+def _leaves_a_phrase(noun: Token) -> bool:
+    """Without its colour the noun still reads as a phrase: it has a determiner, a number or a possessive, is
+    plural, or opens the caption ("a man in red shirt" -> "a man in shirt" does not). Not a room or a place,
+    whose colour is its walls' ("a blue bathroom" -> "a blue shower" may stay true)."""
+    introduced = any(child.dep_ in ("det", "nummod", "poss") for child in noun.children)
+    return (introduced or noun.tag_ == "NNS" or noun.left_edge.i == 0) and not is_place(noun)
+
+
+def _movable(phrase: ColourPhrase, target: Token) -> bool:
+    """A chromatic colour (never "colorful": "a colorful plate of food" may describe the food) to a bare thing
+    of another kind with no "of" after it ("a red vase of flowers" reads as the flowers' colour too)."""
+    if set(phrase.colours) & (NEUTRAL_COLOURS | MANY_COLOURS) or not _leaves_a_phrase(phrase.noun):
+        return False
+    if any(child.dep_ == "prep" and child.lower_ == "of" for child in target.children):
+        return False
+    return (phrase.noun.i != target.i
+            and not same_object(phrase.noun, target) and kind(phrase.noun) != kind(target)
+            and suits(phrase.colours, target))
+
+
+def _move(request: Request, phrase: ColourPhrase, target: Token) -> list[Edit]:
+    """Take the phrase (and the space after it) off its noun and put it before `target`. The first edit
+    runs on to the word after the phrase, so "an orange car" loses its "n" with the colour."""
+    doc = request.doc
+    after_phrase = doc[phrase.words.end]
+    taken = replacement(request, doc[phrase.words.start : after_phrase.i + 1], after_phrase.text)
+    colour = doc.text[phrase.words.start_char : phrase.words.end_char].lower()
+    return [taken, replacement(request, doc[target.i : target.i + 1], f"{colour} {target.text}")]
+
+
+def _phrase_swaps(request: Request) -> Iterator[Variant]:
+    phrases = colour_phrases(request.doc)
+    pairs = [(a, b) for a, b in itertools.combinations(phrases, 2) if _tradeable(a, b)]
+    request.rng.shuffle(pairs)
+    return take_distinct(request, (build(request, [moved(request, b.words, a.words), moved(request, a.words, b.words)],
+                                         FAMILY, "attribute_phrase") for a, b in pairs))
+
+
+def _moves(request: Request) -> Iterator[Variant]:
+    phrases = colour_phrases(request.doc)
+    targets = [token for token in request.doc if _bare_thing(token)]
+    pairs = [(phrase, target) for phrase in phrases for target in targets if _movable(phrase, target)]
+    request.rng.shuffle(pairs)
+    return take_distinct(request, (build(request, _move(request, phrase, target), FAMILY, "attribute_move")
+                                   for phrase, target in pairs))
+
+
+def colour_phrase_swaps(request: Request) -> list[Variant]:
+    return list(_phrase_swaps(request))
+
+
+def colour_moves(request: Request) -> list[Variant]:
+    return list(_moves(request))
