@@ -85,6 +85,8 @@ def _group_span(token: Token) -> Span | None:
         start -= 1
     if start == 0 or doc[start - 1].lower_ not in ("a", "an"):
         return None
+    if start > 1 and doc[start - 2].lower_ in ("is", "'s", "was"):  # "There is a group of sheep": "is two sheep"
+        return None
     return doc[start - 1 : after + 1]
 
 

@@ -33,6 +33,8 @@ def sport_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         head = doc[token.i + 1]
         if token.lower_ not in SPORTS or head.lemma_.lower() not in SHARED_HEADS or head.pos_ != "NOUN":
             continue
+        if sum(word.lower_ == token.lower_ for word in doc) > 1:
+            continue  # "Baseball players ... on a baseball field": one of the two would stay
         choices = TEAM_SPORTS if head.lemma_.lower() in ("team", "league") else SPORTS
         others = [sport for sport in choices if sport != token.lower_ and sport not in words]
         slots.append((doc[token.i : token.i + 1], others[:PER_SLOT]))
