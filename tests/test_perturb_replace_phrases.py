@@ -52,6 +52,8 @@ def test_counts_keep_the_caption_grammatical_and_consistent(caption, unwanted):
     ("A woman sitting on a bench with a dog next to her.", "A man sitting on a bench with a dog next to him."),
     ("Several basketball players in the middle of a game.", "Several soccer players in the middle of a game."),
     ("The action in an organized youth baseball game.", "The action in an organized youth football game."),
+    ("The bathroom door is open with the light on.", "The bedroom door is open with the light on."),
+    ("A batter, catcher and umpire during a baseball game.", "A pitcher, catcher and umpire during a baseball game."),
 ])
 def test_person_with_pronouns_and_sport_are_replaced(caption, expected):
     assert expected in replaced(caption, "object")
