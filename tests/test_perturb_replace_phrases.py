@@ -111,3 +111,12 @@ def test_relation_phrases_are_replaced(caption, expected):
 ])
 def test_relation_phrases_are_left_where_absurd(caption, unwanted):
     assert unwanted not in replaced(caption, "relation")
+
+
+def test_people_become_children_unless_adults_or_children_are_named():
+    assert "Children standing around a waiting room with a flat screen TV." in replaced(
+        "People standing around a waiting room with a flat screen TV.", "object")
+    for caption in ("Several people walking on a sidewalk, with one man holding an umbrella.",
+                    "A group of people riding motorcycles on a race track.",
+                    "A family of people sitting at a table with their kids."):
+        assert not any("children" in text.lower() for text in replaced(caption, "object"))

@@ -1,15 +1,21 @@
-"""A person of the other gender, with the pronouns that point back ("A man has a red water bottle up to
-his mouth" -> "A woman has a red water bottle up to her mouth"): SugarCrepe's replace_obj does this, and
-the single-word object replacement cannot, since it would leave "his" behind.
+"""People of another kind: children for "people", and a person of the other gender with the pronouns that
+point back ("A man has a red water bottle up to his mouth" -> "A woman has a red water bottle up to her
+mouth"): SugarCrepe's replace_obj does both, and the single-word object replacement cannot do the second,
+since it would leave "his" behind.
 
 Only where the caption names one gendered person and every gendered pronoun agrees with it (two people,
 "a man hands her a cup", leave the pronouns' reference unclear), and where nothing else in the caption
 ties the person to a gender ("bearded", "a dress", "the bride"): the new person would be absurd or the
 caption still half about the old one.
+
+"People" become "children" ("People standing around a waiting room" -> "Children standing ..."): a typical
+photo of people shows adults. Not where the caption names children, a family or a school (the photo may
+show them), nor where adults are named beside them or adults' things are ("one man holding an umbrella",
+wine, motorcycles, ties).
 """
 from __future__ import annotations
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.parse_reading import GENDERED_PRONOUNS, NOUN_TAGS
 
@@ -65,3 +71,20 @@ def gender_swap(doc: Doc) -> list[tuple[Token, str]] | None:
         return None
     to_female = gender == "male"
     return [(person, COUNTERPARTS[person.lower_]), *((p, _new_pronoun(p, to_female)) for p in pronouns)]
+
+
+YOUNG_OR_ADULT_WORDS = frozenset({
+    "child", "children", "kid", "kids", "boy", "boys", "girl", "girls", "baby", "babies", "toddler", "family",
+    "families", "school", "student", "students", "teen", "teens", "teenager", "teenagers", "youth", "young",
+    "parent", "parents", "adult", "adults", "wine", "beer", "drive", "driving", "drives", "business", "office",
+    "meeting", "conference", "bar", "old", "elderly", "older", "man", "men", "woman", "women", "lady", "ladies",
+    "guy", "guys", "motorcycle", "motorcycles", "motorbike", "motorbikes", "tie", "suit", "suits",
+})
+
+
+def people_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"people" (a plain noun, not in a compound) with "children"."""
+    if any(token.lower_ in YOUNG_OR_ADULT_WORDS for token in doc):
+        return []
+    return [(doc[token.i : token.i + 1], ["children"]) for token in doc
+            if token.lower_ == "people" and token.tag_ == "NNS" and token.dep_ != "compound"]

@@ -20,7 +20,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.attribute_phrases import attribute_phrase_slots
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
-from backend.perturb.gendered import gender_swap
+from backend.perturb.gendered import gender_swap, people_slots
 from backend.perturb.kind_modifiers import kind_slots
 from backend.perturb.lexicon import lexicon
 from backend.perturb.motion import motion_slots
@@ -112,7 +112,7 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 # Replacements beyond one lexicon word per slot, per subtype: each finder gives (span, new texts) pairs.
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
-    "object": (kind_slots,),
+    "object": (kind_slots, people_slots),
     "attribute": (count_slots, attribute_phrase_slots),
     "relation": (without_slots, motion_slots),
 }
