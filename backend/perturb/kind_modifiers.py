@@ -1,6 +1,7 @@
 """Noun modifiers that name what kind of thing the head is, as objects: the sport of "Several basketball
 players" ("... soccer players"; SugarCrepe's replace_obj: "baseball team" -> "swim team") and the room of
-"The bathroom door" ("The bedroom door").
+"The bathroom door" ("The bedroom door"), and a baseball position ("batter" -> "pitcher") in a baseball
+caption.
 
 A noun modifier is left alone by the word slots ("stop sign" must not become "go sign"), so these are
 replaced here, and only in front of a word every sport or room has (game, team, player; door, window,
@@ -22,6 +23,8 @@ SPORT_BOUND = frozenset({
     "helmet", "ice", "rink", "touchdown", "quarterback", "wimbledon", "ball", "balls",
 })
 PER_SLOT = 3
+BASEBALL_POSITIONS = ("batter", "catcher", "pitcher", "umpire")
+BASEBALL_WORDS = frozenset({"baseball", "bat", "base", "plate", "mound", "inning", "dugout", "mitt", "softball"})
 ROOMS = ("kitchen", "bathroom", "bedroom", "office")
 ROOM_PARTS = frozenset({"door", "window", "wall", "floor", "ceiling", "doorway", "light", "cabinet", "mirror"})
 
@@ -40,9 +43,20 @@ def _heads(token: Token, words: frozenset[str]) -> bool:
     return token.lemma_.lower() in words and token.pos_ == "NOUN"
 
 
+def _position_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"batter" in "A batter, catcher and umpire during a baseball game" with another position; only where
+    the caption is about baseball: a "pitcher" of flowers is a jug, "batter" goes into a cake."""
+    words = {token.lower_ for token in doc}
+    if not words & BASEBALL_WORDS:
+        return []
+    return [(doc[token.i : token.i + 1], [other for other in BASEBALL_POSITIONS
+                                          if other != token.lemma_.lower() and other not in words])
+            for token in doc if token.lemma_.lower() in BASEBALL_POSITIONS and token.tag_ == "NN"]
+
+
 def kind_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Sport and room modifiers, each with the kinds that would replace it."""
-    return _sport_slots(doc) + _room_slots(doc)
+    """Sport, room and baseball-position words, each with the kinds that would replace it."""
+    return _sport_slots(doc) + _room_slots(doc) + _position_slots(doc)
 
 
 def _sport_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
