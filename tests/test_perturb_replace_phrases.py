@@ -104,6 +104,8 @@ def test_relation_phrases_are_replaced(caption, expected):
     # body parts, counts and "with" after a verb
     ("A girl with long hair sitting on a bench.", "A girl without long hair sitting on a bench."),
     ("A man with two dogs on a beach.", "A man without two dogs on a beach."),
+    # judged doubt: "without lots of cheese" may be true of a pizza with some
+    ("A pizza with lots of cheese on a flat brown surface.", "A pizza without lots of cheese on a flat brown surface."),
     ("A cake covered with frosting on a plate.", "A cake covered without frosting on a plate."),
     # people are not parked; ground vehicles do not drive down a field
     ("A man is walking down the street.", "A man is parked on the street."),
