@@ -12,7 +12,7 @@ import pytest
 
 from backend.perturb import perturb
 from backend.perturb.counted import WORD_NUMBERS
-from backend.perturb.kind_modifiers import BASEBALL_POSITIONS, MEATS, ROOMS, SPORTS
+from backend.perturb.kind_modifiers import BASEBALL_POSITIONS, ROOMS, SPORTS
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.lexicon import ADJ, NOUN, VERB, lexicon
 
@@ -100,7 +100,7 @@ def _lexicon_words():
     baseball positions, "without")."""
     lex = lexicon()
     words = {w for pos in (NOUN, ADJ, VERB) for group in lex.groups[pos] for w in group} | set(WORD_NUMBERS)
-    words |= {"without", "children", "modern", *SPORTS, *ROOMS, *BASEBALL_POSITIONS, *MEATS}
+    words |= {"without", "children", "modern", *SPORTS, *ROOMS, *BASEBALL_POSITIONS}
     return words | {o.word for index in lex.opposites.values() for options in index.values() for o in options}
 
 

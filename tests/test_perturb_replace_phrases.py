@@ -54,7 +54,6 @@ def test_counts_keep_the_caption_grammatical_and_consistent(caption, unwanted):
     ("The action in an organized youth baseball game.", "The action in an organized youth football game."),
     ("The bathroom door is open with the light on.", "The bedroom door is open with the light on."),
     ("A batter, catcher and umpire during a baseball game.", "A pitcher, catcher and umpire during a baseball game."),
-    ("Rice with stir fry vegetables and chicken.", "Rice with stir fry vegetables and tofu."),
 ])
 def test_person_with_pronouns_and_sport_are_replaced(caption, expected):
     assert expected in replaced(caption, "object")
@@ -132,8 +131,3 @@ def test_judged_errors_of_the_held_out_sample_are_not_produced():
                    for text in replaced("A white pitcher holding flowers in a window sill.", "object"))
     assert not any("orange slice" not in text for text in replaced(
         "A plate of blueberry coffee cake with butter and an orange slice on a table.", "attribute"))
-
-
-def test_a_chicken_outside_a_meal_stays_an_animal():
-    assert not any(meat in text for text in replaced("Chickens walking in a yard near a fence.", "object")
-                   for meat in ("tofu", "beef", "shrimp", "pork"))

@@ -1,7 +1,7 @@
-"""Objects whose kind only the caption's context makes clear: the sport of "Several basketball players"
-("... soccer players"; SugarCrepe's replace_obj: "baseball team" -> "swim team"), the room of "The bathroom
-door" ("The bedroom door"), a baseball position ("batter" -> "pitcher") in a baseball caption and
-"chicken" on a plate ("... and tofu").
+"""Noun modifiers that name what kind of thing the head is, as objects: the sport of "Several basketball
+players" ("... soccer players"; SugarCrepe's replace_obj: "baseball team" -> "swim team") and the room of
+"The bathroom door" ("The bedroom door"), and a baseball position ("batter" -> "pitcher") in a baseball
+caption.
 
 A noun modifier is left alone by the word slots ("stop sign" must not become "go sign"), so these are
 replaced here, and only in front of a word every sport or room has (game, team, player; door, window,
@@ -23,12 +23,6 @@ SPORT_BOUND = frozenset({
     "helmet", "ice", "rink", "touchdown", "quarterback", "wimbledon", "ball", "balls",
 })
 PER_SLOT = 3
-MEATS = ("tofu", "beef", "shrimp", "pork")
-FOOD_WORDS = frozenset({
-    "plate", "dish", "bowl", "rice", "vegetables", "broccoli", "served", "sandwich", "pizza", "salad", "meal",
-    "dinner", "lunch", "food", "noodles", "pasta", "fried", "grilled", "cooked", "mushrooms", "mushroom", "soup",
-    "carrots", "potatoes", "sauce", "tray", "wrap", "tacos", "fries",
-})
 BASEBALL_POSITIONS = ("batter", "catcher", "pitcher", "umpire")
 BASEBALL_WORDS = frozenset({"baseball", "bat", "base", "plate", "mound", "inning", "dugout", "mitt", "softball"})
 ROOMS = ("kitchen", "bathroom", "bedroom", "office")
@@ -60,19 +54,9 @@ def _position_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
             for token in doc if token.lemma_.lower() in BASEBALL_POSITIONS and token.tag_ == "NN"]
 
 
-def _meat_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """"chicken" on a plate ("rice with stir fry vegetables and chicken" -> "... and tofu"; SugarCrepe's
-    replace_obj), only in a caption about food: a chicken in a yard is an animal."""
-    words = {token.lower_ for token in doc}
-    if not words & FOOD_WORDS:
-        return []
-    return [(doc[token.i : token.i + 1], [meat for meat in MEATS if meat not in words][:PER_SLOT])
-            for token in doc if token.lower_ == "chicken" and token.pos_ == "NOUN" and token.dep_ != "compound"]
-
-
 def kind_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Sport, room, baseball-position and meat words, each with the kinds that would replace it."""
-    return _sport_slots(doc) + _room_slots(doc) + _position_slots(doc) + _meat_slots(doc)
+    """Sport, room and baseball-position words, each with the kinds that would replace it."""
+    return _sport_slots(doc) + _room_slots(doc) + _position_slots(doc)
 
 
 def _sport_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
