@@ -15,10 +15,15 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
+from backend.perturb.attribute_phrases import attribute_phrase_slots
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
+from backend.perturb.counted import count_slots
+from backend.perturb.gendered import gender_swap, people_slots
+from backend.perturb.kind_modifiers import kind_slots
 from backend.perturb.lexicon import lexicon
+from backend.perturb.motion import motion_slots
 from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.nouns import is_physical
 from backend.perturb.parse_reading import (
@@ -40,6 +45,7 @@ from backend.perturb.slots import (
     replacement_lemmas,
 )
 from backend.perturb.typical import swap_repairs_caption
+from backend.perturb.without import without_slots
 
 __all__ = ["MASK", "Slot", "ce_clip", "inflected", "introduces_clothing", "replace"]
 
@@ -63,14 +69,21 @@ def _without_new_repeats(request: Request, variants: Iterator[Variant]) -> Itera
     return (variant for variant in variants if not new_adjacent_repeat(request.caption, variant.text))
 
 
-def _replacements(
+def _replacement_candidates(
     request: Request, slots: list[Slot], family: str, subtype: str, propose: Callable[[Slot], list[str]]
 ) -> Iterator[Variant]:
+    """Every slot's refills, spread so each slot gets a turn before any gets two."""
     options = [[(slot, word) for word in propose(slot)] for slot in slots]
-    variants = (
+    return (
         build(request, [replacement(request, slot.span, inflected(slot, word))], family, subtype)
         for slot, word in spread(options, request.rng)
     )
+
+
+def _replacements(
+    request: Request, slots: list[Slot], family: str, subtype: str, propose: Callable[[Slot], list[str]]
+) -> Iterator[Variant]:
+    variants = _replacement_candidates(request, slots, family, subtype, propose)
     return take_distinct(request, _without_new_repeats(request, variants))
 
 
@@ -97,11 +110,36 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 }
 
 
+# Replacements beyond one lexicon word per slot, per subtype: each finder gives (span, new texts) pairs.
+PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
+    "object": (kind_slots, people_slots),
+    "attribute": (count_slots, attribute_phrase_slots),
+    "relation": (without_slots, motion_slots),
+}
+
+
+def _phrase_edits(request: Request, subtype: str) -> list[list[Variant]]:
+    """Each phrase slot's variants in a list (see PHRASE_SLOTS), and for objects a person of the other
+    gender with the pronouns that point back, which takes several edits at once."""
+    doc = request.doc
+    options = [[build(request, [replacement(request, span, word)], REPLACE_FAMILY, subtype) for word in words]
+               for find in PHRASE_SLOTS[subtype] for span, words in find(doc)]
+    swap = gender_swap(doc) if subtype == "object" else None
+    if swap:
+        edits = [replacement(request, token_span(token), word) for token, word in swap]
+        options.append([build(request, edits, REPLACE_FAMILY, subtype)])
+    return options
+
+
 def replace(request: Request) -> list[Variant]:
+    """Each subtype's phrase edits (see `_phrase_edits`) come first: a caption has few of them, and a word
+    slot's many lexicon refills would otherwise fill the subtype's quota before any is reached."""
     propose = functools.partial(replacement_lemmas, with_antonyms=True)
     variants: list[Variant] = []
     for subtype, find_slots in REPLACE_SLOTS.items():
-        variants += _replacements(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
+        phrases = spread(_phrase_edits(request, subtype), request.rng)
+        words = _replacement_candidates(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
+        variants += take_distinct(request, _without_new_repeats(request, itertools.chain(phrases, words)))
     return variants
 
 

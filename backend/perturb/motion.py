@@ -1,0 +1,114 @@
+"""Moving or standing still, as a relation phrase of vehicles: "A bus drives down the slow lane" -> "A bus
+is parked in the slow lane", "A large jetliner sitting on top of an airport runway" -> "A large jetliner
+flying over an airport runway" (SugarCrepe's replace_rel: "drives down" -> "is stuck in").
+
+The whole phrase, verb and preposition, is replaced, so the preposition fits the new verb. Only vehicles
+(the lexicon's vehicle group, and aircraft names): a photo shows whether one moves or stands; a person
+"parked on the road" would be absurd. Ground vehicles move only along a way ("down the street": a road,
+a lane, a track...), so "driving down the field" never appears; aircraft stand still on ground they land
+on, so "parked in the sky" never appears.
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from backend.perturb.inflect import verb_form
+from backend.perturb.lexicon import NOUN, lexicon
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, subject_of
+
+AIRCRAFT = frozenset({"airplane", "plane", "jet", "jetliner", "airliner", "aircraft", "helicopter", "airplanes"})
+MOVING_VERBS = frozenset({"drive", "travel", "go", "ride", "move", "head", "roll", "speed", "cruise", "come"})
+MOVING_PREPOSITIONS = frozenset({"down", "along", "on", "through", "across", "up", "past", "in", "into", "onto"})
+STILL_VERBS = frozenset({"park", "sit", "stand", "rest", "stop", "wait"})
+STILL_PREPOSITIONS = frozenset({"on", "in", "at", "along", "by", "near", "beside", "outside"})
+WAYS = frozenset({
+    "road", "street", "highway", "lane", "track", "tracks", "freeway", "avenue", "roadway", "intersection",
+    "bridge", "runway", "path", "city", "town", "traffic", "parking", "lot", "curb", "driveway", "tarmac",
+})
+AIR_GROUND = frozenset({"runway", "tarmac", "airport", "field", "ground", "grass", "gate", "terminal", "strip"})
+_TRAINS = frozenset({"train", "tram", "trolley", "locomotive", "subway"})
+
+
+def _vehicle(token: Token | None) -> str | None:
+    """"air" for aircraft, "ground" for a road vehicle, None for anything else (trains and boats are left
+    alone: "parked" does not suit them)."""
+    if token is None or token.tag_ not in NOUN_TAGS:
+        return None
+    lemma = noun_lemma(token)
+    if lemma in AIRCRAFT or lexicon().canonical(lemma) in AIRCRAFT:
+        return "air"
+    vehicles = set(lexicon().co_hyponyms("car", NOUN)) | {"car"}
+    return "ground" if lemma in vehicles - _TRAINS - {"boat", "airplane", "helicopter"} else None
+
+
+def _mover(verb: Token) -> Token | None:
+    """The vehicle the verb is said of: its subject, or the noun a participle hangs on ("a bus parked")."""
+    if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS:
+        return verb.head
+    return subject_of(verb)
+
+
+def _place(prep: Token) -> Token | None:
+    objects = [child for child in prep.children if child.dep_ == "pobj"]
+    return objects[0] if objects else None
+
+
+def _following_prep(verb: Token) -> Token | None:
+    """The preposition right after the verb ("drives down", "parked on top of" -> "on")."""
+    doc = verb.doc
+    if verb.i + 1 >= len(doc):
+        return None
+    word = doc[verb.i + 1]
+    return word if word.dep_ in ("prep", "prt", "advmod") and word.head.i == verb.i else None
+
+
+def _phrase_end(prep: Token) -> int:
+    """"on top of" and "next to" are one preposition: the phrase ends after them."""
+    doc = prep.doc
+    words = [token.lower_ for token in doc[prep.i : prep.i + 3]]
+    return prep.i + 3 if words[:3] == ["on", "top", "of"] else prep.i + 1
+
+
+def _new_phrase(verb: Token, moving: bool, kind: str) -> str | None:
+    """The replacing phrase in the verb's form: "parked on" for a participle, "is parked on" for a finite
+    present verb; "driving down", "flying over" the other way."""
+    if moving:
+        tail = "parked on"
+        if verb.tag_ == "VBZ":
+            return f"is {tail}"
+        if verb.tag_ == "VBP":
+            return f"are {tail}"
+        return tail if verb.tag_ == "VBG" else None
+    lemma, tail = ("fly", "over") if kind == "air" else ("drive", "down")
+    tag = "VBG" if verb.tag_ == "VBN" else verb.tag_
+    if tag not in ("VBG", "VBZ", "VBP"):
+        return None
+    return f"{verb_form(lemma, tag)} {tail}"
+
+
+def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Verb-and-preposition phrases of a vehicle moving or standing still, with the opposite phrase."""
+    slots = []
+    for verb in doc:
+        lemma = verb.lemma_.lower()
+        if verb.pos_ not in ("VERB", "AUX") or lemma not in MOVING_VERBS | STILL_VERBS:
+            continue
+        kind, prep = _vehicle(_mover(verb)), _following_prep(verb)
+        if kind is None or prep is None:
+            continue
+        end = _phrase_end(prep)
+        place = _place(doc[end - 1]) if end - prep.i == 3 else _place(prep)
+        if place is None and prep.dep_ in ("prt", "advmod"):  # "drives down the lane": "lane" hangs on the verb
+            place = next((child for child in verb.children if child.dep_ in ("dobj", "pobj") and child.i > prep.i),
+                         None)
+        if place is None:
+            continue
+        ground = noun_lemma(place)
+        moving = lemma in MOVING_VERBS and prep.lower_ in MOVING_PREPOSITIONS and kind == "ground"
+        still = lemma in STILL_VERBS and prep.lower_ in STILL_PREPOSITIONS
+        if (moving and ground not in WAYS) or (still and ground not in (AIR_GROUND if kind == "air" else WAYS)):
+            continue
+        phrase = _new_phrase(verb, moving, kind) if moving or still else None
+        if phrase is not None:
+            slots.append((doc[verb.i : end], [phrase]))
+    return slots

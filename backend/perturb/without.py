@@ -1,0 +1,61 @@
+"""Having and lacking as a relation: "A bathroom with blue walls" -> "A bathroom without blue walls"
+(SugarCrepe's replace_rel does this often: "with" -> "without", "full of" -> "empty of").
+
+Only a "with" that hangs on a noun and names a thing the noun has, shows or carries ("a man with a
+tennis racket", "a pizza with mushrooms"); not one after a verb ("covered with", "playing with a dog"),
+where "without" is ungrammatical or says something else, nor one whose object is a body part, a garment, a
+count or someone's ("a girl with long hair", "a girl with a green shirt", "a man with two dogs", "with his
+cell phone", mostly an instrument), where the negative is absurd or half true.
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import is_physical
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma
+
+BODY_PARTS = frozenset({
+    "hair", "eye", "face", "hand", "arm", "leg", "head", "mouth", "nose", "ear", "tail", "neck", "finger", "foot",
+    "feet", "tooth", "teeth", "smile", "beard", "mustache", "body", "back", "horn", "trunk", "tusk", "wing",
+    "beak", "paw", "mane", "spot", "stripe", "fur", "skin", "expression", "look", "dozen", "lot", "lots",
+})
+# Determiners after which "without" reads badly or half true ("without some food", "without many boats").
+_VAGUE_DETERMINERS = frozenset({"some", "many", "several", "lots", "lot", "few", "all", "no", "any", "each"})
+# Nouns that a "with" phrase often only situates ("a day with clouds", "a view with ..."): left alone.
+_SETTING_NOUNS = frozenset({"day", "night", "view", "picture", "photo", "image", "time", "shot", "scene"})
+
+
+def _with_object(word: Token) -> Token | None:
+    objects = [child for child in word.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
+    return objects[0] if len(objects) == 1 else None
+
+
+def _plain_object(noun: Token) -> bool:
+    """A thing whose absence a photo shows, named once ("a man with a tennis racket ... swing his racket"
+    would contradict itself), and not worn ("a girl without a green shirt" is an absurd photo)."""
+    lemma = noun_lemma(noun)
+    if lemma in BODY_PARTS or not is_physical(lemma) or lexicon().is_worn(lemma):
+        return False
+    if sum(token.tag_ in NOUN_TAGS and noun_lemma(token) == lemma for token in noun.doc) > 1:
+        return False
+    return not any(
+        child.dep_ in ("nummod", "poss") or (child.dep_ in ("det", "amod") and child.lower_ in _VAGUE_DETERMINERS)
+        for child in noun.children
+    )
+
+
+def without_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Each "with" that can become "without", with that word."""
+    slots = []
+    for word in doc:
+        if word.lower_ != "with" or word.dep_ != "prep":
+            continue
+        owner, thing = word.head, _with_object(word)
+        if owner.tag_ not in NOUN_TAGS or owner.lemma_.lower() in _SETTING_NOUNS or thing is None:
+            continue
+        if owner.i > word.i or doc[word.i - 1].lower_ in ("along", "together", "filled", "covered"):
+            continue
+        if _plain_object(thing):
+            slots.append((doc[word.i : word.i + 1], ["without"]))
+    return slots
