@@ -100,8 +100,7 @@ def test_invalid_swaps_are_never_made(caption, output):
     assert normalized(output) not in binding(caption)
 
 
-@pytest.mark.xfail(strict=True, reason="attributes.py (the replace engineers' file) swaps a postnominal 'full'; "
-                                       "judged err in tests/data/perturb-judged-natural-swap-2.csv, not fixed here")
 def test_postnominal_adjective_is_not_swapped():
+    """Judged err in tests/data/perturb-judged-natural-swap-2.csv (the older attribute subtype)."""
     caption = "A man with graying hair looks down at a stand full of yellow bananas."
     assert normalized("A man with graying hair looks down at a stand yellow of full bananas.") not in binding(caption)

@@ -59,8 +59,9 @@ def _compound_head(noun: Token) -> Token:
 
 
 def _bound_noun(word: Token) -> Token | None:
-    """The noun an attribute word describes: attributive, predicative or material."""
-    if word.dep_ == "amod" and word.head.pos_ == "NOUN" and is_whole_adjective(word):
+    """The noun an attribute word describes: attributive (before its noun: a postnominal "a stand full of
+    bananas" heads a phrase, and trading "full" made "a stand yellow of full bananas"), predicative or material."""
+    if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
         return _compound_head(word.head)
     if word.dep_ == "acomp" and is_whole_adjective(word):
         subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
