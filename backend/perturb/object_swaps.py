@@ -31,6 +31,7 @@ from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
+from backend.perturb.gendered import COUNTERPARTS, FEMALE
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import (
@@ -48,6 +49,7 @@ from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     PORTION_NOUNS,
     SIMPLE_NP_DEPS,
+    has_gendered_pronoun,
     in_fixed_phrase,
     next_to_another_noun,
     verb_lemma,
@@ -204,6 +206,12 @@ def _sex_lands_on_sexed(noun: Token, other: Token) -> bool:
             and any(child.lower_ in SEX_WORDS for child in noun.children if child.dep_ in ("amod", "compound")))
 
 
+def _genders_differ(first: Token, second: Token) -> bool:
+    """A man and a woman, a boy and a girl: a pronoun pointing at one would point at the other after a swap."""
+    words = first.lower_, second.lower_
+    return all(word in COUNTERPARTS for word in words) and (words[0] in FEMALE) != (words[1] in FEMALE)
+
+
 def _doing_what_both_do(noun: Token) -> bool:
     """The noun's only doing is a `SHARED_VERBS` verb, not on top of a living thing ("sitting on a horse")."""
     verb = noun.head if noun.dep_ in ("nsubj", "nsubjpass") else None
@@ -279,6 +287,8 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
             return False
     if _sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first):
         return False
+    if _genders_differ(first, second) and has_gendered_pronoun(first.doc):
+        return False  # "a woman sits while a man looks at her" -> "a man sits while a woman looks at her"
     if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
