@@ -31,13 +31,13 @@ from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
 from backend.perturb.parse_reading import caption_lemmas, in_fixed_phrase, noun_lemma
 from backend.perturb.units import HYPHENS, is_hyphenated
-from backend.perturb.visual_classes import NATURAL_COLOURS, VISUAL_CLASSES, visual_values
+from backend.perturb.visual_classes import MANY_COLOURS, NATURAL_COLOURS, VISUAL_CLASSES, visual_values
 
 FAMILY = "addition"
 MIN_TOGETHER = 2
 IMPLIED_SHARE = 0.2
 ADDED_CLASSES = ("colour", "material", "pattern")
-MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured", "multi-colored", "rainbow"})
+MANY_COLOURED = MANY_COLOURS | {"multi-colored", "rainbow"}  # already coloured: no colour is added
 PAINTING = frozenset({"paint", "color", "colour", "dye"})
 # Size, age, opinion and state words: an added colour, material or pattern goes after them ("a large brown
 # bench"); after any other modifier it may split a compound ("the front green seat").
@@ -112,7 +112,7 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         taken.add("colour")  # "a toilet painted red", however it is parsed
     if NATURAL_COLOURS.get(lemma) == NATURAL_COLOURS["tree"]:
         taken.add("colour")  # greenery: a brown or yellow tree is a dead or autumn one, "yellow palm trees"
-    if any(child.lower_ in MANY_COLOURS for child in noun.children):
+    if any(child.lower_ in MANY_COLOURED for child in noun.children):
         taken.add("colour")  # "colorful umbrellas": one more colour would contradict it
     found = []
     for visual_class in ADDED_CLASSES:

@@ -28,11 +28,11 @@ from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_p
 from backend.perturb.object_swaps import kind
 from backend.perturb.replace import FRAME_NOUNS
 from backend.perturb.units import is_hyphenated
-from backend.perturb.visual_classes import NATURAL_COLOURS, VISUAL_CLASSES, visual_values
+from backend.perturb.visual_classes import MANY_COLOURS, NATURAL_COLOURS, VISUAL_CLASSES, visual_values
 
 COLOUR_WORDS = frozenset(word for words in VISUAL_CLASSES["colour"].values() for word in words)
+COLOURING_WORDS = COLOUR_WORDS | MANY_COLOURS  # one colour named, or many
 SHADES = frozenset({"light", "dark", "bright", "pale", "deep"})
-MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured"})
 NEUTRAL_COLOURS = frozenset({"white", "black", "gray", "grey", "silver", "brown", "tan", "beige"})
 # Kinds whose colour is their nature or state: a "blue sandwich" or "pink tulips" is rejected on its face.
 UNCOLOURED_KINDS = frozenset({"food", "plant"})
@@ -47,7 +47,7 @@ class ColourPhrase:
 
     @property
     def colours(self) -> tuple[str, ...]:
-        return tuple(word.lower_ for word in self.words if word.lower_ in COLOUR_WORDS | MANY_COLOURS)
+        return tuple(word.lower_ for word in self.words if word.lower_ in COLOURING_WORDS)
 
     @property
     def values(self) -> frozenset[str]:
@@ -60,7 +60,7 @@ class ColourPhrase:
 
 
 def _colour_word(token: Token) -> bool:
-    return token.lower_ in COLOUR_WORDS | MANY_COLOURS and not is_hyphenated(token)
+    return token.lower_ in COLOURING_WORDS and not is_hyphenated(token)
 
 
 def _head_after(doc: Doc, end: int) -> Token | None:

@@ -15,6 +15,12 @@ from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import NOUNISH, SUBJECT_DEPS, find_phrases
 from backend.perturb.nouns import animacy, is_place
 
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+# Plurals that count loosely: "several", "many".
+MANY = frozenset({"several", "many", "multiple", "numerous"})
 # Words whose meaning depends on the number they sit with.
 NUMBER_WORDS = frozenset({
     "other", "another", "each", "every", "both", "single", "lone", "only", "pair", "couple", "few",

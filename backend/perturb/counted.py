@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Span, Token
 
+from backend.perturb.count_checks import MANY, NUMBERS
+
 NUMBER = "NUM"
-WORD_NUMBERS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+WORD_NUMBERS = tuple(word for word, value in NUMBERS.items() if 2 <= value <= 10)  # "two" ... "ten"
 _VALUES = {word: value for value, word in enumerate(WORD_NUMBERS, 2)}
 # Group words that count a plural noun loosely; each becomes "two". "couple" and "pair" are left alone:
 # they already say two.
@@ -20,7 +22,6 @@ GROUP_NOUNS = frozenset({
     "group", "herd", "flock", "bunch", "crowd", "pack", "team", "fleet", "row", "line", "trio", "assortment",
     "collection", "lot", "variety", "pile", "stack",
 })
-LOOSE_QUANTIFIERS = frozenset({"several", "many", "numerous", "multiple"})
 # Nouns a number measures rather than counts, and words that restate a count.
 MEASURES = frozenset({
     "year", "month", "week", "day", "hour", "minute", "second", "time", "inch", "foot", "feet", "mile", "meter",
@@ -70,7 +71,7 @@ def _group_span(token: Token) -> Span | None:
     """"A large group of" or "several" in front of the plural noun it counts, with nothing but
     adjectives between the determiner and the group word."""
     doc = token.doc
-    if token.lower_ in LOOSE_QUANTIFIERS and token.head.i > token.i and _counted_plural(token.head):
+    if token.lower_ in MANY and token.head.i > token.i and _counted_plural(token.head):
         return doc[token.i : token.i + 1]
     if token.lemma_.lower() not in GROUP_NOUNS or token.tag_ != "NN":
         return None

@@ -24,7 +24,7 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.attributes import FAMILY, same_object, tradeable, visual_attributes
 from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
-from backend.perturb.count_checks import NUMBER_WORDS, may_take, preposition_of, pronouns_fit
+from backend.perturb.count_checks import MANY, NUMBER_WORDS, NUMBERS, may_take, preposition_of, pronouns_fit
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
@@ -32,12 +32,7 @@ from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_physical, 
 from backend.perturb.parse_reading import noun_lemma
 from backend.perturb.units import is_hyphenated
 
-NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}
 # Vague plurals; "some" pairs only with one ("some oranges" may be two).
-MANY = frozenset({"several", "many", "multiple", "numerous"})
 VAGUE = MANY | {"some"}
 # Lists of many counts ("two chocolate doughnuts, one strawberry, one
 # glaze...") are often elliptical: a count need not belong to the noun.

@@ -68,6 +68,9 @@ INANIMATE_ONLY = frozenset({"newness", "openness", "fullness", "cleanliness", "m
 # swapping either says nothing a photo settles without guessing.
 NOT_FOR_PEOPLE = frozenset({"colour", "size"})
 
+# Words that say "of many colours" rather than name one.
+MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloured"})
+
 # Colour words for an animal's coat: "a green cat" is absurd on its face,
 # and "a silver dog" reads oddly though silver counts as gray elsewhere.
 ANIMAL_COLOURS = frozenset({"white", "black", "brown", "gray", "grey", "tan"})
