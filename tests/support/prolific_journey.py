@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from backend.annotate import db
+from backend.annotate.exclusion import STEPS
 from tests.support.appprocess import CLEARED
 from tests.support.appserver import free_port
 from tests.support.crowd_server import ServerProcess
@@ -63,6 +64,16 @@ def session(person: Participant, app: StudyApp, store: Path, limit: int | None =
     except Exception as error:  # the server went away mid-session (SIGTERM): the ledger stands
         person.refused.append(f"connection lost: {type(error).__name__}")
     return person
+
+
+def set_aside_after_withdrawals(store: Path, pid: str, withdrawn: set[str]) -> int:
+    """The participant's answers set aside because a withdrawn participant's answer at an earlier step of the
+    same item was (the item went back to that step: `exclusion._reopen`, its later steps' answers with it)."""
+    rows = db.rows(store, "select a.item_id, a.stage, n.external_id from answers a join annotators n on "
+                          "n.id = a.annotator_id where a.source = 'excluded'")
+    earlier = {(row["item_id"], row["stage"]) for row in rows if row["external_id"] in withdrawn}
+    return sum(1 for row in rows if row["external_id"] == pid and any(
+        (row["item_id"], step) in earlier for step in STEPS[:STEPS.index(row["stage"])]))
 
 
 def stored(store: Path, pid: str, counted_only: bool = True) -> int:
