@@ -110,7 +110,7 @@ MAPPING: dict[str, tuple[Rule, ...]] = {
 def load_items(data: Path, limit: int | None = None, parity: str = "all") -> dict[str, list[Item]]:
     """Every subset's items in numeric id order, so --limit takes the same rows each run. parity "odd" keeps
     odd ids whose caption never sits under an even id (in any subset): the captions the rules and the shipped
-    caption counts never saw; "all" keeps every item."""
+    caption counts never saw; "even" keeps the even ids (the captions rules are tuned on); "all" keeps every item."""
     subsets, tuned = {}, set()
     for subset in SUBSETS:
         path = data / f"{subset}.json"
@@ -123,6 +123,8 @@ def load_items(data: Path, limit: int | None = None, parity: str = "all") -> dic
     if parity == "odd":
         subsets = {name: [item for item in items if int(item.id) % 2 == 1
                           and " ".join(item.caption.lower().split()) not in tuned] for name, items in subsets.items()}
+    elif parity == "even":
+        subsets = {name: [item for item in items if int(item.id) % 2 == 0] for name, items in subsets.items()}
     return subsets
 
 
@@ -364,8 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N items (by id) of each subset")
     parser.add_argument("--seed", type=int, default=0, help="perturb() seed (default 0)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
-    parser.add_argument("--parity", choices=("all", "odd"), default="all",
-                        help="odd: only odd ids whose caption no even id has (the held-out captions)")
+    parser.add_argument("--parity", choices=("all", "even", "odd"), default="all",
+                        help="odd: only odd ids whose caption no even id has (the held-out captions); even: the "
+                             "even ids (tune on these)")
     parser.add_argument("--outputs", type=Path, default=None,
                         help="save every variant here (or read them, if a pass of this engine saved them)")
     args = parser.parse_args(argv)
