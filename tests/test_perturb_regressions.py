@@ -60,6 +60,9 @@ NEVER = [
      "There is a banana and two pieces of cheese on a plate with a table.", "negative"),
     ("A semi truck pulling a chain of three trailers.", "A semi orange truck pulling a chain of three trailers.",
      "negative"),
+    # errs of the hard positives' held-out sample drawn at 9859c7e (tests/data/perturb-judged-natural-3-families.csv)
+    ("An old style kitchen with baby blue cabinets.", "An old style kitchen with baby sapphire cabinets.", "positive"),
+    ("A man standing next to a  green hillside.", "A man standing next to a  emerald hillside.", "positive"),
 ]
 # NegCLIP's faithful swaps (not a default family) may still make these; the Probe's families may not.
 NEVER_BY_DEFAULT = [

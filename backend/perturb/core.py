@@ -126,6 +126,8 @@ def _article_fixes(request: Request, edits: Sequence[Edit]) -> list[Edit]:
         if token is None or token.i == 0 or not edit.after:
             continue
         article = request.doc[token.i - 1]
+        while article.is_space and article.i > 0:  # "a  green" (two spaces): spaCy makes the extra space a token
+            article = request.doc[article.i - 1]
         if article.lower_ not in ("a", "an") or any(e.start <= article.idx < e.end for e in edits):
             continue
         wanted = indefinite_article(edit.after)

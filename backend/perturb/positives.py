@@ -29,6 +29,7 @@ from backend.perturb.parse_reading import (
 )
 from backend.perturb.rearrange import conjunct_reorders, spatial_converses
 from backend.perturb.slots import PERSON_PRONOUNS, Slot, head_lemma, inflected, introduces_clothing, places_a_thing
+from backend.perturb.units import SHADES
 
 FAMILY = "hard_positive"
 # Verbs of motion or looking: "in" after them is a direction ("puts her
@@ -114,10 +115,13 @@ def _plain_adjective(span: Span) -> bool:
 
 def _colour_of_a_thing(span: Span) -> bool:
     """A colour of an object: not a person's skin, not "black and white"
-    photography, not a set phrase ("red light", "white wine")."""
+    photography, not a set phrase ("red light", "white wine"), not the second
+    word of a shaded colour ("baby blue" would become "baby sapphire")."""
     token = span[0]
     head = head_noun(token)
     if not _plain_adjective(span) or head is None or _is_animate_noun(head, person=True):
+        return False
+    if token.i > 0 and token.doc[token.i - 1].lower_ in SHADES:
         return False
     partners = {child.lower_ for child in token.children if child.dep_ == "conj"} | {token.head.lower_}
     return not ({token.lower_} | partners) >= {"black", "white"}
