@@ -236,12 +236,12 @@ def mark_plausibility(caption: str, variants: Sequence[Variant]) -> list[Variant
     definition, and none was judged absurd), and a parse of word salad
     finds "agents" at random ("a couch sits on a wii while playing couple").
     """
-    found = _violations_of_all([variant.text for variant in variants if _is_labelled(variant)])
+    found = _violations_of_all([variant.text for variant in variants if is_labelled(variant)])
     return [dataclasses.replace(variant, plausible=not implausibilities(
                 variant.text, caption, changed_spans(variant) or None, found[variant.text]))
-            if _is_labelled(variant) else variant for variant in variants]
+            if is_labelled(variant) else variant for variant in variants]
 
 
-def _is_labelled(variant: Variant) -> bool:
+def is_labelled(variant: Variant) -> bool:
     """A negative whose plausibility is read: any but an ARO shuffle (see `mark_plausibility`)."""
     return variant.kind == "negative" and variant.family != ORDER_FAMILY
