@@ -16,7 +16,8 @@ verbs, fillers or rooms:
                     and vehicles pull a carriage, cart, plough or sled.
   misfilled         a vase or a bowl holds trees, vehicles or large animals;
                     a river or a lake is filled with cars.
-  boat_on_road      a boat on, down or along a road, a street or a runway.
+  boat_on_road      a boat going on, down or along a road, a street or a
+                    runway.
   wrong_room        a fixture in a room it has no place in ("a toilet in a
                     living room", "a kitchen with a bathtub").
   inside_living     a thing in a person or an animal ("a shirt in a guy").
@@ -79,6 +80,7 @@ FILLING_WORDS = frozenset(["filled", "full", "packed", "stuffed"])
 _WATERCRAFT_SYNSETS = frozenset(["vessel.n.02"])
 ROAD_NOUNS = frozenset("road street highway runway sidewalk freeway tarmac".split())
 ALONG = frozenset(["on", "onto", "down", "along", "across", "up"])
+MOTION_VERBS = frozenset("drive travel go move ride speed head cruise race roll".split())
 
 WILD_ANIMALS = frozenset("bear lion tiger wolf".split())
 _TAME_SYNSETS = frozenset(["bird.n.01", "dog.n.01", "domestic_cat.n.01", "cat.n.01"])
@@ -206,12 +208,23 @@ def _misfilled(doc: Doc) -> list[Violation]:
             for container, filler in _fillings(doc) if _overfills(container, filler)]
 
 
+def _is_boat(thing: Token) -> bool:
+    """A boat, and nothing on wheels: "scooter" is first a water scooter in WordNet, but a scooter on a
+    street is a motor scooter."""
+    key = noun_key(referent(thing))
+    on_wheels = any(_LAND_VEHICLE_SYNSETS & {above.name() for above in sense.closure(lambda synset: synset.hypernyms())}
+                    for sense in noun_senses(key))
+    return is_under(key, _WATERCRAFT_SYNSETS) and not on_wheels
+
+
 def _boats_on_roads(doc: Doc) -> list[Violation]:
-    """A boat on a road, a street or a runway ("a boat driving down the road")."""
+    """A boat going on, down or along a road, a street or a runway ("a boat driving down the road"). A boat
+    merely on a street may sit on a trailer, so "on" needs a verb of motion."""
     found = []
     for option, way, word in placements(doc, ALONG):
-        if noun_key(way) in ROAD_NOUNS and all(is_under(noun_key(referent(thing)), _WATERCRAFT_SYNSETS)
-                                               for thing in option):
+        holder = way.head.head
+        moving = word != "on" or (holder.pos_ == "VERB" and verb_lemma(holder) in MOTION_VERBS)
+        if moving and noun_key(way) in ROAD_NOUNS and all(_is_boat(thing) for thing in option):
             found.append(make_violation("boat_on_road", word, [option[0], way], None))
     return found
 
