@@ -38,6 +38,8 @@ ORDINARY = [
     "A vase filled with yellow and white flowers.",
     "A parking lot filled with cars.",
     "A boat on a trailer parked on the street.",
+    "A large boat on a city street.",  # without motion it may sit on a trailer
+    "Several scooters travelling on a street.",  # WordNet's first scooter is a water scooter
     "A toilet in a bathroom next to a sink.",
     "A man in a green shirt holding his cell phone.",
     "People outside at a table eating cake on plates.",  # "cake" is first a cake of soap in WordNet
