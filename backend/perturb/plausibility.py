@@ -33,14 +33,28 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
 from backend.perturb.core import Variant
 from backend.perturb.nlp import load_spacy, parse
-from backend.perturb.nouns import INANIMATE, LIVING, is_name, noun_class, noun_key, noun_senses, referent
+from backend.perturb.nouns import INANIMATE, LIVING, is_name, noun_class, noun_key, referent
+from backend.perturb.order import FAMILY as ORDER_FAMILY
 from backend.perturb.parse_reading import verb_lemma
+from backend.perturb.plausibility_parse import (
+    LARGE_ANIMALS,
+    Span,
+    Violation,
+    agent_options,
+    first_sense_ancestors,
+    is_linking,
+    is_passive,
+    is_under,
+    kind_of,
+    make_violation,
+    placements,
+)
+from backend.perturb.selection import selection_violations
 
 # Verbs (base forms) whose agent must be a person or an animal, or a figure
 # that is drawn as one ("a teddy bear wearing a hat"). Left out because
@@ -64,11 +78,6 @@ _HEAVY_SYNSETS = frozenset(["furniture.n.01", "motor_vehicle.n.01", "craft.n.02"
                             "building.n.01", "bridge.n.01", "tower.n.01", "stadium.n.01", "area.n.05",
                             "geological_formation.n.01", "body_of_water.n.01", "home_appliance.n.01",
                             "way.n.06"])
-# Animals larger than a person: one on top of (or riding) someone is absurd.
-LARGE_ANIMALS = frozenset("""
-    horse pony cow bull ox cattle elephant giraffe zebra bear camel donkey mule buffalo bison moose elk rhino hippo
-    llama
-""".split())
 SUPPORT_PREPOSITIONS = frozenset(["on", "onto", "atop", "upon"])
 DRINK_VERBS = frozenset({"drink", "sip", "gulp", "slurp"})
 DRINK_VESSELS = frozenset({"cup", "glass", "bottle", "mug", "can", "bowl", "straw", "jug", "pitcher", "flask",
@@ -80,46 +89,11 @@ _CARRIER_SYNSETS = frozenset(["conveyance.n.03", "wheeled_vehicle.n.01", "seat.n
 LIFTING_VERBS = frozenset({"hold", "carry", "lift", "raise"})
 
 
-Span = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A rule broken by one predicate: `words` name the nouns (and verb)
-    for people, `spans` are the character spans of those tokens."""
-
-    rule: str
-    predicate: str
-    words: tuple[str, ...] = ()
-    spans: tuple[Span, ...] = ()
-
-    def touches(self, changed: Sequence[Span]) -> bool:
-        """Does one of its tokens overlap a changed span? A deletion (an
-        empty span) touches the characters on either side."""
-        for c_start, c_end in changed:
-            if c_start == c_end:
-                c_start, c_end = c_start - 1, c_end + 1
-            if any(start < c_end and c_start < end for start, end in self.spans):
-                return True
-        return False
-
-    def __str__(self) -> str:
-        return f"{self.rule}: {' / '.join(self.words)} ({self.predicate})"
-
-
 @functools.lru_cache(maxsize=4096)
 def _wordnet_heavy(key: str) -> bool:
     """The most frequent sense is furniture, a vehicle, a building, a landform
     or water. Not any place: WordNet files "top" and "edge" as locations."""
-    senses = noun_senses(key)
-    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
-    return bool(ancestors & _HEAVY_SYNSETS)
-
-
-def kind_of(token: Token) -> str:
-    """`noun_class` of what `token` stands for: in "a group of sheep" the
-    sheep, in "a photo of a dog eating" the dog, who eats (`referent`)."""
-    return noun_class(referent(token))
+    return is_under(key, _HEAVY_SYNSETS)
 
 
 def is_heavy(token: Token) -> bool:
@@ -133,103 +107,26 @@ def is_heavy(token: Token) -> bool:
     return noun_class(token) == INANIMATE and _wordnet_heavy(key)
 
 
-def _is_passive(verb: Token) -> bool:
-    """"a pizza being eaten", "a pizza eaten by": the subject is the patient."""
-    if any(child.dep_ in ("nsubjpass", "auxpass") for child in verb.children):
-        return True
-    return verb.tag_ == "VBN" and verb.dep_ in ("acl", "relcl")
-
-
-def _is_linking(verb: Token) -> bool:
-    """"looks incredible", "looks like a dog", "used to have": no action is done."""
-    return any(child.dep_ in ("acomp", "attr", "oprd") or (child.dep_ == "prep" and child.lower_ == "like")
-               or (child.dep_ == "xcomp" and any(grand.lower_ == "to" for grand in child.children))
-               for child in verb.children)
-
-
-def _enclosing(noun: Token) -> tuple[Token, ...]:
-    """`noun` and the nouns it sits inside, for a participle the parser hung
-    on it: in "a man in black shorts playing tennis" spaCy attaches
-    "playing" to "shorts", but it may as well describe the man."""
-    found, node = [noun], noun
-    while node.dep_ in ("pobj", "dobj", "conj", "appos"):
-        parent = node.head
-        while parent.pos_ in ("ADP", "ADV") and parent.head != parent:  # "next to", "in front of"
-            parent = parent.head
-        if parent.pos_ in ("VERB", "AUX"):
-            return tuple(found) + tuple(token for option in agent_options(parent) for token in option)
-        if parent.pos_ not in ("NOUN", "PROPN", "PRON") or parent == node:
-            break
-        found.append(parent)
-        node = parent
-    return tuple(found)
-
-
-def agent_options(verb: Token) -> list[tuple[Token, ...]]:
-    """Who does `verb`, one tuple per agent holding every noun it may be.
-
-    The active subject, or the "by" phrase of a passive, is certain (one
-    noun). The noun a participle or relative clause hangs on is a guess, so
-    the nouns enclosing it come too (see `_enclosing`). "sitting and
-    eating", "trying to eat": the agent of the verb it hangs off.
-    """
-    if verb.dep_ != "xcomp" and any(child.dep_ == "aux" and child.lower_ == "to" for child in verb.children):
-        return []  # "a sandwich to eat": the noun is eaten
-    if _is_passive(verb):
-        return [(obj,) for agent in verb.children if agent.dep_ == "agent"
-                for obj in agent.children if obj.dep_ == "pobj"]
-    for child in verb.children:
-        if child.dep_ == "nsubj":
-            relative = child.tag_ in ("WP", "WDT") and verb.dep_ == "relcl"
-            return [_enclosing(verb.head)] if relative else [(child,)]
-    if verb.dep_ in ("acl", "relcl") and verb.head.pos_ in ("NOUN", "PROPN"):
-        return [_enclosing(verb.head)]
-    if verb.dep_ in ("conj", "xcomp") and verb.head.pos_ in ("VERB", "AUX") and verb.head != verb:
-        return agent_options(verb.head)
-    return []
-
-
-def _violation(rule: str, predicate: str, nouns: Sequence[Token], verb: Token | None) -> Violation:
-    """A Violation naming `nouns` (and the verb) for people, with their spans."""
-    tokens = [*nouns, verb] if verb is not None else list(nouns)
-    words = tuple(noun_key(referent(noun)) for noun in nouns) + ((verb.lower_,) if verb is not None else ())
-    return Violation(rule, predicate, words, tuple((token.idx, token.idx + len(token)) for token in tokens))
-
-
 def _inanimate_agents(doc: Doc) -> list[Violation]:
     """Rule 1: an inanimate thing does what only people and animals do."""
     found = []
     for verb in doc:
         lemma = verb_lemma(verb)
-        if verb.pos_ != "VERB" or lemma not in AGENT_VERBS or _is_linking(verb):
+        if verb.pos_ != "VERB" or lemma not in AGENT_VERBS or is_linking(verb):
             continue
         for option in agent_options(verb):
             if all(kind_of(agent) == INANIMATE for agent in option):
-                found.append(_violation("inanimate_agent", lemma, [option[0]], verb))
+                found.append(make_violation("inanimate_agent", lemma, [option[0]], verb))
     return found
-
-
-def _supported(prep: Token) -> Token | None:
-    """The object of "on" / "on top of": "sheep" in "on top of a sheep"."""
-    obj = next((child for child in prep.children if child.dep_ == "pobj"), None)
-    if obj is not None and obj.lower_ == "top":
-        inner = next((child for child in obj.children if child.dep_ == "prep" and child.lower_ == "of"), None)
-        obj = next((child for child in inner.children if child.dep_ == "pobj"), None) if inner else None
-    return obj
 
 
 def _support_pairs(doc: Doc) -> list[tuple[tuple[Token, ...], Token, str]]:
     """(what may be on top, what is under it, predicate) for "X on Y",
     "X sitting on top of Y" and "X riding Y". What "on" places is the noun
     it hangs on, or the agent of its verb or copula."""
-    pairs: list[tuple[tuple[Token, ...], Token, str]] = []
+    pairs = placements(doc, SUPPORT_PREPOSITIONS)
     for token in doc:
-        if token.dep_ == "prep" and token.lower_ in SUPPORT_PREPOSITIONS and (under := _supported(token)) is not None:
-            head = token.head
-            located = ([(head,)] if head.pos_ in ("NOUN", "PROPN")
-                       else agent_options(head) if head.pos_ in ("VERB", "AUX") else [])
-            pairs += [(above, under, token.lower_) for above in located]
-        elif token.pos_ == "VERB" and verb_lemma(token) == "ride" and not _is_passive(token):
+        if token.pos_ == "VERB" and verb_lemma(token) == "ride" and not is_passive(token):
             objects = [child for child in token.children if child.dep_ == "dobj"]
             pairs += [(above, below, "ride") for above in agent_options(token) for below in objects]
     return pairs
@@ -245,7 +142,7 @@ def _on_top_of_living(doc: Doc) -> list[Violation]:
     found = []
     for option, below, predicate in _support_pairs(doc):
         if kind_of(below) in LIVING and all(_crushes(above, predicate) for above in option):
-            found.append(_violation("on_top_of_living", predicate, [option[0], below], None))
+            found.append(make_violation("on_top_of_living", predicate, [option[0], below], None))
     return found
 
 
@@ -254,16 +151,12 @@ def _is_drink(noun: Token) -> bool:
     key = noun_key(referent(noun))
     if key in DRINK_VESSELS:
         return True
-    senses = noun_senses(key)
-    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
-    return not senses or bool(ancestors & _DRINK_SYNSETS)
+    return not first_sense_ancestors(key) or is_under(key, _DRINK_SYNSETS)
 
 
 def _carries_people(agent: Token) -> bool:
     """A vehicle or a seat: "a bus carrying people", "a chair holding a baby"."""
-    senses = noun_senses(noun_key(referent(agent)))
-    ancestors = {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())} if senses else set()
-    return bool(ancestors & _CARRIER_SYNSETS)
+    return is_under(noun_key(referent(agent)), _CARRIER_SYNSETS)
 
 
 def _wrong_objects(doc: Doc) -> list[Violation]:
@@ -273,20 +166,20 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
     for verb in doc:
         lemma = verb_lemma(verb)
         objects = [child for child in verb.children if child.dep_ == "dobj"]
-        if verb.pos_ != "VERB" or not objects or _is_passive(verb):
+        if verb.pos_ != "VERB" or not objects or is_passive(verb):
             continue
         if lemma in DRINK_VERBS and not any(_is_drink(obj) for obj in objects):
-            found.append(_violation("wrong_object", lemma, [objects[0]], verb))
+            found.append(make_violation("wrong_object", lemma, [objects[0]], verb))
         elif lemma in LIFTING_VERBS and all(kind_of(obj) in LIVING for obj in objects):
             for option in agent_options(verb):
                 if all(kind_of(agent) == INANIMATE and not _carries_people(agent) for agent in option):
-                    found.append(_violation("wrong_object", lemma, [option[0], objects[0]], verb))
+                    found.append(make_violation("wrong_object", lemma, [option[0], objects[0]], verb))
     return found
 
 
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
-    """The three rules over one parse."""
-    return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc))
+    """The three rules here and the selectional ones (`selection`) over one parse."""
+    return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -338,9 +231,17 @@ def mark_plausibility(caption: str, variants: Sequence[Variant]) -> list[Variant
     Called once by `perturb`, after generation: families stay free to
     produce absurd negatives (benchmarks such as ARO have them), and the
     probe decides whether to count them. A variant without edits is
-    judged as a whole.
+    judged as a whole. ARO's word-order shuffles are left plausible: they
+    are word salad by design (the rubric judges them against ARO's
+    definition, and none was judged absurd), and a parse of word salad
+    finds "agents" at random ("a couch sits on a wii while playing couple").
     """
-    found = _violations_of_all([variant.text for variant in variants if variant.kind == "negative"])
+    found = _violations_of_all([variant.text for variant in variants if is_labelled(variant)])
     return [dataclasses.replace(variant, plausible=not implausibilities(
                 variant.text, caption, changed_spans(variant) or None, found[variant.text]))
-            if variant.kind == "negative" else variant for variant in variants]
+            if is_labelled(variant) else variant for variant in variants]
+
+
+def is_labelled(variant: Variant) -> bool:
+    """A negative whose plausibility is read: any but an ARO shuffle (see `mark_plausibility`)."""
+    return variant.kind == "negative" and variant.family != ORDER_FAMILY
