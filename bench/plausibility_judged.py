@@ -12,7 +12,7 @@ differ from the original caption, as the engine's edits would mark them) and pri
 
 A caption judged in several files counts once per distinct output (the last file's label wins).
 
-    python bench/plausibility_judged.py [--show-flagged]
+    python bench/plausibility_judged.py [FILE.csv ...] [--show-flagged]
 """
 from __future__ import annotations
 
@@ -32,7 +32,11 @@ from backend.perturb import PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
 from backend.perturb.plausibility import implausibilities, is_labelled  # noqa: E402
 from backend.perturb.plausibility_parse import Span  # noqa: E402
 
-JUDGED = sorted((BENCH.parent / "tests" / "data").glob("perturb-judged*.csv"))
+# The flagged sample was drawn from what the label flags: it measures precision, and in the pool it would
+# inflate recall, so it is read only when named.
+FLAGGED_SAMPLE = "perturb-judged-plausibility-flagged.csv"
+JUDGED = sorted(path for path in (BENCH.parent / "tests" / "data").glob("perturb-judged*.csv")
+                if path.name != FLAGGED_SAMPLE)
 _WORD = re.compile(r"\S+")
 
 
@@ -78,9 +82,11 @@ def relabel(row: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="*", type=Path,
+                        help="judged CSVs (default: every tests/data/perturb-judged*.csv but the flagged sample)")
     parser.add_argument("--show-flagged", action="store_true", help="list each flagged row with its label")
     args = parser.parse_args(argv)
-    rows = [relabel(row) for row in judged_negatives(JUDGED)]
+    rows = [relabel(row) for row in judged_negatives(args.files or JUDGED)]
     for name in ("tune", "held-out"):
         part = [row for row in rows if half(row) == name]
         print(f"\n{name}: {len(part)} judged negatives of the Probe's default families\n")
