@@ -45,6 +45,7 @@ from backend.perturb.slots import (
     replacement_lemmas,
 )
 from backend.perturb.typical import swap_repairs_caption
+from backend.perturb.verb_phrases import verb_phrase_slots
 from backend.perturb.without import without_slots
 
 __all__ = ["MASK", "Slot", "ce_clip", "inflected", "introduces_clothing", "replace"]
@@ -114,7 +115,7 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
     "object": (kind_slots, people_slots),
     "attribute": (count_slots, attribute_phrase_slots),
-    "relation": (without_slots, motion_slots),
+    "relation": (without_slots, motion_slots, verb_phrase_slots),
 }
 
 

@@ -31,7 +31,7 @@ def _with_object(word: Token) -> Token | None:
     return objects[0] if len(objects) == 1 else None
 
 
-def _plain_object(noun: Token) -> bool:
+def plain_object(noun: Token) -> bool:
     """A thing whose absence a photo shows, named once ("a man with a tennis racket ... swing his racket"
     would contradict itself), and not worn ("a girl without a green shirt" is an absurd photo)."""
     lemma = noun_lemma(noun)
@@ -56,6 +56,6 @@ def without_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
             continue
         if owner.i > word.i or doc[word.i - 1].lower_ in ("along", "together", "filled", "covered"):
             continue
-        if _plain_object(thing):
+        if plain_object(thing):
             slots.append((doc[word.i : word.i + 1], ["without"]))
     return slots
