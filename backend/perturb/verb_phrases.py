@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
 from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
-from backend.perturb.without import plain_object
+from backend.perturb.without import SETTING_NOUNS, plain_object
 
 # Games a person plays and could be watching instead; "playing with a ball" and "playing a guitar" are not
 # among them (the first has no object, watching the second is not what a photo of it shows).
@@ -112,6 +112,8 @@ def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
     word = doc[verb.i + 1]
     if word.lower_ != swap.word or word.head.i != verb.i or word.dep_ not in ("prt", "prep"):
         return None
+    if verb.i + 2 < len(doc) and doc[verb.i + 2].pos_ == "ADP":  # "looking out at the lake": "at" would dangle
+        return None
     return doc[verb.i : verb.i + 2] if _object_fits(word, swap) else None
 
 
@@ -132,6 +134,11 @@ def _counted(noun: Token) -> bool:
         child.dep_ == "nummod" or child.lower_ in _QUANTIFIERS for child in noun.children)
 
 
+def _one_filling(noun: Token) -> bool:
+    """"filled with a soup": one thing named with "a" is a portion, and "empty of a soup" reads wrong."""
+    return any(child.dep_ == "det" and child.lower_ in ("a", "an") for child in noun.children)
+
+
 def _emptied_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """"A plate filled with marshmallows" -> "A plate empty of marshmallows": the participle on a noun only,
     whose filling is named without counting it."""
@@ -141,21 +148,22 @@ def _emptied_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if verb.lower_ != "filled" or verb.dep_ != "acl" or word.lower_ != "with" or word.head.i != verb.i:
             continue
         fillings = [child for child in word.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
-        if fillings and not _counted(fillings[0]):
+        if fillings and not _counted(fillings[0]) and not _one_filling(fillings[0]):
             slots.append((doc[verb.i : verb.i + 2], ["empty of"]))
     return slots
 
 
 def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """"A dining room features wooden cabinets" -> "A dining room lacks wooden cabinets": a thing (not a
-    person or animal, who "lacks a stick" oddly) having a plain object (see `without.plain_object`)."""
+    person or animal, who "lacks a stick" oddly, nor a photo's framing: "A closeup ... lacks a fork") having a
+    plain object (see `without.plain_object`)."""
     slots = []
     for verb in doc:
         things = [child for child in verb.children if child.dep_ == "dobj" and child.tag_ in NOUN_TAGS]
         if verb_lemma(verb) not in _HAVING or verb.tag_ not in ("VBZ", "VBP") or not things:
             continue
         doer = _doer(verb)
-        if doer is not None and not _animate(doer) and plain_object(things[0]):
+        if doer is not None and doer not in SETTING_NOUNS and not _animate(doer) and plain_object(things[0]):
             slots.append((doc[verb.i : verb.i + 1], [verb_form("lack", verb.tag_)]))
     return slots
 

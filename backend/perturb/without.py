@@ -23,7 +23,9 @@ BODY_PARTS = frozenset({
 # Determiners after which "without" reads badly or half true ("without some food", "without many boats").
 _VAGUE_DETERMINERS = frozenset({"some", "many", "several", "lots", "lot", "few", "all", "no", "any", "each"})
 # Nouns that a "with" phrase often only situates ("a day with clouds", "a view with ..."): left alone.
-_SETTING_NOUNS = frozenset({"day", "night", "view", "picture", "photo", "image", "time", "shot", "scene"})
+SETTING_NOUNS = frozenset({
+    "day", "night", "view", "picture", "photo", "image", "time", "shot", "scene", "closeup", "close",
+})
 
 
 def _with_object(word: Token) -> Token | None:
@@ -52,7 +54,7 @@ def without_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if word.lower_ != "with" or word.dep_ != "prep":
             continue
         owner, thing = word.head, _with_object(word)
-        if owner.tag_ not in NOUN_TAGS or owner.lemma_.lower() in _SETTING_NOUNS or thing is None:
+        if owner.tag_ not in NOUN_TAGS or owner.lemma_.lower() in SETTING_NOUNS or thing is None:
             continue
         if owner.i > word.i or doc[word.i - 1].lower_ in ("along", "together", "filled", "covered"):
             continue
