@@ -4,7 +4,8 @@ standing next to each other" -> "A group of adults standing next to each other" 
 
 Only where the child is the caption's one person and nothing else marks childhood: with "a little child",
 "a school", "a teddy bear" or a parent beside it, the adult would be absurd or the caption still true of
-the photo ("a mother and her child" -> "a mother and her man").
+the photo ("a mother and her child" -> "a mother and her man"); nor a child's things ("a child's pair of
+scissors" -> "a man's pair of scissors" was judged doubtful: the things may be the same).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def adult_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     if any(token.lower_ in CHILDHOOD for token in doc):
         return []
     people = [token for token in doc if token.tag_ in NOUN_TAGS and lexicon().is_person(noun_lemma(token))]
-    if len(people) != 1 or people[0].lower_ not in ADULTS or people[0].dep_ == "compound":
+    if len(people) != 1 or people[0].lower_ not in ADULTS or people[0].dep_ in ("compound", "poss"):
         return []
     child = people[0]
     if child.tag_ == "NN" and any(token.lower_ in _PLURAL_PRONOUNS for token in doc):

@@ -27,7 +27,8 @@ GAMES = frozenset({
     "chess", "cricket", "hockey", "polo", "rugby", "softball", "wii", "videogame",
 })
 # What a person takes or poses for: the photographer and the one photographed look different in a photo.
-PICTURES = frozenset({"picture", "photo", "photograph", "selfie", "snapshot", "portrait"})
+# No "selfie": who takes one poses for it ("posing for a selfie" was judged still true).
+PICTURES = frozenset({"picture", "photo", "photograph", "snapshot", "portrait"})
 # Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
 # postures are for the living, and a photo tells sitting from lying for these too.
 PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
@@ -97,8 +98,12 @@ def _object_fits(head: Token, swap: PhraseSwap) -> bool:
     return False
 
 
+def _reflexive_word(token: Token) -> bool:
+    return token.lower_.endswith(("self", "selves"))
+
+
 def _reflexive(of: Token) -> bool:
-    return any(child.lower_.endswith(("self", "selves")) for child in of.children)
+    return any(_reflexive_word(child) for child in of.children)
 
 
 def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
@@ -114,6 +119,8 @@ def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
         return None
     if verb.i + 2 < len(doc) and doc[verb.i + 2].pos_ == "ADP":  # "looking out at the lake": "at" would dangle
         return None
+    if any(_reflexive_word(child) for child in word.children):
+        return None  # "looking away from himself in the mirror" was judged absurd
     return doc[verb.i : verb.i + 2] if _object_fits(word, swap) else None
 
 
