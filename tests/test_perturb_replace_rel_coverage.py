@@ -42,6 +42,9 @@ MAKES = [
     # adults for the one child (ages.py)
     ("object", "A group of children standing next to each other.", "A group of adults standing next to each other."),
     ("object", "A child eating a donut at a table.", "A man eating a donut at a table."),
+    # a material before a participle stays replaceable (only an animal or person there is a split modifier)
+    ("object", "A group of young people standing on top of a snow covered slope.",
+     "A group of young people standing on top of a grass covered slope."),
 ]
 
 

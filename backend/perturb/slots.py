@@ -162,10 +162,12 @@ def _plain_noun(token: Token, covered: set[int]) -> bool:
 
 
 def _before_participle_modifier(noun: Token) -> bool:
-    """"a horse drawn carriage": the noun and participle are one modifier of the next noun, which spaCy splits;
-    the noun names no thing of the photo ("a bird drawn carriage" was judged garbled)."""
+    """"a horse drawn carriage": an animal or person and a participle are one modifier of the next noun, which
+    spaCy splits; the doer is no thing of the photo to replace ("a bird drawn carriage" was judged garbled).
+    A material stays replaceable: "a snow covered slope" -> "a grass covered slope"."""
     doc = noun.doc
-    return noun.i + 2 < len(doc) and doc[noun.i + 1].tag_ == "VBN" and doc[noun.i + 2].tag_ in NOUN_TAGS
+    return (noun.i + 2 < len(doc) and doc[noun.i + 1].tag_ == "VBN" and doc[noun.i + 2].tag_ in NOUN_TAGS
+            and lexicon().is_animate(noun_lemma(noun)))
 
 
 def _split_noun(verb: Token) -> bool:
