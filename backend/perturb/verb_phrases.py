@@ -7,6 +7,10 @@ The lexicon's action groups swap single verbs and leave verbs with a particle al
 depends on "up"); these phrases are the particle verbs and verb-preposition pairs whose opposite is one
 phrase, replaced whole so the new verb gets its own particle. Each phrase is offered only where its doer can
 do the opposite: a person puts a thing down or watches a game, anything with eyes looks away.
+
+Three relations of the same kind are not verbs of an act but are replaced whole too: things "next to each
+other" set "far from each other", a thing "filled with" others "empty of" them, and a place that "has" or
+"features" a thing one that "lacks" it (SugarCrepe: "features" -> "lacks", "filled with" -> "empty of").
 """
 from __future__ import annotations
 
