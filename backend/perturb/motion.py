@@ -25,6 +25,8 @@ WAYS = frozenset({
     "road", "street", "highway", "lane", "track", "tracks", "freeway", "avenue", "roadway", "intersection",
     "bridge", "runway", "path", "city", "town", "traffic", "parking", "lot", "curb", "driveway", "tarmac",
 })
+SKY = frozenset({"sky", "air", "skies"})
+AIR_PREPOSITIONS = frozenset({"through", "in", "across", "into"})
 AIR_GROUND = frozenset({"runway", "tarmac", "airport", "field", "ground", "grass", "gate", "terminal", "strip"})
 _TRAINS = frozenset({"train", "tram", "trolley", "locomotive", "subway"})
 
@@ -91,7 +93,7 @@ def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     slots = []
     for verb in doc:
         lemma = verb.lemma_.lower()
-        if verb.pos_ not in ("VERB", "AUX") or lemma not in MOVING_VERBS | STILL_VERBS:
+        if verb.pos_ not in ("VERB", "AUX") or lemma not in MOVING_VERBS | STILL_VERBS | {"fly"}:
             continue
         kind, prep = _vehicle(_mover(verb)), _following_prep(verb)
         if kind is None or prep is None:
@@ -108,7 +110,18 @@ def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         still = lemma in STILL_VERBS and prep.lower_ in STILL_PREPOSITIONS
         if (moving and ground not in WAYS) or (still and ground not in (AIR_GROUND if kind == "air" else WAYS)):
             continue
+        if _airborne(lemma, prep, ground, kind):
+            phrase = _new_phrase(verb, True, kind)
+            if phrase is not None:
+                slots.append((doc[verb.i : place.i + 1], [f"{phrase} a runway"]))
+            continue
         phrase = _new_phrase(verb, moving, kind) if moving or still else None
         if phrase is not None:
             slots.append((doc[verb.i : end], [phrase]))
     return slots
+
+
+def _airborne(lemma: str, prep: Token, ground: str, kind: str) -> bool:
+    """"flying through the air", "flying in the sky": an aircraft aloft, whose opposite is one parked on a runway
+    (the sky itself is replaced: "parked in the sky" is absurd)."""
+    return kind == "air" and lemma == "fly" and prep.lower_ in AIR_PREPOSITIONS and ground in SKY

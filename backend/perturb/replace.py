@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 
 from spacy.tokens import Doc, Span, Token
 
+from backend.perturb.ages import adult_slots
 from backend.perturb.attribute_phrases import attribute_phrase_slots
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
@@ -45,6 +46,7 @@ from backend.perturb.slots import (
     replacement_lemmas,
 )
 from backend.perturb.typical import swap_repairs_caption
+from backend.perturb.verb_phrases import verb_phrase_slots
 from backend.perturb.without import without_slots
 
 __all__ = ["MASK", "Slot", "ce_clip", "inflected", "introduces_clothing", "replace"]
@@ -112,9 +114,9 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 # Replacements beyond one lexicon word per slot, per subtype: each finder gives (span, new texts) pairs.
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
-    "object": (kind_slots, people_slots),
+    "object": (kind_slots, people_slots, adult_slots),
     "attribute": (count_slots, attribute_phrase_slots),
-    "relation": (without_slots, motion_slots),
+    "relation": (without_slots, motion_slots, verb_phrase_slots),
 }
 
 

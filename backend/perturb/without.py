@@ -23,7 +23,9 @@ BODY_PARTS = frozenset({
 # Determiners after which "without" reads badly or half true ("without some food", "without many boats").
 _VAGUE_DETERMINERS = frozenset({"some", "many", "several", "lots", "lot", "few", "all", "no", "any", "each"})
 # Nouns that a "with" phrase often only situates ("a day with clouds", "a view with ..."): left alone.
-_SETTING_NOUNS = frozenset({"day", "night", "view", "picture", "photo", "image", "time", "shot", "scene"})
+SETTING_NOUNS = frozenset({
+    "day", "night", "view", "picture", "photo", "image", "time", "shot", "scene", "closeup", "close",
+})
 
 
 def _with_object(word: Token) -> Token | None:
@@ -31,7 +33,7 @@ def _with_object(word: Token) -> Token | None:
     return objects[0] if len(objects) == 1 else None
 
 
-def _plain_object(noun: Token) -> bool:
+def plain_object(noun: Token) -> bool:
     """A thing whose absence a photo shows, named once ("a man with a tennis racket ... swing his racket"
     would contradict itself), and not worn ("a girl without a green shirt" is an absurd photo)."""
     lemma = noun_lemma(noun)
@@ -52,10 +54,10 @@ def without_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if word.lower_ != "with" or word.dep_ != "prep":
             continue
         owner, thing = word.head, _with_object(word)
-        if owner.tag_ not in NOUN_TAGS or owner.lemma_.lower() in _SETTING_NOUNS or thing is None:
+        if owner.tag_ not in NOUN_TAGS or owner.lemma_.lower() in SETTING_NOUNS or thing is None:
             continue
         if owner.i > word.i or doc[word.i - 1].lower_ in ("along", "together", "filled", "covered"):
             continue
-        if _plain_object(thing):
+        if plain_object(thing):
             slots.append((doc[word.i : word.i + 1], ["without"]))
     return slots

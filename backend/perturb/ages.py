@@ -1,0 +1,41 @@
+"""Adults for children: "A child holding a toothbrush" -> "A man holding a toothbrush", "A group of children
+standing next to each other" -> "A group of adults standing next to each other" (SugarCrepe's replace_obj:
+"children" -> "adults"). The reverse of `gendered.people_slots` ("people" -> "children").
+
+Only where the child is the caption's one person and nothing else marks childhood: with "a little child",
+"a school", "a teddy bear" or a parent beside it, the adult would be absurd or the caption still true of
+the photo ("a mother and her child" -> "a mother and her man"); nor a child's things ("a child's pair of
+scissors" -> "a man's pair of scissors" was judged doubtful: the things may be the same).
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span
+
+from backend.perturb.lexicon import lexicon
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma
+
+# Each child noun and the adult that replaces it; "man" for one child (the caption says no gender, and "an
+# adult" reads like a form), "adults" for many.
+ADULTS = {"child": "man", "kid": "man", "children": "adults", "kids": "adults"}
+# Words that tie a caption to childhood: the photo's child cannot be an adult there.
+CHILDHOOD = frozenset({
+    "little", "young", "small", "tiny", "baby", "babies", "toddler", "toddlers", "infant", "school", "schools",
+    "student", "students", "toy", "toys", "teddy", "doll", "dolls", "crib", "stroller", "playground", "diaper",
+    "potty", "bib", "highchair", "high", "birthday", "family", "parent", "parents", "mother", "father", "mom",
+    "dad", "mommy", "daddy", "kindergarten", "preschool", "daycare", "nursery", "cartoon", "lollipop",
+})
+
+_PLURAL_PRONOUNS = frozenset({"their", "them", "they", "themselves", "theirs"})
+
+
+def adult_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """The caption's one child noun with its adult, or nothing (see the module's guard)."""
+    if any(token.lower_ in CHILDHOOD for token in doc):
+        return []
+    people = [token for token in doc if token.tag_ in NOUN_TAGS and lexicon().is_person(noun_lemma(token))]
+    if len(people) != 1 or people[0].lower_ not in ADULTS or people[0].dep_ in ("compound", "poss"):
+        return []
+    child = people[0]
+    if child.tag_ == "NN" and any(token.lower_ in _PLURAL_PRONOUNS for token in doc):
+        return []  # "A child ... their mouth": "A man ... their mouth" reads as two people
+    return [(doc[child.i : child.i + 1], [ADULTS[child.lower_]])]

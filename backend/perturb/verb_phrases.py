@@ -1,0 +1,194 @@
+"""Acts that a photo tells from their opposite, as a relation phrase: "A person is holding up a pastry" ->
+"A person is putting down a pastry", "A cat looking at a laptop" -> "A cat looking away from a laptop", "A woman
+playing a game of tennis" -> "A woman watching a game of tennis" (SugarCrepe's replace_rel replaces a verb with
+its particle or preposition, often by a phrase: "holding up" -> "putting down").
+
+The lexicon's action groups swap single verbs and leave verbs with a particle alone ("holding up a sign"
+depends on "up"); these phrases are the particle verbs and verb-preposition pairs whose opposite is one
+phrase, replaced whole so the new verb gets its own particle. Each phrase is offered only where its doer can
+do the opposite: a person puts a thing down or watches a game, anything with eyes looks away.
+
+Three relations of the same kind are not verbs of an act but are replaced whole too: things "next to each
+other" set "far from each other", a thing "filled with" others "empty of" them, and a place that "has" or
+"features" a thing one that "lacks" it (SugarCrepe: "features" -> "lacks", "filled with" -> "empty of").
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Span, Token
+
+from backend.perturb.inflect import verb_form
+from backend.perturb.lexicon import lexicon
+from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
+from backend.perturb.without import SETTING_NOUNS, plain_object
+
+# Games a person plays and could be watching instead; "playing with a ball" and "playing a guitar" are not
+# among them (the first has no object, watching the second is not what a photo of it shows).
+GAMES = frozenset({
+    "tennis", "baseball", "soccer", "football", "basketball", "volleyball", "frisbee", "golf", "game", "match",
+    "chess", "cricket", "hockey", "polo", "rugby", "softball", "wii", "videogame",
+})
+# What a person takes or poses for: the photographer and the one photographed look different in a photo.
+# No "selfie": who takes one poses for it ("posing for a selfie" was judged still true).
+PICTURES = frozenset({"picture", "photo", "photograph", "snapshot", "portrait"})
+# Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
+# postures are for the living, and a photo tells sitting from lying for these too.
+PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
+# Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten).
+_TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
+# Words after which "each other" is close by, and the phrase that says they are apart.
+_TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
+_APART = "far from"
+_QUANTIFIERS = frozenset({"more", "many", "some", "several", "few", "much", "all", "various", "numerous"})
+# Verbs of a place or thing having something, whose opposite is "lacks" ("A bathroom features big mirrors").
+_HAVING = frozenset({"have", "feature", "contain", "include"})
+# Words that count what fills a thing: "empty of lots of traffic" reads badly.
+_AMOUNTS = frozenset({"lot", "lots", "plenty", "bunch", "variety", "assortment", "number", "pile", "ton", "tons"})
+
+
+@dataclass(frozen=True)
+class PhraseSwap:
+    """A verb (lemmas) followed by `word` (its particle or preposition, "" for none), replaced whole by
+    `new` (a base form, first word inflected like the verb), where `doer` accepts the subject's lemma and,
+    when `objects` is given, the object (of the verb, or of `word`) is one of them."""
+
+    verbs: frozenset[str]
+    word: str
+    new: str
+    doer: Callable[[str], bool]
+    objects: frozenset[str] | None = None
+
+
+def _person(noun: str) -> bool:
+    return lexicon().is_person(noun)
+
+
+def _animate(noun: str) -> bool:
+    return lexicon().is_animate(noun)
+
+
+SWAPS: tuple[PhraseSwap, ...] = (
+    PhraseSwap(frozenset({"hold", "pick", "lift"}), "up", "put down", _person),
+    PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _person),
+    PhraseSwap(frozenset({"look", "stare", "gaze", "glance"}), "at", "look away from", _animate),
+    PhraseSwap(frozenset({"look", "stare", "gaze"}), "out", "look away from", _animate),
+    PhraseSwap(frozenset({"play"}), "", "watch", _person, GAMES),
+    PhraseSwap(frozenset({"sit"}), "", "lie", PLUSH.__contains__),
+    PhraseSwap(frozenset({"take"}), "", "pose for", _person, PICTURES),
+    PhraseSwap(frozenset({"pose"}), "for", "take", _person, PICTURES),
+)
+
+
+def _doer(verb: Token) -> str | None:
+    """The lemma of who does the act: the verb's subject, or the noun a participle hangs on ("people" for "a
+    group of people")."""
+    subject = verb.head if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else subject_of(verb)
+    if subject is None or subject.tag_ not in NOUN_TAGS:
+        return None
+    return noun_lemma(content_noun(subject))
+
+
+def _object_fits(head: Token, swap: PhraseSwap) -> bool:
+    """No object list, or the head's object ("playing tennis", "posing for a photo") is in it. A picture
+    "of" something other than oneself stays ("taking a picture of a dog": no one poses for it)."""
+    if swap.objects is None:
+        return True
+    for child in head.children:
+        if child.dep_ in ("dobj", "pobj") and noun_lemma(child) in swap.objects:
+            pictured = noun_lemma(child) in PICTURES
+            return not pictured or not any(grand.lower_ == "of" and not _reflexive(grand) for grand in child.children)
+    return False
+
+
+def _reflexive_word(token: Token) -> bool:
+    return token.lower_.endswith(("self", "selves"))
+
+
+def _reflexive(of: Token) -> bool:
+    return any(_reflexive_word(child) for child in of.children)
+
+
+def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
+    """The verb with its particle or preposition right after it, when that is `swap`'s word and it hangs on the
+    verb; the verb alone for a swap without a word."""
+    doc = verb.doc
+    if not swap.word:
+        return doc[verb.i : verb.i + 1] if _object_fits(verb, swap) else None
+    if verb.i + 1 >= len(doc):
+        return None
+    word = doc[verb.i + 1]
+    if word.lower_ != swap.word or word.head.i != verb.i or word.dep_ not in ("prt", "prep"):
+        return None
+    if verb.i + 2 < len(doc) and doc[verb.i + 2].pos_ == "ADP":  # "looking out at the lake": "at" would dangle
+        return None
+    if any(_reflexive_word(child) for child in word.children):
+        return None  # "looking away from himself in the mirror" was judged absurd
+    return doc[verb.i : verb.i + 2] if _object_fits(word, swap) else None
+
+
+def _apart_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"next to each other", "near one another" -> "far from each other"."""
+    words, slots = [token.lower_ for token in doc], []
+    for i in range(len(doc)):
+        for near in _TOGETHER:
+            end = i + len(near)
+            if tuple(words[i:end]) == near and tuple(words[end : end + 2]) in (("each", "other"), ("one", "another")):
+                slots.append((doc[i:end], [_APART]))
+    return slots
+
+
+def _counted(noun: Token) -> bool:
+    """"lots of traffic", "two apples", "even more flowers", "some food": an amount is said of the noun."""
+    return noun_lemma(noun) in _AMOUNTS or any(
+        child.dep_ == "nummod" or child.lower_ in _QUANTIFIERS for child in noun.children)
+
+
+def _one_filling(noun: Token) -> bool:
+    """"filled with a soup": one thing named with "a" is a portion, and "empty of a soup" reads wrong."""
+    return any(child.dep_ == "det" and child.lower_ in ("a", "an") for child in noun.children)
+
+
+def _emptied_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A plate filled with marshmallows" -> "A plate empty of marshmallows": the participle on a noun only,
+    whose filling is named without counting it."""
+    slots = []
+    for verb in doc[:-1]:
+        word = doc[verb.i + 1]
+        if verb.lower_ != "filled" or verb.dep_ != "acl" or word.lower_ != "with" or word.head.i != verb.i:
+            continue
+        fillings = [child for child in word.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
+        if fillings and not _counted(fillings[0]) and not _one_filling(fillings[0]):
+            slots.append((doc[verb.i : verb.i + 2], ["empty of"]))
+    return slots
+
+
+def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A dining room features wooden cabinets" -> "A dining room lacks wooden cabinets": a thing (not a
+    person or animal, who "lacks a stick" oddly, nor a photo's framing: "A closeup ... lacks a fork") having a
+    plain object (see `without.plain_object`)."""
+    slots = []
+    for verb in doc:
+        things = [child for child in verb.children if child.dep_ == "dobj" and child.tag_ in NOUN_TAGS]
+        if verb_lemma(verb) not in _HAVING or verb.tag_ not in ("VBZ", "VBP") or not things:
+            continue
+        doer = _doer(verb)
+        if doer is not None and doer not in SETTING_NOUNS and not _animate(doer) and plain_object(things[0]):
+            slots.append((doc[verb.i : verb.i + 1], [verb_form("lack", verb.tag_)]))
+    return slots
+
+
+def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form; things close
+    to each other set apart; things filled emptied; things had lacked."""
+    slots = _apart_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
+    for verb in doc:
+        if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
+            continue
+        lemma, doer = verb_lemma(verb), _doer(verb)
+        for swap in SWAPS:
+            span = _phrase(verb, swap) if lemma in swap.verbs else None
+            if span is not None and doer is not None and swap.doer(doer):
+                slots.append((span, [verb_form(swap.new, verb.tag_)]))
+    return slots
