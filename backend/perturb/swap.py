@@ -26,7 +26,7 @@ nouns, "a bench sitting on a man").
 
 `binding_swap` is this project's careful family: "attribute"
 (attributes.py), "attribute_phrase" and "attribute_move" (colour_phrases.py),
-"relation_arguments" (roles.py), "object" (object_swaps.py), "count" and
+"relation_arguments" (roles.py), "object" (object_swaps.py), "background_object" (background_swaps.py), "count" and
 "same_noun_attribute" (counts.py). It makes fewer negatives, each meant to
 be fluent and false of a photo the original describes.
 """
@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Span
 
 from backend.perturb.attributes import attribute_swaps
+from backend.perturb.background_swaps import background_swaps
 from backend.perturb.colour_phrases import colour_moves, colour_phrase_swaps
 from backend.perturb.core import Request, Variant, build, normalized, swapped, take_distinct
 from backend.perturb.counts import count_swaps, same_noun_swaps
@@ -171,6 +172,7 @@ BINDING_SUBTYPES: dict[str, Callable[[Request], list[Variant]]] = {
     "attribute_move": colour_moves,
     "relation_arguments": role_swaps,
     "object": object_swaps,
+    "background_object": background_swaps,
     "count": count_swaps,
     "same_noun_attribute": same_noun_swaps,
 }

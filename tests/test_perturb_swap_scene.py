@@ -1,0 +1,73 @@
+"""The second round of binding swaps for SugarCrepe's swap_att and swap_obj (issue 21): foreground and background
+trading places, people phrases of different number with their verbs made to agree, attribute swaps between two
+objects of one kind that play different parts, predicative colours and materials. What each makes, and what it
+must never make (outputs judged invalid or absurd while tuning on even ids or in the judged held-out sample,
+tests/data/perturb-judged-swap-scene.csv).
+"""
+import pytest
+
+from backend.perturb import perturb
+from backend.perturb.core import normalized
+
+
+def binding(caption, subtype=None, seeds=range(3)):
+    """Every binding_swap negative over a few seeds, as normalized texts, optionally of one subtype."""
+    found = set()
+    for seed in seeds:
+        for variant in perturb(caption, ["binding_swap"], seed=seed, max_per_subtype=20, scorer=None):
+            if subtype is None or variant.subtype == subtype:
+                found.add(normalized(variant.text))
+    return found
+
+
+MAKES = [
+    ("Two cows in a meadow with a historic structure in the background.", "background_object",
+     "A historic structure in a meadow with two cows in the background."),
+    ("A group of people in a park with a tall clock tower in the background.", "background_object",
+     "A tall clock tower in a park with a group of people in the background."),
+    # people of different number trade whole phrases, and their verbs agree with the new subjects
+    ("this lady is using controllers and those men are watching", "object",
+     "those men are using controllers and this lady is watching"),
+    ("People watch a man delivering a lecture on a screen.", "object",
+     "A man watches people delivering a lecture on a screen."),
+    # a sex word moves with its noun
+    ("A male skier is posing for the camera while a young girl is in the background.", "object",
+     "A young girl is posing for the camera while a male skier is in the background."),
+    # one kind of object, in different parts of the scene
+    ("a small elephant walks underneath a big elephant", "attribute",
+     "a big elephant walks underneath a small elephant"),
+    # a colour after "painted"
+    ("The metro train is painted white with blue lettering.", "attribute",
+     "The metro train is painted blue with white lettering."),
+    # a material noun trades with a colour between two pieces of furniture or tableware
+    ("A sandwich is sitting in a white plate on top of a wood table.", "attribute",
+     "A sandwich is sitting in a wood plate on top of a white table."),
+]
+
+
+@pytest.mark.parametrize(("caption", "subtype", "expected"), MAKES)
+def test_new_swaps_are_made(caption, subtype, expected):
+    assert normalized(expected) in binding(caption, subtype)
+
+
+NEVER = [
+    # the subject stands on a thing, or in water: the far thing would land there
+    ("A cat on a bed with a tree in the background.", "A tree on a bed with a cat in the background."),
+    ("A boat in a lake with a house in the background.", "A house in a lake with a boat in the background."),
+    # a landform does not come to the front
+    ("A horse in a field with mountains in the background.", "Mountains in a field with a horse in the background."),
+    # the subject does something the far thing cannot
+    ("A man throwing a frisbee in a park with a building in the background.",
+     "A building throwing a frisbee in a park with a man in the background."),
+    # one kind of object in one part of the scene: the swap says the same
+    ("A black goat next to a white goat.", "A white goat next to a black goat."),
+    ("A black dog and a white dog.", "A white dog and a black dog."),
+    # a material lands on a thing that is not made of it
+    ("Two people outside of a stone building near a red fire hydrant.",
+     "Two people outside of a red building near a stone fire hydrant."),
+]
+
+
+@pytest.mark.parametrize(("caption", "never"), NEVER)
+def test_invalid_swaps_are_never_made(caption, never):
+    assert normalized(never) not in binding(caption)
