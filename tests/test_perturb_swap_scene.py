@@ -1,6 +1,7 @@
 """The second round of binding swaps for SugarCrepe's swap_att and swap_obj (issue 21): foreground and background
 trading places, people phrases of different number with their verbs made to agree, attribute swaps between two
-objects of one kind that play different parts, predicative colours and materials. What each makes, and what it
+objects of one kind that play different parts, predicative colours and materials, any adjectives between two
+things of one kind. What each makes, and what it
 must never make (outputs judged invalid or absurd while tuning on even ids or in the judged held-out sample,
 tests/data/perturb-judged-swap-scene.csv).
 """
@@ -42,6 +43,10 @@ MAKES = [
     # a material noun trades with a colour between two pieces of furniture or tableware
     ("A sandwich is sitting in a white plate on top of a wood table.", "attribute",
      "A sandwich is sitting in a wood plate on top of a white table."),
+    # any adjective between two things of one kind
+    ("A green chair is next to a long bench.", "kind_attribute", "A long chair is next to a green bench."),
+    ("A skillet contains diced meat and mixed vegetables.", "kind_attribute",
+     "A skillet contains mixed meat and diced vegetables."),
 ]
 
 
@@ -65,6 +70,12 @@ NEVER = [
     # a material lands on a thing that is not made of it
     ("Two people outside of a stone building near a red fire hydrant.",
      "Two people outside of a red building near a stone fire hydrant."),
+    # found tuning on even ids: a material on an appliance, a word of a name
+    ("there is a black microwave that is on top of a wooden table",
+     "there is a wooden microwave that is on top of a black table"),
+    ("A dinner plate that has white steamed rice with stir fry vegetables and chicken.",
+     "A dinner plate that has white fry rice with stir steamed vegetables and chicken."),
+    ("pizza on a serving tray with empty plates next to it", "pizza on an empty tray with serving plates next to it"),
 ]
 
 

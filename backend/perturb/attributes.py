@@ -126,21 +126,22 @@ def _lands(word: Attribute, on: Attribute) -> bool:
 def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     """Adjectives of two different visual classes, each suiting the other noun ("a blue bus in front of a tall
     building" -> "a tall bus in front of a blue building"): SugarCrepe's swap_att trades across classes too.
-    A material noun trades too, where it lands on furniture or tableware ("a white plate on a wood table" ->
-    "a wood plate on a white table"), not on a hydrant or a building ("a stone fire hydrant")."""
+    A material trades only between furniture, tableware and containers ("a white plate on a wood table" ->
+    "a wood plate on a white table"), not onto a microwave or a hydrant ("a stone fire hydrant")."""
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
-    if any(not (a.word.tag_ == "JJ" or _made_ofable(a, b)) or "shape" in a.by_class
-           for a, b in ((first, second), (second, first))):
+    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or "shape" in a.by_class for a in (first, second)):
+        return False
+    pair = (first, second)
+    if any("material" in a.by_class for a in pair) and not all(_made_of_something(a) for a in pair):
         return False
     return _lands(second, first) and _lands(first, second)
 
 
-def _made_ofable(material: Attribute, other: Attribute) -> bool:
-    """A material noun ("wood") whose own noun and the other noun are both furniture or tableware."""
+def _made_of_something(attribute: Attribute) -> bool:
+    """A piece of furniture, tableware or a container: a thing whose material a swap may change."""
     groups = lexicon().object_groups
-    return _material_modifier(material.word) and all(
-        any(noun_key(a.noun) in groups[name] for name in MADE_OF_GROUPS) for a in (material, other))
+    return any(noun_key(attribute.noun) in groups[name] for name in MADE_OF_GROUPS)
 
 
 def _told_apart(first: Attribute, second: Attribute) -> bool:
