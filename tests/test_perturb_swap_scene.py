@@ -76,6 +76,26 @@ NEVER = [
     ("A dinner plate that has white steamed rice with stir fry vegetables and chicken.",
      "A dinner plate that has white fry rice with stir steamed vegetables and chicken."),
     ("pizza on a serving tray with empty plates next to it", "pizza on an empty tray with serving plates next to it"),
+    # from the first judged held-out sample (seed 47): a listed far thing moved alone, the sides of "with" and
+    # conjuncts, a man in a dress, openness off a field, size onto a view
+    ("a tall clock tower with bushes and trees in the foreground",
+     "bushes with a tall clock tower and trees in the foreground"),
+    ("An umpire is talking with two players on different teams.",
+     "Two players are talking with an umpire on different teams."),
+    ("Cows are grazing in a wet pasture with birds.", "Birds are grazing in a wet pasture with cows."),
+    ("A young man and a small boy are talking about a piece of pizza.",
+     "A young boy and a small man are talking about a piece of pizza."),
+    ("A woman in a white dress and a man in gray stand near a cake on a white table under a white canopy.",
+     "A man in a white dress and a woman in gray stand near a cake on a white table under a white canopy."),
+    ("A girl in a floral dress sitting next to a boy in a blue shirt eating food.",
+     "A girl in a floral shirt sitting next to a boy in a blue dress eating food."),
+    ("A man standing next to a beautiful woman in a short blue skirt facing the crowd.",
+     "A woman standing next to a beautiful man in a short blue skirt facing the crowd."),
+    ("An elephant walks alone past some big rocks boulders in an open field",
+     "An elephant walks alone past some open rocks boulders in a big field"),
+    ("A small wheeled airplane on an open runway.", "An open wheeled airplane on a small runway."),
+    ("An old advertisement shows a large kitchen with white cabinets and appliances and yellow walls.",
+     "An old advertisement shows a yellow kitchen with white cabinets and appliances and large walls."),
 ]
 
 

@@ -9,8 +9,9 @@ only where the subject merely stands somewhere:
   `object_swaps.RESTING_VERBS`), with no clause of its own ("a man throwing a frisbee" would hand the frisbee
   to the tower), placed, if at all, in an open place ("in a meadow", "at the beach"), never on or in a thing
   ("a cat on a bed with a tree in the background" -> "a tree on a bed") or in water ("a building in a lake");
-* the far thing is a plain phrase after "with", then "in the background" (or foreground, distance), and is no
-  landform or body of water ("mountains on a lake");
+* the far thing is a plain phrase after "with", then "in the background" (or foreground, distance), not in a
+  list ("with bushes and trees in the foreground" would move the bushes alone), and is no landform or body of
+  water ("mountains on a lake");
 * both are things a photo shows (no time, view or part), of one number where a verb agrees with the subject,
   and the caption has no pronoun that would point at the wrong one ("his", "it").
 """
@@ -67,7 +68,8 @@ def _far_thing(doc: Doc) -> Token | None:
     for noun in doc:
         far = [child for child in noun.children if child.dep_ == "prep" and child.lower_ == "in"
                and any(obj.lower_ in FAR_WORDS for obj in child.children if obj.dep_ == "pobj")]
-        if far and noun.dep_ == "pobj" and noun.head.lower_ == "with" and noun.tag_ in ("NN", "NNS"):
+        listed = any(child.dep_ in ("conj", "cc") for child in noun.children)  # "bushes and trees": not alone
+        if far and noun.dep_ == "pobj" and noun.head.lower_ == "with" and noun.tag_ in ("NN", "NNS") and not listed:
             return noun
     return None
 

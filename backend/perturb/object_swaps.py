@@ -17,6 +17,8 @@ the result stays a scene a photo could show:
   of pizza and reaching for a fork"): the object of a verb of holding, reaching or looking done by a person
   or an animal, or of a preposition that puts it beside something, or a subject that only sits somewhere;
   never after "eating", "on", "with" or "of", where the kind matters ("eating a fork", "a plate on a cupcake");
+* not a noun and its conjunct or its "with" ("an umpire is talking with two players": the swap says the same),
+  and no man and woman trading places where a dress, a beard or a "bride" stays behind ("a man in a white dress");
 * same grammatical number and the same kind of determiner, no compound or hyphenated word, and not a swap
   that gives a verb the object it is usually seen with where the caption had an unusual one (`typical`).
   Swaps of conjuncts or of a symmetric relation's sides stay true: `binding_swap` drops them, as every swap.
@@ -32,7 +34,7 @@ from spacy.tokens import Span, Token
 from backend.perturb.attributes import FAMILY
 from backend.perturb.core import Edit, Request, Variant, build, swapped, take_distinct
 from backend.perturb.counts import agreement_edits
-from backend.perturb.gendered import COUNTERPARTS, FEMALE
+from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import (
@@ -292,7 +294,29 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False  # "a woman sits while a man looks at her" -> "a man sits while a woman looks at her"
     if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
+    if _in_one_part(first, second) or _in_one_part(second, first):
+        return False  # "an umpire is talking with two players", "a young man and a small boy": the same
+    if _genders_differ(first, second) and any(token.lower_ in GENDER_BOUND for token in first.doc):
+        return False  # "a woman in a white dress and a man in gray" -> "a man in a white dress"
+    if GENDER_BOUND.intersection((first.lower_, second.lower_)):
+        return False  # "a girl in a floral dress ... a boy in a blue shirt" -> "a boy in a blue dress"
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
+
+
+def _in_one_part(first: Token, second: Token) -> bool:
+    """`second` is `first`'s conjunct, or joined to it or its verb by "with" ("an umpire is talking with two
+    players", "cows grazing in a pasture with birds", "a man with a dog"): both sides do one thing, so a swap says
+    the same. Not where the "with" noun has a place of its own ("a cat on a couch with a dog on the floor")."""
+    if second.dep_ == "conj" and second.head == first:
+        return True
+    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second):
+        return False
+    return any(holder in (first, first.head) for holder in second.head.ancestors)
+
+
+def _placed(noun: Token) -> bool:
+    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj))
+               for prep in noun.children if prep.dep_ == "prep" for obj in prep.children)
 
 
 def _phrase(noun: Token) -> Span | None:
