@@ -96,6 +96,10 @@ NEVER = [
     ("A small wheeled airplane on an open runway.", "An open wheeled airplane on a small runway."),
     ("An old advertisement shows a large kitchen with white cabinets and appliances and yellow walls.",
      "An old advertisement shows a yellow kitchen with white cabinets and appliances and large walls."),
+    ("A vintage closeup shows a chair with a toddler and a big toy bear.",
+     "A big closeup shows a chair with a toddler and a vintage toy bear."),
+    # from the final judged sample (seed 48): a noun read as an adjective
+    ("a tub boat pulling a small barge through the water", "a small boat pulling a tub barge through the water"),
 ]
 
 

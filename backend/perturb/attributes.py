@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place, noun_key
+from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_object_noun, is_place, noun_key
 from backend.perturb.parse_reading import in_fixed_phrase
 from backend.perturb.replace import symmetric_between
 from backend.perturb.units import is_hyphenated, is_whole_adjective
@@ -131,12 +131,17 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
     if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
-           or is_place(a.noun) or not is_object_noun(a.noun) for a in (first, second)):
+           or not _a_thing(a.noun) for a in (first, second)):
         return False  # "an open field" is no open door, "a large kitchen" no large wall, "a vintage closeup" no thing
     pair = (first, second)
     if any("material" in a.by_class for a in pair) and not all(_made_of_something(a) for a in pair):
         return False
     return _lands(second, first) and _lands(first, second)
+
+
+def _a_thing(noun: Token) -> bool:
+    """An object, not a place or a view: what a colour, size or age moved across classes may describe."""
+    return is_object_noun(noun) and not is_place(noun) and noun_key(noun) not in DEPICTION_NOUNS
 
 
 def _made_of_something(attribute: Attribute) -> bool:

@@ -26,7 +26,7 @@ from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.colour_phrases import UNCOLOURED_KINDS
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.count_checks import MANY, NUMBER_WORDS
-from backend.perturb.lexicon import lexicon
+from backend.perturb.lexicon import lexicon, wordnet
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import animacy, is_describable
 from backend.perturb.object_swaps import VAGUE_WORDS, kind
@@ -51,6 +51,9 @@ def _adjective(noun: Token) -> Token | None:
         return None  # "stir fry vegetables", "white steamed rice": the word is not alone
     if word.tag_ not in ("JJ", "VBN") or not word.is_alpha or not is_whole_adjective(word):
         return None
+    known = wordnet().synsets(word.lower_, pos="a") + wordnet().synsets(word.lower_, pos="s")
+    if word.tag_ == "JJ" and not known and not word.lower_.endswith("ed"):
+        return None  # "a tub boat": a noun spaCy took for an adjective
     if word.lower_ in VAGUE_WORDS | MANY | NUMBER_WORDS or in_fixed_phrase(word, lexicon().fixed_phrases):
         return None
     return word
