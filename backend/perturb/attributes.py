@@ -18,12 +18,15 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import animacy, is_describable, noun_key
+from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_object_noun, is_place, noun_key
 from backend.perturb.parse_reading import in_fixed_phrase
+from backend.perturb.replace import symmetric_between
 from backend.perturb.units import is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
 
 FAMILY = "binding_swap"
+# Groups of things whose material a swap may change without turning absurd ("a wood plate", "a glass table").
+MADE_OF_GROUPS = ("furniture", "tableware", "container")
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ def _bound_noun(word: Token) -> Token | None:
     bananas" heads a phrase, and trading "full" made "a stand yellow of full bananas"), predicative or material."""
     if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
         return _compound_head(word.head)
-    if word.dep_ == "acomp" and is_whole_adjective(word):
+    if word.dep_ in ("acomp", "oprd") and is_whole_adjective(word):  # "is white", "is painted white"
         subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
         return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
     if _material_modifier(word):
@@ -122,12 +125,29 @@ def _lands(word: Attribute, on: Attribute) -> bool:
 
 def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     """Adjectives of two different visual classes, each suiting the other noun ("a blue bus in front of a tall
-    building" -> "a tall bus in front of a blue building"): SugarCrepe's swap_att trades across classes too."""
+    building" -> "a tall bus in front of a blue building"): SugarCrepe's swap_att trades across classes too.
+    A material trades only between furniture, tableware and containers ("a white plate on a wood table" ->
+    "a wood plate on a white table"), not onto a microwave or a hydrant ("a stone fire hydrant")."""
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
-    if any(a.word.tag_ != "JJ" or "shape" in a.by_class for a in (first, second)):
+    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
+           or not _a_thing(a.noun) for a in (first, second)):
+        return False  # "an open field" is no open door, "a large kitchen" no large wall, "a vintage closeup" no thing
+    pair = (first, second)
+    if any("material" in a.by_class for a in pair) and not all(_made_of_something(a) for a in pair):
         return False
     return _lands(second, first) and _lands(first, second)
+
+
+def _a_thing(noun: Token) -> bool:
+    """An object, not a place or a view: what a colour, size or age moved across classes may describe."""
+    return is_object_noun(noun) and not is_place(noun) and noun_key(noun) not in DEPICTION_NOUNS
+
+
+def _made_of_something(attribute: Attribute) -> bool:
+    """A piece of furniture, tableware or a container: a thing whose material a swap may change."""
+    groups = lexicon().object_groups
+    return any(noun_key(attribute.noun) in groups[name] for name in MADE_OF_GROUPS)
 
 
 def _told_apart(first: Attribute, second: Attribute) -> bool:
@@ -145,14 +165,23 @@ def _told_apart(first: Attribute, second: Attribute) -> bool:
     return any(mine[cls] != theirs[cls] for cls in mine.keys() & theirs.keys())
 
 
+def _in_one_role(first: Token, second: Token) -> bool:
+    """Two nouns that play one part: conjuncts, or the two sides of "next to", "with", "by" ("a black goat and
+    a white goat", "a white goat next to a black goat"); a swap of their attributes says the same."""
+    earlier, later = sorted((first, second), key=lambda token: token.i)
+    return later.dep_ == "conj" or earlier.dep_ == "conj" or symmetric_between(earlier.doc, earlier, later)
+
+
 def _attribute_swaps(request: Request) -> Iterator[Variant]:
-    """Two different kinds of object trade attributes, of one visual class or of two. The same kind ("a black
-    goat and a white goat") trades only when the counts differ (see counts)."""
+    """Two different kinds of object trade attributes, of one visual class or of two. The same kind trades only
+    where another attribute tells them apart, or where they play different parts ("a small elephant walks
+    underneath a big elephant"); "a black goat and a white goat" trades only when the counts differ (see
+    counts)."""
     attributes = visual_attributes(request.doc)
     pairs = [
         (a, b) for a, b in itertools.combinations(attributes, 2)
         if (tradeable(a, b) or cross_tradeable(a, b))
-        and (not same_object(a.noun, b.noun) or _told_apart(a, b))
+        and (not same_object(a.noun, b.noun) or _told_apart(a, b) or not _in_one_role(a.noun, b.noun))
     ]
     request.rng.shuffle(pairs)
     variants = (

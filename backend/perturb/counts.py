@@ -169,7 +169,7 @@ def _agreeing_verbs(noun: Token) -> list[Token]:
     return verbs
 
 
-def _agreement_edits(request: Request, noun: Token, plural: bool) -> list[Edit] | None:
+def agreement_edits(request: Request, noun: Token, plural: bool) -> list[Edit] | None:
     """Edits making the noun's verbs agree; None when the subject's verb is
     mis-tagged ("a pole sports signs", "sports" read as a noun)."""
     if noun.dep_ in SUBJECT_DEPS and noun.head.pos_ not in ("VERB", "AUX"):
@@ -201,7 +201,7 @@ def _count_edits(request: Request, target: Counted, source: Counted) -> list[Edi
         following = target.noun if target.count.i + 1 == target.noun.i else request.doc[target.count.i + 1]
         count_text = indefinite_article(noun_text if following == target.noun else following.text)
     edits.append(replacement(request, token_span(target.count), count_text))
-    agreement = _agreement_edits(request, target.noun, source.plural)
+    agreement = agreement_edits(request, target.noun, source.plural)
     return None if agreement is None else edits + agreement
 
 

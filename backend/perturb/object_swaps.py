@@ -17,6 +17,8 @@ the result stays a scene a photo could show:
   of pizza and reaching for a fork"): the object of a verb of holding, reaching or looking done by a person
   or an animal, or of a preposition that puts it beside something, or a subject that only sits somewhere;
   never after "eating", "on", "with" or "of", where the kind matters ("eating a fork", "a plate on a cupcake");
+* not a noun and its conjunct or its "with" ("an umpire is talking with two players": the swap says the same),
+  and no man and woman trading places where a dress, a beard or a "bride" stays behind ("a man in a white dress");
 * same grammatical number and the same kind of determiner, no compound or hyphenated word, and not a swap
   that gives a verb the object it is usually seen with where the caption had an unusual one (`typical`).
   Swaps of conjuncts or of a symmetric relation's sides stay true: `binding_swap` drops them, as every swap.
@@ -30,8 +32,9 @@ from collections.abc import Iterator
 from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY
-from backend.perturb.core import Request, Variant, build, swapped, take_distinct
-from backend.perturb.gendered import COUNTERPARTS, FEMALE
+from backend.perturb.core import Edit, Request, Variant, build, swapped, take_distinct
+from backend.perturb.counts import agreement_edits
+from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import (
@@ -285,13 +288,35 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
     if found == "person" and any(_verb_of(noun) in HOLDING_VERBS for noun in (first, second)):
         if is_child(first) != is_child(second):
             return False
-    if _sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first):
-        return False
+    if not loose and (_sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first)):
+        return False  # a phrase swap moves "male" with its skier
     if _genders_differ(first, second) and has_gendered_pronoun(first.doc):
         return False  # "a woman sits while a man looks at her" -> "a man sits while a woman looks at her"
     if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
+    if _in_one_part(first, second) or _in_one_part(second, first):
+        return False  # "an umpire is talking with two players", "a young man and a small boy": the same
+    if _genders_differ(first, second) and any(token.lower_ in GENDER_BOUND for token in first.doc):
+        return False  # "a woman in a white dress and a man in gray" -> "a man in a white dress"
+    if GENDER_BOUND.intersection((first.lower_, second.lower_)):
+        return False  # "a girl in a floral dress ... a boy in a blue shirt" -> "a boy in a blue dress"
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
+
+
+def _in_one_part(first: Token, second: Token) -> bool:
+    """`second` is `first`'s conjunct, or joined to it or its verb by "with" ("an umpire is talking with two
+    players", "cows grazing in a pasture with birds", "a man with a dog"): both sides do one thing, so a swap says
+    the same. Not where the "with" noun has a place of its own ("a cat on a couch with a dog on the floor")."""
+    if second.dep_ == "conj" and second.head == first:
+        return True
+    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second):
+        return False
+    return any(holder in (first, first.head) for holder in second.head.ancestors)
+
+
+def _placed(noun: Token) -> bool:
+    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj))
+               for prep in noun.children if prep.dep_ == "prep" for obj in prep.children)
 
 
 def _phrase(noun: Token) -> Span | None:
@@ -312,12 +337,12 @@ def _agreement(noun: Token) -> bool:
 
 
 def _phrase_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
-    """Whole phrases for two nouns of one kind whose number or determiner differ ("People sitting in the stands
-    watching a man" -> "A man sitting in the stands watching people"): no verb agrees with either, and no
-    pronoun in the caption would then point at the wrong one. Curated people and animals only ("bleachers" is a
-    person in WordNet), and neither in a list
-    nor after "of" ("a group of a woman")."""
-    if any(token.tag_ in ("PRP", "PRP$") for token in first.doc) or _agreement(first) or _agreement(second):
+    """Whole phrases for two nouns of one kind whose number, determiner or modifiers do not suit a swap of the
+    nouns alone ("People sitting in the stands watching a man" -> "A man sitting in the stands watching people";
+    "a male skier ... a young girl" -> "a young girl ... a male skier", not "a male girl"), where no pronoun in
+    the caption would then point at the wrong one. Curated people and animals only ("bleachers" is a person in
+    WordNet), and neither in a list nor after "of" ("a group of a woman")."""
+    if any(token.tag_ in ("PRP", "PRP$") for token in first.doc):
         return None
     if not all(noun_key(noun) in PERSON_NOUNS | ANIMAL_NOUNS and _free_standing(noun) for noun in (first, second)):
         return None
@@ -330,19 +355,30 @@ def _free_standing(noun: Token) -> bool:
             and not (noun.dep_ == "pobj" and noun.head.lower_ == "of"))
 
 
-def _swap_spans(first: Token, second: Token) -> tuple[Span, Span] | None:
+def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | None:
+    """The nouns swapped alone, or whole phrases with their verbs made to agree ("this lady is using
+    controllers and those men are watching" -> "those men are using controllers and this lady is watching")."""
     if swap_repairs_caption(first, second):
         return None
     if compatible(first, second):
-        return token_span(first), token_span(second)
-    return _phrase_pair(first, second) if compatible(first, second, loose=True) else None
+        return swapped(request, token_span(first), token_span(second))
+    phrases = _phrase_pair(first, second) if compatible(first, second, loose=True) else None
+    if phrases is None:
+        return None
+    if first.tag_ == second.tag_ or not (_agreement(first) or _agreement(second)):
+        return swapped(request, *phrases)
+    agreement = [agreement_edits(request, first, second.tag_ == "NNS"),
+                 agreement_edits(request, second, first.tag_ == "NNS")]
+    if any(edits is None for edits in agreement):
+        return None
+    return swapped(request, *phrases) + [edit for edits in agreement if edits for edit in edits]
 
 
 def _object_swaps(request: Request) -> Iterator[Variant]:
     nouns = [token for token in request.doc if _candidate(token)]
-    pairs = [spans for a, b in itertools.combinations(nouns, 2) if (spans := _swap_spans(a, b)) is not None]
+    pairs = [edits for a, b in itertools.combinations(nouns, 2) if (edits := _swap_edits(request, a, b)) is not None]
     request.rng.shuffle(pairs)
-    return take_distinct(request, (build(request, swapped(request, *spans), FAMILY, SUBTYPE) for spans in pairs))
+    return take_distinct(request, (build(request, edits, FAMILY, SUBTYPE) for edits in pairs))
 
 
 def object_swaps(request: Request) -> list[Variant]:

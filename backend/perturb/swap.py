@@ -25,8 +25,8 @@ two adjectives, "young" with "concrete") and the animacy rule (any two
 nouns, "a bench sitting on a man").
 
 `binding_swap` is this project's careful family: "attribute"
-(attributes.py), "attribute_phrase" and "attribute_move" (colour_phrases.py),
-"relation_arguments" (roles.py), "object" (object_swaps.py), "count" and
+(attributes.py), "kind_attribute" (kind_attributes.py), "attribute_phrase" and "attribute_move" (colour_phrases.py),
+"relation_arguments" (roles.py), "object" (object_swaps.py), "background_object" (background_swaps.py), "count" and
 "same_noun_attribute" (counts.py). It makes fewer negatives, each meant to
 be fluent and false of a photo the original describes.
 """
@@ -40,9 +40,11 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Span
 
 from backend.perturb.attributes import attribute_swaps
+from backend.perturb.background_swaps import background_swaps
 from backend.perturb.colour_phrases import colour_moves, colour_phrase_swaps
 from backend.perturb.core import Request, Variant, build, normalized, swapped, take_distinct
 from backend.perturb.counts import count_swaps, same_noun_swaps
+from backend.perturb.kind_attributes import kind_attribute_swaps
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import NOUNISH, find_phrases, is_plural
 from backend.perturb.nouns import is_physical
@@ -167,10 +169,12 @@ def negclip_swap(request: Request) -> list[Variant]:
 
 BINDING_SUBTYPES: dict[str, Callable[[Request], list[Variant]]] = {
     "attribute": attribute_swaps,
+    "kind_attribute": kind_attribute_swaps,
     "attribute_phrase": colour_phrase_swaps,
     "attribute_move": colour_moves,
     "relation_arguments": role_swaps,
     "object": object_swaps,
+    "background_object": background_swaps,
     "count": count_swaps,
     "same_noun_attribute": same_noun_swaps,
 }
