@@ -70,9 +70,9 @@ PERSON_PREPOSITIONS = frozenset({"in", "on", "at", "with"})
 # woman" would be one person twice): another person of the group joins them ("a lady and a man").
 PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": frozenset({"boy", "girl"}),
               "kid": frozenset({"boy", "girl"}), "baby": frozenset({"boy", "girl"})}
-# Things one person rides or stands on: a person joined to their rider would share it.
-ONE_RIDER_THINGS = frozenset({"snowboard", "skateboard", "surfboard", "board", "bike", "bicycle", "motorcycle",
-                              "scooter", "horse", "sled"})
+# A person's verbs' clauses, whose object a dog joined to them cannot act on either ("sitting in chairs using
+# electronics"); a second person may share them ("a man and a woman leaning forward while swinging rackets").
+CLAUSE_DEPS = frozenset({"conj", "advcl", "xcomp"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
@@ -253,15 +253,14 @@ def _partner_words(subject: Token, noun: Token) -> list[str]:
     if any(one_object_verb(verb) for verb in acting):
         return []  # "a person riding a skateboard": a second one would ride it too
     acts = bool(acting)
-    if kind == "person" and _on_one_rider_thing(noun.doc):
-        return []  # "a guy standing on a snowboard": a second person would stand on it too
     if kind == "person":
         counted = noun.tag_ == "NN" or any(c.dep_ == "nummod" for c in noun.children)
         named = lemma in groups["person"] or lemma in PERSON_KIN
         people = ([word for word in groups["person"] if word != lemma and word not in PERSON_KIN.get(lemma, ())]
                   if named else ["child"] if counted else [])
         people += sorted(kindred(lemma) - {*groups["person"], "child", "dog", "person", "people"})
-        return people if acts or _person_described(noun) else ["dog", *people]
+        dog_acts = bool(_acting_verbs(subject, noun, CLAUSE_DEPS))  # "people sitting ... using electronics"
+        return people if dog_acts or _person_described(noun) else ["dog", *people]
     if acts:
         return []
     if kind != "animal":
@@ -270,19 +269,13 @@ def _partner_words(subject: Token, noun: Token) -> list[str]:
     return [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
 
 
-def _on_one_rider_thing(doc: Doc) -> bool:
-    """Someone is on a thing that carries one person ("on a snowboard", "on a bike")."""
-    return any(token.dep_ == "pobj" and token.head.lower_ in ("on", "onto", "atop") and noun_lemma(token)
-               in ONE_RIDER_THINGS for token in doc)
-
-
-def _acting_verbs(subject: Token, noun: Token) -> list[Token]:
-    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts and clauses) that
-    have a direct object: a dog joined to "a man swinging a bat" would swing it too, and to "people sitting in
-    chairs using electronics" would use them."""
+def _acting_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"conj"})) -> list[Token]:
+    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts, or the verbs
+    hanging on them by `deps`) that have a direct object: a dog joined to "a man swinging a bat" would swing it
+    too, and to "people sitting in chairs using electronics" (`CLAUSE_DEPS`) would use them."""
     verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
     verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
-    verbs += [c for verb in verbs for c in verb.children if c.dep_ in ("conj", "advcl", "xcomp") and c.pos_ == "VERB"]
+    verbs += [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
     return [verb for verb in verbs if any(c.dep_ == "dobj" for c in verb.children)]
 
 
