@@ -49,8 +49,9 @@ UNSURE_PARTNERS = ("bear",)
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words that may point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its
 # nose", "a man and a woman ... with his skis"). "his" or "her" cannot point back to a thing; "it" may point
-# to anything ("a baby holds a toothbrush in its hand"), "each" ("each other") and "themselves" to any subject.
-ANY_REFERENCES = frozenset({"it", "its", "itself", "each", "themselves"})
+# to anything ("a baby holds a toothbrush in its hand"), "each" ("each other"), "themselves" and "both" to any
+# subject.
+ANY_REFERENCES = frozenset({"it", "its", "itself", "each", "themselves", "both"})  # "who are both sitting"
 BEING_PRONOUNS = frozenset({"his", "him", "himself", "her", "herself"})
 # Relative words: a relative clause on the subject keeps its singular verb ("a cat and a dog that is").
 RELATIVE_WORDS = frozenset({"that", "which", "who"})
@@ -293,6 +294,8 @@ def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
     verb = subject.head
     finite = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i] or [verb]
     first = finite[0]
+    if any(c.tag_ == "VBZ" and c.dep_ == "dep" for c in verb.children):
+        return None  # "This computer set up has": "set" misread as the verb, "has" left singular
     if first is verb and verb.tag_ in ("VBG", "VBN"):
         return []  # "A bear walking toward a rock": a participle, no finite verb to agree
     if first.tag_ == "VBD" and first.lower_ != "was":
