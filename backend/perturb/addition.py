@@ -359,6 +359,9 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
 def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> list[list[Edit]]:
     """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink")."""
     lex, lemma = lexicon(), noun_lemma(noun)
+    after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
+    if animacy(noun) == "person" and after is not None and after.lower_ in PERSON_PREPOSITIONS:
+        return []  # "next to a boy and a dog in a blue shirt": the boy's look would move to the dog
     if not is_object_noun(noun) or in_fixed_phrase(noun, lex.fixed_phrases) or any(
             span.start <= noun.i < span.end for span in find_phrases(noun.doc, lex.multiword_nouns, by_lemma=True)):
         return []

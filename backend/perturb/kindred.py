@@ -20,7 +20,6 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "elephant giraffe zebra",                          # a savanna or a zoo (no lion: it eats the rest)
     "dog cat rabbit",                                  # a home
     "deer squirrel",                                   # a forest (no bear beside its prey)
-    "duck goose swan",                                 # a pond
     "car bus truck van motorcycle bicycle bike scooter",  # a road
     "train tram bus",                                  # a station
     "airplane plane jet helicopter",                   # the sky
