@@ -47,9 +47,14 @@ PARTNER_SHARE = 0.05
 # "bear" shares captions with birds and cats through teddy bears: its counts do not say a bear fits.
 UNSURE_PARTNERS = ("bear",)
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
-# Words that point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its nose").
-BACK_REFERENCES = frozenset({"it", "its", "itself", "his", "him", "himself", "her", "herself", "themselves", "each",
-                             "other", "that", "which", "who"})  # a relative clause keeps its verb: "... that is"
+# Words that may point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its
+# nose", "a man and a woman ... with his skis"). "his" or "her" cannot point back to a thing; "it" may point
+# to anything ("a baby holds a toothbrush in its hand"), "each" ("each other"), "themselves" and "both" to any
+# subject.
+ANY_REFERENCES = frozenset({"it", "its", "itself", "each", "themselves", "both"})  # "who are both sitting"
+BEING_PRONOUNS = frozenset({"his", "him", "himself", "her", "herself"})
+# Relative words: a relative clause on the subject keeps its singular verb ("a cat and a dog that is").
+RELATIVE_WORDS = frozenset({"that", "which", "who"})
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
 ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
@@ -62,6 +67,13 @@ SKIPPED_GROUPS = frozenset({
 DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "shot"})
 # Phrases on a person's right that a second person may share: "a man in a white shirt", "on a surfboard".
 PERSON_PREPOSITIONS = frozenset({"in", "on", "at", "with"})
+# Words for a person outside the lexicon's person group, with the group words they may name ("a lady and a
+# woman" would be one person twice): another person of the group joins them ("a lady and a man").
+PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": frozenset({"boy", "girl"}),
+              "kid": frozenset({"boy", "girl"}), "baby": frozenset({"boy", "girl"})}
+# A person's verbs' clauses, whose object a dog joined to them cannot act on either ("sitting in chairs using
+# electronics"); a second person may share them ("a man and a woman leaning forward while swinging rackets").
+CLAUSE_DEPS = frozenset({"conj", "advcl", "xcomp"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
@@ -155,17 +167,20 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
 
 
 def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
-    """(subject, noun the addition joins) of the caption's first subject or head noun, through a group's "of"
-    ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's in a caption with no verb ("A
-    picture of a cat sitting"). None where a pronoun points back to it ("a zebra and a giraffe have its nose"),
+    """(subject, noun the addition joins) of the caption's first subject or head noun (or what "There is"
+    names), through a group's "of" ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's
+    in a caption with no verb ("A picture of a cat sitting"). None where a word points back to it ("a zebra and
+    a giraffe have its nose": `_points_back`),
     where either is already a list or the noun part of a listed compound, and unless the joined noun ends its
     phrase but for a participle ("A sheep standing in a field") or, for a thing or an animal, a place phrase ("A
     dog on a couch"), so "and a cow" joins it and nothing else ("a man and a dog in a white shirt" would move
     the shirt)."""
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
+    if subject is not None and any(c.dep_ == "expl" for c in subject.children):  # "There is a dog": the dog
+        subject = next((c for c in subject.children if c.dep_ == "attr" and c.i > subject.i), None)
     if subject is None or subject.tag_ not in ("NN", "NNS") or not subject.is_alpha:
         return None
-    if any(token.lower_ in BACK_REFERENCES or token.lower_ in ALONE for token in doc):
+    if any(token.lower_ in ALONE for token in doc):
         return None
     noun = subject
     frames = DEPICTIONS if subject.dep_ == "ROOT" else frozenset()  # "A picture of a cat is": the verb stays
@@ -187,9 +202,28 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
             return None
     if any(span.start <= noun.i < span.end for span in multiword) or not noun.is_alpha or is_hyphenated(noun):
         return None
+    if _points_back(subject, noun):
+        return None
     if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
         return None  # "An old doctors office": the noun was a modifier, not the head
     return subject, noun
+
+
+def _points_back(subject: Token, noun: Token) -> bool:
+    """A word of the caption that may point back to the subject: a pronoun that may name it, "each other", or
+    a relative word unless its clause is plainly on another noun ("A bus is shown that is not in service" would
+    keep "is"; spaCy may hang the clause on the verb). "A man holding a phone to his ear" -> "A man and a woman
+    ... his ear" would lose whose ear; "A truck parked by a man and his dog" keeps "his" the man's, so the truck
+    may take a bus."""
+    kind = animacy(noun)
+    for token in subject.doc:
+        word = token.lower_
+        if word in ANY_REFERENCES or (word in BEING_PRONOUNS and kind is not None):
+            return True
+        elsewhere = token.head.dep_ == "relcl" and token.head.head not in (subject, noun)  # "a bus by a man who"
+        if word in RELATIVE_WORDS and token.dep_ != "det" and not elsewhere:
+            return True
+    return False
 
 
 def _placed_there(noun: Token, child: Token) -> bool:
@@ -222,10 +256,12 @@ def _partner_words(subject: Token, noun: Token) -> list[str]:
     acts = bool(acting)
     if kind == "person":
         counted = noun.tag_ == "NN" or any(c.dep_ == "nummod" for c in noun.children)
-        people = ([word for word in groups["person"] if word != lemma] if lemma in groups["person"]
-                  else ["child"] if counted else [])
+        named = lemma in groups["person"] or lemma in PERSON_KIN
+        people = ([word for word in groups["person"] if word != lemma and word not in PERSON_KIN.get(lemma, ())]
+                  if named else ["child"] if counted else [])
         people += sorted(kindred(lemma) - {*groups["person"], "child", "dog", "person", "people"})
-        return people if acts or _person_described(noun) else ["dog", *people]
+        dog_acts = bool(_acting_verbs(subject, noun, CLAUSE_DEPS))  # "people sitting ... using electronics"
+        return people if dog_acts or _person_described(noun) else ["dog", *people]
     if acts:
         return []
     if kind != "animal":
@@ -234,12 +270,13 @@ def _partner_words(subject: Token, noun: Token) -> list[str]:
     return [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
 
 
-def _acting_verbs(subject: Token, noun: Token) -> list[Token]:
-    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts) that have a direct
-    object: a dog joined to "a man swinging a bat" would swing it too."""
+def _acting_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"conj"})) -> list[Token]:
+    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts, or the verbs
+    hanging on them by `deps`) that have a direct object: a dog joined to "a man swinging a bat" would swing it
+    too, and to "people sitting in chairs using electronics" (`CLAUSE_DEPS`) would use them."""
     verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
     verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
-    verbs += [c for verb in verbs for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"]
+    verbs += [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
     return [verb for verb in verbs if any(c.dep_ == "dobj" for c in verb.children)]
 
 
@@ -257,6 +294,10 @@ def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
     verb = subject.head
     finite = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i] or [verb]
     first = finite[0]
+    if any(c.tag_ == "VBZ" and c.dep_ == "dep" for c in verb.children):
+        return None  # "This computer set up has": "set" misread as the verb, "has" left singular
+    if first is verb and verb.tag_ in ("VBG", "VBN"):
+        return []  # "A bear walking toward a rock": a participle, no finite verb to agree
     if first.tag_ == "VBD" and first.lower_ != "was":
         return []
     if first.tag_ == "MD":
@@ -318,6 +359,9 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
 def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> list[list[Edit]]:
     """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink")."""
     lex, lemma = lexicon(), noun_lemma(noun)
+    after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
+    if animacy(noun) == "person" and after is not None and after.lower_ in PERSON_PREPOSITIONS:
+        return []  # "next to a boy and a dog in a blue shirt": the boy's look would move to the dog
     if not is_object_noun(noun) or in_fixed_phrase(noun, lex.fixed_phrases) or any(
             span.start <= noun.i < span.end for span in find_phrases(noun.doc, lex.multiword_nouns, by_lemma=True)):
         return []

@@ -33,6 +33,7 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "plate bowl cup mug",                              # no glass: "glasses" are mostly spectacles
     "fork knife spoon napkin",
     "laptop phone keyboard camera remote tablet",
+    "computer printer",
     "microwave toaster blender",
     "box bag basket suitcase backpack",
     "clock mirror lamp vase candle book",
