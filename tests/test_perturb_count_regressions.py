@@ -41,3 +41,4 @@ def test_real_compounds_and_verbs_still_trade_counts():
     texts = [v.text for v in perturb("Two dogs and a cat stand next to a fence.", families=["binding_swap"])]
     assert "A dog and two cats stand next to a fence." in texts
     assert "stand" in _counted("A man with two dogs next to a music stand.")
+    assert "monitors" in _counted("A desk with two computer monitors and a laptop.")

@@ -139,11 +139,14 @@ def _possessive(noun: Token) -> bool:
 
 
 def _misread_verb(noun: Token) -> bool:
-    """The head of a compound after a word that may name a person or animal, the head also a verb, in a caption
-    spaCy found no verb in: "Two sheep and a ram stand next to a fence" is the ram's verb read as "a ram
-    stand", which would become "two ram stands"."""
+    """The head of a compound after a word that may name a person or animal, the head also a verb that takes an
+    adverb or a preposition, in a caption spaCy found no verb in: "Two sheep and a ram stand next to a fence"
+    is the ram's verb read as "a ram stand", which would become "two ram stands". Without the adverb or
+    preposition it is a noun ("two computer monitors and a laptop")."""
     compounds = [child for child in noun.children if child.dep_ == "compound"]
     if not compounds or not may_name_being(noun_lemma(compounds[-1])):
+        return False
+    if not any(child.dep_ in ("advmod", "prep") for child in noun.children):
         return False
     if any(token.pos_ in ("VERB", "AUX") for token in noun.doc):
         return False
