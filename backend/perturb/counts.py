@@ -26,9 +26,9 @@ from backend.perturb.attributes import FAMILY, same_object, tradeable, visual_at
 from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
 from backend.perturb.count_checks import MANY, NUMBER_WORDS, NUMBERS, may_take, preposition_of, pronouns_fit
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
-from backend.perturb.lexicon import lexicon
+from backend.perturb.lexicon import lexicon, wordnet
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_physical, is_place
+from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_physical, is_place, may_name_being
 from backend.perturb.parse_reading import noun_lemma
 from backend.perturb.units import is_hyphenated
 
@@ -126,8 +126,32 @@ def counted_nouns(doc: Doc) -> list[Counted]:
             continue
         if _shares_its_count(noun) or lexicalised(noun) or noun_lemma(noun) in lexicon().mass_nouns:
             continue  # "a woman and boy": the count is said of the pair; "greens" are no green things; no "a footwear"
+        if _possessive(noun) or _misread_verb(noun):
+            continue
         found.append(Counted(first, noun, value))
     return found
+
+
+def _possessive(noun: Token) -> bool:
+    """A noun with "'s": it names another noun's owner ("two dogs' bowls"), or it is a plural written with an
+    apostrophe ("four ripe banana's", tagged singular); re-inflected, it reads "a ripe banana's"."""
+    return any(child.dep_ == "case" for child in noun.children)
+
+
+def _misread_verb(noun: Token) -> bool:
+    """The head of a compound after a word that may name a person or animal, the head also a verb that takes an
+    adverb or a preposition, in a caption spaCy found no verb in: "Two sheep and a ram stand next to a fence"
+    is the ram's verb read as "a ram stand", which would become "two ram stands". Without the adverb or
+    preposition it is a noun ("two computer monitors and a laptop")."""
+    compounds = [child for child in noun.children if child.dep_ == "compound"]
+    if not compounds or not may_name_being(noun_lemma(compounds[-1])):
+        return False
+    if not any(child.dep_ in ("advmod", "prep") for child in noun.children):
+        return False
+    if any(token.pos_ in ("VERB", "AUX") for token in noun.doc):
+        return False
+    reader = wordnet()
+    return reader is not None and bool(reader.synsets(noun.lower_, pos="v"))
 
 
 def counts_differ(first: Counted, second: Counted) -> bool:

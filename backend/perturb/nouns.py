@@ -139,6 +139,11 @@ def noun_senses(key: str) -> list:
     return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
 
 
+def may_name_being(key: str) -> bool:
+    """Some WordNet sense of `key` is a person or an animal ("ram", though RAM comes first)."""
+    return any(sense.lexname() in _LIVING_LEXNAMES for sense in noun_senses(key))
+
+
 @functools.lru_cache(maxsize=4096)
 def _wordnet_class(key: str) -> str:
     """PERSON, ANIMAL, BEING, INANIMATE or UNKNOWN from WordNet lexicographer files (UNKNOWN without WordNet).
