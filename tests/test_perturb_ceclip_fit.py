@@ -44,6 +44,13 @@ NEVER = [
     ("Several people are riding the waves on their surfboards.",
      "Several people are riding the waves on their snowboards."),
     ("Many skiers are walking and skiing around the snow.", "Many skiers are walking and skiing around the sand."),
+    # judged absurd in a first held-out sample (seed 4242): a wild animal for a pet
+    ("A man using his laptop computer while a cat sits on his lap.",
+     "A man using his laptop computer while a squirrel sits on his lap."),
+    ("A dog catching a purple Frisbee in it's mouth on a green grass covered field.",
+     "A squirrel catching a purple Frisbee in it's mouth on a green grass covered field."),
+    ("A small dog with a chain collar looking at another dog.",
+     "A small squirrel with a chain collar looking at another dog."),
 ]
 
 

@@ -11,7 +11,7 @@ refill must also:
   * be ridden, where the noun is ridden ("riding a horse" -> "an elephant",
     not "a bear"), or draw loads, where it pulls or tows one;
   * otherwise share the original's fit class below, where its group has one:
-    things of one size, use and setting (a large animal for a large animal,
+    things of one size, use and setting (a large animal for a large animal, a pet for a pet,
     a seat for a seat, a cup for a mug, a sandy place for a sandy place;
     a boat, a bed or a street has no such sister). A word in no class (an
     apple, a shirt) may take any sister that is in no class either.
@@ -33,7 +33,8 @@ from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, kin
 _LARGE_WILD = frozenset(["elephant", "giraffe", "zebra", "bear", "polar bear", "lion", "tiger", "deer", "rhino",
                          "hippo", "moose"])
 _OTHER_CLASSES = (
-    "dog,cat,rabbit,monkey,squirrel",
+    "dog,cat,rabbit",
+    "monkey,squirrel",
     "sheep,goat,pig",
     "beach,desert",
     "field,park,forest,mountain",
