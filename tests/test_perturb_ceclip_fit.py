@@ -51,6 +51,10 @@ NEVER = [
      "A squirrel catching a purple Frisbee in it's mouth on a green grass covered field."),
     ("A small dog with a chain collar looking at another dog.",
      "A small squirrel with a chain collar looking at another dog."),
+    # judged absurd in a second held-out sample (seed 5151): a ridden bear, a beach's things in a desert
+    ("Two men and a woman riding on the back of an elephant.", "Two men and a woman riding on the back of a bear."),
+    ("a man is riding a surfboard at the beach", "a man is riding a surfboard at the desert"),
+    ("There is a tractor next to some boats on the beach", "There is a tractor next to some boats on the desert"),
 ]
 
 

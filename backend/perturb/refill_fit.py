@@ -11,10 +11,11 @@ refill must also:
   * be ridden, where the noun is ridden ("riding a horse" -> "an elephant",
     not "a bear"), or draw loads, where it pulls or tows one;
   * otherwise share the original's fit class below, where its group has one:
-    things of one size, use and setting (a large animal for a large animal, a pet for a pet,
-    a seat for a seat, a cup for a mug, a sandy place for a sandy place;
-    a boat, a bed or a street has no such sister). A word in no class (an
-    apple, a shirt) may take any sister that is in no class either.
+    things of one size, use and setting (a large animal for a large
+    animal, a pet for a pet, a seat for a seat, a cup for a mug, a car for
+    a bus; a boat, a tractor, a bed, a beach or a street has no such
+    sister). A word in no class (an apple, a shirt) may take any sister
+    that is in no class either.
 
 What the selectional rules (`plausibility`) flag is dropped by the caller,
 in favour of the next refill.
@@ -36,9 +37,8 @@ _OTHER_CLASSES = (
     "dog,cat,rabbit",
     "monkey,squirrel",
     "sheep,goat,pig",
-    "beach,desert",
     "field,park,forest,mountain",
-    "car,bus,truck,van,tractor",
+    "car,bus,truck,van",
     "bicycle,motorcycle,scooter",
     "airplane,helicopter",
     "ball,tennis ball,soccer ball,frisbee",
@@ -61,8 +61,8 @@ _OTHER_CLASSES = (
     "lamp,clock,mirror",
     "candle,book",
     # Alone in their group: no sister is of their size and use.
-    "bird", "train", "boat", "kite", "bed", "television", "street", "river", "umbrella", "vase", "snow",
-    "skateboard", "surfboard", "snowboard",
+    "bird", "train", "boat", "kite", "bed", "television", "street", "river", "umbrella", "vase", "snow", "beach",
+    "desert", "tractor", "skateboard", "surfboard", "snowboard",
     "soup", "salad",
 )
 FIT_CLASSES: tuple[frozenset[str], ...] = (
@@ -85,7 +85,11 @@ def fit_class(word: str) -> int | None:
 
 
 def _is_ridden(noun: Token) -> bool:
-    """The object of "ride" ("riding a horse", "riding horses and camels")."""
+    """The object of "ride" ("riding a horse", "riding horses and camels", "riding on the back of an elephant")."""
+    if noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lower_ in ("back", "top"):
+        noun = noun.head.head
+    if noun.dep_ == "pobj" and noun.head.lower_ in ("on", "atop"):
+        return verb_lemma(noun.head.head) == "ride"
     head = noun.head.head if noun.dep_ == "conj" else noun.head
     return noun.dep_ in ("dobj", "conj") and head.pos_ == "VERB" and verb_lemma(head) == "ride"
 
