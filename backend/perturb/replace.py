@@ -153,10 +153,13 @@ ARGUMENT_DEPS = ("ROOT", "nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "
 
 def _swappable_noun(token: Token, covered: set[int]) -> bool:
     """A head noun naming a thing, with no noun modifier to leave behind
-    ("a shopping bag" -> "a shopping man") and no collective around it."""
+    ("a shopping bag" -> "a shopping man"), no collective around it, and no
+    hyphen joining it to a word ("a close-up" -> "a close-plate" was judged garbled)."""
     lemma = token.lemma_.lower()
+    doc = token.doc
     return (
         token.tag_ in NOUN_TAGS
+        and not any(doc[i].tag_ == "HYPH" for i in (token.i - 1, token.i + 1) if 0 <= i < len(doc))
         and token.dep_ in ARGUMENT_DEPS
         and token.is_alpha
         and token.dep_ != "compound"
