@@ -35,6 +35,8 @@ from backend.perturb.parse_reading import (
     new_adjacent_repeat,
     next_to_another_noun,
 )
+from backend.perturb.plausibility import changed_spans, is_plausible
+from backend.perturb.refill_fit import fits_slot
 from backend.perturb.slots import (
     Slot,
     action_slots,
@@ -108,7 +110,6 @@ REPLACE_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
     "attribute": attribute_slots,
     "action": action_slots,
-    "object": object_slots,
 }
 
 
@@ -152,10 +153,13 @@ ARGUMENT_DEPS = ("ROOT", "nsubj", "nsubjpass", "dobj", "pobj", "attr", "conj", "
 
 def _swappable_noun(token: Token, covered: set[int]) -> bool:
     """A head noun naming a thing, with no noun modifier to leave behind
-    ("a shopping bag" -> "a shopping man") and no collective around it."""
+    ("a shopping bag" -> "a shopping man"), no collective around it, and no
+    hyphen joining it to a word ("a close-up" -> "a close-plate" was judged garbled)."""
     lemma = token.lemma_.lower()
+    doc = token.doc
     return (
         token.tag_ in NOUN_TAGS
+        and not any(doc[i].tag_ == "HYPH" for i in (token.i - 1, token.i + 1) if 0 <= i < len(doc))
         and token.dep_ in ARGUMENT_DEPS
         and token.is_alpha
         and token.dep_ != "compound"
@@ -211,10 +215,25 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
     return take_distinct(request, variants)
 
 
+def _fitting(propose: Callable[[Slot], list[str]], slot: Slot) -> list[str]:
+    """`propose`'s nouns for `slot` that fit it (`refill_fit`)."""
+    return [word for word in propose(slot) if fits_slot(slot.span.root, slot.lemma, word)]
+
+
+def _fitting_objects(request: Request, propose: Callable[[Slot], list[str]]) -> Iterator[Variant]:
+    """CE-CLIP's object refills that fit their slot and that the selectional rules do not flag: a flagged
+    refill ("a horse sitting in a sink") gives way to the next one instead of taking the slot's turn."""
+    variants = _replacement_candidates(request, object_slots(request.doc), CE_CLIP_FAMILY, "object",
+                                       functools.partial(_fitting, propose))
+    plausible = (variant for variant in variants
+                 if is_plausible(variant.text, request.caption, changed_spans(variant)))
+    return take_distinct(request, _without_new_repeats(request, plausible))
+
+
 def ce_clip(request: Request) -> list[Variant]:
     """Relation: swap two nouns. Attribute/action/object: refill one word
     with a lexicon co-hyponym, ranked by the caller's masked language
-    model when one is given."""
+    model when one is given; an object's refill must fit its slot."""
     variants = list(_noun_swaps(request))
     if request.fill_mask is not None:
         propose = functools.partial(model_replacements, request, request.fill_mask)
@@ -222,4 +241,5 @@ def ce_clip(request: Request) -> list[Variant]:
         propose = functools.partial(replacement_lemmas, with_antonyms=False)
     for subtype, find_slots in CE_CLIP_SLOTS.items():
         variants += _replacements(request, find_slots(request.doc), CE_CLIP_FAMILY, subtype, propose)
+    variants += _fitting_objects(request, propose)
     return variants
