@@ -9,16 +9,18 @@ bench/perturb_coverage.py --outputs), a stratified estimate with a normal 95% in
     share = sum_f w_f * p_f,   var = sum_f w_f^2 * p_f (1 - p_f) / n_f
 
 where p_f is the share of family f's judged negatives, among those today's label lets through, judged impl, and
-n_f their number. A family with negatives shown but no judged rows is refused, naming it: leaving it out would
-understate the share. ARO's word-order shuffles are ungrammatical by design (none is judged absurd, and a
-text-only model rejects nearly all of them), so they dilute the share; `--leave-out aro_order` gives it over the
-other families.
+n_f their number. Name the judged files oldest first: each family's rate comes from the last file that judged
+it (a family judged again after a change is read from its new sample only). A family with negatives shown but
+no judged rows is refused, naming it: leaving it out would understate the share. ARO's word-order shuffles
+are ungrammatical by design (none is judged absurd, and a text-only model rejects nearly all of them), so they
+dilute the share; `--leave-out aro_order` gives it over the other families.
 
     python bench/perturb_absurd_share.py --outputs /tmp/odd.json [--leave-out FAMILY] JUDGED.csv [JUDGED.csv ...]
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import sys
 from collections import Counter
@@ -37,6 +39,16 @@ def shown_per_family(outputs: Path) -> Counter:
     """Negatives the Probe shows by default, per family: default families, labelled plausible."""
     return Counter(variant.family for variants in read_outputs(outputs).values() for variant in variants
                    if variant.kind == "negative" and variant.plausible and variant.family in PROBE_DEFAULT_FAMILIES)
+
+
+def newest_per_family(paths: list[Path]) -> list[dict]:
+    """Each family's judged negatives from the last of `paths` that judged it."""
+    newest: dict[str, list[dict]] = {}
+    for path in paths:
+        for family, rows in itertools.groupby(sorted(judged_negatives([path]), key=lambda row: row["family"]),
+                                              key=lambda row: row["family"]):
+            newest[family] = list(rows)
+    return [row for rows in newest.values() for row in rows]
 
 
 def absurd_share(shown: Counter, judged: list[dict]) -> tuple[float, float, float, list[str]]:
@@ -65,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--leave-out", action="append", default=[], help="a family not to count (repeatable)")
     parser.add_argument("judged", nargs="+", type=Path, help="natural judged samples (perturb_sample.py --natural)")
     args = parser.parse_args(argv)
-    judged = [relabel(row) for row in judged_negatives(args.judged)]
+    judged = [relabel(row) for row in newest_per_family(args.judged)]
     shown = shown_per_family(args.outputs)
     share, low, high, lines = absurd_share(Counter({f: n for f, n in shown.items() if f not in args.leave_out}), judged)
     print("\n".join(lines))

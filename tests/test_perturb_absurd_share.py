@@ -43,3 +43,16 @@ def test_each_familys_rate_is_weighted_by_what_the_probe_shows_and_flagged_rows_
 def test_a_shown_family_without_judged_rows_is_refused_by_name():
     with pytest.raises(SystemExit, match="ce_clip"):
         share_script.absurd_share(Counter(replace=30, ce_clip=5), rows("replace", 1, 1))
+
+
+def test_a_family_judged_twice_is_read_from_its_newest_sample(tmp_path):
+    columns = ("id", "original", "output", "kind", "family", "subtype", "plausible", "label")
+    files = []
+    for name, labels in (("old.csv", {"ce_clip": "impl", "addition": "ok"}), ("new.csv", {"ce_clip": "ok"})):
+        path = tmp_path / name
+        lines = [",".join(columns)] + [f"1,a cat,a {family} {name},negative,{family},object,yes,{label}"
+                                       for family, label in labels.items()]
+        path.write_text("\n".join(lines) + "\n")
+        files.append(path)
+    rows = share_script.newest_per_family(files)
+    assert sorted((row["family"], row["label"]) for row in rows) == [("addition", "ok"), ("ce_clip", "ok")]
