@@ -1,27 +1,11 @@
 """bench/perturb_absurd_share.py: the stratified share of absurd negatives, on a hand-made case."""
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+from tests.support.bench_scripts import load
 
-
-def _load(name: str):
-    """bench/ is not a package, so the script is loaded from its path (its own imports find bench/ on sys.path)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCH))
-    return module
-
-
-share_script = _load("perturb_absurd_share")
+share_script = load("perturb_absurd_share")
 
 
 def rows(family: str, absurd: int, ok: int, flagged_absurd: int = 0) -> list[dict]:

@@ -3,24 +3,15 @@
 The judged CSVs here are written by the tests themselves; the shared data folder does not exist on a user's machine.
 """
 import csv
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "perturb_report.py"
+from tests.support.bench_scripts import load
+
 COLUMNS = ("id", "subset", "original", "output", "kind", "family", "subtype", "label", "note")
 
-
-def _load_report():
-    """bench/ is not a package, so the script is loaded from its path."""
-    spec = importlib.util.spec_from_file_location("perturb_report", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-report = _load_report()
+report = load("perturb_report")
 
 
 def _row(label: str, family: str = "replace", subtype: str = "object", kind: str = "negative") -> dict:

@@ -2,26 +2,9 @@
 
 The saved passes are written by the test itself, as perturb_coverage.py --outputs writes them.
 """
-import importlib.util
-import sys
-from pathlib import Path
+from tests.support.bench_scripts import load
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def _load(name: str):
-    """bench/ is not a package: the scripts are loaded from their paths (perturb_sample imports its peer)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
-
-
-sample, coverage = _load("perturb_sample"), _load("perturb_coverage")
+sample, coverage = load("perturb_sample"), load("perturb_coverage")
 
 
 def _variant(text: str, subtype: str = "object"):

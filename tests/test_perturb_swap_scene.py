@@ -7,18 +7,13 @@ tests/data/perturb-judged-swap-scene.csv).
 """
 import pytest
 
-from backend.perturb import perturb
 from backend.perturb.core import normalized
+from tests.support.perturb_outputs import family_texts
 
 
 def binding(caption, subtype=None, seeds=range(3)):
     """Every binding_swap negative over a few seeds, as normalized texts, optionally of one subtype."""
-    found = set()
-    for seed in seeds:
-        for variant in perturb(caption, ["binding_swap"], seed=seed, max_per_subtype=20, scorer=None):
-            if subtype is None or variant.subtype == subtype:
-                found.add(normalized(variant.text))
-    return found
+    return family_texts(caption, "binding_swap", subtype, seeds)
 
 
 MAKES = [
