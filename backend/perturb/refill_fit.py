@@ -1,4 +1,4 @@
-"""Which of CE-CLIP's noun refills fit their slot.
+"""Which of CE-CLIP's and REPLACE's noun refills fit their slot.
 
 CE-CLIP's object negative refills a noun with a sister of its lexicon group
 (an animal for an animal, a vehicle for a vehicle). The groups are broad,
@@ -18,7 +18,8 @@ refill must also:
     that is in no class either.
 
 What the selectional rules (`plausibility`) flag is dropped by the caller,
-in favour of the next refill.
+in favour of the next refill. REPLACE holds only animals to their class
+(see `fits_slot`).
 """
 from __future__ import annotations
 
@@ -101,10 +102,24 @@ def _pulls(noun: Token) -> bool:
                for verb in noun.doc)
 
 
-def fits_slot(noun: Token, original: str, word: str) -> bool:
-    """Whether `word` may replace the noun `original` here (see the module docstring)."""
+def _role_animals(noun: Token) -> frozenset[str] | None:
+    """The animals that can fill this animal's role (ridden, pulling), None where it has no such role."""
     if kind_of(noun) == ANIMAL and _is_ridden(noun):
-        return word in RIDDEN_ANIMALS
+        return RIDDEN_ANIMALS
     if kind_of(noun) == ANIMAL and _pulls(noun):
-        return word in DRAUGHT_ANIMALS
+        return DRAUGHT_ANIMALS
+    return None
+
+
+def fits_slot(noun: Token, original: str, word: str, animals_only: bool = False) -> bool:
+    """Whether `word` may replace the noun `original` here (see the module docstring). With `animals_only`
+    the fit classes bind only an animal's refill: REPLACE's negatives may change a thing's size or use
+    ("a cat on a chair" for "on a bed", "a pizza" for "a cake"), as SugarCrepe's do, and holding those to a
+    class cost 7 points of replace_obj coverage; an animal out of its class is what read as absurd there
+    ("two zebras standing on the plate of food", "two bears perched on someone's sneakers")."""
+    animals = _role_animals(noun)
+    if animals is not None:
+        return word in animals
+    if animals_only and kind_of(noun) != ANIMAL:
+        return True
     return fit_class(original) == fit_class(word)

@@ -136,12 +136,16 @@ def _phrase_edits(request: Request, subtype: str) -> list[list[Variant]]:
 
 def replace(request: Request) -> list[Variant]:
     """Each subtype's phrase edits (see `_phrase_edits`) come first: a caption has few of them, and a word
-    slot's many lexicon refills would otherwise fill the subtype's quota before any is reached."""
+    slot's many lexicon refills would otherwise fill the subtype's quota before any is reached. An object's
+    refill must fit its slot, as CE-CLIP's must (`_fitting_objects`)."""
     propose = functools.partial(replacement_lemmas, with_antonyms=True)
     variants: list[Variant] = []
     for subtype, find_slots in REPLACE_SLOTS.items():
         phrases = spread(_phrase_edits(request, subtype), request.rng)
-        words = _replacement_candidates(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
+        if subtype == "object":
+            words = _fitting_objects(request, REPLACE_FAMILY, propose, animals_only=True)
+        else:
+            words = _replacement_candidates(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
         variants += take_distinct(request, _without_new_repeats(request, itertools.chain(phrases, words)))
     return variants
 
@@ -215,19 +219,20 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
     return take_distinct(request, variants)
 
 
-def _fitting(propose: Callable[[Slot], list[str]], slot: Slot) -> list[str]:
-    """`propose`'s nouns for `slot` that fit it (`refill_fit`)."""
-    return [word for word in propose(slot) if fits_slot(slot.span.root, slot.lemma, word)]
+def _fitting(propose: Callable[[Slot], list[str]], animals_only: bool, slot: Slot) -> list[str]:
+    """`propose`'s nouns for `slot` that fit it (`refill_fit.fits_slot`)."""
+    return [word for word in propose(slot) if fits_slot(slot.span.root, slot.lemma, word, animals_only)]
 
 
-def _fitting_objects(request: Request, propose: Callable[[Slot], list[str]]) -> Iterator[Variant]:
-    """CE-CLIP's object refills that fit their slot and that the selectional rules do not flag: a flagged
-    refill ("a horse sitting in a sink") gives way to the next one instead of taking the slot's turn."""
-    variants = _replacement_candidates(request, object_slots(request.doc), CE_CLIP_FAMILY, "object",
-                                       functools.partial(_fitting, propose))
-    plausible = (variant for variant in variants
-                 if is_plausible(variant.text, request.caption, changed_spans(variant)))
-    return take_distinct(request, _without_new_repeats(request, plausible))
+def _fitting_objects(
+    request: Request, family: str, propose: Callable[[Slot], list[str]], animals_only: bool
+) -> Iterator[Variant]:
+    """Object refills that fit their slot and that the selectional rules do not flag: a flagged refill
+    ("a horse sitting in a sink") gives way to the next one instead of taking the slot's turn."""
+    variants = _replacement_candidates(request, object_slots(request.doc), family, "object",
+                                       functools.partial(_fitting, propose, animals_only))
+    return (variant for variant in variants
+            if is_plausible(variant.text, request.caption, changed_spans(variant)))
 
 
 def ce_clip(request: Request) -> list[Variant]:
@@ -241,5 +246,6 @@ def ce_clip(request: Request) -> list[Variant]:
         propose = functools.partial(replacement_lemmas, with_antonyms=False)
     for subtype, find_slots in CE_CLIP_SLOTS.items():
         variants += _replacements(request, find_slots(request.doc), CE_CLIP_FAMILY, subtype, propose)
-    variants += _fitting_objects(request, propose)
+    objects = _fitting_objects(request, CE_CLIP_FAMILY, propose, animals_only=False)
+    variants += take_distinct(request, _without_new_repeats(request, objects))
     return variants
