@@ -306,7 +306,8 @@ def test_replace_keeps_verb_forms(wordnet_mode):
 
 def test_replace_keeps_the_sentence_capital(wordnet_mode):
     dogs = replaced(perturb("Dogs are running on the beach.", ["replace"]), "Dogs", "object")
-    assert dogs and all(after[0].isupper() and after.endswith("s") for after in dogs)
+    # "Sheep" is the plural an irregular refill keeps
+    assert dogs and all(after[0].isupper() and (after.endswith("s") or after == "Sheep") for after in dogs)
 
 
 def test_replace_relations_use_spatial_opposites_and_verbs(wordnet_mode):

@@ -1,7 +1,8 @@
 """REPLACE's object refills must fit their slot as CE-CLIP's do (backend/perturb/refill_fit.py), but only an
 animal is held to its fit class: the absurd animal refills of the judged samples
 (tests/data/perturb-judged-replace-rel.csv, tests/data/perturb-judged-replace-fit.csv) and of tuning on even ids
-are never shown, and a thing of another size or use (a chair for a bed, a pizza for a cake) still is.
+are never shown, and a thing of another size or use (a chair for a bed, a pizza for a cake) or another small
+animal (a cat for a bird) still is.
 """
 import pytest
 
@@ -44,6 +45,8 @@ MAKES = [
     ("A man is riding a horse in an open field.", "A man is riding an elephant in an open field."),
     ("A black cat is sitting in a bathroom sink.", "A black dog is sitting in a bathroom sink."),
     ("A cat curled up on a bed for a nap.", "A cat curled up on a chair for a nap."),
+    # a bird is alone in its fit class, but small animals stand for each other
+    ("there are two birds standing on the plate of food", "there are two cats standing on the plate of food"),
     ("A bride and groom are cutting a cake as they smile.", "A bride and groom are cutting a pizza as they smile."),
 ]
 

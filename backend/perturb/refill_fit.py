@@ -68,6 +68,7 @@ _OTHER_CLASSES = (
 )
 FIT_CLASSES: tuple[frozenset[str], ...] = (
     LARGE_ANIMALS - _LARGE_WILD, _LARGE_WILD, *(frozenset(words.split(",")) for words in _OTHER_CLASSES))
+_LARGE_CLASSES = {0, 1}  # the indices of the two large-animal classes in FIT_CLASSES
 RIDDEN_ANIMALS = frozenset("horse pony elephant camel donkey mule".split())
 DRAUGHT_ANIMALS = RIDDEN_ANIMALS | frozenset("cow ox bull".split())
 PULLING_VERBS = frozenset("pull tow draw drag haul".split())
@@ -116,10 +117,11 @@ def fits_slot(noun: Token, original: str, word: str, animals_only: bool = False)
     the fit classes bind only an animal's refill: REPLACE's negatives may change a thing's size or use
     ("a cat on a chair" for "on a bed", "a pizza" for "a cake"), as SugarCrepe's do, and holding those to a
     class cost 7 points of replace_obj coverage; an animal out of its class is what read as absurd there
-    ("two zebras standing on the plate of food", "two bears perched on someone's sneakers")."""
+    ("two zebras standing on the plate of food", "two bears perched on someone's sneakers"); small animals
+    (a bird, a dog, a goat) may still stand for each other, or a bird, alone in its class, would get none."""
     animals = _role_animals(noun)
     if animals is not None:
         return word in animals
-    if animals_only and kind_of(noun) != ANIMAL:
+    if animals_only and (kind_of(noun) != ANIMAL or not {fit_class(original), fit_class(word)} & _LARGE_CLASSES):
         return True
     return fit_class(original) == fit_class(word)
