@@ -68,7 +68,7 @@ IN_OR_ON = frozenset(["in", "inside", "into", "on", "onto", "atop", "upon"])
 POSTURE_VERBS = frozenset("be sit stand lie lay rest relax sleep perch curl nap lounge stay".split())
 
 GRAZERS = frozenset(["ungulate.n.01", "proboscidean.n.01", "lagomorph.n.01", "goose.n.01", "kangaroo.n.01"])
-DRAUGHT_ANIMALS = frozenset(["ungulate.n.01", "proboscidean.n.01", "dog.n.01"])
+DRAUGHT_SYNSETS = frozenset(["ungulate.n.01", "proboscidean.n.01", "dog.n.01"])
 DRAWN_LOADS = frozenset("carriage cart wagon buggy plow plough sled sleigh chariot coach stagecoach".split())
 
 VESSEL_NOUNS = frozenset("vase bowl cup mug glass jar bottle pitcher teapot kettle".split())
@@ -135,7 +135,7 @@ def _allowed_agents(verb: Token) -> frozenset[str] | None:
         return GRAZERS
     objects = [child for child in verb.children if child.dep_ == "dobj"]
     pulls_a_load = lemma in ("pull", "draw", "tow") and any(noun_key(obj) in DRAWN_LOADS for obj in objects)
-    return DRAUGHT_ANIMALS if pulls_a_load else None
+    return DRAUGHT_SYNSETS if pulls_a_load else None
 
 
 def _wrong_subjects(doc: Doc) -> list[Violation]:
