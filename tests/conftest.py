@@ -62,10 +62,7 @@ os.environ["GRADIO_TEMP_DIR"] = _scratch("gradio-cache-")
 
 import pytest  # noqa: E402
 
-from tests.support import (
-    tiers,  # noqa: E402
-    tiny,  # noqa: E402
-)
+from tests.support import tiers  # noqa: E402
 from tests.support.browser import chromium  # noqa: E402
 from tests.support.tiers import (  # noqa: E402,F401 (hooks)
     pytest_collection_modifyitems,
@@ -90,6 +87,9 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def tiny_checkpoints(tmp_path_factory, hub_cache) -> tiny.TinyCheckpoints:
-    """One tiny model saved as a file, as a local dir, and as a cached hub repo."""
+def tiny_checkpoints(tmp_path_factory, hub_cache):
+    """One tiny model saved as a file, as a local dir, and as a cached hub repo (`tiny.TinyCheckpoints`). Imported
+    here, not at the top: pytest-xdist's controller imports this file too, and runs no test that needs torch."""
+    from tests.support import tiny
+
     return tiny.save_tiny_model(tmp_path_factory.mktemp("tiny-model"), hub_cache)

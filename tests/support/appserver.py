@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import socket
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
@@ -11,18 +10,8 @@ from app import build_annotate_app, build_app, launch_options, task_image_route
 from backend.core.settings import Settings
 from backend.core.store import Store
 from backend.models.registry import EmbeddingCache, ModelRegistry
+from tests.support.waiting import wait_for  # noqa: F401 (tests import it from here too)
 from ui.context import AppContext
-
-
-def wait_for(predicate, timeout: float = 60.0, what: str = "condition"):
-    """Poll `predicate` until it returns something truthy (returned), or fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 def free_port() -> int:

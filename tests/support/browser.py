@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import wait_for
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -136,10 +138,18 @@ def pick_option(page, label: str, option: str) -> None:
     page.keyboard.press("Escape")
 
 
-def choose(page, label: str, option: str) -> None:
-    """Pick the first option whose name contains `option` in a single-select gr.Dropdown."""
-    page.get_by_label(label, exact=True).click()
-    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
+def choose(page, label: str, option: str, timeout: float = 30) -> None:
+    """Pick the first option whose name contains `option` in a single-select gr.Dropdown, and again until the box
+    shows it: a timer that refreshes the list (newest first) can shift the options under the click, which then
+    lands on a neighbour."""
+    box, name = page.get_by_label(label, exact=True), re.compile(re.escape(option))
+
+    def picked() -> bool:
+        box.click()
+        page.get_by_role("option", name=name).first.click()
+        return bool(name.search(box.input_value()))
+
+    wait_for(picked, timeout, f"{option!r} chosen in {label!r}")
 
 
 def inside(inner: dict | None, outer: dict | None) -> bool:
