@@ -27,6 +27,8 @@ from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_
 FAMILY = "binding_swap"
 # Groups of things whose material a swap may change without turning absurd ("a wood plate", "a glass table").
 MADE_OF_GROUPS = ("furniture", "tableware", "container")
+# What a place may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ... yellow grass".
+SETTING_CLASSES = frozenset({"colour", "size"})
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,8 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
     if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
-           or not _a_thing(a.noun) for a in (first, second)):
+           or not _a_thing(a.noun) and not (_a_setting(a.noun) and set(a.by_class) <= SETTING_CLASSES)
+           for a in (first, second)):
         return False  # "an open field" is no open door, "a large kitchen" no large wall, "a vintage closeup" no thing
     pair = (first, second)
     if any("material" in a.by_class for a in pair) and not all(_made_of_something(a) for a in pair):
@@ -142,6 +145,11 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
 def _a_thing(noun: Token) -> bool:
     """An object, not a place or a view: what a colour, size or age moved across classes may describe."""
     return is_object_noun(noun) and not is_place(noun) and noun_key(noun) not in DEPICTION_NOUNS
+
+
+def _a_setting(noun: Token) -> bool:
+    """A place ("a hill", "the grass", "a bathroom"), whose colour or size a swap may change."""
+    return is_place(noun) and noun_key(noun) not in DEPICTION_NOUNS
 
 
 def _made_of_something(attribute: Attribute) -> bool:

@@ -305,6 +305,19 @@ def _refers_back(doc: Doc) -> bool:
     return any(token.lower_ == "one" and token.dep_ != "nummod" for token in doc)
 
 
+def _modifiers(counted: Counted) -> frozenset[str]:
+    """The words between the count and the noun: "larger adult" in "four larger adult elephants"."""
+    return frozenset(word.lower_ for word in counted.noun.doc[counted.words.end : counted.noun.i])
+
+
+def _told_apart(first: Counted, second: Counted) -> bool:
+    """One kind of object in two groups that modifiers tell apart ("a baby elephant near four adult
+    elephants"): trading the counts changes which group is the larger. Without a modifier on each ("a black
+    goat and two goats") which one the bare noun means is unclear."""
+    mine, theirs = _modifiers(first), _modifiers(second)
+    return bool(mine) and bool(theirs) and mine != theirs
+
+
 def _may_take(counted: Counted, plural: bool) -> bool:
     """`count_checks.may_take` on the noun and on its anchor, which takes the verbs ("a couple of people")."""
     return all(may_take(word, counted.plural, plural) for word in {counted.noun, counted.anchor})
@@ -318,7 +331,7 @@ def _count_swaps(request: Request) -> Iterator[Variant]:
         (a, b)
         for a, b in itertools.combinations(counted, 2)
         if counts_differ(a, b)
-        and not same_object(a.noun, b.noun)
+        and (not same_object(a.noun, b.noun) or _told_apart(a, b))
         and _may_take(a, b.plural)
         and _may_take(b, a.plural)
     ]
