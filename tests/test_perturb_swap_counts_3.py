@@ -19,6 +19,8 @@ def _swaps(caption: str, subtype: str) -> list[str]:
      "A view of two billboards and several traffic signs on one pole."),
     ("A baby elephant stands near to four larger adult elephants.",
      "Four baby elephants stand near to a larger adult elephant."),
+    ("Two men herding a pack of elephants across a field.", "Several men herding two elephants across a field."),
+    ("A group of people are standing near a bus.", "A person is standing near several buses."),
 ])
 def test_new_count_swaps(caption, text):
     assert text in _swaps(caption, "count")
@@ -33,6 +35,11 @@ def test_new_count_swaps(caption, text):
 ])
 def test_one_person_neither_sits_on_two_seats_nor_wears_shirts(caption, text):
     assert text not in _swaps(caption, "count")
+
+
+def test_a_count_that_counts_off_a_group_keeps_the_group_whole():
+    caption = "A group of people on a street with one person holding a multicolored umbrella over head."
+    assert _swaps(caption, "count") == []
 
 
 def test_a_couple_that_counts_no_noun_is_left_alone():

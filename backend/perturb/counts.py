@@ -3,14 +3,17 @@
 * "count": two counted objects trade their numbers, with agreement:
   "Two giraffes and a zebra are standing" -> "A giraffe and two zebras are
   standing"; "A dog is chasing two cats" -> "Two dogs are chasing a cat".
+  One kind of object trades counts only where modifiers tell its groups
+  apart ("a baby elephant near four adult elephants").
 * "same_noun_attribute": two groups of the same kind of object, counted
   differently, trade an attribute: "a black goat and two white goats" ->
   "a white goat and two black goats". With equal counts the swap would say
   the same thing ("a white goat and a black goat"), so it is never made.
 
 Only explicit counts take part ("a", "one", "two" ... "twelve", digits,
-"several", "many", "some"): "the dogs" or a bare "dogs" has no number to
-trade. When a number change would strand a pronoun ("a man with his two
+"several", "many", "some", "a couple of", and "a group of", "a herd of"...,
+which give another noun "several"): "the dogs" or a bare "dogs" has no
+number to trade. When a number change would strand a pronoun ("a man with his two
 dogs") or a word that needs a number ("each", "both", "another"), nothing
 is made.
 """
@@ -51,6 +54,11 @@ COUNTABLE_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "conj", "ROOT"
 _AGREEMENT = {"is": "are", "was": "were", "has": "have", "does": "do"}
 _AGREEMENT.update({plural: singular for singular, plural in list(_AGREEMENT.items())})
 _SINGULAR_FORMS = frozenset({"is", "was", "has", "does"})
+# "a couple of people" counts two; "a group of people", "a herd of cows" count several, and give another noun
+# "several" ("a cow" -> "several cows"): "a herd of men" would be absurd. Not "a row of" or "a pile of", which
+# say how things stand, nor "a team of", which says who they are.
+_SEVERAL = ("group", "herd", "flock", "bunch", "crowd", "pack", "fleet")
+COUNTING_GROUPS: dict[str, int | str] = {"couple": 2, **dict.fromkeys(_SEVERAL, "several")}
 # Plurals whose singular is another word, which spaCy's lemma keeps as it is ("people" -> "people").
 _SUPPLETIVE_SINGULARS = {"people": "person"}
 
@@ -58,12 +66,14 @@ _SUPPLETIVE_SINGULARS = {"people": "person"}
 @dataclass(frozen=True)
 class Counted:
     """A noun with explicit count words: "two" + "giraffes", "a couple of" + "people". `anchor` stands where
-    the phrase stands in its clause, and takes its verbs: the noun, or "couple"."""
+    the phrase stands in its clause, and takes its verbs: the noun, or "couple". `said` is how another noun
+    takes the count ("two", "a couple of", "several" for "a group of")."""
 
     words: Span
     noun: Token
     value: int | str
     anchor: Token
+    said: str
 
     @property
     def count(self) -> Token:
@@ -128,23 +138,25 @@ def _countable_position(noun: Token) -> bool:
     return noun.dep_ in COUNTABLE_DEPS or existential
 
 
-def _couple_of(noun: Token) -> Counted | None:
-    """"a couple of people": two, said by the phrase that heads the noun ("a couple is sitting" counts no
-    noun)."""
-    preposition, couple = noun.head, noun.head.head
-    if noun.dep_ != "pobj" or noun.tag_ != "NNS" or preposition.lower_ != "of" or couple.lower_ != "couple":
+def _group_of(noun: Token) -> Counted | None:
+    """"a couple of people", "a herd of cows": counted by the phrase that heads the noun (`COUNTING_GROUPS`;
+    "a couple is sitting" counts no noun, "a large group of" is left alone)."""
+    preposition, group = noun.head, noun.head.head
+    if noun.dep_ != "pobj" or noun.tag_ != "NNS" or preposition.lower_ != "of" or group.lower_ not in COUNTING_GROUPS:
         return None
-    article = couple.doc[couple.i - 1] if couple.i else None
-    if article is None or article.lower_ != "a" or article.head != couple or preposition.i != couple.i + 1:
+    article = group.doc[group.i - 1] if group.i else None
+    if article is None or article.lower_ != "a" or article.head != group or preposition.i != group.i + 1:
         return None
-    return Counted(couple.doc[article.i : preposition.i + 1], noun, 2, couple)
+    words = group.doc[article.i : preposition.i + 1]
+    value = COUNTING_GROUPS[group.lower_]
+    return Counted(words, noun, value, group, words.text.lower() if value == 2 else str(value))
 
 
 def _counted(noun: Token) -> Counted | None:
     """The noun with the count words its phrase starts with, if any."""
-    couple = _couple_of(noun)
-    if couple is not None:
-        return couple if _countable_position(couple.anchor) and noun.text == noun.lower_ else None
+    group = _group_of(noun)
+    if group is not None:
+        return group if _countable_position(group.anchor) and noun.text == noun.lower_ else None
     if not _countable_position(noun):
         return None
     first = noun.doc[noun.left_edge.i]
@@ -152,7 +164,7 @@ def _counted(noun: Token) -> Counted | None:
     deps = ("det", "nummod", "amod") if value in MANY else ("det", "nummod")
     if value is None or first.head != noun or first.dep_ not in deps:
         return None
-    return Counted(noun.doc[first.i : first.i + 1], noun, value, noun)
+    return Counted(noun.doc[first.i : first.i + 1], noun, value, noun, first.lower_)
 
 
 def counted_nouns(doc: Doc) -> list[Counted]:
@@ -263,7 +275,7 @@ def _count_edits(request: Request, target: Counted, source: Counted) -> list[Edi
     "a"/"an" by the next word, and verb agreement (None if that fails)."""
     noun_text = _noun_form(target, source.plural)
     edits = [replacement(request, token_span(target.noun), noun_text)] if noun_text != target.noun.lower_ else []
-    count_text = source.words.text.lower()
+    count_text = source.said
     if source.value == 1 and count_text in ("a", "an"):
         following = request.doc[target.words.end]
         count_text = indefinite_article(noun_text if following == target.noun else following.text)
@@ -318,6 +330,12 @@ def _told_apart(first: Counted, second: Counted) -> bool:
     return bool(mine) and bool(theirs) and mine != theirs
 
 
+def _same_kind(first: Counted, second: Counted) -> bool:
+    """One kind of object, whatever the number: "people" and "person" too. A third count of a swapped kind
+    counts off its group ("a group of people ... one person holding an umbrella"), so no swap changes it."""
+    return same_object(first.noun, second.noun) or singular_of(first.noun) == singular_of(second.noun) is not None
+
+
 def _may_take(counted: Counted, plural: bool) -> bool:
     """`count_checks.may_take` on the noun and on its anchor, which takes the verbs ("a couple of people")."""
     return all(may_take(word, counted.plural, plural) for word in {counted.noun, counted.anchor})
@@ -331,7 +349,8 @@ def _count_swaps(request: Request) -> Iterator[Variant]:
         (a, b)
         for a, b in itertools.combinations(counted, 2)
         if counts_differ(a, b)
-        and (not same_object(a.noun, b.noun) or _told_apart(a, b))
+        and (not _same_kind(a, b) or _told_apart(a, b))
+        and not any(_same_kind(c, d) for c in (a, b) for d in counted if d not in (a, b))
         and _may_take(a, b.plural)
         and _may_take(b, a.plural)
     ]
