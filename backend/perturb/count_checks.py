@@ -35,6 +35,8 @@ LOCATIVE_PREPOSITIONS = frozenset({
 FILLING_VERBS = frozenset({"fill", "load", "stack", "pile", "pack", "cover", "crowd", "line", "stock", "full"})
 # ("rid": spaCy's small model lemmatises "riding" so.)
 SEATED_VERBS = frozenset({"sit", "lie", "lay", "sleep", "ride", "rid", "stand", "perch"})
+# What one person works one of at a time: "a person paddles several canoes" is absurd.
+STEERED_VERBS = frozenset({"paddle", "row", "drive", "steer", "pilot"})
 # Pronoun -> (plural?, may refer to a person or animal?, may refer to a thing?)
 PRONOUNS = {
     "he": (False, True, False), "him": (False, True, False), "his": (False, True, False),
@@ -55,9 +57,10 @@ def preposition_of(noun: Token) -> str:
 
 
 def _is_support(noun: Token) -> bool:
-    """The object of "on", "in", "on top of"... or of "ride": where something else is."""
+    """The object of "on", "in", "on top of"... or of "ride" or "paddle": where something else is, or what
+    one works at a time."""
     if noun.dep_ == "dobj":
-        return noun.head.lemma_.lower() in SEATED_VERBS
+        return noun.head.lemma_.lower() in SEATED_VERBS | STEERED_VERBS
     return noun.dep_ == "pobj" and preposition_of(noun) in LOCATIVE_PREPOSITIONS
 
 
@@ -89,6 +92,13 @@ def _wears(noun: Token, tag: str) -> bool:
     )
 
 
+def _worn(noun: Token) -> bool:
+    """A garment someone wears ("wearing a suit", "in a suit"): one wearer does not wear two suits."""
+    wearing = (noun.dep_ == "dobj" and noun.head.lemma_.lower() == "wear") or (
+        noun.dep_ == "pobj" and noun.head.lower_ in ("in", "wearing"))
+    return wearing and lexicon().is_worn(noun.lemma_.lower())
+
+
 def _gathers(noun: Token) -> bool:
     """Stands or sits "around" something: "stones sitting around a dime"."""
     verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
@@ -118,13 +128,13 @@ def may_take(target: Token, target_plural: bool, source_plural: bool) -> bool:
     """A support does not multiply, nor does one seat or one garment hold a
     crowd: "a device on two tables", "some people sit in a chair" and "two
     women in a blue sweater" are absurd, while "two devices on a table" is
-    an ordinary scene; "among" needs a plural, and one person neither sits on
-    two benches nor wears black shirts."""
+    an ordinary scene; "among" needs a plural, one person neither sits on
+    two benches nor wears black shirts, and a worn suit does not become two."""
     if target_plural and not source_plural:
         return not (_needs_many(target) or _seated_on(target, "NNS") or _wears(target, "NNS"))
     if not source_plural or target_plural:
         return True
-    return not (_is_support(target) or _seated_on(target, "NN") or _wears(target, "NN"))
+    return not (_is_support(target) or _seated_on(target, "NN") or _wears(target, "NN") or _worn(target))
 
 
 def _possible_referents(pronoun: Token) -> list[Token]:
