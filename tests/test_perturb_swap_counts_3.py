@@ -21,6 +21,7 @@ def _swaps(caption: str, subtype: str) -> list[str]:
      "Four baby elephants stand near to a larger adult elephant."),
     ("Two men herding a pack of elephants across a field.", "Several men herding two elephants across a field."),
     ("A group of people are standing near a bus.", "A person is standing near several buses."),
+    ("Two women sitting on ledge looking at a cellphone.", "A woman sitting on ledge looking at two cellphones."),
 ])
 def test_new_count_swaps(caption, text):
     assert text in _swaps(caption, "count")

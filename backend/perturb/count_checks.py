@@ -37,6 +37,9 @@ FILLING_VERBS = frozenset({"fill", "load", "stack", "pile", "pack", "cover", "cr
 SEATED_VERBS = frozenset({"sit", "lie", "lay", "sleep", "ride", "rid", "stand", "perch"})
 # What one person works one of at a time: "a person paddles several canoes" is absurd.
 STEERED_VERBS = frozenset({"paddle", "row", "drive", "steer", "pilot"})
+# Verbs whose "at" aims rather than places: "two women looking at a cellphone" may become "a woman looking at
+# two cellphones", while "a dog at a table" may not stand at two.
+AIMING_VERBS = frozenset({"look", "stare", "gaze", "glance", "peer", "point", "smile", "laugh", "wave"})
 # Pronoun -> (plural?, may refer to a person or animal?, may refer to a thing?)
 PRONOUNS = {
     "he": (False, True, False), "him": (False, True, False), "his": (False, True, False),
@@ -61,6 +64,8 @@ def _is_support(noun: Token) -> bool:
     one works at a time."""
     if noun.dep_ == "dobj":
         return noun.head.lemma_.lower() in SEATED_VERBS | STEERED_VERBS
+    if noun.dep_ == "pobj" and noun.head.lower_ == "at" and noun.head.head.lemma_.lower() in AIMING_VERBS:
+        return False
     return noun.dep_ == "pobj" and preposition_of(noun) in LOCATIVE_PREPOSITIONS
 
 
