@@ -27,6 +27,8 @@ from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_
 FAMILY = "binding_swap"
 # Groups of things whose material a swap may change without turning absurd ("a wood plate", "a glass table").
 MADE_OF_GROUPS = ("furniture", "tableware", "container")
+# What a place may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ... yellow grass".
+SETTING_CLASSES = frozenset({"colour", "size"})
 
 
 @dataclass(frozen=True)
@@ -127,13 +129,14 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     """Adjectives of two different visual classes, each suiting the other noun ("a blue bus in front of a tall
     building" -> "a tall bus in front of a blue building"): SugarCrepe's swap_att trades across classes too.
     A material trades only between furniture, tableware and containers ("a white plate on a wood table" ->
-    "a wood plate on a white table"), not onto a microwave or a hydrant ("a stone fire hydrant")."""
+    "a wood plate on a white table"), not onto a microwave or a hydrant ("a stone fire hydrant"); a place
+    trades only a colour or a size (`_crosses`)."""
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
-    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
-           or not _a_thing(a.noun) for a in (first, second)):
-        return False  # "an open field" is no open door, "a large kitchen" no large wall, "a vintage closeup" no thing
     pair = (first, second)
+    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
+           for a in pair) or not _cross(first, second):
+        return False  # "an open field" is no open door
     if any("material" in a.by_class for a in pair) and not all(_made_of_something(a) for a in pair):
         return False
     return _lands(second, first) and _lands(first, second)
@@ -142,6 +145,17 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
 def _a_thing(noun: Token) -> bool:
     """An object, not a place or a view: what a colour, size or age moved across classes may describe."""
     return is_object_noun(noun) and not is_place(noun) and noun_key(noun) not in DEPICTION_NOUNS
+
+
+def _cross(first: Attribute, second: Attribute) -> bool:
+    """Two nouns that may trade words of two classes: things, or a place and a thing trading a colour and a
+    size ("green skis ... a big hill" -> "big skis ... a green hill"); never a view ("a vintage closeup") and
+    no age onto a place ("an old hill")."""
+    pair = (first, second)
+    if all(_a_thing(a.noun) for a in pair):
+        return True
+    places = all(_a_thing(a.noun) or (is_place(a.noun) and noun_key(a.noun) not in DEPICTION_NOUNS) for a in pair)
+    return places and all(set(a.by_class) <= SETTING_CLASSES for a in pair)
 
 
 def _made_of_something(attribute: Attribute) -> bool:
@@ -165,6 +179,24 @@ def _told_apart(first: Attribute, second: Attribute) -> bool:
     return any(mine[cls] != theirs[cls] for cls in mine.keys() & theirs.keys())
 
 
+def _owner(noun: Token) -> Token | None:
+    """Who has the object: "a man" for "shirt" in "a man in a red shirt", "a man wearing a red shirt", "a table
+    with a blue vase"."""
+    head = noun.head
+    if noun.dep_ == "pobj" and head.lower_ in ("in", "with", "wearing") and head.head.pos_ == "NOUN":
+        return head.head
+    if noun.dep_ == "dobj" and head.lemma_.lower() == "wear" and head.dep_ == "acl" and head.head.pos_ == "NOUN":
+        return head.head
+    return None
+
+
+def _owned_apart(first: Attribute, second: Attribute) -> bool:
+    """Two objects of one kind that their owners, of two kinds, tell apart: "a man in a red shirt and a woman in
+    a blue shirt" -> "a man in a blue shirt and a woman in a red shirt"."""
+    owners = _owner(first.noun), _owner(second.noun)
+    return owners[0] is not None and owners[1] is not None and not same_object(owners[0], owners[1])
+
+
 def _in_one_role(first: Token, second: Token) -> bool:
     """Two nouns that play one part: conjuncts, or the two sides of "next to", "with", "by" ("a black goat and
     a white goat", "a white goat next to a black goat"); a swap of their attributes says the same."""
@@ -181,7 +213,8 @@ def _attribute_swaps(request: Request) -> Iterator[Variant]:
     pairs = [
         (a, b) for a, b in itertools.combinations(attributes, 2)
         if (tradeable(a, b) or cross_tradeable(a, b))
-        and (not same_object(a.noun, b.noun) or _told_apart(a, b) or not _in_one_role(a.noun, b.noun))
+        and (not same_object(a.noun, b.noun) or _told_apart(a, b) or _owned_apart(a, b)
+             or not _in_one_role(a.noun, b.noun))
     ]
     request.rng.shuffle(pairs)
     variants = (

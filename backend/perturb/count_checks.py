@@ -35,6 +35,11 @@ LOCATIVE_PREPOSITIONS = frozenset({
 FILLING_VERBS = frozenset({"fill", "load", "stack", "pile", "pack", "cover", "crowd", "line", "stock", "full"})
 # ("rid": spaCy's small model lemmatises "riding" so.)
 SEATED_VERBS = frozenset({"sit", "lie", "lay", "sleep", "ride", "rid", "stand", "perch"})
+# What one person works one of at a time: "a person paddles several canoes" is absurd.
+STEERED_VERBS = frozenset({"paddle", "row", "drive", "steer", "pilot"})
+# Verbs whose "at" aims rather than places: "two women looking at a cellphone" may become "a woman looking at
+# two cellphones", while "a dog at a table" may not stand at two.
+AIMING_VERBS = frozenset({"look", "stare", "gaze", "glance", "peer", "point", "smile", "laugh", "wave"})
 # Pronoun -> (plural?, may refer to a person or animal?, may refer to a thing?)
 PRONOUNS = {
     "he": (False, True, False), "him": (False, True, False), "his": (False, True, False),
@@ -55,15 +60,18 @@ def preposition_of(noun: Token) -> str:
 
 
 def _is_support(noun: Token) -> bool:
-    """The object of "on", "in", "on top of"... or of "ride": where something else is."""
+    """The object of "on", "in", "on top of"... or of "ride" or "paddle": where something else is, or what
+    one works at a time."""
     if noun.dep_ == "dobj":
-        return noun.head.lemma_.lower() in SEATED_VERBS
+        return noun.head.lemma_.lower() in SEATED_VERBS | STEERED_VERBS
+    if noun.dep_ == "pobj" and noun.head.lower_ == "at" and noun.head.head.lemma_.lower() in AIMING_VERBS:
+        return False
     return noun.dep_ == "pobj" and preposition_of(noun) in LOCATIVE_PREPOSITIONS
 
 
-def _shares_a_seat(noun: Token) -> bool:
-    """A person or animal sitting, lying or riding in or on one object: "a
-    person sits in a chair" (a plate of pineapples may "sit on a table")."""
+def _seated_on(noun: Token, tag: str) -> bool:
+    """A person or animal sitting, lying or riding in or on an object tagged `tag`: "a person sits in a chair"
+    (NN; a plate of pineapples may "sit on a table"), "people are sitting on two benches" (NNS)."""
     if animacy(noun) is None:
         return False
     verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
@@ -71,22 +79,29 @@ def _shares_a_seat(noun: Token) -> bool:
     return any(
         verb.lemma_.lower() in SEATED_VERBS
         and prep.lower_ in ("in", "on")
-        and any(obj.dep_ == "pobj" and obj.tag_ == "NN" and not is_place(obj) for obj in prep.children)
+        and any(obj.dep_ == "pobj" and obj.tag_ == tag and not is_place(obj) for obj in prep.children)
         for verb in verbs
         for prep in verb.children
         if prep.dep_ == "prep"
     )
 
 
-def _wears_one(noun: Token) -> bool:
-    """Dressed in one garment: "a woman in a blue sweater" cannot become
-    "two women in a blue sweater"."""
+def _wears(noun: Token, tag: str) -> bool:
+    """Dressed in a garment tagged `tag`: "a woman in a blue sweater" (NN) cannot become "two women in a blue
+    sweater", nor "three people in black shirts" (NNS) "a person in black shirts"."""
     return any(
-        prep.lower_ in ("in", "wearing") and obj.tag_ == "NN" and lexicon().is_worn(obj.lemma_.lower())
+        prep.lower_ in ("in", "wearing") and obj.tag_ == tag and lexicon().is_worn(obj.lemma_.lower())
         for prep in noun.children
         for obj in prep.children
         if obj.dep_ in ("pobj", "dobj")
     )
+
+
+def _worn(noun: Token) -> bool:
+    """A garment someone wears ("wearing a suit", "in a suit"): one wearer does not wear two suits."""
+    wearing = (noun.dep_ == "dobj" and noun.head.lemma_.lower() == "wear") or (
+        noun.dep_ == "pobj" and noun.head.lower_ in ("in", "wearing"))
+    return wearing and lexicon().is_worn(noun.lemma_.lower())
 
 
 def _gathers(noun: Token) -> bool:
@@ -118,12 +133,13 @@ def may_take(target: Token, target_plural: bool, source_plural: bool) -> bool:
     """A support does not multiply, nor does one seat or one garment hold a
     crowd: "a device on two tables", "some people sit in a chair" and "two
     women in a blue sweater" are absurd, while "two devices on a table" is
-    an ordinary scene; and "among" needs a plural."""
+    an ordinary scene; "among" needs a plural, one person neither sits on
+    two benches nor wears black shirts, and a worn suit does not become two."""
     if target_plural and not source_plural:
-        return not _needs_many(target)
+        return not (_needs_many(target) or _seated_on(target, "NNS") or _wears(target, "NNS"))
     if not source_plural or target_plural:
         return True
-    return not (_is_support(target) or _shares_a_seat(target) or _wears_one(target))
+    return not (_is_support(target) or _seated_on(target, "NN") or _wears(target, "NN") or _worn(target))
 
 
 def _possible_referents(pronoun: Token) -> list[Token]:

@@ -3,14 +3,17 @@
 * "count": two counted objects trade their numbers, with agreement:
   "Two giraffes and a zebra are standing" -> "A giraffe and two zebras are
   standing"; "A dog is chasing two cats" -> "Two dogs are chasing a cat".
+  One kind of object trades counts only where modifiers tell its groups
+  apart ("a baby elephant near four adult elephants").
 * "same_noun_attribute": two groups of the same kind of object, counted
   differently, trade an attribute: "a black goat and two white goats" ->
   "a white goat and two black goats". With equal counts the swap would say
   the same thing ("a white goat and a black goat"), so it is never made.
 
 Only explicit counts take part ("a", "one", "two" ... "twelve", digits,
-"several", "many", "some"): "the dogs" or a bare "dogs" has no number to
-trade. When a number change would strand a pronoun ("a man with his two
+"several", "many", "some", "a couple of", and "a group of", "a herd of"...,
+which give another noun "several"): "the dogs" or a bare "dogs" has no
+number to trade. When a number change would strand a pronoun ("a man with his two
 dogs") or a word that needs a number ("each", "both", "another"), nothing
 is made.
 """
@@ -20,7 +23,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.attributes import FAMILY, same_object, tradeable, visual_attributes
 from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
@@ -28,7 +31,15 @@ from backend.perturb.count_checks import MANY, NUMBER_WORDS, NUMBERS, may_take, 
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
 from backend.perturb.lexicon import lexicon, wordnet
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import PLURALIA_TANTUM, is_object_noun, is_physical, is_place, may_name_being
+from backend.perturb.nouns import (
+    DEPICTION_NOUNS,
+    PLURALIA_TANTUM,
+    is_object_noun,
+    is_physical,
+    is_place,
+    may_name_being,
+    noun_key,
+)
 from backend.perturb.parse_reading import noun_lemma
 from backend.perturb.units import is_hyphenated
 
@@ -43,15 +54,30 @@ COUNTABLE_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "conj", "ROOT"
 _AGREEMENT = {"is": "are", "was": "were", "has": "have", "does": "do"}
 _AGREEMENT.update({plural: singular for singular, plural in list(_AGREEMENT.items())})
 _SINGULAR_FORMS = frozenset({"is", "was", "has", "does"})
+# "a couple of people" counts two; "a group of people", "a herd of cows" count several, and give another noun
+# "several" ("a cow" -> "several cows"): "a herd of men" would be absurd. Not "a row of" or "a pile of", which
+# say how things stand, nor "a team of", which says who they are.
+_SEVERAL = ("group", "herd", "flock", "bunch", "crowd", "pack", "fleet")
+COUNTING_GROUPS: dict[str, int | str] = {"couple": 2, **dict.fromkeys(_SEVERAL, "several")}
+# Plurals whose singular is another word, which spaCy's lemma keeps as it is ("people" -> "people").
+_SUPPLETIVE_SINGULARS = {"people": "person"}
 
 
 @dataclass(frozen=True)
 class Counted:
-    """A noun with an explicit count word: "two" + "giraffes"."""
+    """A noun with explicit count words: "two" + "giraffes", "a couple of" + "people". `anchor` stands where
+    the phrase stands in its clause, and takes its verbs: the noun, or "couple". `said` is how another noun
+    takes the count ("two", "a couple of", "several" for "a group of")."""
 
-    count: Token
+    words: Span
     noun: Token
     value: int | str
+    anchor: Token
+    said: str
+
+    @property
+    def count(self) -> Token:
+        return self.words[0]
 
     @property
     def plural(self) -> bool:
@@ -82,6 +108,8 @@ def singular_of(noun: Token) -> str | None:
     text, lemma = noun.lower_, noun.lemma_.lower()
     if noun.tag_ == "NN":
         return text if text == lemma else None
+    if text in _SUPPLETIVE_SINGULARS:
+        return _SUPPLETIVE_SINGULARS[text]
     fits = [word for word in (lemma, _rule_singular(text)) if word.isalpha() and pluralize(word) == text]
     return fits[0] if fits and len(set(fits)) == 1 else None
 
@@ -99,36 +127,63 @@ def _forms_are_regular(noun: Token, value: int | str) -> bool:
 
 def _countable_position(noun: Token) -> bool:
     """Subject, object or existential noun; not the object of "of" ("a box
-    of six pastries", "the side of a boat"), whose number the head governs;
-    and in plain lower case ("TV" would come back as "tvs")."""
-    if noun.dep_ == "pobj" and preposition_of(noun) == "of":  # not "in front of"
-        return False
+    of six pastries", "the side of a boat"), whose number the head governs,
+    unless the head is a picture ("a view of several billboards"); and in
+    plain lower case ("TV" would come back as "tvs")."""
+    if noun.dep_ == "pobj" and preposition_of(noun) == "of" and noun_key(noun.head.head) not in DEPICTION_NOUNS:
+        return False  # not "in front of"
     if noun.text != noun.lower_ and not (noun.is_sent_start and noun.text == noun.lower_.capitalize()):
         return False
     existential = noun.dep_ == "attr" and any(child.dep_ == "expl" for child in noun.head.children)
     return noun.dep_ in COUNTABLE_DEPS or existential
 
 
+def _group_of(noun: Token) -> Counted | None:
+    """"a couple of people", "a herd of cows": counted by the phrase that heads the noun (`COUNTING_GROUPS`;
+    "a couple is sitting" counts no noun, "a large group of" is left alone)."""
+    preposition, group = noun.head, noun.head.head
+    if noun.dep_ != "pobj" or noun.tag_ != "NNS" or preposition.lower_ != "of" or group.lower_ not in COUNTING_GROUPS:
+        return None
+    article = group.doc[group.i - 1] if group.i else None
+    if article is None or article.lower_ != "a" or article.head != group or preposition.i != group.i + 1:
+        return None
+    words = group.doc[article.i : preposition.i + 1]
+    value = COUNTING_GROUPS[group.lower_]
+    return Counted(words, noun, value, group, words.text.lower() if value == 2 else str(value))
+
+
+def _counted(noun: Token) -> Counted | None:
+    """The noun with the count words its phrase starts with, if any."""
+    group = _group_of(noun)
+    if group is not None:
+        return group if _countable_position(group.anchor) and noun.text == noun.lower_ else None
+    if not _countable_position(noun):
+        return None
+    first = noun.doc[noun.left_edge.i]
+    value = _count_value(first)
+    deps = ("det", "nummod", "amod") if value in MANY else ("det", "nummod")
+    if value is None or first.head != noun or first.dep_ not in deps:
+        return None
+    return Counted(noun.doc[first.i : first.i + 1], noun, value, noun, first.lower_)
+
+
 def counted_nouns(doc: Doc) -> list[Counted]:
-    """Object nouns whose phrase starts with a count word."""
+    """Object nouns whose phrase starts with count words."""
     found = []
     for noun in doc:
-        if noun.tag_ not in ("NN", "NNS") or not is_object_noun(noun) or is_place(noun):
+        if noun.tag_ not in ("NN", "NNS") or not is_object_noun(noun) or is_place(noun) or is_hyphenated(noun):
             continue
-        if not _countable_position(noun):
+        counted = _counted(noun)
+        if counted is None:
             continue
-        first = doc[noun.left_edge.i]
-        value = _count_value(first)
-        deps = ("det", "nummod", "amod") if value in MANY else ("det", "nummod")
-        if value is None or first.head != noun or first.dep_ not in deps or is_hyphenated(noun):
-            continue
+        value = counted.value
         if any(child.lower_ in NUMBER_WORDS for child in noun.children) or not _forms_are_regular(noun, value):
             continue
         if _shares_its_count(noun) or lexicalised(noun) or noun_lemma(noun) in lexicon().mass_nouns:
             continue  # "a woman and boy": the count is said of the pair; "greens" are no green things; no "a footwear"
         if _possessive(noun) or _misread_verb(noun):
             continue
-        found.append(Counted(first, noun, value))
+        found.append(counted)
     return found
 
 
@@ -220,17 +275,18 @@ def _count_edits(request: Request, target: Counted, source: Counted) -> list[Edi
     "a"/"an" by the next word, and verb agreement (None if that fails)."""
     noun_text = _noun_form(target, source.plural)
     edits = [replacement(request, token_span(target.noun), noun_text)] if noun_text != target.noun.lower_ else []
-    count_text = source.count.lower_
+    count_text = source.said
     if source.value == 1 and count_text in ("a", "an"):
-        following = target.noun if target.count.i + 1 == target.noun.i else request.doc[target.count.i + 1]
+        following = request.doc[target.words.end]
         count_text = indefinite_article(noun_text if following == target.noun else following.text)
-    edits.append(replacement(request, token_span(target.count), count_text))
-    agreement = agreement_edits(request, target.noun, source.plural)
+    edits.append(replacement(request, target.words, count_text))
+    agreement = agreement_edits(request, target.anchor, source.plural)
     return None if agreement is None else edits + agreement
 
 
 def _count_swap(request: Request, first: Counted, second: Counted) -> Variant | None:
-    if any(word.lower_ in NUMBER_WORDS for word in request.doc):
+    counting = {word.i for counted in (first, second) for word in counted.words}
+    if any(word.lower_ in NUMBER_WORDS and word.i not in counting for word in request.doc):
         return None
     changed = {c.noun.i for c, other in ((first, second), (second, first)) if c.plural != other.plural}
     if not pronouns_fit(request.doc, changed):
@@ -261,6 +317,30 @@ def _refers_back(doc: Doc) -> bool:
     return any(token.lower_ == "one" and token.dep_ != "nummod" for token in doc)
 
 
+def _modifiers(counted: Counted) -> frozenset[str]:
+    """The words between the count and the noun: "larger adult" in "four larger adult elephants"."""
+    return frozenset(word.lower_ for word in counted.noun.doc[counted.words.end : counted.noun.i])
+
+
+def _told_apart(first: Counted, second: Counted) -> bool:
+    """One kind of object in two groups that modifiers tell apart ("a baby elephant near four adult
+    elephants"): trading the counts changes which group is the larger. Without a modifier on each ("a black
+    goat and two goats") which one the bare noun means is unclear."""
+    mine, theirs = _modifiers(first), _modifiers(second)
+    return bool(mine) and bool(theirs) and mine != theirs
+
+
+def _same_kind(first: Counted, second: Counted) -> bool:
+    """One kind of object, whatever the number: "people" and "person" too. A third count of a swapped kind
+    counts off its group ("a group of people ... one person holding an umbrella"), so no swap changes it."""
+    return same_object(first.noun, second.noun) or singular_of(first.noun) == singular_of(second.noun) is not None
+
+
+def _may_take(counted: Counted, plural: bool) -> bool:
+    """`count_checks.may_take` on the noun and on its anchor, which takes the verbs ("a couple of people")."""
+    return all(may_take(word, counted.plural, plural) for word in {counted.noun, counted.anchor})
+
+
 def _count_swaps(request: Request) -> Iterator[Variant]:
     counted = counted_nouns(request.doc)
     if len(counted) > MAX_COUNTED or _refers_back(request.doc):
@@ -269,9 +349,10 @@ def _count_swaps(request: Request) -> Iterator[Variant]:
         (a, b)
         for a, b in itertools.combinations(counted, 2)
         if counts_differ(a, b)
-        and not same_object(a.noun, b.noun)
-        and may_take(a.noun, a.plural, b.plural)
-        and may_take(b.noun, b.plural, a.plural)
+        and (not _same_kind(a, b) or _told_apart(a, b))
+        and not any(_same_kind(c, d) for c in (a, b) for d in counted if d not in (a, b))
+        and _may_take(a, b.plural)
+        and _may_take(b, a.plural)
     ]
     request.rng.shuffle(pairs)
     return take_distinct(request, (v for v in (_count_swap(request, a, b) for a, b in pairs) if v is not None))
