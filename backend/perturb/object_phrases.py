@@ -65,8 +65,20 @@ def _phrase_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
     living = all(noun_key(living_group(noun) or noun) in PERSON_NOUNS | ANIMAL_NOUNS for noun in (first, second))
     if not (living or _things_in_front(first, second)) or not all(free_standing(noun) for noun in (first, second)):
         return None
+    if _many(first) != _many(second) and (_on_one_thing(first) or _on_one_thing(second)):
+        return None  # "a man on a skateboard ... food vendors" -> "food vendors on a skateboard"
     phrases = _phrase(first), _phrase(second)
     return (phrases[0], phrases[1]) if phrases[0] is not None and phrases[1] is not None else None
+
+
+def _many(noun: Token) -> bool:
+    return noun.tag_ == "NNS" or living_group(noun) is not None
+
+
+def _on_one_thing(noun: Token) -> bool:
+    """On or riding one thing ("a man on a skateboard", "a woman on a cell phone"): many would not fit there."""
+    return not _many(noun) and any(obj.dep_ == "pobj" and obj.tag_ == "NN" for prep in noun.children
+                                   if prep.dep_ == "prep" and prep.lower_ == "on" for obj in prep.children)
 
 
 def _things_in_front(first: Token, second: Token) -> bool:

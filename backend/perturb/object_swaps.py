@@ -70,6 +70,10 @@ HOLDING_PREPOSITIONS = frozenset({
     "underneath",
 })
 FOOD_OR_DISH = frozenset({"dish"})
+# A thing holding another in "X has Y on it", "X holds Y".
+HAVING_VERBS = frozenset({"have", "hold", "contain", "carry", "support"})
+# What hits a ball: a ball and its bat never trade places ("hitting a tennis racket").
+STRIKERS = frozenset({"racket", "racquet", "bat", "club", "stick", "paddle"})
 SEX_WORDS = frozenset({"male", "female"})
 SEXED_NOUNS = frozenset("""
     man woman boy girl lady gentleman guy mother father son daughter husband wife bride groom king queen brother
@@ -195,10 +199,13 @@ def _candidate(token: Token) -> bool:
 
 def _whole_noun(token: Token) -> bool:
     """A one-word noun, or the last word of a compound that moves whole ("a tennis racket", "french fries"), but
-    not a compound "dish", which may be food ("a chicken dish") or a plate ("a soap dish")."""
+    not a compound "dish", which may be food ("a chicken dish") or a plate ("a soap dish"), nor one with a word
+    of its own ("deep dish pizza" is no "dish pizza")."""
     if not in_compound(token):
         return True
-    return token.dep_ != "compound" and _unit(token).start < token.i and token.lemma_.lower() not in FOOD_OR_DISH
+    unit = _unit(token)
+    return (token.dep_ != "compound" and unit.start < token.i and token.lemma_.lower() not in FOOD_OR_DISH
+            and all(child.i in range(unit.start, unit.end) for word in unit[:-1] for child in word.children))
 
 
 def _unit(noun: Token) -> Span:
@@ -226,13 +233,19 @@ def _beside_each_other(first: Token, second: Token) -> bool:
 
 
 def _one_holds_the_other(first: Token, second: Token) -> bool:
-    """The later noun holds, carries or covers the earlier, or hangs over it ("a spoon in a pot", "bananas on
-    top of a pastry", "an airplane over a van"): reversed, a small thing holds a big one."""
+    """One noun holds, carries or covers the other, or hangs over it ("a spoon in a pot", "bananas on top of a
+    pastry", "an airplane over a van", "a racket has a ball on it"): reversed, a small thing holds a big one."""
     later, earlier = (second, first) if second.i > first.i else (first, second)
+    if later.dep_ == "dobj" and verb_lemma(later.head) in HAVING_VERBS:  # "a tennis racket has a ball on it"
+        return any(subject.i == earlier.i for subject in later.head.children if subject.dep_ == "nsubj")
     if later.dep_ != "pobj" or preposition(later.head) not in HOLDING_PREPOSITIONS:
         return False
     holder = later.head.head
     return holder in (earlier, earlier.head) or (holder.dep_ == "acl" and earlier == holder.head)
+
+
+def _striker(noun: Token) -> bool:
+    return noun.lemma_.lower() in STRIKERS
 
 
 def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
@@ -256,6 +269,8 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False  # "a woman sits while a man looks at her" -> "a man sits while a woman looks at her"
     if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
+    if {_striker(first), _striker(second)} == {True, False} and "ball" in (noun_key(first) + noun_key(second)):
+        return False  # "swinging a tennis racket and hitting a ball" -> "swinging a ball and hitting a racket"
     if _one_holds_the_other(first, second):
         return False  # "a wooden spoon in a soup pot" -> "a wooden soup pot in a spoon"
     if _in_one_part(first, second) or _in_one_part(second, first):
@@ -276,6 +291,8 @@ def _in_one_part(first: Token, second: Token) -> bool:
     container with pens"): the swap then moves the place, the doing or the feature to the other."""
     if second.dep_ == "conj" and second.head == first:
         return True
+    while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
+        second = second.head
     if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second) or _doing_apart(first, second):
         return False
     if _held_by_a_third(first, second) and (_featured(first) or _featured(second)):
@@ -284,8 +301,9 @@ def _in_one_part(first: Token, second: Token) -> bool:
 
 
 def _placed(noun: Token) -> bool:
+    """A place of its own: "a dog on the floor", not "a group of people"."""
     return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj) or obj.lemma_.lower() in FLOORS)
-               for prep in noun.children if prep.dep_ == "prep" for obj in prep.children)
+               for prep in noun.children if prep.dep_ == "prep" and prep.lower_ != "of" for obj in prep.children)
 
 
 def _held_by_a_third(first: Token, second: Token) -> bool:
