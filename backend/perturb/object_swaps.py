@@ -285,24 +285,36 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
 def _in_one_part(first: Token, second: Token) -> bool:
     """`second` is `first`'s conjunct, or joined to it or its verb by "with" ("an umpire is talking with two
     players", "cows grazing in a pasture with birds", "a man with a dog"): both sides do one thing, so a swap says
-    the same. Not where the "with" noun has a place of its own ("a cat on a couch with a dog on the floor"), does
-    a thing of its own while `first` does another ("a woman holding a controller with a man looking on"), or
-    belongs to a third noun while one of the two has a feature of its own ("scissors with orange handles are in a
-    container with pens"): the swap then moves the place, the doing or the feature to the other."""
-    if second.dep_ == "conj" and second.head == first:
+    the same; or a neighbour in a list. Not where the "with" noun has a place of its own ("a cat on a couch with
+    a dog on the floor"), does a thing of its own while `first` does another ("a woman holding a controller with a
+    man looking on"), or belongs to a third noun while one of the two has a feature of its own ("scissors with
+    orange handles are in a container with pens"): the swap then moves the place, the doing or the feature."""
+    if (second.dep_ == "conj" and second.head == first) or _listed_together(first, second):
         return True
     while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
         second = second.head
-    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second) or _doing_apart(first, second):
+    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second):
+        return False
+    if second.head.i == first.i + 1:
+        return True  # "a television with a remote", however the parser hangs the "with"
+    if _doing_apart(first, second):
         return False
     if _held_by_a_third(first, second) and (_featured(first) or _featured(second)):
         return False
     return any(holder in (first, first.head) for holder in second.head.ancestors)
 
 
+def _listed_together(first: Token, second: Token) -> bool:
+    """Neighbours in a list, only commas and "and" between them ("noodles, a fork, and a knife"), however the
+    parser reads the list."""
+    earlier, later = (first, second) if first.i < second.i else (second, first)
+    between = earlier.doc[earlier.i + 1 : later.left_edge.i]
+    return len(between) > 0 and all(word.is_punct or word.pos_ == "CCONJ" for word in between)
+
+
 def _placed(noun: Token) -> bool:
     """A place of its own: "a dog on the floor", not "a group of people"."""
-    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj) or obj.lemma_.lower() in FLOORS)
+    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj) or obj.lower_ in FLOORS)
                for prep in noun.children if prep.dep_ == "prep" and prep.lower_ != "of" for obj in prep.children)
 
 
