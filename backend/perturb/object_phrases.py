@@ -58,8 +58,9 @@ def _phrase_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
     nouns alone ("People sitting in the stands watching a man" -> "A man sitting in the stands watching people";
     "a male skier ... a young girl" -> "a young girl ... a male skier", not "a male girl"), where no pronoun in
     the caption would then point at the wrong one. Curated people and animals ("bleachers" is a person in
-    WordNet), or two things of one kind ("two men ride bikes next to the cars" -> "two men ride the cars next to
-    bikes"), and neither in a list nor after "of" ("a group of a woman")."""
+    WordNet), or two things of one kind one behind the other ("a motorcycle parked behind two vans" -> "two vans
+    parked behind a motorcycle"), neither in a list nor after "of" ("a group of a woman"), and no change of number
+    that puts many on one thing ("a man on a skateboard" -> "food vendors on a skateboard")."""
     if any(token.tag_ in ("PRP", "PRP$") for token in first.doc):
         return None
     living = all(noun_key(living_group(noun) or noun) in PERSON_NOUNS | ANIMAL_NOUNS for noun in (first, second))
