@@ -9,23 +9,29 @@ the result stays a scene a photo could show:
   holds whom would turn absurd); or a person and an animal that only do what both do (`SHARED_VERBS`: "a dog
   rests on a bed where a woman is sitting" -> "a woman rests on a bed where a dog is sitting"), in a caption
   with no pronoun that would point at the wrong one ("his surfboard") and not across "next to";
-* or both things of one curated kind (`KINDS`: lexicon groups, joined where their members stand in for each
-  other in a scene: fruit, vegetables and dishes are food), a noun no group lists taking the kind of its most
-  frequent WordNet sense ("plane" a vehicle, "cupcake" food, "laptop" electronics);
+* or both things of one kind (`object_kinds.kind`: "plane" a vehicle, "cupcake" food, "jug" tableware); a
+  compound moves whole ("holding a tennis racket and lunging for a tennis ball"), but never a compound "dish"
+  ("a chicken dish" is food, "a soap dish" is not);
 * or two small things a hand holds (`HANDHELD`: food, tableware, electronics, ...) of different kinds, each
   in a slot that does not care which ("holding a fork and reaching for a slice of pizza" -> "holding a slice
   of pizza and reaching for a fork"): the object of a verb of holding, reaching or looking done by a person
   or an animal, or of a preposition that puts it beside something, or a subject that only sits somewhere;
   never after "eating", "on", "with" or "of", where the kind matters ("eating a fork", "a plate on a cupcake");
 * not a noun and its conjunct or its "with" ("an umpire is talking with two players": the swap says the same),
-  and no man and woman trading places where a dress, a beard or a "bride" stays behind ("a man in a white dress");
-* same grammatical number and the same kind of determiner, no compound or hyphenated word, and not a swap
+  unless the "with" noun stands somewhere of its own ("a cat sitting on a couch with a dog on the floor"), does
+  something else ("a woman holding a game controller with a man looking on") or the "with" is a room's or a
+  container's and one of the two has a feature of its own ("a bed with stacked pillows is in a bedroom with a
+  chair"); no man and woman trading places where a dress, a beard or a "bride" stays behind;
+* not where one holds, carries or covers the other ("a spoon in a pot" -> "a pot in a spoon", "an airplane over
+  a van");
+* same grammatical number and the same kind of determiner, or whole phrases (`object_phrases`: "People watch a
+  man" -> "A man watches people", "A group of people watching a woman" -> "A woman watching a group of
+  people"), no hyphenated word, and not a swap
   that gives a verb the object it is usually seen with where the caption had an unusual one (`typical`).
   Swaps of conjuncts or of a symmetric relation's sides stay true: `binding_swap` drops them, as every swap.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Iterator
 
@@ -33,25 +39,15 @@ from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY
 from backend.perturb.core import Edit, Request, Variant, build, swapped, take_distinct
-from backend.perturb.counts import agreement_edits
 from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
-from backend.perturb.nouns import (
-    ANIMAL_NOUNS,
-    LIVING,
-    PERSON_NOUNS,
-    animacy,
-    is_object_noun,
-    is_place,
-    noun_class,
-    noun_key,
-    noun_senses,
-)
+from backend.perturb.nouns import ANIMAL_NOUNS, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
+from backend.perturb.object_kinds import kind, one_names_the_other, preposition
+from backend.perturb.object_phrases import free_standing, living_group, phrase_edits
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     PORTION_NOUNS,
-    SIMPLE_NP_DEPS,
     has_gendered_pronoun,
     in_fixed_phrase,
     next_to_another_noun,
@@ -59,33 +55,25 @@ from backend.perturb.parse_reading import (
 )
 from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind, symmetric_between
 from backend.perturb.typical import swap_repairs_caption
-from backend.perturb.units import in_compound, is_hyphenated
+from backend.perturb.units import in_compound, is_hyphenated, noun_unit
 
 SUBTYPE = "object"
-KINDS = {
-    "food": ("fruit", "vegetable", "dish"),
-    "tableware": ("tableware", "cutlery", "container"),
-    "furniture": ("furniture", "appliance", "bathroom fixture"),
-    "vehicle": ("vehicle",),
-    "clothing": ("upper garment", "headwear", "neckwear", "footwear"),
-    "electronics": ("electronics",),
-    "sports equipment": ("sports equipment",),
-    "household object": ("household object", "toy", "instrument"),
-    "plant": ("plant",),
-    "street furniture": ("street furniture",),
-    "shape": ("shape",),
-}
 BABIES = frozenset({"baby", "infant", "toddler", "newborn"})
 # Who holds whom: a child does not hold, carry or lift an adult ("a child holds a sick woman").
 CHILDREN = BABIES | {"child", "kid"}
 HOLDING_VERBS = frozenset({"hold", "carry", "lift", "cradle"})
-# A noun no lexicon group lists: the kind its most frequent WordNet sense falls under (first match wins).
-WORDNET_KINDS = (
-    ("food", ("food.n.01", "food.n.02")), ("vehicle", ("vehicle.n.01",)), ("furniture", ("furniture.n.01",)),
-    ("clothing", ("clothing.n.01",)), ("electronics", ("electronic_equipment.n.01", "computer.n.01")),
-    ("sports equipment", ("game_equipment.n.01", "sports_equipment.n.01")), ("tableware", ("tableware.n.01",)),
-    ("plant", ("flower.n.01",)),
-)
+# Grounds a "with" noun may stand on apart from the other noun ("a dog on the floor").
+FLOORS = frozenset({"floor", "ground", "grass", "sand", "snow", "carpet", "rug"})
+# Where one thing holds, carries, covers or hangs over another.
+HOLDING_PREPOSITIONS = frozenset({
+    "in", "inside", "into", "within", "on", "onto", "atop", "top", "over", "above", "under", "below", "beneath",
+    "underneath",
+})
+FOOD_OR_DISH = frozenset({"dish"})
+# A thing holding another in "X has Y on it", "X holds Y".
+HAVING_VERBS = frozenset({"have", "hold", "contain", "carry", "support"})
+# What hits a ball: a ball and its bat never trade places ("hitting a tennis racket").
+STRIKERS = frozenset({"racket", "racquet", "bat", "club", "stick", "paddle"})
 SEX_WORDS = frozenset({"male", "female"})
 SEXED_NOUNS = frozenset("""
     man woman boy girl lady gentleman guy mother father son daughter husband wife bride groom king queen brother
@@ -110,53 +98,6 @@ PLACE_PREPOSITIONS = frozenset({"near", "beside", "by", "behind", "next", "in fr
 RESTING_VERBS = frozenset({"sit", "rest", "lie", "lay", "be", "place", "set", "stand"})
 
 
-def _kind_of_thing(key: str) -> str | None:
-    groups = lexicon().object_groups
-    for kind, names in KINDS.items():
-        if any(key in groups.get(name, ()) for name in names):
-            return kind
-    return None
-
-
-def kind(noun: Token) -> str | None:
-    """"person", "animal", a `KINDS` name, or None (not swapped)."""
-    living = animacy(noun)
-    if living is not None:
-        return living
-    # The curated group decides for a thing: "square" is also a person in WordNet, but not in a caption.
-    if noun_class(noun) in LIVING:
-        return None
-    return _kind_of_thing(noun_key(noun)) or _wordnet_kind(noun_key(noun))
-
-
-@functools.lru_cache(maxsize=4096)
-def _wordnet_kind(key: str) -> str | None:
-    senses = noun_senses(key)
-    if not senses:
-        return None
-    ancestors = {synset.name() for synset in [senses[0], *senses[0].closure(lambda synset: synset.hypernyms())]}
-    return next((name for name, synsets in WORDNET_KINDS if ancestors.intersection(synsets)), None)
-
-
-def _one_names_the_other(first: Token, second: Token) -> bool:
-    """"a laptop" is "a computer", "a tulip" a "plant": trading them may say the same."""
-    senses = [noun_senses(noun_key(noun))[:1] for noun in (first, second)]
-    if not all(senses):
-        return False
-    a, b = senses[0][0], senses[1][0]
-    return a in b.closure(lambda s: s.hypernyms()) or b in a.closure(lambda s: s.hypernyms())
-
-
-def _preposition(token: Token) -> str:
-    """"next" for "next to", "in front of" for "in front of", else the word."""
-    doc = token.doc
-    if token.lower_ == "of" and token.i >= 2 and doc[token.i - 1].lower_ == "front":
-        return f"{doc[token.i - 2].lower_} front of"
-    if token.lower_ == "to" and token.i >= 1:
-        return doc[token.i - 1].lower_
-    return token.lower_
-
-
 def _indifferent_slot(noun: Token) -> bool:
     """A slot any small thing fits: held, reached for, looked at, placed by or on, or a subject that rests."""
     head = noun.head
@@ -165,7 +106,7 @@ def _indifferent_slot(noun: Token) -> bool:
     if noun.dep_ == "pobj":
         if head.lower_ in ("at", "for"):
             return _handled_by_someone(head.head)
-        return _preposition(head) in PLACE_PREPOSITIONS and verb_lemma(head.head) not in HANDLING_VERBS
+        return preposition(head) in PLACE_PREPOSITIONS and verb_lemma(head.head) not in HANDLING_VERBS
     if noun.dep_ in ("nsubj", "nsubjpass"):
         return verb_lemma(head) in RESTING_VERBS
     # A caption that is a noun phrase: the noun may rest somewhere, not hold anything ("a plate holding food").
@@ -221,7 +162,7 @@ def _doing_what_both_do(noun: Token) -> bool:
     if noun.dep_ == "ROOT":
         verbs = [child for child in noun.children if child.dep_ in ("acl", "relcl")]
         verb = verbs[0] if len(verbs) == 1 else None
-    elif noun.dep_ == "pobj" and noun.head.dep_ == "prep" and _preposition(noun.head) in PLACE_PREPOSITIONS:
+    elif noun.dep_ == "pobj" and noun.head.dep_ == "prep" and preposition(noun.head) in PLACE_PREPOSITIONS:
         return noun.head.head.pos_ in ("NOUN", "VERB", "AUX") and verb_lemma(noun.head.head) in SHARED_VERBS | {"be"}
     if verb is None or verb_lemma(verb) not in SHARED_VERBS:
         return False
@@ -246,12 +187,30 @@ def _handheld_pair(first: Token, second: Token) -> bool:
 
 
 def _candidate(token: Token) -> bool:
+    if living_group(token) is None and (token.lemma_.lower() in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
+                                         or _in_of_phrase(token) or not is_object_noun(token)):
+        return False
     return (token.tag_ in ("NN", "NNS") and token.is_alpha and token.dep_ in ARGUMENT_DEPS
-            and not in_compound(token) and not is_hyphenated(token) and is_object_noun(token)
+            and _whole_noun(token) and not is_hyphenated(token)
             and not in_fixed_phrase(token, lexicon().fixed_phrases)
             and not is_place(token) and not next_to_another_noun(token)
-            and token.lemma_.lower() not in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
-            and not _in_of_phrase(token) and not any(child.lower_ in VAGUE_WORDS for child in token.children))
+            and not any(child.lower_ in VAGUE_WORDS for child in token.children))
+
+
+def _whole_noun(token: Token) -> bool:
+    """A one-word noun, or the last word of a compound that moves whole ("a tennis racket", "french fries"), but
+    not a compound "dish", which may be food ("a chicken dish") or a plate ("a soap dish"), nor one with a word
+    of its own ("deep dish pizza" is no "dish pizza")."""
+    if not in_compound(token):
+        return True
+    unit = _unit(token)
+    return (token.dep_ != "compound" and unit.start < token.i and token.lemma_.lower() not in FOOD_OR_DISH
+            and all(child.i in range(unit.start, unit.end) for word in unit[:-1] for child in word.children))
+
+
+def _unit(noun: Token) -> Span:
+    """The whole noun a swap moves: "tennis racket" for "racket"."""
+    return noun_unit(noun) or token_span(noun)
 
 
 def _in_of_phrase(noun: Token) -> bool:
@@ -269,8 +228,24 @@ def _beside_each_other(first: Token, second: Token) -> bool:
     own = ("amod", "compound", "nummod", "acl", "relcl")
     if any(child.dep_ in own for noun in (first, second) for child in noun.children):
         return False
-    return (later.dep_ == "pobj" and _preposition(later.head) in BESIDE
+    return (later.dep_ == "pobj" and preposition(later.head) in BESIDE
             and earlier in later.head.ancestors)
+
+
+def _one_holds_the_other(first: Token, second: Token) -> bool:
+    """One noun holds, carries or covers the other, or hangs over it ("a spoon in a pot", "bananas on top of a
+    pastry", "an airplane over a van", "a racket has a ball on it"): reversed, a small thing holds a big one."""
+    later, earlier = (second, first) if second.i > first.i else (first, second)
+    if later.dep_ == "dobj" and verb_lemma(later.head) in HAVING_VERBS:  # "a tennis racket has a ball on it"
+        return any(subject.i == earlier.i for subject in later.head.children if subject.dep_ == "nsubj")
+    if later.dep_ != "pobj" or preposition(later.head) not in HOLDING_PREPOSITIONS:
+        return False
+    holder = later.head.head
+    return holder in (earlier, earlier.head) or (holder.dep_ == "acl" and earlier == holder.head)
+
+
+def _striker(noun: Token) -> bool:
+    return noun.lemma_.lower() in STRIKERS
 
 
 def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
@@ -281,7 +256,7 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False
     if noun_key(first) == noun_key(second) or not lexicon().may_replace(noun_key(first), noun_key(second)):
         return False
-    if _one_names_the_other(first, second):
+    if one_names_the_other(first, second):
         return False
     if found == "person" and (noun_key(first) in BABIES) != (noun_key(second) in BABIES):
         return False
@@ -294,6 +269,10 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False  # "a woman sits while a man looks at her" -> "a man sits while a woman looks at her"
     if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
+    if {_striker(first), _striker(second)} == {True, False} and "ball" in (noun_key(first) + noun_key(second)):
+        return False  # "swinging a tennis racket and hitting a ball" -> "swinging a ball and hitting a racket"
+    if _one_holds_the_other(first, second):
+        return False  # "a wooden spoon in a soup pot" -> "a wooden soup pot in a spoon"
     if _in_one_part(first, second) or _in_one_part(second, first):
         return False  # "an umpire is talking with two players", "a young man and a small boy": the same
     if _genders_differ(first, second) and any(token.lower_ in GENDER_BOUND for token in first.doc):
@@ -306,53 +285,59 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
 def _in_one_part(first: Token, second: Token) -> bool:
     """`second` is `first`'s conjunct, or joined to it or its verb by "with" ("an umpire is talking with two
     players", "cows grazing in a pasture with birds", "a man with a dog"): both sides do one thing, so a swap says
-    the same. Not where the "with" noun has a place of its own ("a cat on a couch with a dog on the floor")."""
-    if second.dep_ == "conj" and second.head == first:
+    the same; or a neighbour in a list. Not where the "with" noun has a place of its own ("a cat on a couch with
+    a dog on the floor"), does a thing of its own while `first` does another ("a woman holding a controller with a
+    man looking on"), or belongs to a third noun while one of the two has a feature of its own ("scissors with
+    orange handles are in a container with pens"): the swap then moves the place, the doing or the feature."""
+    if (second.dep_ == "conj" and second.head == first) or _listed_together(first, second):
         return True
+    while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
+        second = second.head
     if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second):
+        return False
+    if second.head.i == first.i + 1:
+        return True  # "a television with a remote", however the parser hangs the "with"
+    if _doing_apart(first, second):
+        return False
+    if _held_by_a_third(first, second) and (_featured(first) or _featured(second)):
         return False
     return any(holder in (first, first.head) for holder in second.head.ancestors)
 
 
+def _listed_together(first: Token, second: Token) -> bool:
+    """Neighbours in a list, only commas and "and" between them ("noodles, a fork, and a knife"), however the
+    parser reads the list."""
+    earlier, later = (first, second) if first.i < second.i else (second, first)
+    between = earlier.doc[earlier.i + 1 : later.left_edge.i]
+    return len(between) > 0 and all(word.is_punct or word.pos_ == "CCONJ" for word in between)
+
+
 def _placed(noun: Token) -> bool:
-    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj))
-               for prep in noun.children if prep.dep_ == "prep" for obj in prep.children)
+    """A place of its own: "a dog on the floor", not "a group of people"."""
+    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj) or obj.lower_ in FLOORS)
+               for prep in noun.children if prep.dep_ == "prep" and prep.lower_ != "of" for obj in prep.children)
 
 
-def _phrase(noun: Token) -> Span | None:
-    """The noun with its determiner, number and adjectives ("two little girls"), when nothing else precedes it."""
-    words = noun.doc[noun.left_edge.i : noun.i + 1]
-    if any(word.dep_ not in SIMPLE_NP_DEPS or word.head.i != noun.i for word in words[:-1]):
-        return None
-    return words
+def _held_by_a_third(first: Token, second: Token) -> bool:
+    """The "with" belongs to a room, a field or a container that neither noun is ("a container with pens"),
+    the two being free-standing and both adults or both children ("a small child ... with an adult")."""
+    holder = second.head.head
+    return ((is_place(holder) or kind(holder) == "tableware") and holder not in (first, first.head)
+            and free_standing(first) and free_standing(second) and is_child(first) == is_child(second))
 
 
-def _agreement(noun: Token) -> bool:
-    """A verb agrees with the noun ("a man watches", "people who are"): a swap of another number breaks it."""
-    verb = noun.head
-    if noun.dep_ in ("nsubj", "nsubjpass"):
-        forms = [verb, *(child for child in verb.children if child.dep_ in ("aux", "auxpass"))]
-        return any(form.tag_ in ("VBZ", "VBP") or form.lower_ in ("was", "were") for form in forms)
-    return any(child.dep_ == "relcl" for child in noun.children)
+def _doing_apart(first: Token, second: Token) -> bool:
+    """Each noun has a participle of its own, and they differ ("holding" and "looking on"), where both can do
+    either: two people, or verbs any animal does ("three cows standing ... with birds flying" is no swap)."""
+    doings = [{child.lemma_ for child in noun.children if child.dep_ == "acl" and child.tag_ == "VBG"}
+              for noun in (first, second)]
+    both_can = kind(first) == kind(second) == "person" or doings[0] | doings[1] <= SHARED_VERBS
+    return all(doings) and not doings[0] & doings[1] and both_can
 
 
-def _phrase_pair(first: Token, second: Token) -> tuple[Span, Span] | None:
-    """Whole phrases for two nouns of one kind whose number, determiner or modifiers do not suit a swap of the
-    nouns alone ("People sitting in the stands watching a man" -> "A man sitting in the stands watching people";
-    "a male skier ... a young girl" -> "a young girl ... a male skier", not "a male girl"), where no pronoun in
-    the caption would then point at the wrong one. Curated people and animals only ("bleachers" is a person in
-    WordNet), and neither in a list nor after "of" ("a group of a woman")."""
-    if any(token.tag_ in ("PRP", "PRP$") for token in first.doc):
-        return None
-    if not all(noun_key(noun) in PERSON_NOUNS | ANIMAL_NOUNS and _free_standing(noun) for noun in (first, second)):
-        return None
-    phrases = _phrase(first), _phrase(second)
-    return (phrases[0], phrases[1]) if phrases[0] is not None and phrases[1] is not None else None
-
-
-def _free_standing(noun: Token) -> bool:
-    return (noun.dep_ != "conj" and not any(child.dep_ in ("conj", "cc") for child in noun.children)
-            and not (noun.dep_ == "pobj" and noun.head.lower_ == "of"))
+def _featured(noun: Token) -> bool:
+    """An adjective or a "with" phrase of its own ("a brown dog", "a bed with stacked pillows")."""
+    return any(child.dep_ == "amod" or (child.dep_ == "prep" and child.lower_ == "with") for child in noun.children)
 
 
 def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | None:
@@ -360,18 +345,9 @@ def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | N
     controllers and those men are watching" -> "those men are using controllers and this lady is watching")."""
     if swap_repairs_caption(first, second):
         return None
-    if compatible(first, second):
-        return swapped(request, token_span(first), token_span(second))
-    phrases = _phrase_pair(first, second) if compatible(first, second, loose=True) else None
-    if phrases is None:
-        return None
-    if first.tag_ == second.tag_ or not (_agreement(first) or _agreement(second)):
-        return swapped(request, *phrases)
-    agreement = [agreement_edits(request, first, second.tag_ == "NNS"),
-                 agreement_edits(request, second, first.tag_ == "NNS")]
-    if any(edits is None for edits in agreement):
-        return None
-    return swapped(request, *phrases) + [edit for edits in agreement if edits for edit in edits]
+    if compatible(first, second) and living_group(first) is None and living_group(second) is None:
+        return swapped(request, _unit(first), _unit(second))
+    return phrase_edits(request, first, second) if compatible(first, second, loose=True) else None
 
 
 def _object_swaps(request: Request) -> Iterator[Variant]:

@@ -30,7 +30,8 @@ from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
-from backend.perturb.object_swaps import HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child, kind
+from backend.perturb.object_kinds import kind
+from backend.perturb.object_swaps import HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 

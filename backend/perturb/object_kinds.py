@@ -1,0 +1,84 @@
+"""What kind of thing a noun names, for the swaps that trade two things of one kind (object_swaps.py, roles.py,
+kind_attributes.py, colour_phrases.py): "person", "animal", or a curated kind of thing ("food", "vehicle").
+
+The lexicon's groups decide first, joined where their members stand in for each other in a scene (fruit,
+vegetables and dishes are food); a noun no group lists takes the kind of its most frequent WordNet sense ("plane" a
+vehicle, "cupcake" food, "jug" tableware, "scissors" a tool).
+"""
+from __future__ import annotations
+
+import functools
+
+from spacy.tokens import Token
+
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import LIVING, animacy, noun_class, noun_key, noun_senses
+
+KINDS = {
+    "food": ("fruit", "vegetable", "dish"),
+    "tableware": ("tableware", "cutlery", "container"),
+    "furniture": ("furniture", "appliance", "bathroom fixture"),
+    "vehicle": ("vehicle",),
+    "clothing": ("upper garment", "headwear", "neckwear", "footwear"),
+    "electronics": ("electronics",),
+    "sports equipment": ("sports equipment",),
+    "household object": ("household object", "toy", "instrument"),
+    "plant": ("plant",),
+    "street furniture": ("street furniture",),
+    "shape": ("shape",),
+}
+# A noun no lexicon group lists: the kind its most frequent WordNet sense falls under (first match wins).
+WORDNET_KINDS = (
+    ("food", ("food.n.01", "food.n.02")), ("vehicle", ("vehicle.n.01",)), ("furniture", ("furniture.n.01",)),
+    ("clothing", ("clothing.n.01",)), ("electronics", ("electronic_equipment.n.01", "computer.n.01")),
+    ("sports equipment", ("game_equipment.n.01", "sports_equipment.n.01")), ("tableware", ("tableware.n.01",)),
+    ("plant", ("flower.n.01",)), ("tableware", ("bottle.n.01", "jar.n.01", "pot.n.01", "cooking_utensil.n.01")),
+    ("tool", ("hand_tool.n.01", "edge_tool.n.01", "writing_implement.n.01")),
+)
+
+
+def _kind_of_thing(key: str) -> str | None:
+    groups = lexicon().object_groups
+    for kind, names in KINDS.items():
+        if any(key in groups.get(name, ()) for name in names):
+            return kind
+    return None
+
+
+def kind(noun: Token) -> str | None:
+    """"person", "animal", a `KINDS` name, or None (not swapped)."""
+    living = animacy(noun)
+    if living is not None:
+        return living
+    # The curated group decides for a thing: "square" is also a person in WordNet, but not in a caption.
+    if noun_class(noun) in LIVING:
+        return None
+    return _kind_of_thing(noun_key(noun)) or _wordnet_kind(noun_key(noun))
+
+
+@functools.lru_cache(maxsize=4096)
+def _wordnet_kind(key: str) -> str | None:
+    senses = noun_senses(key)
+    if not senses:
+        return None
+    ancestors = {synset.name() for synset in [senses[0], *senses[0].closure(lambda synset: synset.hypernyms())]}
+    return next((name for name, synsets in WORDNET_KINDS if ancestors.intersection(synsets)), None)
+
+
+def one_names_the_other(first: Token, second: Token) -> bool:
+    """"a laptop" is "a computer", "a tulip" a "plant": trading them may say the same."""
+    senses = [noun_senses(noun_key(noun))[:1] for noun in (first, second)]
+    if not all(senses):
+        return False
+    a, b = senses[0][0], senses[1][0]
+    return a in b.closure(lambda s: s.hypernyms()) or b in a.closure(lambda s: s.hypernyms())
+
+
+def preposition(token: Token) -> str:
+    """"next" for "next to", "in front of" for "in front of", else the word."""
+    doc = token.doc
+    if token.lower_ == "of" and token.i >= 2 and doc[token.i - 1].lower_ == "front":
+        return f"{doc[token.i - 2].lower_} front of"
+    if token.lower_ == "to" and token.i >= 1:
+        return doc[token.i - 1].lower_
+    return token.lower_
