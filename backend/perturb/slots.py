@@ -205,10 +205,28 @@ def attribute_slots(doc: Doc) -> list[Slot]:
     ]
 
 
+def wearer(noun: Token) -> Token:
+    """The person a garment noun is worn by, where spaCy hung a participle on the garment ("a woman in a dress
+    and pale makeup sitting by a table": "sitting" on "makeup"), else `noun` itself."""
+    first = noun
+    while first.dep_ == "conj" and first.head.tag_ in NOUN_TAGS:
+        first = first.head
+    preposition = first.head
+    if first.dep_ != "pobj" or preposition.lower_ != "in" or preposition.head.tag_ not in NOUN_TAGS:
+        return noun
+    return preposition.head if introduces_clothing(preposition.doc[preposition.i : preposition.i + 1]) else noun
+
+
+def actor(verb: Token) -> Token | None:
+    """Who does what `verb` says (`parse_reading.subject_of`), seen past a garment to its wearer (`wearer`)."""
+    subject = subject_of(verb)
+    return None if subject is None else wearer(subject)
+
+
 def _subject_fits(verb: Token, who: str) -> bool:
     if who == "any":
         return True
-    subject = subject_of(verb)
+    subject = actor(verb)
     lemma = head_lemma(subject)
     if subject is None or lemma is None:
         return False

@@ -21,7 +21,8 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
-from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
+from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, verb_lemma
+from backend.perturb.slots import actor, wearer
 from backend.perturb.without import SETTING_NOUNS, plain_object
 
 # Games a person plays and could be watching instead; "playing with a ball" and "playing a guitar" are not
@@ -41,6 +42,9 @@ _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 # Words after which "each other" is close by, and the phrase that says they are apart.
 _TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
 _APART = "far from"
+# Verbs of where bodies are, after which "together" says they are close ("zebras stand together"); not verbs that
+# are themselves a coming together ("huddled far apart", "gathered far apart").
+_PLACED = frozenset({"sit", "stand", "lie", "lay", "walk", "graze", "rest", "wait"})
 _QUANTIFIERS = frozenset({"more", "many", "some", "several", "few", "much", "all", "various", "numerous"})
 # Verbs of a place or thing having something, whose opposite is "lacks" ("A bathroom features big mirrors").
 _HAVING = frozenset({"have", "feature", "contain", "include"})
@@ -84,7 +88,7 @@ SWAPS: tuple[PhraseSwap, ...] = (
 def _doer(verb: Token) -> str | None:
     """The lemma of who does the act: the verb's subject, or the noun a participle hangs on ("people" for "a
     group of people")."""
-    subject = verb.head if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else subject_of(verb)
+    subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
     if subject is None or subject.tag_ not in NOUN_TAGS:
         return None
     return noun_lemma(content_noun(subject))
@@ -139,6 +143,18 @@ def _apart_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
+def _spread_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"Zebras stand together" -> "Zebras stand far apart", with the adverb that said how close ("sitting closely
+    together"), where the verb (`_PLACED`) says where bodies are."""
+    slots = []
+    for word in doc:
+        if word.lower_ != "together" or word.head.pos_ != "VERB" or verb_lemma(word.head) not in _PLACED:
+            continue
+        start = word.i - 1 if word.i > 0 and doc[word.i - 1].lower_ in ("closely", "close") else word.i
+        slots.append((doc[start : word.i + 1], ["far apart"]))
+    return slots
+
+
 def _counted(noun: Token) -> bool:
     """"lots of traffic", "two apples", "even more flowers", "some food": an amount is said of the noun."""
     return noun_lemma(noun) in _AMOUNTS or any(
@@ -181,8 +197,8 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form; things close
-    to each other set apart; things filled emptied; things had lacked."""
-    slots = _apart_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
+    to each other or together set apart; things filled emptied; things had lacked."""
+    slots = _apart_slots(doc) + _spread_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
     for verb in doc:
         if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
             continue

@@ -1,0 +1,56 @@
+"""The relation and object replacements of issue 21's third replace round: what each new rule makes, and what it
+must never make. The "never" cases were judged invalid or absurd while tuning on even-id SugarCrepe captions or in
+the judged held-out samples (tests/data/perturb-judged-replace3-*.csv)."""
+import pytest
+
+from backend.perturb.core import normalized
+from tests.test_perturb_replace_rel_coverage import replaced
+
+MAKES = [
+    # "young" marks no childhood: SugarCrepe's own negative (ages.py)
+    ("object", "A group of young children sitting next to each other.",
+     "A group of young adults sitting next to each other."),
+    # a little girl for a little boy and back, which the word slots never reach (ages.py)
+    ("object", "A little girl is standing between several orange cones.",
+     "A little boy is standing between several orange cones."),
+    ("object", "A little boy drinking milk from a bottle while laying in bed.",
+     "A little girl drinking milk from a bottle while laying in bed."),
+    # a participle spaCy hung on a garment is done by its wearer (slots.wearer)
+    ("relation", "A little league baseball team in orange uniforms posing for a group picture.",
+     "A little league baseball team in orange uniforms taking a group picture."),
+    ("relation", "Two young girls in uniforms sitting on a bench.", "Two young girls in uniforms standing on a bench."),
+    # bodies together set far apart (verb_phrases._spread_slots)
+    ("relation", "A group of zebras stand together by a rock wall.",
+     "A group of zebras stand far apart by a rock wall."),
+    ("relation", "Two young girls in uniforms sitting closely together.",
+     "Two young girls in uniforms sitting far apart."),
+    # new surfaces and bounded places (lexicon.json)
+    ("relation", "A orange calico cat on top of a vehicle.", "A orange calico cat under a vehicle."),
+    ("relation", "Some bananas and strawberries on a large waffle",
+     "Some bananas and strawberries next to a large waffle"),
+    ("relation", "A hot dog in a bun is topped with mustard.", "A hot dog outside a bun is topped with mustard."),
+    ("relation", "Someone is cooking vegetarian stir fry in a skillet.",
+     "Someone is cooking vegetarian stir fry next to a skillet."),
+]
+
+
+@pytest.mark.parametrize(("subtype", "caption", "expected"), MAKES)
+def test_new_replacements_are_made(subtype, caption, expected):
+    assert normalized(expected) in replaced(caption, subtype)
+
+
+NEVER = [
+    # a gendered pronoun or a gender-bound word would be left behind
+    ("object", "A little girl holding her doll.", "A little boy holding her doll."),
+    ("object", "A little girl in a pink dress.", "A little boy in a pink dress."),
+    # a little child is no adult
+    ("object", "A little child holding a toothbrush.", "A man holding a toothbrush."),
+    # verbs that are themselves a coming together, or a pose for one picture
+    ("relation", "Sheep huddled together in a pen.", "Sheep huddled far apart in a pen."),
+    ("relation", "A family posing together for a picture.", "A family posing far apart for a picture."),
+]
+
+
+@pytest.mark.parametrize(("subtype", "caption", "output"), NEVER)
+def test_invalid_replacements_are_never_made(subtype, caption, output):
+    assert normalized(output) not in replaced(caption, subtype)
