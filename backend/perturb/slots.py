@@ -218,8 +218,13 @@ def wearer(noun: Token) -> Token:
 
 
 def actor(verb: Token) -> Token | None:
-    """Who does what `verb` says (`parse_reading.subject_of`), seen past a garment to its wearer (`wearer`)."""
+    """Who does what `verb` says (`parse_reading.subject_of`), seen past a garment to its wearer (`wearer`). Where
+    the parse gives no subject, a noun spaCy hung on the verb as an adverb before it still is one ("Two barefoot
+    women holding ...": "women" an npadvmod)."""
     subject = subject_of(verb)
+    if subject is None:
+        before = [child for child in verb.children if child.dep_ == "npadvmod" and child.i < verb.i]
+        subject = before[0] if before and before[0].tag_ in NOUN_TAGS else None
     return None if subject is None else wearer(subject)
 
 
