@@ -1,7 +1,9 @@
 """Acts that a photo tells from their opposite, as a relation phrase: "A person is holding up a pastry" ->
 "A person is putting down a pastry", "A cat looking at a laptop" -> "A cat looking away from a laptop", "A woman
-playing a game of tennis" -> "A woman watching a game of tennis" (SugarCrepe's replace_rel replaces a verb with
-its particle or preposition, often by a phrase: "holding up" -> "putting down").
+playing a game of tennis" -> "A woman watching a game of tennis", "flying a kite" -> "carrying a kite", "holding
+onto" -> "letting go of", "swinging a bat" -> "dropping a bat", "using a laptop" -> "putting away a laptop"
+(SugarCrepe's replace_rel replaces a verb with its particle or preposition, often by a phrase: "holding up" ->
+"putting down").
 
 The lexicon's action groups swap single verbs and leave verbs with a particle alone ("holding up a sign"
 depends on "up"); these phrases are the particle verbs and verb-preposition pairs whose opposite is one
@@ -34,6 +36,13 @@ GAMES = frozenset({
 # What a person takes or poses for: the photographer and the one photographed look different in a photo.
 # No "selfie": who takes one poses for it ("posing for a selfie" was judged still true).
 PICTURES = frozenset({"picture", "photo", "photograph", "snapshot", "portrait"})
+# What a person swings, and could be dropping instead ("A girl swinging a tennis racket" -> "dropping").
+SWUNG = frozenset({"bat", "racket", "racquet", "club", "stick"})
+# Devices a person uses and could be putting away instead ("Everyone is using electronic devices").
+DEVICES = frozenset({
+    "laptop", "computer", "phone", "cellphone", "smartphone", "device", "tablet", "ipad", "iphone", "camera",
+    "remote", "controller", "keyboard", "mouse", "headphones", "umbrella",
+})
 # Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
 # postures are for the living, and a photo tells sitting from lying for these too.
 PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
@@ -82,6 +91,10 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"sit"}), "", "lie", PLUSH.__contains__),
     PhraseSwap(frozenset({"take"}), "", "pose for", _person, PICTURES),
     PhraseSwap(frozenset({"pose"}), "for", "take", _person, PICTURES),
+    PhraseSwap(frozenset({"hold", "hang"}), "onto", "let go of", _person),
+    PhraseSwap(frozenset({"fly"}), "", "carry", _person, frozenset({"kite"})),
+    PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG),
+    PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
 )
 
 
