@@ -127,10 +127,18 @@ def _reflexive(of: Token) -> bool:
     return any(_reflexive_word(child) for child in of.children)
 
 
+def _purpose(verb: Token) -> bool:
+    """The act has a purpose ("using a phone to take a picture"), which the opposite act would not serve."""
+    return any(child.dep_ in ("xcomp", "advcl") and any(grand.lower_ == "to" and grand.dep_ == "aux"
+                                                        for grand in child.children) for child in verb.children)
+
+
 def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
     """The verb with its particle or preposition right after it, when that is `swap`'s word and it hangs on the
     verb; the verb alone for a swap without a word."""
     doc = verb.doc
+    if _purpose(verb):
+        return None  # "using a laptop to watch a movie" -> "putting away a laptop to watch a movie"
     if not swap.word:
         return doc[verb.i : verb.i + 1] if _object_fits(verb, swap) else None
     if verb.i + 1 >= len(doc):
