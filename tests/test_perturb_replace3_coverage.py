@@ -15,6 +15,8 @@ MAKES = [
      "A little boy is standing between several orange cones."),
     ("object", "A little boy drinking milk from a bottle while laying in bed.",
      "A little girl drinking milk from a bottle while laying in bed."),
+    # a person said of no age or gender becomes a child (ages.person_slots)
+    ("object", "A person is holding up a half eaten pastry.", "A child is holding up a half eaten pastry."),
     # a participle spaCy hung on a garment is done by its wearer (slots.wearer)
     ("relation", "A little league baseball team in orange uniforms posing for a group picture.",
      "A little league baseball team in orange uniforms taking a group picture."),
@@ -55,6 +57,9 @@ NEVER = [
     ("object", "A little girl in a pink dress.", "A little boy in a pink dress."),
     # a little child is no adult
     ("object", "A little child holding a toothbrush.", "A man holding a toothbrush."),
+    # a child with an adult's habit, or a person whose gender the caption gives
+    ("object", "A person smoking a cigarette on a bench.", "A child smoking a cigarette on a bench."),
+    ("object", "A person holding her umbrella.", "A child holding her umbrella."),
     # only a ball is kicked or hit in place of being held (lexicon.json: the "striking" group)
     ("relation", "A man holding an umbrella on a sidewalk.", "A man kicking an umbrella on a sidewalk."),
     ("relation", "A young boy dressed in yellow holding a pizza in a box.",

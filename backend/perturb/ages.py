@@ -8,6 +8,11 @@ the photo ("a mother and her child" -> "a mother and her man"); nor a child's th
 scissors" -> "a man's pair of scissors" was judged doubtful: the things may be the same). "Young" marks no
 childhood: "young children" -> "young adults" is SugarCrepe's own negative.
 
+A person, said of no age or gender, becomes a child ("A person is holding up a half eaten pastry" -> "A child is
+holding up ..."): a typical photo of "a person" shows an adult, as `gendered.people_slots` has it for "people",
+with its guard (no children, family or school named, no adults or adults' things) and adults' habits besides
+("a child smoking a cigarette" is absurd).
+
 Also a little girl for a little boy and back ("A little girl is standing between several orange cones" -> "A
 little boy ..."): the lexicon keeps "little girl" whole (a "big girl" is another thing), so the word slots
 never reach its noun; like `gendered.gender_swap`, not with a gendered pronoun or a word bound to one gender.
@@ -16,7 +21,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Span
 
-from backend.perturb.gendered import COUNTERPARTS, GENDER_BOUND
+from backend.perturb.gendered import COUNTERPARTS, GENDER_BOUND, YOUNG_OR_ADULT_WORDS
 from backend.perturb.lexicon import lexicon
 from backend.perturb.parse_reading import GENDERED_PRONOUNS, NOUN_TAGS, noun_lemma
 
@@ -33,11 +38,25 @@ CHILDHOOD = frozenset({
 
 _PLURAL_PRONOUNS = frozenset({"their", "them", "they", "themselves", "theirs"})
 _LITTLE = frozenset({"girl", "boy", "girls", "boys"})
+# Adults' habits and tools, beside `gendered.YOUNG_OR_ADULT_WORDS`: a child doing these reads as absurd.
+_ADULT_HABITS = frozenset({
+    "smoking", "smokes", "smoke", "cigarette", "cigar", "pipe", "alcohol", "drink", "drinks", "cocktail", "gun",
+    "rifle", "chainsaw", "knife", "razor", "shaving", "truck", "bus", "taxi", "car", "uniform", "briefcase",
+})
 
 
 def child_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """The one child's adult (`adult_slots`), or the one little girl's little boy (`little_slots`)."""
-    return adult_slots(doc) + little_slots(doc)
+    """The one child's adult (`adult_slots`), the one little girl's little boy (`little_slots`), a person's
+    child (`person_slots`)."""
+    return adult_slots(doc) + little_slots(doc) + person_slots(doc)
+
+
+def person_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"a person" -> "a child" where nothing names an age, a gender's person or an adult's thing or habit."""
+    if any(token.lower_ in YOUNG_OR_ADULT_WORDS | _ADULT_HABITS | GENDERED_PRONOUNS for token in doc):
+        return []
+    return [(doc[token.i : token.i + 1], ["child"]) for token in doc
+            if token.lower_ == "person" and token.tag_ == "NN" and token.dep_ not in ("compound", "poss")]
 
 
 def little_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
