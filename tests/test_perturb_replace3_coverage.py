@@ -17,6 +17,8 @@ MAKES = [
      "A little girl drinking milk from a bottle while laying in bed."),
     # a person said of no age or gender becomes a child (ages.person_slots)
     ("object", "A person is holding up a half eaten pastry.", "A child is holding up a half eaten pastry."),
+    # an invariant plural counted many is replaced by a plural; a grazer by a grazer (slots, refill_fit)
+    ("object", "A group of sheep grazing in a grassy valley.", "A group of cows grazing in a grassy valley."),
     # a participle spaCy hung on a garment is done by its wearer (slots.wearer)
     ("relation", "A little league baseball team in orange uniforms posing for a group picture.",
      "A little league baseball team in orange uniforms taking a group picture."),
@@ -60,6 +62,10 @@ NEVER = [
     # a child with an adult's habit, or a person whose gender the caption gives
     ("object", "A person smoking a cigarette on a bench.", "A child smoking a cigarette on a bench."),
     ("object", "A person holding her umbrella.", "A child holding her umbrella."),
+    # a grazing animal or one in a herd is no dog or bird
+    ("object", "A group of sheep grazing in a grassy valley.", "A group of dogs grazing in a grassy valley."),
+    ("object", "A herd of sheep walking across a lush green field.",
+     "A herd of birds walking across a lush green field."),
     # only a ball is kicked or hit in place of being held (lexicon.json: the "striking" group)
     ("relation", "A man holding an umbrella on a sidewalk.", "A man kicking an umbrella on a sidewalk."),
     ("relation", "A young boy dressed in yellow holding a pizza in a box.",
