@@ -38,6 +38,10 @@ GAMES = frozenset({
 PICTURES = frozenset({"picture", "photo", "photograph", "snapshot", "portrait"})
 # What a person swings, and could be dropping instead ("A girl swinging a tennis racket" -> "dropping").
 SWUNG = frozenset({"bat", "racket", "racquet", "club", "stick"})
+# Where a kite flies: "carrying a kite in the sky" or "above a tall building" was judged absurd.
+ALOFT = frozenset({"sky", "air", "above", "over", "high", "overhead", "up", "aloft"})
+# What a swing hits: "dropping a tennis racket and hitting a ball" was judged absurd.
+STRUCK = frozenset({"hit", "hits", "hitting", "ball", "pitch", "at"})
 # Devices a person uses and could be putting away instead ("Everyone is using electronic devices").
 DEVICES = frozenset({
     "laptop", "computer", "phone", "cellphone", "smartphone", "device", "tablet", "ipad", "iphone", "camera",
@@ -65,13 +69,14 @@ _AMOUNTS = frozenset({"lot", "lots", "plenty", "bunch", "variety", "assortment",
 class PhraseSwap:
     """A verb (lemmas) followed by `word` (its particle or preposition, "" for none), replaced whole by
     `new` (a base form, first word inflected like the verb), where `doer` accepts the subject's lemma and,
-    when `objects` is given, the object (of the verb, or of `word`) is one of them."""
+    when `objects` is given, the object (of the verb, or of `word`) is one of them; no word of `unless` follows."""
 
     verbs: frozenset[str]
     word: str
     new: str
     doer: Callable[[str], bool]
     objects: frozenset[str] | None = None
+    unless: frozenset[str] = frozenset()  # words after the verb that the new act would contradict
 
 
 def _person(noun: str) -> bool:
@@ -92,8 +97,8 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"take"}), "", "pose for", _person, PICTURES),
     PhraseSwap(frozenset({"pose"}), "for", "take", _person, PICTURES),
     PhraseSwap(frozenset({"hold", "hang"}), "onto", "let go of", _person),
-    PhraseSwap(frozenset({"fly"}), "", "carry", _person, frozenset({"kite"})),
-    PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG),
+    PhraseSwap(frozenset({"fly"}), "", "carry", _person, frozenset({"kite"}), ALOFT),
+    PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG, STRUCK),
     PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
 )
 
@@ -137,6 +142,8 @@ def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
     """The verb with its particle or preposition right after it, when that is `swap`'s word and it hangs on the
     verb; the verb alone for a swap without a word."""
     doc = verb.doc
+    if any(token.lower_ in swap.unless for token in doc[verb.i + 1 :]):
+        return None
     if _purpose(verb):
         return None  # "using a laptop to watch a movie" -> "putting away a laptop to watch a movie"
     if not swap.word:
