@@ -259,8 +259,13 @@ def _subject_fits(verb: Token, who: str) -> bool:
 
 
 def _frame_fits(verb: Token, group: ActionGroup) -> bool:
+    """The verb's subject and object suit the group, and it has one object at most: "feeding a goat a piece of
+    carrot" names two, which no other verb of the group takes ("hugging a goat a piece of carrot" was judged
+    garbled)."""
     obj = direct_object(verb)
     if (group.object == "required" and obj is None) or (group.object == "none" and obj is not None):
+        return False
+    if sum(child.dep_ in ("dobj", "dative") for child in verb.children) > 1:
         return False
     if group.object_class is not None:
         lemma = head_lemma(obj)
