@@ -9,7 +9,8 @@ sink". A text-only model rejects such a negative without the image. So a
 refill must also:
 
   * be ridden, where the noun is ridden ("riding a horse" -> "an elephant",
-    not "a bear"), or draw loads, where it pulls or tows one;
+    not "a bear"), draw loads, where it pulls or tows one, or graze, where
+    it grazes or comes in a herd ("sheep grazing" -> "cows", not "dogs");
   * otherwise share the original's fit class below, where its group has one:
     things of one size, use and setting (a large animal for a large
     animal, a pet for a pet, a seat for a seat, a cup for a mug, a car for
@@ -72,6 +73,8 @@ _LARGE_CLASSES = {0, 1}  # the indices of the two large-animal classes in FIT_CL
 RIDDEN_ANIMALS = frozenset("horse pony elephant camel donkey mule".split())
 DRAUGHT_ANIMALS = RIDDEN_ANIMALS | frozenset("cow ox bull".split())
 PULLING_VERBS = frozenset("pull tow draw drag haul".split())
+# Animals that graze, for the one that grazes ("A group of sheep grazing" -> "cows", not "dogs" or "birds").
+GRAZERS = frozenset("horse pony cow ox bull sheep goat deer zebra elephant giraffe".split())
 
 
 @functools.cache
@@ -96,20 +99,27 @@ def _is_ridden(noun: Token) -> bool:
     return noun.dep_ in ("dobj", "conj") and head.pos_ == "VERB" and verb_lemma(head) == "ride"
 
 
-def _pulls(noun: Token) -> bool:
-    """The agent of "pull", "tow" ..., active or passive ("towed by a group of dogs")."""
-    return any(verb.pos_ == "VERB" and verb_lemma(verb) in PULLING_VERBS
+def _does(noun: Token, verbs: frozenset[str]) -> bool:
+    """The agent of one of `verbs`, active or passive ("towed by a group of dogs")."""
+    return any(verb.pos_ == "VERB" and verb_lemma(verb) in verbs
                and any(noun in (agent, referent(agent)) for option in agent_options(verb) for agent in option)
                for verb in noun.doc)
 
 
 def _role_animals(noun: Token) -> frozenset[str] | None:
-    """The animals that can fill this animal's role (ridden, pulling), None where it has no such role."""
-    if kind_of(noun) == ANIMAL and _is_ridden(noun):
+    """The animals that can fill this animal's role (ridden, pulling, grazing), None where it has no such role."""
+    if kind_of(noun) != ANIMAL:
+        return None
+    if _is_ridden(noun):
         return RIDDEN_ANIMALS
-    if kind_of(noun) == ANIMAL and _pulls(noun):
+    if _does(noun, PULLING_VERBS):
         return DRAUGHT_ANIMALS
-    return None
+    return GRAZERS if _does(noun, frozenset({"graze"})) or _in_herd(noun) else None
+
+
+def _in_herd(noun: Token) -> bool:
+    """"a herd of sheep": a herd is of grazers ("a herd of birds" reads as absurd)."""
+    return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() == "herd"
 
 
 def fits_slot(noun: Token, original: str, word: str, animals_only: bool = False) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from spacy.tokens import Doc, Span, Token
 
-from backend.perturb.ages import adult_slots
+from backend.perturb.ages import child_slots
 from backend.perturb.attribute_phrases import attribute_phrase_slots
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
@@ -115,7 +115,7 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 # Replacements beyond one lexicon word per slot, per subtype: each finder gives (span, new texts) pairs.
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
-    "object": (kind_slots, people_slots, adult_slots),
+    "object": (kind_slots, people_slots, child_slots),
     "attribute": (count_slots, attribute_phrase_slots),
     "relation": (without_slots, motion_slots, verb_phrase_slots),
 }

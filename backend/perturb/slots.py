@@ -20,6 +20,7 @@ from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexic
 from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class
 from backend.perturb.parse_reading import (
+    COLLECTIVE_NOUNS,
     NOUN_TAGS,
     caption_lemmas,
     content_noun,
@@ -62,7 +63,7 @@ class Slot:
 
 def inflected(slot: Slot, lemma: str) -> str:
     """`lemma` in the form of the slot's word: plural noun, verb tense."""
-    if slot.pos == NOUN and slot.span[-1].tag_ == "NNS":
+    if slot.pos == NOUN and _plural(slot.span[-1]):
         return pluralize(lemma)
     if slot.pos == VERB:
         return verb_form(lemma, slot.span[0].tag_)
@@ -114,10 +115,24 @@ def _taken(doc: Doc) -> tuple[list[Span], list[Span], set[int]]:
     return phrases, multiword, covered
 
 
+def _counted_many(token: Token) -> bool:
+    """"three sheep", "a group of sheep": a number above one, or a collective noun, says an invariant plural
+    ("sheep", "deer") is many, so its replacement is plural ("three cows")."""
+    if any(child.dep_ == "nummod" and child.lower_ not in ("one", "1") for child in token.children):
+        return True
+    of = token.head
+    return token.dep_ == "pobj" and of.lower_ == "of" and of.head.lemma_.lower() in COLLECTIVE_NOUNS
+
+
+def _plural(token: Token) -> bool:
+    return token.tag_ == "NNS" or (token.lemma_.lower() in INVARIANT_PLURALS and _counted_many(token))
+
+
 def _number_is_clear(token: Token) -> bool:
     if token.lemma_.lower() not in INVARIANT_PLURALS or token.tag_ == "NNS":
         return not is_counted_mass(token)
-    return any(child.dep_ == "det" and child.lower_ in SINGULAR_DETERMINERS for child in token.children)
+    return _counted_many(token) or any(
+        child.dep_ == "det" and child.lower_ in SINGULAR_DETERMINERS for child in token.children)
 
 
 def _described_as_ground(token: Token) -> bool:
@@ -205,10 +220,33 @@ def attribute_slots(doc: Doc) -> list[Slot]:
     ]
 
 
+def wearer(noun: Token) -> Token:
+    """The person a garment noun is worn by, where spaCy hung a participle on the garment ("a woman in a dress
+    and pale makeup sitting by a table": "sitting" on "makeup"), else `noun` itself."""
+    first = noun
+    while first.dep_ == "conj" and first.head.tag_ in NOUN_TAGS:
+        first = first.head
+    preposition = first.head
+    if first.dep_ != "pobj" or preposition.lower_ != "in" or preposition.head.tag_ not in NOUN_TAGS:
+        return noun
+    return preposition.head if introduces_clothing(preposition.doc[preposition.i : preposition.i + 1]) else noun
+
+
+def actor(verb: Token) -> Token | None:
+    """Who does what `verb` says (`parse_reading.subject_of`), seen past a garment to its wearer (`wearer`). Where
+    the parse gives no subject, a noun spaCy hung on the verb as an adverb before it still is one ("Two barefoot
+    women holding ...": "women" an npadvmod)."""
+    subject = subject_of(verb)
+    if subject is None:
+        before = [child for child in verb.children if child.dep_ == "npadvmod" and child.i < verb.i]
+        subject = before[0] if before and before[0].tag_ in NOUN_TAGS else None
+    return None if subject is None else wearer(subject)
+
+
 def _subject_fits(verb: Token, who: str) -> bool:
     if who == "any":
         return True
-    subject = subject_of(verb)
+    subject = actor(verb)
     lemma = head_lemma(subject)
     if subject is None or lemma is None:
         return False
@@ -221,8 +259,13 @@ def _subject_fits(verb: Token, who: str) -> bool:
 
 
 def _frame_fits(verb: Token, group: ActionGroup) -> bool:
+    """The verb's subject and object suit the group, and it has one object at most: "feeding a goat a piece of
+    carrot" names two, which no other verb of the group takes ("hugging a goat a piece of carrot" was judged
+    garbled)."""
     obj = direct_object(verb)
     if (group.object == "required" and obj is None) or (group.object == "none" and obj is not None):
+        return False
+    if sum(child.dep_ in ("dobj", "dative") for child in verb.children) > 1:
         return False
     if group.object_class is not None:
         lemma = head_lemma(obj)
@@ -282,7 +325,7 @@ def _object_words(slot: Slot) -> list[str]:
     if lex.is_person(slot.lemma) and has_gendered_pronoun(doc):
         return []
     others = {noun_lemma(t) for t in doc if t.tag_ in NOUN_TAGS and not slot.span.start <= t.i < slot.span.end}
-    plural = slot.span[-1].tag_ == "NNS"
+    plural = _plural(slot.span[-1])
     return [
         word
         for word in lex.co_hyponyms(slot.lemma, NOUN)

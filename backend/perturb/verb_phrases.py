@@ -1,7 +1,9 @@
 """Acts that a photo tells from their opposite, as a relation phrase: "A person is holding up a pastry" ->
 "A person is putting down a pastry", "A cat looking at a laptop" -> "A cat looking away from a laptop", "A woman
-playing a game of tennis" -> "A woman watching a game of tennis" (SugarCrepe's replace_rel replaces a verb with
-its particle or preposition, often by a phrase: "holding up" -> "putting down").
+playing a game of tennis" -> "A woman watching a game of tennis", "flying a kite" -> "carrying a kite", "holding
+onto" -> "letting go of", "swinging a bat" -> "dropping a bat", "using a laptop" -> "putting away a laptop"
+(SugarCrepe's replace_rel replaces a verb with its particle or preposition, often by a phrase: "holding up" ->
+"putting down").
 
 The lexicon's action groups swap single verbs and leave verbs with a particle alone ("holding up a sign"
 depends on "up"); these phrases are the particle verbs and verb-preposition pairs whose opposite is one
@@ -21,7 +23,8 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
-from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
+from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, verb_lemma
+from backend.perturb.slots import actor, wearer
 from backend.perturb.without import SETTING_NOUNS, plain_object
 
 # Games a person plays and could be watching instead; "playing with a ball" and "playing a guitar" are not
@@ -33,6 +36,17 @@ GAMES = frozenset({
 # What a person takes or poses for: the photographer and the one photographed look different in a photo.
 # No "selfie": who takes one poses for it ("posing for a selfie" was judged still true).
 PICTURES = frozenset({"picture", "photo", "photograph", "snapshot", "portrait"})
+# What a person swings, and could be dropping instead ("A girl swinging a tennis racket" -> "dropping").
+SWUNG = frozenset({"bat", "racket", "racquet", "club", "stick"})
+# Where a kite flies: "carrying a kite in the sky" or "above a tall building" was judged absurd.
+ALOFT = frozenset({"sky", "air", "above", "over", "high", "overhead", "up", "aloft"})
+# What a swing hits: "dropping a tennis racket and hitting a ball" was judged absurd.
+STRUCK = frozenset({"hit", "hits", "hitting", "ball", "pitch", "at"})
+# Devices a person uses and could be putting away instead ("Everyone is using electronic devices").
+DEVICES = frozenset({
+    "laptop", "computer", "phone", "cellphone", "smartphone", "device", "tablet", "ipad", "iphone", "camera",
+    "remote", "controller", "keyboard", "mouse", "headphones", "umbrella",
+})
 # Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
 # postures are for the living, and a photo tells sitting from lying for these too.
 PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
@@ -41,6 +55,9 @@ _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 # Words after which "each other" is close by, and the phrase that says they are apart.
 _TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
 _APART = "far from"
+# Verbs of where bodies are, after which "together" says they are close ("zebras stand together"); not verbs that
+# are themselves a coming together ("huddled far apart", "gathered far apart").
+_PLACED = frozenset({"sit", "stand", "lie", "lay", "walk", "graze", "rest", "wait"})
 _QUANTIFIERS = frozenset({"more", "many", "some", "several", "few", "much", "all", "various", "numerous"})
 # Verbs of a place or thing having something, whose opposite is "lacks" ("A bathroom features big mirrors").
 _HAVING = frozenset({"have", "feature", "contain", "include"})
@@ -52,13 +69,14 @@ _AMOUNTS = frozenset({"lot", "lots", "plenty", "bunch", "variety", "assortment",
 class PhraseSwap:
     """A verb (lemmas) followed by `word` (its particle or preposition, "" for none), replaced whole by
     `new` (a base form, first word inflected like the verb), where `doer` accepts the subject's lemma and,
-    when `objects` is given, the object (of the verb, or of `word`) is one of them."""
+    when `objects` is given, the object (of the verb, or of `word`) is one of them; no word of `unless` follows."""
 
     verbs: frozenset[str]
     word: str
     new: str
     doer: Callable[[str], bool]
     objects: frozenset[str] | None = None
+    unless: frozenset[str] = frozenset()  # words after the verb that the new act would contradict
 
 
 def _person(noun: str) -> bool:
@@ -78,13 +96,17 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"sit"}), "", "lie", PLUSH.__contains__),
     PhraseSwap(frozenset({"take"}), "", "pose for", _person, PICTURES),
     PhraseSwap(frozenset({"pose"}), "for", "take", _person, PICTURES),
+    PhraseSwap(frozenset({"hold", "hang"}), "onto", "let go of", _person),
+    PhraseSwap(frozenset({"fly"}), "", "carry", _person, frozenset({"kite"}), ALOFT),
+    PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG, STRUCK),
+    PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
 )
 
 
 def _doer(verb: Token) -> str | None:
     """The lemma of who does the act: the verb's subject, or the noun a participle hangs on ("people" for "a
     group of people")."""
-    subject = verb.head if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else subject_of(verb)
+    subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
     if subject is None or subject.tag_ not in NOUN_TAGS:
         return None
     return noun_lemma(content_noun(subject))
@@ -110,10 +132,20 @@ def _reflexive(of: Token) -> bool:
     return any(_reflexive_word(child) for child in of.children)
 
 
+def _purpose(verb: Token) -> bool:
+    """The act has a purpose ("using a phone to take a picture"), which the opposite act would not serve."""
+    return any(child.dep_ in ("xcomp", "advcl") and any(grand.lower_ == "to" and grand.dep_ == "aux"
+                                                        for grand in child.children) for child in verb.children)
+
+
 def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
     """The verb with its particle or preposition right after it, when that is `swap`'s word and it hangs on the
     verb; the verb alone for a swap without a word."""
     doc = verb.doc
+    if any(token.lower_ in swap.unless for token in doc[verb.i + 1 :]):
+        return None
+    if _purpose(verb):
+        return None  # "using a laptop to watch a movie" -> "putting away a laptop to watch a movie"
     if not swap.word:
         return doc[verb.i : verb.i + 1] if _object_fits(verb, swap) else None
     if verb.i + 1 >= len(doc):
@@ -136,6 +168,18 @@ def _apart_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
             end = i + len(near)
             if tuple(words[i:end]) == near and tuple(words[end : end + 2]) in (("each", "other"), ("one", "another")):
                 slots.append((doc[i:end], [_APART]))
+    return slots
+
+
+def _spread_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"Zebras stand together" -> "Zebras stand far apart", with the adverb that said how close ("sitting closely
+    together"), where the verb (`_PLACED`) says where bodies are."""
+    slots = []
+    for word in doc:
+        if word.lower_ != "together" or word.head.pos_ != "VERB" or verb_lemma(word.head) not in _PLACED:
+            continue
+        start = word.i - 1 if word.i > 0 and doc[word.i - 1].lower_ in ("closely", "close") else word.i
+        slots.append((doc[start : word.i + 1], ["far apart"]))
     return slots
 
 
@@ -181,8 +225,8 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form; things close
-    to each other set apart; things filled emptied; things had lacked."""
-    slots = _apart_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
+    to each other or together set apart; things filled emptied; things had lacked."""
+    slots = _apart_slots(doc) + _spread_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
     for verb in doc:
         if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
             continue
