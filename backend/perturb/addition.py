@@ -75,6 +75,9 @@ PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": 
 # A person's verbs' clauses, whose object a dog joined to them cannot act on either ("sitting in chairs using
 # electronics"); a second person may share them ("a man and a woman leaning forward while swinging rackets").
 CLAUSE_DEPS = frozenset({"conj", "advcl", "xcomp"})
+# Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
+# yellow and white flowers" was judged absurd).
+CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())
 # Words saying an animal is young itself: "a baby bear" is a cub already.
 YOUNG_MARKS = frozenset({"baby", "young", "little"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
@@ -282,7 +285,8 @@ def _partner_words(subject: Token, noun: Token) -> list[str]:
         return []
     if kind != "animal":
         beings = (*groups["animal"], *groups["person"])  # "a stuffed dog" is no being, nor a thing's kin
-        return sorted(kindred(lemma)) if kind is None and lemma not in beings else []
+        holds = any(verb.lemma_.lower() in CONTENT_VERBS for verb in _own_verbs(subject, noun))
+        return sorted(kindred(lemma)) if kind is None and lemma not in beings and not holds else []
     animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
     return animals + sorted(_young(noun))
 
@@ -299,10 +303,14 @@ def _acting_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset(
     """The subject's verbs (its participles, the verb it is subject of, and their conjuncts, or the verbs
     hanging on them by `deps`) that have a direct object: a dog joined to "a man swinging a bat" would swing it
     too, and to "people sitting in chairs using electronics" (`CLAUSE_DEPS`) would use them."""
+    return [verb for verb in _own_verbs(subject, noun, deps) if any(c.dep_ == "dobj" for c in verb.children)]
+
+
+def _own_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"conj"})) -> list[Token]:
+    """The subject's participles, the verb it is subject of, and the verbs hanging on them by `deps`."""
     verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
     verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
-    verbs += [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
-    return [verb for verb in verbs if any(c.dep_ == "dobj" for c in verb.children)]
+    return verbs + [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
 
 
 def _can_be_verb(token: Token) -> bool:
