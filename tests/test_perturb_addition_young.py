@@ -24,6 +24,11 @@ def test_a_grown_bear_takes_a_cub(caption, expected):
     assert expected in _objects(caption)
 
 
+def test_a_bear_takes_no_other_animal_the_counts_do_not_vouch_for():
+    joins = [text for text in _objects("a black bear walking toward a rock") if " and a " in text]
+    assert joins and set(joins) == {"a black bear and a cub walking toward a rock"}
+
+
 @pytest.mark.parametrize("caption", [
     "A baby brown bear standing on top of a rock.",  # a cub already: one cub twice
     "A young bear walking in the grass.",
