@@ -19,18 +19,13 @@ def _objects(caption: str) -> list[str]:
 @pytest.mark.parametrize(("caption", "expected"), [
     ("There is a group of sheep grazing on the grass in the field.",
      "There are a group of sheep and a cow grazing on the grass in the field."),
-    ("a black bear walking toward a rock", None),
     ("A big black and white cow standing next to a pole.", "A big black and white cow and a sheep standing"),
     ("A truck painted green with designs parked by a man and his dog.", "A truck and a "),
     ("Two young children holding a large teddy bear.", "Two young children and a woman holding"),
     ("Two computers sitting on top of a desk.", "Two computers and a printer sitting on top of a desk."),
 ])
 def test_subject_joins_that_were_refused_before(caption, expected):
-    joins = _objects(caption)
-    if expected is None:
-        assert not any(" and a " in text for text in joins)  # a bear takes no animal the counts do not vouch for
-    else:
-        assert any(text.startswith(expected) for text in joins)
+    assert any(text.startswith(expected) for text in _objects(caption))
 
 
 def test_a_lady_takes_a_person_who_is_not_a_woman_too():

@@ -14,7 +14,8 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object or a
   pronoun points back to it. Where the counts are too few, `kindred` things stand in for them: a cow beside a
   sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
-  ("holding a phone and a camera"), at the sites `lists` reads;
+  ("holding a phone and a camera"), at the sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`).
+  A room's fixtures are never added to it ("a kitchen with a stove" is still true of its photo);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """
@@ -28,7 +29,7 @@ from backend.perturb.addition_attributes import attribute_additions
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize, verb_form
-from backend.perturb.kindred import NEVER_ADDED, kindred, stray_animal
+from backend.perturb.kindred import NEVER_ADDED, YOUNG, kindred, stray_animal
 from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
 from backend.perturb.nlp import find_phrases
@@ -74,9 +75,20 @@ PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": 
 # A person's verbs' clauses, whose object a dog joined to them cannot act on either ("sitting in chairs using
 # electronics"); a second person may share them ("a man and a woman leaning forward while swinging rackets").
 CLAUSE_DEPS = frozenset({"conj", "advcl", "xcomp"})
+# Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
+# yellow and white flowers" was judged absurd).
+CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())
+# Words saying an animal is young itself: "a baby bear" is a cub already.
+YOUNG_MARKS = frozenset({"baby", "young", "little"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
+# What a photo of the room shows, whatever the counts say (a stove is named in 9% of the kitchen captions,
+# under `IMPLIED_SHARE`): "a man holding open an oven door in a kitchen with a stove" is still true.
+ROOM_FIXTURES = {
+    "kitchen": frozenset("stove oven refrigerator fridge sink dishwasher cabinet counter microwave".split()),
+    "bathroom": frozenset("toilet sink mirror bathtub tub shower cabinet".split()),
+}
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
 FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
                          "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
@@ -107,9 +119,9 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
                   anywhere: bool = False, kin: frozenset[str] = frozenset()) -> list[str]:
     """Object words that fit next to the `site` noun (named with it in `MIN_TOGETHER` captions and at least
     `MIN_SHARE` of the site noun's, or one of `kin`: `kindred` words, which the counts are too few to vouch
-    for), that the caption does not name, and that no noun of it implies (names in
-    `IMPLIED_SHARE` of its captions); best fit first. `words` limits the candidates; with `anywhere` they need
-    only fit some noun of the caption (a dog or a person where people are: "a man and a dog" in a field)."""
+    for), that the caption does not name, and that no noun of it implies (`_implied`); best fit first. `words`
+    limits the candidates; with `anywhere` they need only fit some noun of the caption (a dog or a person where
+    people are: "a man and a dog" in a field)."""
     scene = _scene_nouns(doc)
     present = caption_lemmas(doc)
     fitting = []
@@ -120,9 +132,16 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
         scene_share = max((_fit(stats, word, noun) for noun in scene), default=0.0) if anywhere else 0.0
         if not (share or scene_share or word in kin):
             continue
-        if max((stats.given(word, noun) for noun in scene if noun in stats.nouns), default=0.0) < IMPLIED_SHARE:
+        if not _implied(stats, word, scene):
             fitting.append((-share, -scene_share, word not in kin, word))
     return [word for *_, word in sorted(fitting)]
+
+
+def _implied(stats: CaptionStats, word: str, scene: list[str]) -> bool:
+    """A typical photo of the scene shows `word`: a noun of it names `word` in `IMPLIED_SHARE` of its captions
+    ("sink" with "bathroom"), or is a room that `word` is a fixture of (`ROOM_FIXTURES`)."""
+    return any(word in ROOM_FIXTURES.get(noun, ()) or (noun in stats.nouns and stats.given(word, noun) >= IMPLIED_SHARE)
+               for noun in scene)
 
 
 def _ends_phrase(token: Token) -> bool:
@@ -266,18 +285,32 @@ def _partner_words(subject: Token, noun: Token) -> list[str]:
         return []
     if kind != "animal":
         beings = (*groups["animal"], *groups["person"])  # "a stuffed dog" is no being, nor a thing's kin
-        return sorted(kindred(lemma)) if kind is None and lemma not in beings else []
-    return [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
+        holds = any(verb.lemma_.lower() in CONTENT_VERBS for verb in _own_verbs(subject, noun))
+        return sorted(kindred(lemma)) if kind is None and lemma not in beings and not holds else []
+    animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
+    return animals + sorted(_young(noun))
+
+
+def _young(noun: Token) -> frozenset[str]:
+    """The young (`YOUNG`) that may join a real, grown animal: "A bear and a cub sleep in a hammock", but not
+    "A baby brown bear and a cub" (one cub twice) nor "a stuffed bear and a cub"."""
+    young = YOUNG.get(noun_lemma(noun))
+    grown = animacy(noun) == "animal" and not any(t.lower_ in YOUNG_MARKS for t in noun.subtree if t.i < noun.i)
+    return frozenset({young}) if young and grown else frozenset()
 
 
 def _acting_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"conj"})) -> list[Token]:
     """The subject's verbs (its participles, the verb it is subject of, and their conjuncts, or the verbs
     hanging on them by `deps`) that have a direct object: a dog joined to "a man swinging a bat" would swing it
     too, and to "people sitting in chairs using electronics" (`CLAUSE_DEPS`) would use them."""
+    return [verb for verb in _own_verbs(subject, noun, deps) if any(c.dep_ == "dobj" for c in verb.children)]
+
+
+def _own_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"conj"})) -> list[Token]:
+    """The subject's participles, the verb it is subject of, and the verbs hanging on them by `deps`."""
     verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
     verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
-    verbs += [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
-    return [verb for verb in verbs if any(c.dep_ == "dobj" for c in verb.children)]
+    return verbs + [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
 
 
 def _can_be_verb(token: Token) -> bool:
@@ -329,9 +362,10 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular
-    words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kindred(lemma))
+    kin = kindred(lemma) | _young(noun)
+    words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kin)
              if partners and word not in lexicon().mass_nouns
-             and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kindred(lemma))][:PARTNERS]
+             and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
     return [[Edit("", f" and {indefinite_article(word)} {word}", end, end), *agreement] for word in words]
 
 

@@ -47,6 +47,12 @@ def stray_animal(word: str, scene: list[str], animals: frozenset[str]) -> bool:
     return word in animals and not any(word in kindred(noun) for noun in scene)
 
 
+# An animal's young, which may join a grown one of its kind ("Two brown bears and a cub interacting"): the counts
+# name a cub in 3 captions, too few to vouch for it, and no kindred set may hold it (a cub is no thing to put
+# beside a stuffed bear, nor beside a lion).
+YOUNG = {"bear": "cub"}
+
+
 # Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").
 NEVER_ADDED = frozenset({"person", "people"})
 
