@@ -29,7 +29,7 @@ from backend.perturb.addition_attributes import attribute_additions
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize, verb_form
-from backend.perturb.kindred import NEVER_ADDED, YOUNG, kindred, stray_animal
+from backend.perturb.kindred import NEVER_ADDED, ROOM_FIXTURES, YOUNG, YOUNG_MARKS, kindred, stray_animal
 from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
 from backend.perturb.nlp import find_phrases
@@ -78,17 +78,9 @@ CLAUSE_DEPS = frozenset({"conj", "advcl", "xcomp"})
 # Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
 # yellow and white flowers" was judged absurd).
 CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())
-# Words saying an animal is young itself: "a baby bear" is a cub already.
-YOUNG_MARKS = frozenset({"baby", "young", "little"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
-# What a photo of the room shows, whatever the counts say (a stove is named in 9% of the kitchen captions,
-# under `IMPLIED_SHARE`): "a man holding open an oven door in a kitchen with a stove" is still true.
-ROOM_FIXTURES = {
-    "kitchen": frozenset("stove oven refrigerator fridge sink dishwasher cabinet counter microwave".split()),
-    "bathroom": frozenset("toilet sink mirror bathtub tub shower cabinet".split()),
-}
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
 FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
                          "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS

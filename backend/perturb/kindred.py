@@ -5,7 +5,9 @@ The shipped caption counts (`caption_stats`, ~2,800 captions) are too few to say
 a dry grass field", "A tram, bus, and car"). These sets say it where the counts cannot. A word fits beside
 another when one set holds both; the lexicon's groups are split where their members do not share a scene (no
 elephant beside a cat, no airplane among cars). Only the co-occurrence side of an addition comes from here:
-whether a photo would show the added thing anyway is still read off the counts (`addition.IMPLIED_SHARE`).
+whether a photo would show the added thing anyway is still read off the counts (`addition.IMPLIED_SHARE`), but
+for a room's own fixtures (`ROOM_FIXTURES`), which its photo shows whatever the counts say. An animal's young
+(`YOUNG`) may join a grown one of its kind.
 """
 from __future__ import annotations
 
@@ -51,6 +53,15 @@ def stray_animal(word: str, scene: list[str], animals: frozenset[str]) -> bool:
 # name a cub in 3 captions, too few to vouch for it, and no kindred set may hold it (a cub is no thing to put
 # beside a stuffed bear, nor beside a lion).
 YOUNG = {"bear": "cub"}
+# Words saying an animal is young itself: "a baby bear" is a cub already.
+YOUNG_MARKS = frozenset({"baby", "young", "little"})
+
+# What a photo of the room shows, whatever the counts say (a stove is named in 9% of the kitchen captions, under
+# `addition.IMPLIED_SHARE`): "a man holding open an oven door in a kitchen with a stove" is still true.
+ROOM_FIXTURES = {
+    "kitchen": frozenset("stove oven refrigerator fridge sink dishwasher cabinet counter microwave".split()),
+    "bathroom": frozenset("toilet sink mirror bathtub tub shower cabinet".split()),
+}
 
 
 # Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").

@@ -138,15 +138,25 @@ def pick_option(page, label: str, option: str) -> None:
     page.keyboard.press("Escape")
 
 
-def choose(page, label: str, option: str, timeout: float = 30) -> None:
-    """Pick the first option whose name contains `option` in a single-select gr.Dropdown, and again until the box
-    shows it: a timer that refreshes the list (newest first) can shift the options under the click, which then
-    lands on a neighbour."""
+def choose(page, label: str, option: str, timeout: float = 60) -> None:
+    """Pick the first option whose name contains `option` in a single-select gr.Dropdown, as a person does: open
+    it, and where the option is not there yet (its choices arrive with an event that answers late under load),
+    close it and open it again; pick again until the box shows the option (a timer that refreshes the list,
+    newest first, can shift the options under the click, which then lands on a neighbour)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     box, name = page.get_by_label(label, exact=True), re.compile(re.escape(option))
 
     def picked() -> bool:
         box.click()
-        page.get_by_role("option", name=name).first.click()
+        wanted = page.get_by_role("option", name=name).first
+        try:
+            wanted.wait_for(timeout=2_000)
+            wanted.click()
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")  # closed and left, or the next click does not open it (`offered`)
+            box.blur()
+            return False
         return bool(name.search(box.input_value()))
 
     wait_for(picked, timeout, f"{option!r} chosen in {label!r}")
