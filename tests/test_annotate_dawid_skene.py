@@ -6,7 +6,6 @@ import random
 
 import pandas as pd
 import pytest
-from crowdkit.aggregation import DawidSkene
 
 from backend.annotate.dawid_skene import estimate
 
@@ -88,7 +87,10 @@ STEPS = 30  # crowd-kit's pandas EM takes ~0.1 s an iteration here: 318 to conve
 
 def test_matches_crowd_kit():
     """The same EM, step for step: run for the same number of iterations (no tolerance), both give the same
-    posteriors and confusion matrices, so they also share every fixed point."""
+    posteriors and confusion matrices, so they also share every fixed point. crowd-kit is imported here, not at
+    the top: it costs every test process about 1.7 s of CPU at collection, and only this test needs it."""
+    from crowdkit.aggregation import DawidSkene
+
     rng = random.Random(0)
     labels = ("a", "b", "c")
     truth = {item: rng.choice(labels) for item in range(80)}
