@@ -10,6 +10,7 @@ and browsers; `slow` marks long trainings and measurements; an unmarked test is
 a unit test, and `tests.support.tiers` fails one that starts a process or a server.
 """
 import atexit
+import gc
 import os
 import shutil
 import tempfile
@@ -93,3 +94,10 @@ def tiny_checkpoints(tmp_path_factory, hub_cache):
     from tests.support import tiny
 
     return tiny.save_tiny_model(tmp_path_factory.mktemp("tiny-model"), hub_cache)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move everything collection made (torch, open_clip, gradio, spaCy: millions of objects that live as long as
+    the process) out of the garbage collector's sight: each full collection during the tests would walk them all
+    again. `make test-unit` took 56 to 58 s with this and 61 to 63 s without (idle, alternated runs)."""
+    gc.freeze()
