@@ -101,9 +101,3 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     the process) out of the garbage collector's sight: each full collection during the tests would walk them all
     again. `make test-unit` took 56 to 58 s with this and 61 to 63 s without (idle, alternated runs)."""
     gc.freeze()
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Give the frozen objects back before the process exits, so that its last collections free them (nanobind
-    reported them as leaked instances otherwise)."""
-    gc.unfreeze()
