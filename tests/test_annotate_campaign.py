@@ -23,9 +23,10 @@ from backend.generate.job import GenerateConfig, run_job
 from backend.jobs.reporter import Reporter
 from backend.toyworld.render import render, to_pil
 from backend.toyworld.scene import sample_scene
-from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.appserver import running_app, workspace_settings
 from tests.support.crowd import local_client
 from tests.support.tiny_diffusion import save_tiny_sdxl
+from tests.support.waiting import wait_for
 
 ADMIN = cli_actor()
 TINY_CAPTIONS = [("A red circle left of a blue square.", "A blue circle left of a red square."),

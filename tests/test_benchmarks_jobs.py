@@ -15,7 +15,8 @@ from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
 from backend.models.loading import load_model
 from backend.patching.sweep import apply_alpha, patched_model, recommend, sweep
-from tests.support.appserver import wait_for, workspace_settings
+from tests.support.appserver import workspace_settings
+from tests.support.waiting import wait_for
 
 ADMIN = Actor("alice", "admin", "password")
 GUEST = Actor("visitor", "annotator", "password")

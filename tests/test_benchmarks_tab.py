@@ -20,15 +20,16 @@ import pytest
 from gradio_client import Client
 
 from backend.benchmarks import evaluate_many
-from backend.benchmarks.stats import mcnemar_exact
 from backend.benchmarks.results import items, model_label, results
+from backend.benchmarks.stats import mcnemar_exact
 from backend.core.store import Store
 from backend.models.checkpoint import save_checkpoint
 from backend.models.loading import load_model
 from backend.train.config import TrainConfig
 from backend.train.loop import build_model
-from tests.support.appserver import running_app, wait_for
+from tests.support.appserver import running_app
 from tests.support.browser import choose, new_page, read_table
+from tests.support.waiting import wait_for
 from ui.tabs.benchmarks_chart import column_title
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",

@@ -266,7 +266,8 @@ def test_a_toy_item_outside_the_grammar_is_refused_clearly():
 def test_a_launched_generate_job_runs_through_the_job_system_and_owns_its_campaign_folder(tmp_path):
     from backend import jobs
     from backend.core.auth import Actor
-    from tests.support.appserver import wait_for, workspace_settings
+    from tests.support.appserver import workspace_settings
+    from tests.support.waiting import wait_for
 
     settings = workspace_settings(tmp_path / "ws")
     store = Store(settings.db)

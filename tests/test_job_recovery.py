@@ -36,7 +36,7 @@ from backend.models import checkpoint
 from backend.train.config import TrainConfig
 from backend.train.loop import train
 from tests.support import tiny_diffusion
-from tests.support.appserver import wait_for, workspace_settings
+from tests.support.appserver import workspace_settings
 from tests.support.crashes import (
     candidate_rows,
     kill_job,
@@ -46,6 +46,7 @@ from tests.support.crashes import (
     toy_campaign,
     wait_for_candidates,
 )
+from tests.support.waiting import wait_for
 
 ADMIN = Actor("alice", "admin", "password")
 # 24 steps, a checkpoint every 3: the kill lands after the first one with 21 steps to spare (about a second on an

@@ -19,7 +19,8 @@ from backend.core.settings import ROOT
 from backend.core.store import Store
 from backend.jobs import hf, process
 from backend.models import choices
-from tests.support.appserver import wait_for, workspace_settings
+from tests.support.appserver import workspace_settings
+from tests.support.waiting import wait_for
 
 SLEEPER = "import time; print('working', flush=True); time.sleep(120)"
 ADMIN = Actor("alice", "admin", "password")

@@ -20,8 +20,9 @@ from backend.core.settings import ROOT
 from backend.core.store import Store
 from backend.jobs import slurm
 from backend.models import checkpoint
-from tests.support.appserver import wait_for, workspace_settings
+from tests.support.appserver import workspace_settings
 from tests.support.slurm import SLURM_ENV, ensure_cluster
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.system
 

@@ -18,9 +18,9 @@ from gradio_client import Client, handle_file
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.probe import run_probe
 from tests.support.appprocess import app_process
-from tests.support.appserver import wait_for
 from tests.support.crowd_server import cpu_seconds
 from tests.support.tiny import solid_image
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.system
 

@@ -27,10 +27,10 @@ from backend.core import limits
 from backend.core.auth import ADMIN, Actor
 from backend.jobs.base import job_dir
 from tests.support.annotate_fixtures import toy_campaign
-from tests.support.appserver import wait_for
 from tests.support.public_support import CREDENTIALS, SPACE, config_only, hub_repo, public_app
 from tests.support.security_support import Page, Visitor
 from tests.support.tiny import MODEL_CFG, solid_image
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.system
 

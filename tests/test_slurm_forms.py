@@ -12,9 +12,10 @@ from gradio_client import Client
 
 from backend.core.store import Store
 from backend.jobs import slurm
-from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.slurm import SLURM_ENV, ensure_cluster
+from tests.support.waiting import wait_for
 from tests.test_campaigns_tab import create
 from tests.test_train_tab import form
 

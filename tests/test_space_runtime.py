@@ -24,9 +24,10 @@ from backend.core.store import Store
 from backend.models.encoder import GPU_SECONDS
 from backend.models.loading import load_model
 from tests.support.appprocess import app_process
-from tests.support.appserver import running_app, wait_for
+from tests.support.appserver import running_app
 from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 from tests.support.tiny import solid_image
+from tests.support.waiting import wait_for
 from tests.test_train_tab import form
 
 SPACE = "lab/compositionality"

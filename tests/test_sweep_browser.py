@@ -11,8 +11,9 @@ from backend import jobs
 from backend.core.auth import Actor
 from backend.core.store import Store
 from backend.patching.figure import HEIGHT, PNG_SCALE, WIDTH
-from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import choose, new_page, offered, screenshot, sign_in
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass", "GRADIO_SERVER_NAME": "0.0.0.0"}

@@ -11,8 +11,9 @@ import pytest
 from backend import jobs
 from backend.core.auth import Actor
 from backend.core.store import Store
-from tests.support.appserver import running_app, wait_for, workspace_settings
+from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, read_table
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 ADMIN = Actor("tester", "admin", "password")

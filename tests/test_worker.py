@@ -11,6 +11,7 @@ import time
 import pytest
 
 from backend.core.worker import Worker, WorkerStopped
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.system  # starts processes
 
@@ -64,8 +65,6 @@ def test_torch_in_the_worker_uses_the_workers_thread_count(worker):
 
 
 def test_a_worker_killed_during_a_call_is_a_message_and_the_next_call_gets_a_new_one(worker):
-    from tests.support.appserver import wait_for
-
     first = worker.pid()
 
     def kill_at_half(fraction: float, desc: str) -> None:
@@ -85,8 +84,6 @@ def test_a_worker_killed_during_a_call_is_a_message_and_the_next_call_gets_a_new
 
 
 def test_a_worker_ends_with_the_process_that_started_it():
-    from tests.support.appserver import wait_for
-
     parent = subprocess.Popen(
         [sys.executable, "-c", "import time; from backend.core.worker import Worker; "
                                "print(Worker().pid(), flush=True); time.sleep(120)"],

@@ -10,7 +10,6 @@ from app import build_annotate_app, build_app, launch_options, task_image_route
 from backend.core.settings import Settings
 from backend.core.store import Store
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from tests.support.waiting import wait_for  # noqa: F401 (tests import it from here too)
 from ui.context import AppContext
 
 

@@ -10,7 +10,7 @@ from backend import jobs
 from backend.annotate import campaigns, db
 from backend.core.store import Store
 from backend.jobs import process
-from tests.support.appserver import wait_for
+from tests.support.waiting import wait_for
 
 CANDIDATE_COLUMNS = "c.id, c.item_id, c.slot, c.sha256, c.path, c.display_path, c.seed, c.created_at"
 
