@@ -30,7 +30,7 @@ from backend.perturb.addition_attributes import attribute_additions
 from backend.perturb.addition_references import own_object_edits, reference_edits, verb_agreement
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
-from backend.perturb.inflect import indefinite_article, pluralize
+from backend.perturb.inflect import fit_case, indefinite_article, pluralize
 from backend.perturb.kindred import NEVER_ADDED, ROOM_FIXTURES, YOUNG, YOUNG_MARKS, kindred, stray_animal
 from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
@@ -75,6 +75,8 @@ CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".spli
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
+# What may stand before the noun of a phrase a thing joins in front of.
+PREMODIFIER_DEPS = frozenset({"det", "amod", "compound", "nummod", "poss", "advmod", "quantmod", "nmod", "punct"})
 FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
                          "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
 
@@ -170,14 +172,16 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
         yield build(request, edits, FAMILY, "object")
 
 
-def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
+def _subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
     """(subject, noun the addition joins) of the caption's first subject or head noun (or what "There is"
     names), through a group's "of" ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's
     in a caption with no verb ("A picture of a cat sitting"). None where either is already a list or the noun
     part of a listed compound, and unless the joined noun ends its phrase but for a participle ("A sheep
     standing in a field") or, for a thing or an animal, a place phrase ("A dog on a couch"), so "and a cow" joins
-    it and nothing else ("a man and a dog in a white shirt" would move the shirt). Words that point back to the
-    subject are `addition_references`' to read."""
+    it and nothing else ("a man and a dog in a white shirt" would move the shirt). Where another phrase is on
+    its right, the third item is the word before which the addition goes instead, with "and" after it ("A
+    cargo van with a chip sign is parked" -> "A bus and a cargo van with a chip sign are parked": the phrase
+    stays with the nearer noun); else None. Words that point back to the subject are `addition_references`'."""
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
     if subject is not None and any(c.dep_ == "expl" for c in subject.children):  # "There is a dog": the dog
         subject = next((c for c in subject.children if c.dep_ == "attr" and c.i > subject.i), None)
@@ -193,21 +197,41 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
         if not objects:
             return None
         noun = objects[0]
-    multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
+    multiword, front = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True), None
     for token in {subject, noun}:
         right = [c for c in token.children if c.i > token.i and not c.is_punct
                  and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)
                  and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)
                  and not (token is noun and _placed_there(noun, c))]
-        if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
-            return None
         if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
             return None
+        if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
+            front = _front(subject, noun)
+            if front is None:
+                return None
     if any(span.start <= noun.i < span.end for span in multiword) or not noun.is_alpha or is_hyphenated(noun):
         return None
     if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
         return None  # "An old doctors office": the noun was a modifier, not the head
-    return subject, noun
+    return subject, noun, front
+
+
+def _front(subject: Token, noun: Token) -> Token | None:
+    """The first word of the noun phrase a thing may join in front of: the depicted noun's, else the subject's
+    ("A display of a sandwich and different pizzas", "A cow and a herd of sheep"). None where the phrase has more
+    than modifiers before its noun (spaCy hung a clause on it: "Two adult hands touching cell phones"), or where
+    the caption has a verb that a subject it reads as verbless would leave singular ("A bench and a sign with the
+    word Pub hangs"), or an apposition counts the subject's members ("2 women, one holding a cake, the other")."""
+    head = noun if subject.lemma_.lower() in DEPICTIONS else subject
+    first = head.left_edge
+    if any(t.dep_ not in PREMODIFIER_DEPS for t in head.doc[first.i:head.i]):
+        return None
+    if any(c.dep_ == "appos" for c in head.children):
+        return None
+    if subject.dep_ == "ROOT" and any(t.tag_ == "VBZ" and not any(a.dep_ == "relcl" for a in [t, *t.ancestors])
+                                      for t in head.doc):
+        return None
+    return first
 
 
 def _placed_there(noun: Token, child: Token) -> bool:
@@ -285,11 +309,10 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     found = _subject_noun(request.doc)
     if found is None or not is_object_noun(found[1]):
         return []
-    subject, noun = found
-    agreement, references = verb_agreement(request.caption, subject), reference_edits(subject, noun)
+    subject, noun, front = found
+    agreement, references = verb_agreement(request.caption, subject), reference_edits(subject, noun, bool(front))
     if agreement is None or references is None:
         return []
-    end = noun.idx + len(noun)
     owned = own_object_edits(_acting_verbs(subject, noun))
     partners = [word for word in _partner_words(subject, noun, owned is not None)
                 if not (references and word == "dog")]
@@ -300,8 +323,18 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kin)
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
-    return [[Edit("", f" and {indefinite_article(word)} {word}", end, end), *agreement, *references, *(owned or [])]
-            for word in words]
+    return [[*_join_edits(word, noun, front), *agreement, *references, *(owned or [])] for word in words]
+
+
+def _join_edits(word: str, noun: Token, front: Token | None) -> list[Edit]:
+    """"and a X" after the joined noun, or "A X and " before `front`, the first word's capital moved."""
+    end = noun.idx + len(noun)
+    if front is None:
+        return [Edit("", f" and {indefinite_article(word)} {word}", end, end)]
+    start = bool(front.is_sent_start)
+    added = fit_case(f"{indefinite_article(word)} {word} and ", front.text, at_sentence_start=start)
+    first = fit_case(front.text, front.text, at_sentence_start=False, keeps_capital=front.pos_ == "PROPN")
+    return [Edit(front.text, added + first, front.idx, front.idx + len(front))]
 
 
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:

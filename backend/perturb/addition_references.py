@@ -73,12 +73,15 @@ def _other_being(subject: Token, noun: Token) -> bool:
                for t in noun.doc)
 
 
-def reference_edits(subject: Token, noun: Token) -> list[Edit] | None:
+def reference_edits(subject: Token, noun: Token, in_front: bool = False) -> list[Edit] | None:
     """Edits making the words that point back to the subject plural once a thing joins `noun` (see the module
-    docstring); [] where none does, None where one cannot be made plural or may name something else."""
+    docstring); [] where none does, None where one cannot be made plural or may name something else. A thing
+    joined `in_front` of the subject leaves the phrases on its right to it, and what they say of it ("A
+    sandwich and a pizza with tomatoes on it", "A bench and a hydrant that is sitting in the grass")."""
     kind, plural, doc = animacy(noun), noun.tag_ == "NNS", noun.doc
+    own = {t.i for c in noun.children if c.i > noun.i and c.dep_ != "acl" for t in c.subtree} if in_front else set()
     edits: list[Edit] = []
-    for token in doc:
+    for token in [token for token in doc if token.i not in own]:
         word = token.lower_
         if word in ANY_REFERENCES or (word in GROUP_REFERENCES and not plural) or (
                 word in SUBJECT_PRONOUNS and kind is not None):
