@@ -88,7 +88,9 @@ def _object_words() -> list[str]:
 
 
 def _scene_nouns(doc: Doc) -> list[str]:
-    return list(dict.fromkeys(noun_lemma(t) for t in doc if t.tag_ in ("NN", "NNS") and t.is_alpha))
+    """The caption's common nouns, with a lower-case word spaCy tagged as a name ("a white formica kitchen")."""
+    return list(dict.fromkeys(noun_lemma(t) for t in doc if t.is_alpha and (
+        t.tag_ in ("NN", "NNS") or (t.tag_ == "NNP" and t.text.islower()))))
 
 
 def _named(word: str, scene: list[str], present: frozenset[str]) -> bool:

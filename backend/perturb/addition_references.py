@@ -106,12 +106,15 @@ def own_object_edits(verbs: list[Token]) -> list[Edit] | None:
     """Edits giving each person joined to the subject a thing of their own where the subject rides, throws or
     swings one (`lists.ONE_OBJECT_VERBS`): "A man riding a skateboard" -> "A man and a woman riding
     skateboards", as SugarCrepe's "A young lady and a boy are swinging tennis racquets"; a second rider of the
-    one skateboard would be absurd. [] where no verb takes one object, None where its object is not a plain
-    "a/an" noun ("the face of a wave", "his kite", "a pair of skis")."""
+    one skateboard would be absurd. [] where no verb takes one object or its objects are a bare plural
+    ("ride bikes"), None where its object is not a plain "a/an" noun ("the face of a wave", "his kite", "a pair
+    of skis")."""
     edits: list[Edit] = []
     for verb in [verb for verb in verbs if one_object_verb(verb)]:
         thing = next(c for c in verb.children if c.dep_ == "dobj")
         articles = [c for c in thing.children if c.dep_ == "det"]
+        if thing.tag_ == "NNS" and not articles and not any(c.i > thing.i for c in thing.children):
+            continue  # "Two men ride bikes": one each already
         if (thing.tag_ != "NN" or not thing.is_alpha or thing.lower_.endswith("s") or len(articles) != 1
                 or articles[0].lower_ not in ("a", "an") or any(c.i > thing.i for c in thing.children)
                 or thing.lemma_.lower() in lexicon().mass_nouns):

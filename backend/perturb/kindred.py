@@ -24,19 +24,20 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "deer squirrel",                                   # a forest (no bear beside its prey)
     "car bus truck van motorcycle bicycle bike scooter",  # a road
     "train tram bus",                                  # a station
-    "airplane plane jet helicopter",                   # the sky
+    "airplane plane jet jetliner airliner biplane helicopter",  # the sky
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room
     "bench sign lamppost hydrant",                     # a sidewalk
     "apple banana orange lemon strawberry pear peach pineapple grape",
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
-    "pizza sandwich salad soup hamburger burger",      # a meal
-    "cake donut cookie pie cupcake muffin",            # sweets
+    "pizza sandwich salad soup hamburger burger hotdog sausage",  # a meal
+    "cake donut doughnut cookie pie cupcake muffin",   # sweets
     "plate bowl cup mug",                              # no glass: "glasses" are mostly spectacles
     "fork knife spoon napkin",
     "laptop phone keyboard camera remote tablet",
     "computer printer",
     "microwave toaster blender",
+    "refrigerator stove oven dishwasher",              # no refrigerator on a counter beside a blender
     "box bag basket suitcase backpack",
     "mirror lamp vase candle book",                    # no clock: most are on towers and walls
     "ball frisbee kite",
