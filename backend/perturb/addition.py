@@ -31,7 +31,15 @@ from backend.perturb.addition_references import own_object_edits, reference_edit
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize
-from backend.perturb.kindred import NEVER_ADDED, ROOM_FIXTURES, YOUNG, YOUNG_MARKS, kindred, stray_animal
+from backend.perturb.kindred import (
+    KIND_COMPOUNDS,
+    NEVER_ADDED,
+    ROOM_FIXTURES,
+    YOUNG,
+    YOUNG_MARKS,
+    kindred,
+    stray_animal,
+)
 from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
 from backend.perturb.nlp import find_phrases
@@ -178,12 +186,13 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
     """(subject, noun the addition joins) of the caption's first subject or head noun (or what "There is"
     names), through a group's "of" ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's
     in a caption with no verb ("A picture of a cat sitting"). None where either is already a list or the noun
-    part of a listed compound, and unless the joined noun ends its phrase but for a participle ("A sheep
-    standing in a field") or, for a thing or an animal, a place phrase ("A dog on a couch"), so "and a cow" joins
-    it and nothing else ("a man and a dog in a white shirt" would move the shirt). Where another phrase is on
-    its right, the third item is the word before which the addition goes instead, with "and" after it ("A
-    cargo van with a chip sign is parked" -> "A bus and a cargo van with a chip sign are parked": the phrase
-    stays with the nearer noun); else None. Words that point back to the subject are `addition_references`'."""
+    part of a listed compound (but those `kindred.KIND_COMPOUNDS` names by their noun), and unless the joined
+    noun ends its phrase but for a participle ("A sheep standing in a field") or, for a thing or an animal, a
+    place phrase ("A dog on a couch"), so "and a cow" joins it and nothing else ("a man and a dog in a white
+    shirt" would move the shirt). Where another phrase is on its right, the third item is the word before which
+    the addition goes instead, with "and" after it ("A cargo van with a chip sign is parked" -> "A bus and a
+    cargo van with a chip sign are parked": the phrase stays with the nearer noun); else None. Words that point
+    back to the subject are `addition_references`'."""
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
     if subject is not None and any(c.dep_ == "expl" for c in subject.children):  # "There is a dog": the dog
         subject = next((c for c in subject.children if c.dep_ == "attr" and c.i > subject.i), None)
@@ -211,7 +220,8 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
             front = _front(subject, noun)
             if front is None:
                 return None
-    if any(span.start <= noun.i < span.end for span in multiword) or not noun.is_alpha or is_hyphenated(noun):
+    if any(span.start <= noun.i < span.end and span.text.lower() not in KIND_COMPOUNDS for span in multiword) or (
+            not noun.is_alpha or is_hyphenated(noun)):
         return None
     if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
         return None  # "An old doctors office": the noun was a modifier, not the head

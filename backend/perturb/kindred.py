@@ -65,6 +65,10 @@ ROOM_FIXTURES = {
 }
 
 
+# Listed compounds whose last word names their kind, so that its kindred things may join them ("A bench and a
+# fire hydrant that is sitting in the grass"); not "hot dog" nor "teddy bear".
+KIND_COMPOUNDS = frozenset({"fire hydrant", "stop sign", "street sign", "traffic sign"})
+
 # Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").
 NEVER_ADDED = frozenset({"person", "people"})
 
