@@ -19,7 +19,7 @@ from backend.perturb.core import Edit
 from backend.perturb.inflect import fit_case, pluralize, verb_form
 from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.lists import one_object_verb
-from backend.perturb.nouns import animacy
+from backend.perturb.nouns import animacy, is_physical
 
 # Words that may name any subject and have no plural that keeps the meaning.
 ANY_REFERENCES = frozenset({"it", "both"})  # "who are both sitting"
@@ -51,7 +51,16 @@ def _possessed_edit(pronoun: Token) -> list[Edit] | None:
         return None
     if owned.lemma_.lower() in lexicon().mass_nouns or animacy(owned) is not None:
         return None
+    if not _countable_thing(owned.lemma_.lower()):
+        return []  # "making his way" -> "making their way"
     return [Edit(owned.text, pluralize(owned.text), owned.idx, owned.idx + len(owned))]
+
+
+def _countable_thing(lemma: str) -> bool:
+    """A thing or a body part WordNet knows as a noun ("laptop", "head"), which each person has one of; not a
+    way or a time ("making his way" -> "making their way"), nor a misspelling ("ride a big")."""
+    senses = _synsets(lemma, "NOUN")
+    return bool(senses) and (senses[0].lexname() == "noun.body" or is_physical(lemma))
 
 
 def _pronoun_edits(token: Token) -> list[Edit] | None:
@@ -117,8 +126,8 @@ def own_object_edits(verbs: list[Token]) -> list[Edit] | None:
             continue  # "Two men ride bikes": one each already
         if (thing.tag_ != "NN" or not thing.is_alpha or thing.lower_.endswith("s") or len(articles) != 1
                 or articles[0].lower_ not in ("a", "an") or any(c.i > thing.i for c in thing.children)
-                or thing.lemma_.lower() in lexicon().mass_nouns):
-            return None
+                or thing.lemma_.lower() in lexicon().mass_nouns or not _countable_thing(thing.lemma_.lower())):
+            return None  # "Two men ride a big": a misspelt "bike" has no plural
         article = articles[0]
         after = thing.doc[article.i + 1]
         edits += [Edit(thing.doc.text[article.idx:after.idx], "", article.idx, after.idx),
