@@ -1,6 +1,6 @@
-"""Subject joins with the words tied to the subject made plural (issue 21, branch cov-addobj4), a thing joined in
-front of a subject whose phrase would move, and the judged faults these rules made
-(tests/data/perturb-judged-addobj4-new.csv).
+"""Subject joins opened on branch cov-addobj4 (issue 21): "each other" after a plural subject, one ridden thing
+each, a thing joined in front of a subject whose phrase would move, kindred fire hydrants and stop signs; and the
+judged faults of these rules and of the dropped pronoun plurals (tests/data/perturb-judged-addobj4-new.csv).
 """
 import pytest
 
@@ -13,11 +13,6 @@ def _objects(caption: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("caption", "expected"), [
-    # a being's pronoun goes plural, with what it owns
-    ("A man is sleeping with his head on a pillow.", "A man and a woman are sleeping with their heads on a pillow."),
-    ("A man is standing on a snowy hill with his skis.", "A man and a boy are standing on a snowy hill with their skis."),
-    ("A little girl smiling for the camera with an umbrella behind her.",
-     "A little girl and a boy smiling for the camera with an umbrella behind them."),
     # a plural subject keeps "each other"
     ("Three zebras walk along close to each other.", "Three zebras and a giraffe walk along close to each other."),
     # one ridden or thrown thing each
@@ -42,8 +37,9 @@ def test_joins_made(caption, expected):
     ("A man puckers up as he holds a large orange in his hand.", "man and a"),
     # "another" is the subject of the verb spaCy gave the man ("as another look on")
     ("A man throwing a frisbee on a course as another looks on.", "look on"),
-    # a misspelt plural has no plural ("skiises")
-    ("A man is standing on a snowy hills with his skiis.", "skiises"),
+    # "his" may name the man: whose skis? (pronoun plurals were dropped)
+    ("A man is standing on a snowy hill with his skis.", "man and a"),
+    ("A man is sleeping with his head on a pillow.", "man and a"),
     # a clock is mostly on a tower: no vase or lamp beside it
     ("A clock is mounted to the side of a tower.", "clock and a"),
     ("An ornate clock on a building with tree branches.", "and an ornate clock"),
@@ -53,8 +49,16 @@ def test_joins_made(caption, expected):
     ('A sign with the word "Pub" hangs above several liquor bottles.', "and a sign"),
     # judged err (addobj4-new): a misspelt "bike" made plural
     ("Two men ride a big along a busy street.", "bigs"),
-    # judged err: an idiom's noun made plural
-    ("A man on a beech vehicle making his way thru the sand.", "their ways"),
+    # judged errs of the dropped pronoun plurals: an idiom's noun, another clause's reflexive, a subject noun
+    ("A man on a beech vehicle making his way thru the sand.", "their way"),
+    ("A girl is onstage singing while the guest on the bike enjoys himself.", "themselves"),
+    ("A kite surfer gets high in the air while his kite is out of the picture frame.", "their kite"),
+    # judged absurd: one bottle up to two mouths
+    ("A man puts a red bottle up to his mouth.", "their mouths"),
+    # judged err: a misspelt "Three" read as "There", joined in front
+    ("There white cows in grassy area with temples in background.", "and there white"),
+    # judged absurd: a bus on train tracks
+    ("A train on top of an overpass bridge set of train tracks with fields on both side.", "A bus and"),
     # judged err: "peanut butter and jelly" is one kind of sandwich
     ("Two peanut butter and jelly sandwiches sliced in half", "peanut butter,"),
 ])

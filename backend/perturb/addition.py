@@ -11,9 +11,10 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   the object of a place preposition ("on a table with a lamp"), or as "next to a X" at the end of a caption that
   ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
   the verb made plural: a person or a dog beside a named person ("a man and a woman standing"), an animal the
-  counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object or a
-  pronoun that cannot be made plural points back to it ("with his head" -> "with their heads":
-  `addition_references`). Where the counts are too few, `kindred` things stand in for them: a cow beside a
+  counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object (but
+  for one ridden thing each: "riding skateboards") or a pronoun points back to it (`addition_references`), and
+  in front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"). Where
+  the counts are too few, `kindred` things stand in for them: a cow beside a
   sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
   ("holding a phone and a camera"), at the sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`).
   A room's fixtures are never added to it ("a kitchen with a stove" is still true of its photo);
@@ -27,7 +28,7 @@ from collections.abc import Iterator
 from spacy.tokens import Doc, Token
 
 from backend.perturb.addition_attributes import attribute_additions
-from backend.perturb.addition_references import own_object_edits, reference_edits, verb_agreement
+from backend.perturb.addition_references import own_object_edits, points_back, verb_agreement
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize
@@ -236,6 +237,8 @@ def _front(subject: Token, noun: Token) -> Token | None:
     word Pub hangs"), or an apposition counts the subject's members ("2 women, one holding a cake, the other")."""
     head = noun if subject.lemma_.lower() in DEPICTIONS else subject
     first = head.left_edge
+    if first.tag_ in ("EX", "RB", "IN", "UH"):
+        return None  # "There white cows in grassy area": a misspelt "Three" read as "There"
     if any(t.dep_ not in PREMODIFIER_DEPS for t in head.doc[first.i:head.i]):
         return None
     if any(c.dep_ == "appos" for c in head.children):
@@ -322,12 +325,11 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     if found is None or not is_object_noun(found[1]):
         return []
     subject, noun, front = found
-    agreement, references = verb_agreement(request.caption, subject), reference_edits(subject, noun, bool(front))
-    if agreement is None or references is None:
+    agreement = verb_agreement(request.caption, subject)
+    if agreement is None or points_back(subject, noun, bool(front)):
         return []
     owned = own_object_edits(_acting_verbs(subject, noun))
-    partners = [word for word in _partner_words(subject, noun, owned is not None)
-                if not (references and word == "dog")]
+    partners = _partner_words(subject, noun, owned is not None)
     lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular
@@ -335,7 +337,7 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kin)
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
-    return [[*_join_edits(word, noun, front), *agreement, *references, *(owned or [])] for word in words]
+    return [[*_join_edits(word, noun, front), *agreement, *(owned or [])] for word in words]
 
 
 def _join_edits(word: str, noun: Token, front: Token | None) -> list[Edit]:

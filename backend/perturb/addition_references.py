@@ -1,15 +1,14 @@
-"""Words tied to the subject an addition joins, made plural with it or refusing the join.
+"""Words tied to the subject an addition joins: those that refuse the join, and the one thing it rides.
 
 Joining a second thing to the subject breaks a word that named the subject alone ("a zebra and a giraffe have
-its nose"). SugarCrepe's own additions make such words plural ("A man is sleeping with his head on a pillow" ->
-"A man and a woman are sleeping with their heads on pillows"), and so does `reference_edits`, where the word
-can only name the subject: a personal pronoun of a being that is the caption's only being, its possessed thing
-made plural too ("their heads": two people have two heads). A plural subject keeps "each other" and
-"themselves" ("Two zebras and a giraffe walk along close to each other"). Everything else still refuses the
-join: "it" (it may name any thing: "a bird on a table with peels in it"), "both" ("two men who are both" would
-count three), "by himself" (the subject was alone), a relative clause on the subject (its verb stays singular:
-"a cat and a dog that is"), a pronoun beside another being ("kissing the young woman on top of her head").
-The one thing a person rides or throws becomes one each (`own_object_edits`).
+its nose", "a man and a woman ... with his skis": whose?), so `points_back` refuses such joins: "it", "its" and
+"itself" (they may name any subject), a being's "his", "him", "her" or "he", "both" ("two men who are both"
+would count three), a relative clause on the subject (its verb stays singular: "a cat and a dog that is").
+A plural subject keeps "each other" and "themselves" ("Two zebras and a giraffe walk along close to each
+other"). Making such pronouns plural ("with their heads") was tried and dropped: of 17 judged outputs, 3 were
+errs (a reflexive of another clause's subject, "the guest enjoys themselves"; "their kites is"; "making their
+ways") and 3 absurd (one bottle up to two mouths). The one thing a person rides or throws becomes one each
+(`own_object_edits`). `verb_agreement` makes the subject's verb plural.
 """
 from __future__ import annotations
 
@@ -21,94 +20,39 @@ from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.lists import one_object_verb
 from backend.perturb.nouns import animacy, is_physical
 
-# Words that may name any subject and have no plural that keeps the meaning.
-ANY_REFERENCES = frozenset({"it", "both"})  # "who are both sitting"
-# A being's subject pronouns: "they" would need its verb made plural too ("as he holds").
-SUBJECT_PRONOUNS = frozenset({"he", "she"})
+# Words that may name any subject ("who are both sitting").
+ANY_REFERENCES = frozenset({"it", "its", "itself", "both"})
 # Words naming a plural subject, which still name it once a thing joins it ("each other", "themselves").
 GROUP_REFERENCES = frozenset({"each", "themselves"})
-# A being's pronouns and their plurals; "its" and "itself" name an animal or a baby as often as a thing.
-PLURAL_PRONOUNS = {"his": "their", "her": "their", "its": "their", "him": "them", "himself": "themselves",
-                   "herself": "themselves", "itself": "themselves"}
-OBJECT_PRONOUN_TAGS = frozenset({"PRP"})
+# A being's pronouns: "his" or "her" cannot point back to a thing ("a truck parked by a man and his dog").
+BEING_PRONOUNS = frozenset({"he", "his", "him", "himself", "she", "her", "herself"})
 # Relative words: a relative clause on the subject keeps its singular verb ("a cat and a dog that is").
 RELATIVE_WORDS = frozenset({"that", "which", "who"})
-# "by himself": the subject was alone, so no second one may join it.
-ALONE_PREPOSITIONS = frozenset({"by"})
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 
 
-def _possessed_edit(pronoun: Token) -> list[Edit] | None:
-    """The edit making a possessive pronoun's thing plural ("his head" -> "their heads"); [] where it is
-    plural already or the pronoun stands alone; None where the plural would change what is said (a counted
-    thing, "his head and one paw"; a mass noun; a person, "her date"; a plural misread as singular, "his
-    skiis")."""
-    owned = pronoun.head
-    if pronoun.dep_ != "poss" or owned.tag_ == "NNS":
-        return []
-    if owned.tag_ != "NN" or not owned.is_alpha or owned.lower_.endswith("s") or any(
-            c.dep_ in ("nummod", "conj") for c in owned.children):
-        return None
-    if owned.lemma_.lower() in lexicon().mass_nouns or animacy(owned) is not None:
-        return None
-    if not _countable_thing(owned.lemma_.lower()):
-        return []  # "making his way" -> "making their way"
-    return [Edit(owned.text, pluralize(owned.text), owned.idx, owned.idx + len(owned))]
-
-
 def _countable_thing(lemma: str) -> bool:
-    """A thing or a body part WordNet knows as a noun ("laptop", "head"), which each person has one of; not a
-    way or a time ("making his way" -> "making their way"), nor a misspelling ("ride a big")."""
+    """A thing or a body part WordNet knows as a noun ("skateboard"), which each person may have one of; not a
+    misspelling ("ride a big")."""
     senses = _synsets(lemma, "NOUN")
     return bool(senses) and (senses[0].lexname() == "noun.body" or is_physical(lemma))
 
 
-def _pronoun_edits(token: Token) -> list[Edit] | None:
-    """The edits making a being's pronoun plural, with what it owns."""
-    if token.lower_ == "her" and token.tag_ in OBJECT_PRONOUN_TAGS:
-        plural = "them"
-    else:
-        plural = PLURAL_PRONOUNS[token.lower_]
-    owned = _possessed_edit(token) if plural == "their" else []
-    if owned is None:
-        return None
-    after = fit_case(plural, token.text, at_sentence_start=bool(token.is_sent_start))
-    return [Edit(token.text, after, token.idx, token.idx + len(token)), *owned]
-
-
-def _other_being(subject: Token, noun: Token) -> bool:
-    """Another person or animal in the caption, whom a pronoun may name instead."""
-    return any(t.tag_ in ("NN", "NNS") and t.i not in (subject.i, noun.i) and animacy(t) is not None
-               for t in noun.doc)
-
-
-def reference_edits(subject: Token, noun: Token, in_front: bool = False) -> list[Edit] | None:
-    """Edits making the words that point back to the subject plural once a thing joins `noun` (see the module
-    docstring); [] where none does, None where one cannot be made plural or may name something else. A thing
-    joined `in_front` of the subject leaves the phrases on its right to it, and what they say of it ("A
-    sandwich and a pizza with tomatoes on it", "A bench and a hydrant that is sitting in the grass")."""
+def points_back(subject: Token, noun: Token, in_front: bool = False) -> bool:
+    """A word of the caption that may point back to the subject once a thing joins `noun` (see the module
+    docstring). A thing joined `in_front` of the subject leaves the phrases on its right to it, and what they
+    say of it ("A sandwich and a pizza with tomatoes on it")."""
     kind, plural, doc = animacy(noun), noun.tag_ == "NNS", noun.doc
     own = {t.i for c in noun.children if c.i > noun.i and c.dep_ != "acl" for t in c.subtree} if in_front else set()
-    edits: list[Edit] = []
     for token in [token for token in doc if token.i not in own]:
         word = token.lower_
         if word in ANY_REFERENCES or (word in GROUP_REFERENCES and not plural) or (
-                word in SUBJECT_PRONOUNS and kind is not None):
-            return None
+                word in BEING_PRONOUNS and kind is not None):
+            return True
         elsewhere = token.head.dep_ == "relcl" and token.head.head not in (subject, noun)  # "a bus by a man who"
         if word in RELATIVE_WORDS and token.dep_ != "det" and not elsewhere:
-            return None
-        if word not in PLURAL_PRONOUNS or (kind is None and word not in ("its", "itself")):
-            continue  # "his" or "her" cannot point back to a thing
-        if kind is None or plural or _other_being(subject, noun):
-            return None
-        if token.i > 0 and doc[token.i - 1].lower_ in ALONE_PREPOSITIONS:
-            return None
-        pronoun = _pronoun_edits(token)
-        if pronoun is None:
-            return None
-        edits += pronoun
-    return edits
+            return True
+    return False
 
 
 def own_object_edits(verbs: list[Token]) -> list[Edit] | None:

@@ -23,7 +23,8 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "dog cat rabbit",                                  # a home
     "deer squirrel",                                   # a forest (no bear beside its prey)
     "car bus truck van motorcycle bicycle bike scooter",  # a road
-    "train tram bus",                                  # a station
+    "train tram",                                      # rails (no bus: "a bus and a train on train tracks")
+    "tram bus",                                        # a city street
     "airplane plane jet jetliner airliner biplane helicopter",  # the sky
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room
