@@ -11,8 +11,10 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   the object of a place preposition ("on a table with a lamp"), or as "next to a X" at the end of a caption that
   ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
   the verb made plural: a person or a dog beside a named person ("a man and a woman standing"), an animal the
-  counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object or a
-  pronoun points back to it. Where the counts are too few, `kindred` things stand in for them: a cow beside a
+  counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object (but
+  for one ridden thing each: "riding skateboards") or a pronoun points back to it (`addition_references`), and
+  in front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"). Where
+  the counts are too few, `kindred` things stand in for them: a cow beside a
   sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
   ("holding a phone and a camera"), at the sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`).
   A room's fixtures are never added to it ("a kitchen with a stove" is still true of its photo);
@@ -26,11 +28,20 @@ from collections.abc import Iterator
 from spacy.tokens import Doc, Token
 
 from backend.perturb.addition_attributes import attribute_additions
+from backend.perturb.addition_references import own_object_edits, points_back, verb_agreement
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
-from backend.perturb.inflect import fit_case, indefinite_article, pluralize, verb_form
-from backend.perturb.kindred import NEVER_ADDED, ROOM_FIXTURES, YOUNG, YOUNG_MARKS, kindred, stray_animal
-from backend.perturb.lexicon import _synsets, lexicon
+from backend.perturb.inflect import fit_case, indefinite_article, pluralize
+from backend.perturb.kindred import (
+    KIND_COMPOUNDS,
+    NEVER_ADDED,
+    ROOM_FIXTURES,
+    YOUNG,
+    YOUNG_MARKS,
+    kindred,
+    stray_animal,
+)
+from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_object_noun
@@ -48,14 +59,6 @@ PARTNER_SHARE = 0.05
 # "bear" shares captions with birds and cats through teddy bears: its counts do not say a bear fits.
 UNSURE_PARTNERS = ("bear",)
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
-# Words that may point back to the subject: joining a second one breaks them ("a zebra and a giraffe ... its
-# nose", "a man and a woman ... with his skis"). "his" or "her" cannot point back to a thing; "it" may point
-# to anything ("a baby holds a toothbrush in its hand"), "each" ("each other"), "themselves" and "both" to any
-# subject.
-ANY_REFERENCES = frozenset({"it", "its", "itself", "each", "themselves", "both"})  # "who are both sitting"
-BEING_PRONOUNS = frozenset({"his", "him", "himself", "her", "herself"})
-# Relative words: a relative clause on the subject keeps its singular verb ("a cat and a dog that is").
-RELATIVE_WORDS = frozenset({"that", "which", "who"})
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
 ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
@@ -78,10 +81,11 @@ CLAUSE_DEPS = frozenset({"conj", "advcl", "xcomp"})
 # Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
 # yellow and white flowers" was judged absurd).
 CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())
-PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
+# What may stand before the noun of a phrase a thing joins in front of.
+PREMODIFIER_DEPS = frozenset({"det", "amod", "compound", "nummod", "poss", "advmod", "quantmod", "nmod", "punct"})
 FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
                          "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
 
@@ -93,7 +97,9 @@ def _object_words() -> list[str]:
 
 
 def _scene_nouns(doc: Doc) -> list[str]:
-    return list(dict.fromkeys(noun_lemma(t) for t in doc if t.tag_ in ("NN", "NNS") and t.is_alpha))
+    """The caption's common nouns, with a lower-case word spaCy tagged as a name ("a white formica kitchen")."""
+    return list(dict.fromkeys(noun_lemma(t) for t in doc if t.is_alpha and (
+        t.tag_ in ("NN", "NNS") or (t.tag_ == "NNP" and t.text.islower()))))
 
 
 def _named(word: str, scene: list[str], present: frozenset[str]) -> bool:
@@ -177,15 +183,17 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
         yield build(request, edits, FAMILY, "object")
 
 
-def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
+def _subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
     """(subject, noun the addition joins) of the caption's first subject or head noun (or what "There is"
     names), through a group's "of" ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's
-    in a caption with no verb ("A picture of a cat sitting"). None where a word points back to it ("a zebra and
-    a giraffe have its nose": `_points_back`),
-    where either is already a list or the noun part of a listed compound, and unless the joined noun ends its
-    phrase but for a participle ("A sheep standing in a field") or, for a thing or an animal, a place phrase ("A
-    dog on a couch"), so "and a cow" joins it and nothing else ("a man and a dog in a white shirt" would move
-    the shirt)."""
+    in a caption with no verb ("A picture of a cat sitting"). None where either is already a list or the noun
+    part of a listed compound (but those `kindred.KIND_COMPOUNDS` names by their noun), and unless the joined
+    noun ends its phrase but for a participle ("A sheep standing in a field") or, for a thing or an animal, a
+    place phrase ("A dog on a couch"), so "and a cow" joins it and nothing else ("a man and a dog in a white
+    shirt" would move the shirt). Where another phrase is on its right, the third item is the word before which
+    the addition goes instead, with "and" after it ("A cargo van with a chip sign is parked" -> "A bus and a
+    cargo van with a chip sign are parked": the phrase stays with the nearer noun); else None. Words that point
+    back to the subject are `addition_references`'."""
     subject = next((t for t in doc if t.dep_ in ("ROOT", "nsubj", "nsubjpass")), None)
     if subject is not None and any(c.dep_ == "expl" for c in subject.children):  # "There is a dog": the dog
         subject = next((c for c in subject.children if c.dep_ == "attr" and c.i > subject.i), None)
@@ -201,40 +209,44 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token] | None:
         if not objects:
             return None
         noun = objects[0]
-    multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
+    multiword, front = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True), None
     for token in {subject, noun}:
         right = [c for c in token.children if c.i > token.i and not c.is_punct
                  and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)
                  and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)
                  and not (token is noun and _placed_there(noun, c))]
-        if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
-            return None
         if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
             return None
-    if any(span.start <= noun.i < span.end for span in multiword) or not noun.is_alpha or is_hyphenated(noun):
-        return None
-    if _points_back(subject, noun):
+        if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
+            front = _front(subject, noun)
+            if front is None:
+                return None
+    if any(span.start <= noun.i < span.end and span.text.lower() not in KIND_COMPOUNDS for span in multiword) or (
+            not noun.is_alpha or is_hyphenated(noun)):
         return None
     if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
         return None  # "An old doctors office": the noun was a modifier, not the head
-    return subject, noun
+    return subject, noun, front
 
 
-def _points_back(subject: Token, noun: Token) -> bool:
-    """A word of the caption that may point back to the subject: a pronoun that may name it, "each other", or
-    a relative word unless its clause is plainly on another noun ("A bus is shown that is not in service" would
-    keep "is"; spaCy may hang the clause on the verb). "A man holding a phone to his ear" -> "A man and a woman
-    ... his ear" would lose whose ear; "A truck parked by a man and his dog" keeps "his" the man's, so the truck
-    may take a bus."""
-    kind = animacy(noun)
-    for token in subject.doc:
-        word = token.lower_
-        if word in ANY_REFERENCES or (word in BEING_PRONOUNS and kind is not None):
-            return True
-        elsewhere = token.head.dep_ == "relcl" and token.head.head not in (subject, noun)  # "a bus by a man who"
-        if word in RELATIVE_WORDS and token.dep_ != "det" and not elsewhere:
-            return True
-    return False
+def _front(subject: Token, noun: Token) -> Token | None:
+    """The first word of the noun phrase a thing may join in front of: the depicted noun's, else the subject's
+    ("A display of a sandwich and different pizzas", "A cow and a herd of sheep"). None where the phrase has more
+    than modifiers before its noun (spaCy hung a clause on it: "Two adult hands touching cell phones"), or where
+    the caption has a verb that a subject it reads as verbless would leave singular ("A bench and a sign with the
+    word Pub hangs"), or an apposition counts the subject's members ("2 women, one holding a cake, the other")."""
+    head = noun if subject.lemma_.lower() in DEPICTIONS else subject
+    first = head.left_edge
+    if first.tag_ in ("EX", "RB", "IN", "UH"):
+        return None  # "There white cows in grassy area": a misspelt "Three" read as "There"
+    if any(t.dep_ not in PREMODIFIER_DEPS for t in head.doc[first.i:head.i]):
+        return None
+    if any(c.dep_ == "appos" for c in head.children):
+        return None
+    if subject.dep_ == "ROOT" and any(t.tag_ == "VBZ" and not any(a.dep_ == "relcl" for a in [t, *t.ancestors])
+                                      for t in head.doc):
+        return None
+    return first
 
 
 def _placed_there(noun: Token, child: Token) -> bool:
@@ -251,19 +263,20 @@ def _person_described(noun: Token) -> bool:
         c.i > noun.i and c.dep_ == "prep" and c.lower_ in PERSON_PREPOSITIONS for c in noun.children)
 
 
-def _partner_words(subject: Token, noun: Token) -> list[str]:
+def _partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
     woman", "skiers and a snowboarder"; beside "people", which may include any person, a dog, or a child where
     they are counted: "two people and a child"; no dog where the person acts on an object, nor any animal: "two
-    horses and a dog pull a plow"), another animal beside an animal (one
+    horses and a dog pull a plow"; where a person rides or throws one thing, only a person, and only with
+    `own_objects`: one thing each), another animal beside an animal (one
     named with it in `PARTNER_SHARE` of its captions or `kindred` to it: no giraffe joins sheep because both
     graze in fields, no elephant joins a cat). Other things join only `kindred` things ("a bike and a scooter
     parked"): by the counts alone, "a table and a couch topped with a cake", "two airplanes and a car flying"."""
     groups, lemma = lexicon().object_groups, noun_lemma(noun)
     kind = animacy(noun)
     acting = _acting_verbs(subject, noun)
-    if any(one_object_verb(verb) for verb in acting):
-        return []  # "a person riding a skateboard": a second one would ride it too
+    if any(one_object_verb(verb) for verb in acting) and not (own_objects and kind == "person"):
+        return []  # "a person riding a skateboard": a second one would ride it too, unless it becomes one each
     acts = bool(acting)
     if kind == "person":
         counted = noun.tag_ == "NN" or any(c.dep_ == "nummod" for c in noun.children)
@@ -305,52 +318,18 @@ def _own_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"c
     return verbs + [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
 
 
-def _can_be_verb(token: Token) -> bool:
-    return bool(_synsets(token.lemma_.lower(), "VERB"))
-
-
-def _plural_agreement(request: Request, subject: Token) -> list[Edit] | None:
-    """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
-    (a plural subject, a past tense, no verb), None when the verb cannot be told."""
-    if subject.dep_ != "ROOT" and not _can_be_verb(subject.head):
-        return None  # "An old doctors office": a noun read as the verb
-    if subject.dep_ == "ROOT" or subject.tag_ == "NNS":
-        return []
-    verb = subject.head
-    finite = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i] or [verb]
-    first = finite[0]
-    if any(c.tag_ == "VBZ" and c.dep_ == "dep" for c in verb.children):
-        return None  # "This computer set up has": "set" misread as the verb, "has" left singular
-    if first is verb and verb.tag_ in ("VBG", "VBN"):
-        return []  # "A bear walking toward a rock": a participle, no finite verb to agree
-    if first.tag_ == "VBD" and first.lower_ != "was":
-        return []
-    if first.tag_ == "MD":
-        return []
-    if first.tag_ == "VBP" or first.lower_ in ("are", "were"):
-        return []  # "A herd of sheep are grazing": the verb is plural already
-    if first.tag_ != "VBZ" and first.lower_ != "was":
-        return None
-    if any(c.dep_ == "conj" and c.tag_ == "VBZ" for c in verb.children) or any(
-            t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
-        return None  # "A cat sits ... and watches": a second verb to make plural, maybe read as a noun
-    plural = PLURAL_VERBS.get(first.lower_) or verb_form(first.lemma_.lower(), "VBP")
-    after = fit_case(plural, first.text, at_sentence_start=bool(first.is_sent_start))
-    return [Edit(request.caption[first.idx:first.idx + len(first)], after, first.idx, first.idx + len(first))]
-
-
 def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     """Edits joining an object of the subject's kind to it: "A sheep standing in a field" -> "A sheep and a cow
     standing in a field", the verb made plural where it must be."""
     found = _subject_noun(request.doc)
     if found is None or not is_object_noun(found[1]):
         return []
-    subject, noun = found
-    agreement = _plural_agreement(request, subject)
-    if agreement is None:
+    subject, noun, front = found
+    agreement = verb_agreement(request.caption, subject)
+    if agreement is None or points_back(subject, noun, bool(front)):
         return []
-    end = noun.idx + len(noun)
-    partners = _partner_words(subject, noun)
+    owned = own_object_edits(_acting_verbs(subject, noun))
+    partners = _partner_words(subject, noun, owned is not None)
     lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular
@@ -358,7 +337,18 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kin)
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
-    return [[Edit("", f" and {indefinite_article(word)} {word}", end, end), *agreement] for word in words]
+    return [[*_join_edits(word, noun, front), *agreement, *(owned or [])] for word in words]
+
+
+def _join_edits(word: str, noun: Token, front: Token | None) -> list[Edit]:
+    """"and a X" after the joined noun, or "A X and " before `front`, the first word's capital moved."""
+    end = noun.idx + len(noun)
+    if front is None:
+        return [Edit("", f" and {indefinite_article(word)} {word}", end, end)]
+    start = bool(front.is_sent_start)
+    added = fit_case(f"{indefinite_article(word)} {word} and ", front.text, at_sentence_start=start)
+    first = fit_case(front.text, front.text, at_sentence_start=False, keeps_capital=front.pos_ == "PROPN")
+    return [Edit(front.text, added + first, front.idx, front.idx + len(front))]
 
 
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:

@@ -23,22 +23,24 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "dog cat rabbit",                                  # a home
     "deer squirrel",                                   # a forest (no bear beside its prey)
     "car bus truck van motorcycle bicycle bike scooter",  # a road
-    "train tram bus",                                  # a station
-    "airplane plane jet helicopter",                   # the sky
+    "train tram",                                      # rails (no bus: "a bus and a train on train tracks")
+    "tram bus",                                        # a city street
+    "airplane plane jet jetliner airliner biplane helicopter",  # the sky
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room
     "bench sign lamppost hydrant",                     # a sidewalk
     "apple banana orange lemon strawberry pear peach pineapple grape",
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
-    "pizza sandwich salad soup hamburger burger",      # a meal
-    "cake donut cookie pie cupcake muffin",            # sweets
+    "pizza sandwich salad soup hamburger burger hotdog sausage",  # a meal
+    "cake donut doughnut cookie pie cupcake muffin",   # sweets
     "plate bowl cup mug",                              # no glass: "glasses" are mostly spectacles
     "fork knife spoon napkin",
     "laptop phone keyboard camera remote tablet",
     "computer printer",
     "microwave toaster blender",
+    "refrigerator stove oven dishwasher",              # no refrigerator on a counter beside a blender
     "box bag basket suitcase backpack",
-    "clock mirror lamp vase candle book",
+    "mirror lamp vase candle book",                    # no clock: most are on towers and walls
     "ball frisbee kite",
 ))
 
@@ -63,6 +65,10 @@ ROOM_FIXTURES = {
     "bathroom": frozenset("toilet sink mirror bathtub tub shower cabinet".split()),
 }
 
+
+# Listed compounds whose last word names their kind, so that its kindred things may join them ("A bench and a
+# fire hydrant that is sitting in the grass"); not "hot dog" nor "teddy bear".
+KIND_COMPOUNDS = frozenset({"fire hydrant", "stop sign", "street sign", "traffic sign"})
 
 # Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").
 NEVER_ADDED = frozenset({"person", "people"})
