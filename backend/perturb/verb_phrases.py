@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
-from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, verb_lemma
+from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
 from backend.perturb.slots import actor, wearer
 from backend.perturb.without import SETTING_NOUNS, plain_object
 
@@ -244,6 +244,29 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
+def _one_thing(noun: Token) -> bool:
+    """"A brand new motorcycle", not "furniture", "a bunch of cakes" or "a bear and mouse": one box holds it."""
+    noun = content_noun(noun)
+    return (noun.tag_ == "NN" and not any(child.dep_ == "conj" for child in noun.children)
+            and any(child.dep_ == "det" and child.lower_ in ("a", "an", "the", "this") for child in noun.children))
+
+
+def _stored_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Things shown off, and the same things put away, which a photo tells apart: "A group of motorcycles are on
+    display" -> "... are packed in boxes" (SugarCrepe: "is on display" ->
+    "is hidden in a cabinet"): only after the thing itself or a form of "be", where the new phrase reads as its
+    state ("parked packed in boxes", "put packed in boxes" would not)."""
+    slots = []
+    for on in doc[1:-1]:
+        before, display = doc[on.i - 1], doc[on.i + 1]
+        if on.lower_ != "on" or display.lower_ != "display":
+            continue
+        thing = before if before.tag_ in NOUN_TAGS else subject_of(before) if before.lemma_ == "be" else None
+        if thing is not None:
+            slots.append((doc[on.i : on.i + 2], ["packed in a box" if _one_thing(thing) else "packed in boxes"]))
+    return slots
+
+
 def _turned_away_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """"A man looking down at an open laptop" -> "A man looking away from an open laptop": a look with an adverb
     before its "at" (the adverb goes with the look), by anything animate."""
@@ -282,9 +305,10 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form; things close
-    to each other or together set apart; things filled emptied; things had lacked; looks turned away."""
+    to each other or together set apart; things filled emptied; things had lacked; looks turned away; things on
+    display packed away."""
     slots = _apart_slots(doc) + _spread_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
-    slots += _turned_away_slots(doc) + _onlooker_slots(doc)
+    slots += _turned_away_slots(doc) + _onlooker_slots(doc) + _stored_slots(doc)
     for verb in doc:
         if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
             continue
