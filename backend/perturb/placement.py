@@ -51,6 +51,9 @@ MARKINGS = frozenset({
     "design", "pattern", "print", "label", "stain", "snow", "frosting", "icing", "topping", "cheese", "sauce",
 })
 _THING_LEXNAMES = ("noun.artifact", "noun.food")
+# Verbs of where one is or waits, after which "by" names a place ("standing by some pastries").
+STAYING = frozenset({"sit", "stand", "wait", "park", "lie", "lay", "rest", "be", "stop", "perch", "pose", "play"})
+_AWAY = "far from"
 # The lexicon's classes whose "on" the word slots and other rules already replace, or that are places.
 _CLASSED = ("surface", "ground_place", "open_ground", "place", "bounded")
 _NOUNS = ("NOUN", "PROPN")  # "A stuffed teddy bear": spaCy tags "bear" a proper noun
@@ -151,6 +154,23 @@ def held_beside_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
+def far_from_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A woman sitting by a table" -> "A woman sitting far from a table", as the lexicon does for "next to" and
+    "beside": only a "by" of place, right after a verb of where one is or a noun ("a white cake is by a bunch of
+    flowers"), never the "by" of a passive ("surrounded by trees") or of a way ("by himself", "by bus")."""
+    slots = []
+    for by in doc[1:]:
+        before = doc[by.i - 1]
+        if by.lower_ != "by" or by.dep_ != "prep" or by.head.i != before.i:
+            continue
+        placed = before.tag_ in NOUN_TAGS or (before.tag_ != "VBN" and verb_lemma(before) in STAYING)
+        objects = [child for child in by.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
+        if placed and objects and any(child.dep_ == "det" for child in objects[0].children):
+            slots.append((doc[by.i : by.i + 1], [_AWAY]))
+    return slots
+
+
 def placement_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Things set beside what they rested on or what held them, bodies set beside the water they were in."""
-    return set_beside_slots(doc) + held_beside_slots(doc) + ashore_slots(doc)
+    """Things set beside what they rested on or what held them, bodies set beside the water they were in,
+    things by others set far from them."""
+    return set_beside_slots(doc) + held_beside_slots(doc) + ashore_slots(doc) + far_from_slots(doc)
