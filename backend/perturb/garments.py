@@ -18,7 +18,7 @@ from backend.perturb.slots import actor, wearer
 # What a person can do holding a garment in their hands.
 HANDS_FREE = frozenset({
     "stand", "sit", "pose", "smile", "wait", "walk", "look", "lean", "be", "talk", "laugh", "stare", "gaze",
-    "watch", "lie", "lay", "rest", "wait", "stroll", "chat",
+    "watch", "lie", "lay", "rest", "stroll", "chat",
 })
 HOLDING = "holding"
 

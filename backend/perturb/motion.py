@@ -31,6 +31,7 @@ AIR_PREPOSITIONS = frozenset({"through", "in", "across", "into"})
 AIR_GROUND = frozenset({"runway", "tarmac", "airport", "field", "ground", "grass", "gate", "terminal", "strip"})
 # Verbs of an aircraft going up or along in the sky; "take" only with "off".
 AIRBORNE_VERBS = frozenset({"fly", "soar", "take", "ascend", "climb", "glide", "cruise"})
+_MANNER_DEPS = ("prt", "advmod", "prep", "pobj", "det", "amod", "cc", "compound")
 AFTER_SKY = frozenset({"over", "above", "overhead", "smoke", "trail", "contrail", "tail", "across", "toward",
                        "towards", "high", "upward", "upwards", "formation", "tricks"})
 _TRAINS = frozenset({"train", "tram", "trolley", "locomotive", "subway"})
@@ -153,7 +154,7 @@ def _sky_phrase(verb: Token) -> Token | None:
     for token in doc[verb.i + 1 :]:
         if token.dep_ == "pobj" and noun_lemma(token) in SKY and token.head.lower_ in AIR_PREPOSITIONS | {"to"}:
             return token
-        if token.dep_ not in ("prt", "advmod", "prep", "pobj", "det", "amod", "cc", "compound") or token.head.i < verb.i:
+        if token.dep_ not in _MANNER_DEPS or token.head.i < verb.i:
             return None
     return None
 
@@ -174,7 +175,9 @@ def aloft_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if sky is not None and not _placed_aloft(sky):
             slots.append((doc[verb.i : sky.i + 1], [f"{phrase} a runway"]))
         prep = _following_prep(verb)
-        place = _ground_of(verb, prep) if prep is not None and prep.lower_ in ("over", "above") else None
+        if prep is None or prep.lower_ not in ("over", "above"):
+            continue
+        place = _ground_of(verb, prep)
         if place is not None and noun_lemma(place) not in SKY and is_physical(noun_lemma(place)):
             slots.append((doc[verb.i : prep.i + 1], [phrase.replace("parked on", "parked near")]))
     return slots

@@ -85,11 +85,11 @@ def _support_fits(noun: Token) -> bool:
 def _resting_thing(on: Token) -> Token | None:
     """The thing set on the object: the noun "on" hangs on ("a phone on top of a calculator"), or the subject
     of a resting verb ("a pen is sitting on a laptop"); a thing, not a person, animal or marking."""
-    holder = on.head
-    if holder.pos_ in ("VERB", "AUX"):  # the verb right before "on": "is up on the bowl" is no resting
-        resting = verb_lemma(holder) in RESTING and holder.i == on.i - 1
-        holder = subject_of(holder) if resting else None
-    elif holder.dep_ not in _SAID_OF:
+    holder: Token | None = on.head
+    if on.head.pos_ in ("VERB", "AUX"):  # the verb right before "on": "is up on the bowl" is no resting
+        resting = verb_lemma(on.head) in RESTING and on.head.i == on.i - 1
+        holder = subject_of(on.head) if resting else None
+    elif on.head.dep_ not in _SAID_OF:
         return None
     if holder is None or holder.pos_ not in _NOUNS or noun_lemma(holder) in MARKINGS | BODY_PARTS:
         return None
@@ -118,10 +118,9 @@ def set_beside_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
-def _body(holder: Token) -> Token | None:
+def _body(head: Token) -> Token | None:
     """The person or animal said to be somewhere: the noun itself, or the subject of the verb."""
-    if holder.pos_ not in _NOUNS:
-        holder = subject_of(holder) if holder.pos_ in ("VERB", "AUX") else None
+    holder = head if head.pos_ in _NOUNS else subject_of(head) if head.pos_ in ("VERB", "AUX") else None
     return holder if holder is not None and lexicon().is_animate(noun_lemma(holder)) else None
 
 

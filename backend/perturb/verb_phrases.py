@@ -62,7 +62,7 @@ LOOKED_INTO = frozenset({
     "binoculars", "microscope", "cabinet", "drawer", "pot", "bowl", "hole", "cage",
 })
 # Words between a look and its "at" ("looking down at a laptop"), dropped with it: "looking away from".
-_LOOK_ADVERBS = frozenset({"down", "up", "back", "over", "out", "around", "up", "closely", "intently"})
+_LOOK_ADVERBS = frozenset({"down", "up", "back", "over", "out", "around", "closely", "intently"})
 _LOOKS = frozenset({"look", "stare", "gaze", "glance", "peer"})
 # Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
 # postures are for the living, and a photo tells sitting from lying for these too.
@@ -294,7 +294,7 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         looks_on = lemma == "look" and on is not None and on.lower_ == "on" and on.dep_ in ("prt", "advmod", "prep")
         watches = lemma == "watch" and not any(child.dep_ not in ("nsubj", "aux", "mark", "punct", "advmod", "cc")
                                                for child in verb.children)
-        if looks_on and any(child.dep_ == "pobj" for child in on.children):
+        if on is not None and looks_on and any(child.dep_ == "pobj" for child in on.children):
             continue  # "looking on a computer": a place, not an onlooker
         doer = _doer(verb)
         if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _person(doer):
