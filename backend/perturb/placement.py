@@ -93,6 +93,8 @@ def _resting_thing(on: Token) -> Token | None:
         return None
     if holder is None or holder.pos_ not in _NOUNS or noun_lemma(holder) in MARKINGS | BODY_PARTS:
         return None
+    if any(child.dep_ == "compound" and noun_class(child) in LIVING for child in holder.children):
+        return None  # "A woman types on a laptop" read as one noun: the verb's "on" is no resting
     return holder if _made_thing(holder) else None
 
 

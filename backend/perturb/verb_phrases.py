@@ -64,6 +64,9 @@ LOOKED_INTO = frozenset({
 # Words between a look and its "at" ("looking down at a laptop"), dropped with it: "looking away from".
 _LOOK_ADVERBS = frozenset({"down", "up", "back", "over", "out", "around", "closely", "intently"})
 _LOOKS = frozenset({"look", "stare", "gaze", "glance", "peer"})
+# What a look through a window or mirror is for: "looking away from the window are making eye contact" was judged
+# absurd.
+_FACING = frozenset({"contact", "eyes", "reflection"})
 # Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
 # postures are for the living, and a photo tells sitting from lying for these too.
 PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
@@ -109,8 +112,8 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _person),
     PhraseSwap(frozenset({"look", "stare", "gaze", "glance"}), "at", "look away from", _animate),
     PhraseSwap(frozenset({"look", "stare", "gaze"}), "out", "look away from", _animate),
-    PhraseSwap(_LOOKS, "in", "look away from", _animate, LOOKED_INTO),
-    PhraseSwap(_LOOKS, "into", "look away from", _animate, LOOKED_INTO),
+    PhraseSwap(_LOOKS, "in", "look away from", _animate, LOOKED_INTO, _FACING),
+    PhraseSwap(_LOOKS, "into", "look away from", _animate, LOOKED_INTO, _FACING),
     PhraseSwap(frozenset({"ski", "snowboard", "sled", "slide"}), "down", "climb up", _person, SLOPES),
     PhraseSwap(frozenset({"cross"}), "", "stand next to", _animate, CROSSED, frozenset({"to", "toward", "towards"})),
     PhraseSwap(frozenset({"play"}), "", "watch", _person, GAMES),
@@ -262,7 +265,8 @@ def _stored_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if on.lower_ != "on" or display.lower_ != "display":
             continue
         thing = before if before.tag_ in NOUN_TAGS else subject_of(before) if before.lemma_ == "be" else None
-        if thing is not None:
+        second_place = on.i + 2 < len(doc) and doc[on.i + 2].lower_ in ("on", "in", "inside")
+        if thing is not None and not second_place:  # "packed in a box on a plate" was judged absurd
             slots.append((doc[on.i : on.i + 2], ["packed in a box" if _one_thing(thing) else "packed in boxes"]))
     return slots
 
@@ -294,8 +298,9 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         looks_on = lemma == "look" and on is not None and on.lower_ == "on" and on.dep_ in ("prt", "advmod", "prep")
         watches = lemma == "watch" and not any(child.dep_ not in ("nsubj", "aux", "mark", "punct", "advmod", "cc")
                                                for child in verb.children)
-        if on is not None and looks_on and any(child.dep_ == "pobj" for child in on.children):
-            continue  # "looking on a computer": a place, not an onlooker
+        if on is not None and looks_on and (any(child.dep_ == "pobj" for child in on.children)
+                                            or (on.i + 1 < len(doc) and doc[on.i + 1].pos_ == "ADP")):
+            continue  # "looking on a computer": a place; "look on from behind a rail" -> "look away from behind"
         doer = _doer(verb)
         if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _person(doer):
             end = verb.i + 2 if looks_on else verb.i + 1
