@@ -14,7 +14,8 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import NOUN, lexicon
-from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, subject_of
+from backend.perturb.nouns import is_physical
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, subject_of, verb_lemma
 
 AIRCRAFT = frozenset({"airplane", "plane", "jet", "jetliner", "airliner", "aircraft", "helicopter", "airplanes"})
 MOVING_VERBS = frozenset({"drive", "travel", "go", "ride", "move", "head", "roll", "speed", "cruise", "come"})
@@ -28,6 +29,11 @@ WAYS = frozenset({
 SKY = frozenset({"sky", "air", "skies"})
 AIR_PREPOSITIONS = frozenset({"through", "in", "across", "into"})
 AIR_GROUND = frozenset({"runway", "tarmac", "airport", "field", "ground", "grass", "gate", "terminal", "strip"})
+# Verbs of an aircraft going up or along in the sky; "take" only with "off".
+AIRBORNE_VERBS = frozenset({"fly", "soar", "take", "ascend", "climb", "glide", "cruise"})
+_MANNER_DEPS = ("prt", "advmod", "prep", "pobj", "det", "amod", "cc", "compound")
+AFTER_SKY = frozenset({"over", "above", "overhead", "smoke", "trail", "contrail", "tail", "across", "toward",
+                       "towards", "high", "upward", "upwards", "formation", "tricks"})
 _TRAINS = frozenset({"train", "tram", "trolley", "locomotive", "subway"})
 
 
@@ -53,6 +59,15 @@ def _mover(verb: Token) -> Token | None:
 def _place(prep: Token) -> Token | None:
     objects = [child for child in prep.children if child.dep_ == "pobj"]
     return objects[0] if objects else None
+
+
+def _ground_of(verb: Token, prep: Token) -> Token | None:
+    """The preposition's object, or the verb's object after it where spaCy read the preposition as a particle
+    ("drives down the lane", "flying over some trees": the noun hangs on the verb)."""
+    place = _place(prep)
+    if place is None and prep.dep_ in ("prt", "advmod"):
+        place = next((child for child in verb.children if child.dep_ in ("dobj", "pobj") and child.i > prep.i), None)
+    return place
 
 
 def _following_prep(verb: Token) -> Token | None:
@@ -89,8 +104,9 @@ def _new_phrase(verb: Token, moving: bool, kind: str) -> str | None:
 
 
 def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Verb-and-preposition phrases of a vehicle moving or standing still, with the opposite phrase."""
-    slots = []
+    """Verb-and-preposition phrases of a vehicle moving or standing still, with the opposite phrase; aircraft
+    aloft further from their verb (`aloft_slots`)."""
+    slots = aloft_slots(doc)
     for verb in doc:
         lemma = verb.lemma_.lower()
         if verb.pos_ not in ("VERB", "AUX") or lemma not in MOVING_VERBS | STILL_VERBS | {"fly"}:
@@ -99,10 +115,7 @@ def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if kind is None or prep is None:
             continue
         end = _phrase_end(prep)
-        place = _place(doc[end - 1]) if end - prep.i == 3 else _place(prep)
-        if place is None and prep.dep_ in ("prt", "advmod"):  # "drives down the lane": "lane" hangs on the verb
-            place = next((child for child in verb.children if child.dep_ in ("dobj", "pobj") and child.i > prep.i),
-                         None)
+        place = _place(doc[end - 1]) if end - prep.i == 3 else _ground_of(verb, prep)
         if place is None:
             continue
         ground = noun_lemma(place)
@@ -110,7 +123,7 @@ def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         still = lemma in STILL_VERBS and prep.lower_ in STILL_PREPOSITIONS
         if (moving and ground not in WAYS) or (still and ground not in (AIR_GROUND if kind == "air" else WAYS)):
             continue
-        if _airborne(lemma, prep, ground, kind):
+        if _airborne(lemma, prep, ground, kind) and not _placed_aloft(place):
             phrase = _new_phrase(verb, True, kind)
             if phrase is not None:
                 slots.append((doc[verb.i : place.i + 1], [f"{phrase} a runway"]))
@@ -125,3 +138,46 @@ def _airborne(lemma: str, prep: Token, ground: str, kind: str) -> bool:
     """"flying through the air", "flying in the sky": an aircraft aloft, whose opposite is one parked on a runway
     (the sky itself is replaced: "parked in the sky" is absurd)."""
     return kind == "air" and lemma == "fly" and prep.lower_ in AIR_PREPOSITIONS and ground in SKY
+
+
+def _placed_aloft(sky: Token) -> bool:
+    """Words after the sky that only an aircraft aloft suits: "parked on a runway over some trees", "above a
+    bridge", "with a trail of white smoke" would be absurd."""
+    return any(token.lower_ in AFTER_SKY for token in sky.doc[sky.i + 1 :])
+
+
+def _sky_phrase(verb: Token) -> Token | None:
+    """The sky an aircraft's verb flies in, through words that say how ("flying high in the sky", "flying in
+    formation in the sky", "taking off into the sky"): its noun, when only manner words and particles stand
+    between verb and sky."""
+    doc = verb.doc
+    for token in doc[verb.i + 1 :]:
+        if token.dep_ == "pobj" and noun_lemma(token) in SKY and token.head.lower_ in AIR_PREPOSITIONS | {"to"}:
+            return token
+        if token.dep_ not in _MANNER_DEPS or token.head.i < verb.i:
+            return None
+    return None
+
+
+def aloft_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """An aircraft flying, climbing or taking off, with the sky further on ("The plane is flying high in the sky"),
+    -> parked on a runway (the sky replaced with the verb); one flying over or above a thing ("A passenger jet is
+    flying over some trees") -> parked near it."""
+    slots = []
+    for verb in doc:
+        if verb.pos_ != "VERB" or verb_lemma(verb) not in AIRBORNE_VERBS or _vehicle(_mover(verb)) != "air":
+            continue
+        if verb_lemma(verb) == "take" and not any(child.lower_ == "off" for child in verb.children):
+            continue
+        sky, phrase = _sky_phrase(verb), _new_phrase(verb, True, "air")
+        if phrase is None:
+            continue
+        if sky is not None and not _placed_aloft(sky):
+            slots.append((doc[verb.i : sky.i + 1], [f"{phrase} a runway"]))
+        prep = _following_prep(verb)
+        if prep is None or prep.lower_ not in ("over", "above"):
+            continue
+        place = _ground_of(verb, prep)
+        if place is not None and noun_lemma(place) not in SKY and is_physical(noun_lemma(place)):
+            slots.append((doc[verb.i : prep.i + 1], [phrase.replace("parked on", "parked near")]))
+    return slots

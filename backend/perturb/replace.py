@@ -21,6 +21,7 @@ from backend.perturb.ages import child_slots
 from backend.perturb.attribute_phrases import attribute_phrase_slots
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
+from backend.perturb.garments import held_garment_slots
 from backend.perturb.gendered import gender_swap, people_slots
 from backend.perturb.kind_modifiers import kind_slots
 from backend.perturb.lexicon import lexicon
@@ -35,6 +36,7 @@ from backend.perturb.parse_reading import (
     new_adjacent_repeat,
     next_to_another_noun,
 )
+from backend.perturb.placement import placement_slots
 from backend.perturb.plausibility import changed_spans, is_plausible
 from backend.perturb.refill_fit import fits_slot
 from backend.perturb.slots import (
@@ -117,7 +119,7 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
     "object": (kind_slots, people_slots, child_slots),
     "attribute": (count_slots, attribute_phrase_slots),
-    "relation": (without_slots, motion_slots, verb_phrase_slots),
+    "relation": (without_slots, motion_slots, verb_phrase_slots, placement_slots, held_garment_slots),
 }
 
 

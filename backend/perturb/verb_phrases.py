@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
-from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, verb_lemma
+from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
 from backend.perturb.slots import actor, wearer
 from backend.perturb.without import SETTING_NOUNS, plain_object
 
@@ -47,6 +47,26 @@ DEVICES = frozenset({
     "laptop", "computer", "phone", "cellphone", "smartphone", "device", "tablet", "ipad", "iphone", "camera",
     "remote", "controller", "keyboard", "mouse", "headphones", "umbrella",
 })
+# Slopes a skier goes down and could be climbing up instead (SugarCrepe: "skiing down a snowy, tree-lined path"
+# -> "climbing up").
+SLOPES = frozenset({"hill", "slope", "mountain", "mountainside", "hillside", "path", "trail", "run", "piste"})
+# Ways a person or animal crosses, and could be standing beside instead: "crossing a street" -> "standing next to
+# a street" ("crossing a river to shore" keeps its goal: `unless`).
+CROSSED = frozenset({
+    "street", "road", "intersection", "crosswalk", "river", "stream", "creek", "bridge", "track", "tracks",
+    "railroad", "highway", "avenue", "lane",
+})
+# What one looks into and could be looking away from ("looking into a mirror"); not "in the distance".
+LOOKED_INTO = frozenset({
+    "mirror", "window", "camera", "refrigerator", "fridge", "oven", "microwave", "box", "bag", "lens", "telescope",
+    "binoculars", "microscope", "cabinet", "drawer", "pot", "bowl", "hole", "cage",
+})
+# Words between a look and its "at" ("looking down at a laptop"), dropped with it: "looking away from".
+_LOOK_ADVERBS = frozenset({"down", "up", "back", "over", "out", "around", "closely", "intently"})
+_LOOKS = frozenset({"look", "stare", "gaze", "glance", "peer"})
+# What a look through a window or mirror is for: "looking away from the window are making eye contact" was judged
+# absurd.
+_FACING = frozenset({"contact", "eyes", "reflection"})
 # Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
 # postures are for the living, and a photo tells sitting from lying for these too.
 PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
@@ -92,6 +112,10 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _person),
     PhraseSwap(frozenset({"look", "stare", "gaze", "glance"}), "at", "look away from", _animate),
     PhraseSwap(frozenset({"look", "stare", "gaze"}), "out", "look away from", _animate),
+    PhraseSwap(_LOOKS, "in", "look away from", _animate, LOOKED_INTO, _FACING),
+    PhraseSwap(_LOOKS, "into", "look away from", _animate, LOOKED_INTO, _FACING),
+    PhraseSwap(frozenset({"ski", "snowboard", "sled", "slide"}), "down", "climb up", _person, SLOPES),
+    PhraseSwap(frozenset({"cross"}), "", "stand next to", _animate, CROSSED, frozenset({"to", "toward", "towards"})),
     PhraseSwap(frozenset({"play"}), "", "watch", _person, GAMES),
     PhraseSwap(frozenset({"sit"}), "", "lie", PLUSH.__contains__),
     PhraseSwap(frozenset({"take"}), "", "pose for", _person, PICTURES),
@@ -223,10 +247,73 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
+def _one_thing(noun: Token) -> bool:
+    """"A brand new motorcycle", not "furniture", "a bunch of cakes" or "a bear and mouse": one box holds it."""
+    noun = content_noun(noun)
+    return (noun.tag_ == "NN" and not any(child.dep_ == "conj" for child in noun.children)
+            and any(child.dep_ == "det" and child.lower_ in ("a", "an", "the", "this") for child in noun.children))
+
+
+def _stored_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Things shown off, and the same things put away, which a photo tells apart: "A group of motorcycles are on
+    display" -> "... are packed in boxes" (SugarCrepe: "is on display" ->
+    "is hidden in a cabinet"): only after the thing itself or a form of "be", where the new phrase reads as its
+    state ("parked packed in boxes", "put packed in boxes" would not)."""
+    slots = []
+    for on in doc[1:-1]:
+        before, display = doc[on.i - 1], doc[on.i + 1]
+        if on.lower_ != "on" or display.lower_ != "display":
+            continue
+        thing = before if before.tag_ in NOUN_TAGS else subject_of(before) if before.lemma_ == "be" else None
+        second_place = on.i + 2 < len(doc) and doc[on.i + 2].lower_ in ("on", "in", "inside")
+        if thing is not None and not second_place:  # "packed in a box on a plate" was judged absurd
+            slots.append((doc[on.i : on.i + 2], ["packed in a box" if _one_thing(thing) else "packed in boxes"]))
+    return slots
+
+
+def _turned_away_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A man looking down at an open laptop" -> "A man looking away from an open laptop": a look with an adverb
+    before its "at" (the adverb goes with the look), by anything animate."""
+    slots = []
+    for verb in doc[:-2]:
+        adverb, at = doc[verb.i + 1], doc[verb.i + 2]
+        if (verb.pos_ != "VERB" or verb.tag_ not in _TAGS or verb_lemma(verb) not in _LOOKS
+                or adverb.lower_ not in _LOOK_ADVERBS or at.lower_ != "at" or at.head.i not in (verb.i, adverb.i)):
+            continue
+        doer = _doer(verb)
+        if doer is not None and _animate(doer) and not any(_reflexive_word(child) for child in at.children):
+            slots.append((doc[verb.i : at.i + 1], [verb_form("look away from", verb.tag_)]))
+    return slots
+
+
+def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A woman prepares a pizza while a man watches" -> "... while a man looks away": a person who watches or
+    looks on, with nothing watched named after it (the act watched is the rest of the caption)."""
+    slots = []
+    for verb in doc:
+        lemma, tag = verb_lemma(verb), verb.tag_
+        if verb.pos_ != "VERB" or tag not in _TAGS or lemma not in ("watch", "look"):
+            continue
+        on = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+        looks_on = lemma == "look" and on is not None and on.lower_ == "on" and on.dep_ in ("prt", "advmod", "prep")
+        watches = lemma == "watch" and not any(child.dep_ not in ("nsubj", "aux", "mark", "punct", "advmod", "cc")
+                                               for child in verb.children)
+        if on is not None and looks_on and (any(child.dep_ == "pobj" for child in on.children)
+                                            or (on.i + 1 < len(doc) and doc[on.i + 1].pos_ == "ADP")):
+            continue  # "looking on a computer": a place; "look on from behind a rail" -> "look away from behind"
+        doer = _doer(verb)
+        if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _person(doer):
+            end = verb.i + 2 if looks_on else verb.i + 1
+            slots.append((doc[verb.i : end], [verb_form("look away", tag)]))
+    return slots
+
+
 def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form; things close
-    to each other or together set apart; things filled emptied; things had lacked."""
+    to each other or together set apart; things filled emptied; things had lacked; looks turned away; things on
+    display packed away."""
     slots = _apart_slots(doc) + _spread_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
+    slots += _turned_away_slots(doc) + _onlooker_slots(doc) + _stored_slots(doc)
     for verb in doc:
         if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
             continue

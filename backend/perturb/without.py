@@ -28,6 +28,10 @@ SETTING_NOUNS = frozenset({
 })
 
 
+# Participles of things laid on a noun, whose opposite is the noun without them.
+LAID_ON = frozenset({"topped", "covered", "decorated", "loaded", "piled", "garnished", "sprinkled", "smothered"})
+
+
 def _with_object(word: Token) -> Token | None:
     objects = [child for child in word.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
     return objects[0] if len(objects) == 1 else None
@@ -47,9 +51,36 @@ def plain_object(noun: Token) -> bool:
     )
 
 
-def without_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Each "with" that can become "without", with that word."""
+def _ends_caption(noun: Token) -> bool:
+    """The noun's phrase ends the caption and holds no verb: what follows a "topped with" list may belong to the
+    owner ("A rack topped with glazed donuts sitting side by side"), and a thing done to the things in it makes
+    the new caption hard to read ("without a white plate covered in three donuts")."""
+    return (all(token.is_punct for token in noun.doc[noun.right_edge.i + 1 :])
+            and not any(token.pos_ == "VERB" for token in noun.subtree))
+
+
+def bare_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A table topped with apples, oranges and bananas" -> "A table without apples, ...", "a plate of scones
+    covered with chocolate sauce" -> "... without chocolate sauce": a participle of laying things on a noun, with a
+    plain first thing (`plain_object`, not counted), at the caption's end. Not snow where someone skis ("skiers
+    glide down a hilly landscape without snow" is absurd)."""
     slots = []
+    for verb in doc[:-1]:
+        word = doc[verb.i + 1]
+        if verb.lower_ not in LAID_ON or verb.dep_ != "acl" or word.lower_ not in ("with", "in") or word.head != verb:
+            continue
+        things = [child for child in word.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
+        if not things or not plain_object(things[0]) or not _ends_caption(things[0]):
+            continue
+        if noun_lemma(things[0]) == "snow" and any(token.lemma_.lower().startswith("ski") for token in doc):
+            continue
+        slots.append((doc[verb.i : word.i + 1], ["without"]))
+    return slots
+
+
+def without_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Each "with" that can become "without", with that word; things laid on a noun taken off (`bare_slots`)."""
+    slots = bare_slots(doc)
     for word in doc:
         if word.lower_ != "with" or word.dep_ != "prep":
             continue

@@ -1,0 +1,177 @@
+"""Where a thing rests or a body is, as a relation the lexicon's head classes do not reach: "A pen is sitting
+on top of a laptop" -> "A pen is sitting next to a laptop", "Two bears in the water" -> "Two bears next to the
+water" (SugarCrepe's replace_rel: "on top of a calculator" -> "next to a calculator", "sitting on" -> "standing
+next to").
+
+The word slots turn "on" into "next to" only for the lexicon's `surface` nouns (a table, a plate, a box); a thing
+set on any other made object (a calculator, a tripod, a sculpture) is as clearly beside it instead. Only a thing
+rests so: a person or an animal "on" an object may be riding or using it. Objects that show what is "on" them
+(a screen, a wall, a shirt) or are ground are left out: "a picture next to the screen", "toilets next to a dirt
+ground" would be odd or absurd.
+
+A person or animal "in" or "on" the water is, in the opposite photo, beside it, unless the caption names what
+only happens in water (swimming, a surfboard, a wave): "a polar bear swimming next to the water" is absurd.
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import LIVING, noun_class, noun_key, noun_senses
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, subject_of, verb_lemma
+from backend.perturb.without import BODY_PARTS
+
+BESIDE = "next to"
+# Verbs of a thing lying where it was put: "a pen sitting on a laptop", "luggage placed on a carrier".
+RESTING = frozenset({
+    "sit", "rest", "lie", "lay", "stand", "perch", "place", "set", "put", "stack", "pile", "balance", "leave", "be",
+})
+# Made objects whose "on" shows or fixes rather than sets down ("shown on a screen", "a sticker on a laptop
+# lid", "a sign on a wall"), or that are worn: "next to" would be odd there.
+SHOWING = frozenset({
+    "screen", "monitor", "television", "tv", "display", "wall", "ceiling", "door", "window", "shirt", "jacket",
+    "sign", "poster", "page", "menu", "canvas", "side", "top", "front", "back", "bottom", "edge", "corner",
+    "middle", "end", "surface", "phone", "cellphone", "desktop", "light", "leg",
+})
+# Made grounds and ways, which a thing stands on and is never merely beside ("a bench next to a sidewalk",
+# "toilets next to a dirt ground", "a train next to the tracks").
+GROUNDS = frozenset({
+    "ground", "floor", "road", "street", "sidewalk", "court", "runway", "track", "tarmac", "bridge", "curb", "rail",
+    "pavement", "platform", "lot", "deck", "patio", "path", "trail", "dock", "pier", "driveway", "highway",
+    "freeway", "lane", "parking", "porch", "balcony", "terrace", "stage", "carpet", "rug", "mat", "lawn",
+    "tablecloth", "cloth", "linen", "sheet",
+})
+# Where a noun a thing is said of sits in the sentence: a subject or the sentence's head. An object's "on"
+# may belong to the verb ("A man holds a tennis racket on a tennis court").
+_SAID_OF = frozenset({"ROOT", "nsubj", "nsubjpass", "attr", "conj", "appos"})
+# What a thing set "on" an object can be: not writing or paint, which is on its surface ("letters next to a
+# truck").
+MARKINGS = frozenset({
+    "sticker", "decal", "graffiti", "writing", "word", "letter", "logo", "paint", "picture", "image", "photo",
+    "design", "pattern", "print", "label", "stain", "snow", "frosting", "icing", "topping", "cheese", "sauce",
+})
+_THING_LEXNAMES = ("noun.artifact", "noun.food")
+# Verbs of where one is or waits, after which "by" names a place ("standing by some pastries").
+STAYING = frozenset({"sit", "stand", "wait", "park", "lie", "lay", "rest", "be", "stop", "perch", "pose", "play"})
+_AWAY = "far from"
+# The lexicon's classes whose "on" the word slots and other rules already replace, or that are places.
+_CLASSED = ("surface", "ground_place", "open_ground", "place", "bounded")
+_NOUNS = ("NOUN", "PROPN")  # "A stuffed teddy bear": spaCy tags "bear" a proper noun
+WATERS = frozenset({"water", "ocean", "sea", "lake", "river", "pond", "stream", "creek", "bay", "surf", "waves"})
+# Words that put a body in water for good: "swimming next to the water", "on a surfboard next to the water".
+IN_WATER_ONLY = frozenset({
+    "swim", "float", "paddle", "wade", "splash", "dive", "surf", "soak", "bathe", "drown", "sink", "sail", "row",
+    "kayak", "snorkel", "surfboard", "board", "boat", "canoe", "raft", "wave", "wetsuit", "tube", "fish",
+    "submerge", "boogie", "bodyboard", "ski", "swimmer", "surfer", "duck", "swan", "goose", "dolphin",
+})
+
+
+def _made_thing(noun: Token) -> bool:
+    """A made thing or food (some WordNet sense says so: "calculator" is first a person who calculates), that is
+    no person or animal here."""
+    senses = noun_senses(noun_key(noun)) or noun_senses(noun_lemma(noun))
+    return any(sense.lexname() in _THING_LEXNAMES for sense in senses) and noun_class(noun) not in LIVING
+
+
+def _support_fits(noun: Token) -> bool:
+    """A made object (a calculator, a tripod) that shows nothing on it and that the word slots' `surface` class
+    leaves out."""
+    lemma, lex = noun_lemma(noun), lexicon()
+    if lemma in SHOWING | GROUNDS or any(child.dep_ == "poss" for child in noun.children):
+        return False  # "on their shoulder", "on its track": a part or a place of its own
+    return _made_thing(noun) and not any(lex.in_class(lemma, kind) for kind in _CLASSED)
+
+
+def _resting_thing(on: Token) -> Token | None:
+    """The thing set on the object: the noun "on" hangs on ("a phone on top of a calculator"), or the subject
+    of a resting verb ("a pen is sitting on a laptop"); a thing, not a person, animal or marking."""
+    holder: Token | None = on.head
+    if on.head.pos_ in ("VERB", "AUX"):  # the verb right before "on": "is up on the bowl" is no resting
+        resting = verb_lemma(on.head) in RESTING and on.head.i == on.i - 1
+        holder = subject_of(on.head) if resting else None
+    elif on.head.dep_ not in _SAID_OF:
+        return None
+    if holder is None or holder.pos_ not in _NOUNS or noun_lemma(holder) in MARKINGS | BODY_PARTS:
+        return None
+    if any(child.dep_ == "compound" and noun_class(child) in LIVING for child in holder.children):
+        return None  # "A woman types on a laptop" read as one noun: the verb's "on" is no resting
+    return holder if _made_thing(holder) else None
+
+
+def _support(on: Token) -> tuple[int, Token] | None:
+    """The end of the phrase ("on", or "on top of") and the object it names."""
+    doc, end, prep = on.doc, on.i + 1, on
+    if [token.lower_ for token in doc[on.i + 1 : on.i + 3]] == ["top", "of"]:
+        end, prep = on.i + 3, doc[on.i + 2]
+    objects = [child for child in prep.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
+    return (end, objects[0]) if objects else None
+
+
+def set_beside_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"on (top of)" a made object, said of a thing resting there, -> "next to"."""
+    slots = []
+    for on in doc:
+        if on.lower_ != "on" or on.dep_ != "prep":
+            continue
+        support = _support(on)
+        if support is None or not _support_fits(support[1]) or _resting_thing(on) is None:
+            continue
+        slots.append((doc[on.i : support[0]], [BESIDE]))
+    return slots
+
+
+def _body(head: Token) -> Token | None:
+    """The person or animal said to be somewhere: the noun itself, or the subject of the verb."""
+    holder = head if head.pos_ in _NOUNS else subject_of(head) if head.pos_ in ("VERB", "AUX") else None
+    return holder if holder is not None and lexicon().is_animate(noun_lemma(holder)) else None
+
+
+def ashore_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """A person or animal "in" or "on" the water -> "next to" it, where nothing says they are in it for good."""
+    if any(verb_lemma(token) in IN_WATER_ONLY or token.lemma_.lower() in IN_WATER_ONLY for token in doc):
+        return []
+    slots = []
+    for word in doc:
+        if word.lower_ not in ("in", "on") or word.dep_ != "prep":
+            continue
+        objects = [child for child in word.children if child.dep_ == "pobj" and noun_lemma(child) in WATERS
+                   and all(token.dep_ in ("det", "amod") for token in doc[word.i + 1 : child.i])]
+        if objects and _body(word.head) is not None:
+            slots.append((doc[word.i : word.i + 1], [BESIDE]))
+    return slots
+
+
+def held_beside_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A plate holding a grilled cheese sandwich" -> "A plate next to a grilled cheese sandwich", "The vase is
+    holding an arrangement" -> "The vase is next to an arrangement": a container or dish (the lexicon's
+    `container` class) that holds a thing, in the participle only ("A bowl holds soup" -> "next to" lacks a verb)."""
+    slots = []
+    for verb in doc:
+        if verb.tag_ != "VBG" or verb_lemma(verb) != "hold" or not any(child.dep_ == "dobj" for child in verb.children):
+            continue
+        holder = verb.head if verb.dep_ == "acl" else subject_of(verb)
+        if holder is not None and holder.tag_ in NOUN_TAGS and lexicon().in_class(noun_lemma(holder), "container"):
+            slots.append((doc[verb.i : verb.i + 1], [BESIDE]))
+    return slots
+
+
+def far_from_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"A woman sitting by a table" -> "A woman sitting far from a table", as the lexicon does for "next to" and
+    "beside": only a "by" of place, right after a verb of where one is or a noun ("a white cake is by a bunch of
+    flowers"), never the "by" of a passive ("surrounded by trees") or of a way ("by himself", "by bus")."""
+    slots = []
+    for by in doc[1:]:
+        before = doc[by.i - 1]
+        if by.lower_ != "by" or by.dep_ != "prep" or by.head.i != before.i:
+            continue
+        placed = before.tag_ in NOUN_TAGS or (before.tag_ != "VBN" and verb_lemma(before) in STAYING)
+        objects = [child for child in by.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
+        if placed and objects and any(child.dep_ == "det" for child in objects[0].children):
+            slots.append((doc[by.i : by.i + 1], [_AWAY]))
+    return slots
+
+
+def placement_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Things set beside what they rested on or what held them, bodies set beside the water they were in,
+    things by others set far from them."""
+    return set_beside_slots(doc) + held_beside_slots(doc) + ashore_slots(doc) + far_from_slots(doc)
