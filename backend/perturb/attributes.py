@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_object_noun, is_place, noun_key
+from backend.perturb.nouns import DEPICTION_NOUNS, EXPANSES, animacy, is_describable, is_object_noun, is_place, noun_key
 from backend.perturb.parse_reading import in_fixed_phrase
 from backend.perturb.replace import symmetric_between
 from backend.perturb.units import is_hyphenated, is_whole_adjective
@@ -27,7 +27,8 @@ from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_
 FAMILY = "binding_swap"
 # Groups of things whose material a swap may change without turning absurd ("a wood plate", "a glass table").
 MADE_OF_GROUPS = ("furniture", "tableware", "container")
-# What a place may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ... yellow grass".
+# What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
+# yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
 
 
@@ -55,7 +56,7 @@ def _material_modifier(token: Token) -> bool:
     )
 
 
-def _compound_head(noun: Token) -> Token:
+def compound_head(noun: Token) -> Token:
     """"paint" for "splatter" in "white splatter paint": spaCy often hangs an
     adjective on the first noun of a compound, but it describes the whole."""
     while noun.dep_ == "compound" and noun.head.i == noun.i + 1:
@@ -67,13 +68,30 @@ def _bound_noun(word: Token) -> Token | None:
     """The noun an attribute word describes: attributive (before its noun: a postnominal "a stand full of
     bananas" heads a phrase, and trading "full" made "a stand yellow of full bananas"), predicative or material."""
     if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
-        return _compound_head(word.head)
+        return compound_head(word.head)
     if word.dep_ in ("acomp", "oprd") and is_whole_adjective(word):  # "is white", "is painted white"
         subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
         return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
     if _material_modifier(word):
         return word.head
+    if _colour_compound(word):
+        return compound_head(word.head)
     return None
+
+
+def _colour_compound(token: Token) -> bool:
+    """"white" in "a surfer on a white board": a plain colour word that spaCy read as the first half of a
+    compound; lower case, so no "Red Sox", and the set phrases ("red wine") are refused by the caller."""
+    return (
+        token.dep_ == "compound"
+        and token.tag_ in ("JJ", "NNP")
+        and token.text == token.lower_
+        and "colour" in visual_values(token.lower_, None)
+        and not list(token.children)
+        and token.head.i == token.i + 1
+        and token.head.pos_ == "NOUN"
+        and not is_hyphenated(token)
+    )
 
 
 def visual_attributes(doc: Doc) -> list[Attribute]:
@@ -147,15 +165,25 @@ def _a_thing(noun: Token) -> bool:
     return is_object_noun(noun) and not is_place(noun) and noun_key(noun) not in DEPICTION_NOUNS
 
 
+def _is_setting(noun: Token) -> bool:
+    """A place ("a hill") or an expanse ("grass", "a wall", "the street"), not a view."""
+    return (is_place(noun) or noun.lemma_.lower() in EXPANSES) and noun_key(noun) not in DEPICTION_NOUNS
+
+
 def _cross(first: Attribute, second: Attribute) -> bool:
-    """Two nouns that may trade words of two classes: things, or a place and a thing trading a colour and a
-    size ("green skis ... a big hill" -> "big skis ... a green hill"); never a view ("a vintage closeup") and
-    no age onto a place ("an old hill")."""
+    """Two nouns that may trade words of two classes: things, or a setting and a thing trading a colour and a
+    size ("green skis ... a big hill" -> "big skis ... a green hill"; "a yellow truck parked in tall grass" ->
+    "a tall truck ... yellow grass"); never a view ("a vintage closeup") and no age onto a place ("an old
+    hill"). An expanse that is no place takes only a colour: "a green truck on small grass" is absurd."""
     pair = (first, second)
     if all(_a_thing(a.noun) for a in pair):
         return True
-    places = all(_a_thing(a.noun) or (is_place(a.noun) and noun_key(a.noun) not in DEPICTION_NOUNS) for a in pair)
-    return places and all(set(a.by_class) <= SETTING_CLASSES for a in pair)
+    if not all(_a_thing(a.noun) or _is_setting(a.noun) for a in pair):
+        return False
+    if not all(set(a.by_class) <= SETTING_CLASSES for a in pair):
+        return False
+    return all(set(b.by_class) == {"colour"} for a, b in (pair, pair[::-1]) if not _a_thing(a.noun)
+               and not is_place(a.noun))
 
 
 def _made_of_something(attribute: Attribute) -> bool:

@@ -74,6 +74,11 @@ MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloure
 # Colour words for an animal's coat: "a green cat" is absurd on its face,
 # and "a silver dog" reads oddly though silver counts as gray elsewhere.
 ANIMAL_COLOURS = frozenset({"white", "black", "brown", "gray", "grey", "tan"})
+# Coats some animals have beyond those: a yellow or red dog (a Labrador, a setter), an orange cat (a tabby).
+COAT_COLOURS = MappingProxyType({
+    **dict.fromkeys(("dog", "puppy"), frozenset({"yellow", "red"})),
+    **dict.fromkeys(("cat", "kitten"), frozenset({"orange"})),
+})
 # Natural things with a natural palette: "a green sky", "blue grass" or "a
 # purple banana" are rejected without looking at the image.
 _GREENERY = frozenset({"green", "brown", "yellow"})
@@ -97,7 +102,8 @@ for _class, _values in VISUAL_CLASSES.items():
 
 
 def _allowed(visual_class: str, value: str, word: str, animacy: str | None, noun: str) -> bool:
-    if visual_class == "colour" and animacy == "animal" and word not in ANIMAL_COLOURS:
+    coats = ANIMAL_COLOURS | COAT_COLOURS.get(noun, frozenset())
+    if visual_class == "colour" and animacy == "animal" and word not in coats:
         return False
     if visual_class == "colour" and value not in NATURAL_COLOURS.get(noun, frozenset([value])):
         return False
