@@ -94,6 +94,12 @@ def _colour_compound(token: Token) -> bool:
     )
 
 
+def _values_on(word: Token, noun: Token) -> dict[str, str]:
+    """What `word` says of `noun`, where it stands or where a swap moves it: a dog may be yellow or red, a cat
+    orange (`COAT_COLOURS`)."""
+    return visual_values(word.lower_, animacy(noun), noun.lemma_.lower(), with_coats=True)
+
+
 def visual_attributes(doc: Doc) -> list[Attribute]:
     """Attribute words with a visual class, each noun keeping only classes it
     carries once ("a large brown dog": size and colour; "a black white dog": none)."""
@@ -104,7 +110,7 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
             continue
         if in_fixed_phrase(word, lexicon().fixed_phrases):
             continue  # "wrought iron", "top hat": the word is part of a name, not an attribute
-        values = visual_values(word.lower_, animacy(noun), noun.lemma_.lower())
+        values = _values_on(word, noun)
         if values:
             found.append(Attribute(word, noun, tuple(sorted(values.items()))))
     classes_per_noun: dict[int, list[str]] = {}
@@ -127,19 +133,19 @@ def tradeable(first: Attribute, second: Attribute) -> bool:
     visual_class = shared_class(first.by_class, second.by_class)
     if first.noun.i == second.noun.i or visual_class is None:
         return False
-    lands_first = visual_values(second.word.lower_, animacy(first.noun), first.noun.lemma_.lower())
-    lands_second = visual_values(first.word.lower_, animacy(second.noun), second.noun.lemma_.lower())
+    lands_first = _values_on(second.word, first.noun)
+    lands_second = _values_on(first.word, second.noun)
     return visual_class in lands_first and visual_class in lands_second
 
 
 def _lands(word: Attribute, on: Attribute) -> bool:
     """`word` suits `on`'s noun in a class that no other word before that noun states (whatever spaCy hung
     them on: "a little orange circle" has a size and a colour)."""
-    classes = visual_values(word.word.lower_, animacy(on.noun), on.noun.lemma_.lower())
+    classes = _values_on(word.word, on.noun)
     doc = on.noun.doc
     start = doc[on.noun.i].left_edge.i
     others = {cls for token in doc[start : on.noun.i] if token.i != on.word.i
-              for cls in visual_values(token.lower_, animacy(on.noun), on.noun.lemma_.lower())}
+              for cls in _values_on(token, on.noun)}
     return bool(classes) and not others.intersection(classes)
 
 

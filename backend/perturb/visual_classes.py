@@ -75,6 +75,8 @@ MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloure
 # and "a silver dog" reads oddly though silver counts as gray elsewhere.
 ANIMAL_COLOURS = frozenset({"white", "black", "brown", "gray", "grey", "tan"})
 # Coats some animals have beyond those: a yellow or red dog (a Labrador, a setter), an orange cat (a tabby).
+# Only a swap hands them out, trading a colour the caption states; an addition would put one on any dog or cat,
+# next to coat words the table does not know ("an orange calico cat").
 COAT_COLOURS = MappingProxyType({
     **dict.fromkeys(("dog", "puppy"), frozenset({"yellow", "red"})),
     **dict.fromkeys(("cat", "kitten"), frozenset({"orange"})),
@@ -101,8 +103,8 @@ for _class, _values in VISUAL_CLASSES.items():
             _INDEX.setdefault(_word, []).append((_class, _value))
 
 
-def _allowed(visual_class: str, value: str, word: str, animacy: str | None, noun: str) -> bool:
-    coats = ANIMAL_COLOURS | COAT_COLOURS.get(noun, frozenset())
+def _allowed(visual_class: str, value: str, word: str, animacy: str | None, noun: str, with_coats: bool) -> bool:
+    coats = ANIMAL_COLOURS | (COAT_COLOURS.get(noun, frozenset()) if with_coats else frozenset())
     if visual_class == "colour" and animacy == "animal" and word not in coats:
         return False
     if visual_class == "colour" and value not in NATURAL_COLOURS.get(noun, frozenset([value])):
@@ -114,12 +116,12 @@ def _allowed(visual_class: str, value: str, word: str, animacy: str | None, noun
     return not (visual_class in NOT_FOR_PEOPLE and animacy == "person")
 
 
-def visual_values(word: str, animacy: str | None, noun: str = "") -> dict[str, str]:
+def visual_values(word: str, animacy: str | None, noun: str = "", *, with_coats: bool = False) -> dict[str, str]:
     """{class: value} that `word` can express on a noun (its lemma, optional)
     of this animacy ("person", "animal" or None for things); empty for
-    non-visual words."""
+    non-visual words. `with_coats`: an animal may take its `COAT_COLOURS` too (swaps only)."""
     word = word.lower()
-    return {cls: value for cls, value in _INDEX.get(word, []) if _allowed(cls, value, word, animacy, noun)}
+    return {cls: value for cls, value in _INDEX.get(word, []) if _allowed(cls, value, word, animacy, noun, with_coats)}
 
 
 def shared_class(first: dict[str, str], second: dict[str, str]) -> str | None:

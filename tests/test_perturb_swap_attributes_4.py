@@ -1,0 +1,54 @@
+"""Binding swaps added for SugarCrepe's swap_att (issue 21, fourth round): an expanse's colour traded with a
+thing's size, the coats of dogs and cats, colour words spaCy read as compounds, counts hung on a compound's
+first word, and words that ask only for a plural; with the checks that keep them ordinary scenes."""
+import pytest
+
+from backend.perturb import perturb
+
+
+def _swaps(caption: str, subtype: str) -> list[str]:
+    return [v.text for v in perturb(caption, families=["binding_swap"], seed=0) if v.subtype == subtype]
+
+
+@pytest.mark.parametrize(("caption", "text"), [
+    ("A yellow work truck parked in tall grass.", "A tall work truck parked in yellow grass."),
+    ("An old dog sniffs a red fire hydrant.", "A red dog sniffs an old fire hydrant."),
+    ("A large dog tied to a yellow fire hydrant.", "A yellow dog tied to a large fire hydrant."),
+    ("An orange cat is laying on a grey sofa.", "A grey cat is laying on an orange sofa."),
+])
+def test_new_attribute_swaps(caption, text):
+    assert text in _swaps(caption, "attribute")
+
+
+@pytest.mark.parametrize(("caption", "text"), [
+    # an expanse takes only a colour: no "small grass", no "small water"
+    ("A green truck parked in small grass.", "A small truck parked in green grass."),
+    ("A small truck parked in green grass.", "A green truck parked in small grass."),
+    ("A small boat floating on blue water.", "A blue boat floating on small water."),
+    # coats: no green cat, no yellow horse
+    ("A yellow cat is sitting on a green blanket.", "A green cat is sitting on a yellow blanket."),
+    ("A white horse stands next to a yellow truck.", "A yellow horse stands next to a white truck."),
+])
+def test_absurd_attribute_swaps_stay_out(caption, text):
+    assert text not in _swaps(caption, "attribute")
+
+
+def test_a_colour_read_as_a_compound_still_describes_its_noun():
+    # spaCy reads "orange" as a compound of "shirts"
+    swaps = _swaps("A little league team wears orange shirts and black caps.", "attribute")
+    assert "A little league team wears black shirts and orange caps." in swaps
+
+
+@pytest.mark.parametrize(("caption", "text"), [
+    ("A red stop sign sitting under a couple of street signs.",
+     "A couple of red stop signs sitting under a street sign."),
+    ("Two large giraffes inside a fenced area stand together near many rocks",
+     "Many large giraffes inside a fenced area stand together near two rocks"),
+])
+def test_new_count_swaps(caption, text):
+    assert text in _swaps(caption, "count")
+
+
+def test_a_plural_only_word_still_blocks_a_count_of_one():
+    caption = "Two giraffes stand together near a rock."
+    assert _swaps(caption, "count") == []
