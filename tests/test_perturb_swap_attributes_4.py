@@ -15,6 +15,7 @@ def _swaps(caption: str, subtype: str) -> list[str]:
     ("An old dog sniffs a red fire hydrant.", "A red dog sniffs an old fire hydrant."),
     ("A large dog tied to a yellow fire hydrant.", "A yellow dog tied to a large fire hydrant."),
     ("An orange cat is laying on a grey sofa.", "A grey cat is laying on an orange sofa."),
+    ("A yellow bird sits on a blue fence.", "A blue bird sits on a yellow fence."),
 ])
 def test_new_attribute_swaps(caption, text):
     assert text in _swaps(caption, "attribute")
@@ -22,12 +23,13 @@ def test_new_attribute_swaps(caption, text):
 
 @pytest.mark.parametrize(("caption", "text"), [
     # an expanse takes only a colour: no "small grass", no "small water"
-    ("A green truck parked in small grass.", "A small truck parked in green grass."),
     ("A small truck parked in green grass.", "A green truck parked in small grass."),
     ("A small boat floating on blue water.", "A blue boat floating on small water."),
     # coats: no green cat, no yellow horse
     ("A yellow cat is sitting on a green blanket.", "A green cat is sitting on a yellow blanket."),
     ("A white horse stands next to a yellow truck.", "A yellow horse stands next to a white truck."),
+    # a branch has a plant's colours
+    ("A red bird perched on a brown branch.", "A brown bird perched on a red branch."),
 ])
 def test_absurd_attribute_swaps_stay_out(caption, text):
     assert text not in _swaps(caption, "attribute")
@@ -52,3 +54,9 @@ def test_new_count_swaps(caption, text):
 def test_a_plural_only_word_still_blocks_a_count_of_one():
     caption = "Two giraffes stand together near a rock."
     assert _swaps(caption, "count") == []
+
+
+def test_coat_colours_are_for_swaps_only():
+    # an addition put them on any dog or cat, next to coat words the table does not know ("an orange calico cat")
+    texts = [v.text for v in perturb("A calico cat is sitting on the roof of a car.", families=["addition"], seed=0)]
+    assert "An orange calico cat is sitting on the roof of a car." not in texts

@@ -74,19 +74,21 @@ MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloure
 # Colour words for an animal's coat: "a green cat" is absurd on its face,
 # and "a silver dog" reads oddly though silver counts as gray elsewhere.
 ANIMAL_COLOURS = frozenset({"white", "black", "brown", "gray", "grey", "tan"})
-# Coats some animals have beyond those: a yellow or red dog (a Labrador, a setter), an orange cat (a tabby).
+# Coats some animals have beyond those: a yellow or red dog (a Labrador, a setter), an orange cat (a tabby),
+# a bird of any bright colour (a cardinal, a canary, a blue jay, a parrot).
 # Only a swap hands them out, trading a colour the caption states; an addition would put one on any dog or cat,
 # next to coat words the table does not know ("an orange calico cat").
 COAT_COLOURS = MappingProxyType({
     **dict.fromkeys(("dog", "puppy"), frozenset({"yellow", "red"})),
     **dict.fromkeys(("cat", "kitten"), frozenset({"orange"})),
+    **dict.fromkeys(("bird", "parrot"), frozenset({"red", "yellow", "blue", "green", "orange"})),
 })
 # Natural things with a natural palette: "a green sky", "blue grass" or "a
 # purple banana" are rejected without looking at the image.
 _GREENERY = frozenset({"green", "brown", "yellow"})
 NATURAL_COLOURS = MappingProxyType({
     **dict.fromkeys(("sky", "cloud"), frozenset({"blue", "gray", "white", "black", "orange", "pink"})),
-    **dict.fromkeys(("grass", "bush", "tree", "leaf", "plant", "hay", "lawn", "field", "foliage", "hedge",
+    **dict.fromkeys(("grass", "bush", "tree", "branch", "leaf", "plant", "hay", "lawn", "field", "foliage", "hedge",
                      "shrub", "weed", "vegetation", "forest", "hill", "mountain"), _GREENERY),
     **dict.fromkeys(("water", "ocean", "sea", "lake", "river", "wave"), frozenset({"blue", "green", "brown", "gray"})),
     "snow": frozenset({"white"}),
