@@ -1,5 +1,5 @@
 """Binding swaps added for SugarCrepe's swap_att (issue 21, fourth round): an expanse's colour traded with a
-thing's size, the coats of dogs and cats, colour words spaCy read as compounds, counts hung on a compound's
+thing's size, the coats of dogs, cats and birds, building materials between structures, colour words spaCy read as compounds, counts hung on a compound's
 first word, and words that ask only for a plural; with the checks that keep them ordinary scenes."""
 import pytest
 
@@ -16,6 +16,8 @@ def _swaps(caption: str, subtype: str) -> list[str]:
     ("A large dog tied to a yellow fire hydrant.", "A yellow dog tied to a large fire hydrant."),
     ("An orange cat is laying on a grey sofa.", "A grey cat is laying on an orange sofa."),
     ("A yellow bird sits on a blue fence.", "A blue bird sits on a yellow fence."),
+    ("A kitchen has wooden cabinets and black countertops.", "A kitchen has black cabinets and wooden countertops."),
+    ("A brick building with a tall clock tower beside it.", "A tall building with a brick clock tower beside it."),
 ])
 def test_new_attribute_swaps(caption, text):
     assert text in _swaps(caption, "attribute")
@@ -28,6 +30,9 @@ def test_new_attribute_swaps(caption, text):
     # coats: no green cat, no yellow horse
     ("A yellow cat is sitting on a green blanket.", "A green cat is sitting on a yellow blanket."),
     ("A white horse stands next to a yellow truck.", "A yellow horse stands next to a white truck."),
+    # structures take building materials only, and furniture no brick
+    ("A glass table near a white house.", "A white table near a glass house."),
+    ("A brick house behind a white chair.", "A white house behind a brick chair."),
     # a branch has a plant's colours
     ("A red bird perched on a brown branch.", "A brown bird perched on a red branch."),
 ])

@@ -27,6 +27,11 @@ from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_
 FAMILY = "binding_swap"
 # Groups of things whose material a swap may change without turning absurd ("a wood plate", "a glass table").
 MADE_OF_GROUPS = ("furniture", "tableware", "container")
+# Structures, and what any of them may be built of: "a brick building with a tall tower" -> "a tall building with
+# a brick tower", "wooden cabinets and black countertops" -> "black cabinets and wooden countertops". Not glass,
+# marble or leather ("a glass barn", "a leather wall"), and never onto a door or a window ("a brick door").
+STRUCTURES = frozenset({"building", "house", "church", "barn", "tower", "wall", "fence", "counter", "countertop"})
+BUILDING_MATERIALS = frozenset({"wood", "metal", "stone", "brick", "concrete"})
 # What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
 # yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
@@ -161,7 +166,8 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
            for a in pair) or not _cross(first, second):
         return False  # "an open field" is no open door
-    if any("material" in a.by_class for a in pair) and not all(_made_of_something(a) for a in pair):
+    if any("material" in a.by_class for a in pair) and not (all(_made_of_something(a) for a in pair)
+                                                           or _built(first, second)):
         return False
     return _lands(second, first) and _lands(first, second)
 
@@ -190,6 +196,22 @@ def _cross(first: Attribute, second: Attribute) -> bool:
         return False
     return all(set(b.by_class) == {"colour"} for a, b in (pair, pair[::-1]) if not _a_thing(a.noun)
                and not is_place(a.noun))
+
+
+def _built(first: Attribute, second: Attribute) -> bool:
+    """A structure and a structure or a piece of furniture, any material between them a building one
+    (`STRUCTURES`); no brick lands on furniture ("a brick chair")."""
+    pair = (first, second)
+    built = {a.noun.i for a in pair if a.noun.lemma_.lower() in STRUCTURES}  # a "clock tower" is a tower
+    furniture = {a.noun.i for a in pair if noun_key(a.noun) in lexicon().object_groups["furniture"]}
+    if not built or len(built | furniture) < 2:
+        return False
+    for giver, taker in (pair, pair[::-1]):
+        material = giver.by_class.get("material")
+        if material is not None and (material not in BUILDING_MATERIALS
+                                     or (material == "brick" and taker.noun.i not in built)):
+            return False
+    return True
 
 
 def _made_of_something(attribute: Attribute) -> bool:
