@@ -1,6 +1,7 @@
 """Binding swaps added for SugarCrepe's swap_att (issue 21, fourth round): an expanse's colour traded with a
-thing's size, the coats of dogs, cats and birds, building materials between structures, colour words spaCy read as compounds, counts hung on a compound's
-first word, and words that ask only for a plural; with the checks that keep them ordinary scenes."""
+thing's size, the coats of dogs, cats and birds, building materials between structures, colour words spaCy read
+as compounds, counts hung on a compound's first word, and words that ask only for a plural; with the checks that
+keep them ordinary scenes."""
 import pytest
 
 from backend.perturb import perturb
