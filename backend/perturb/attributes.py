@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
-from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_object_noun, is_place, noun_key
+from backend.perturb.nouns import DEPICTION_NOUNS, EXPANSES, animacy, is_describable, is_object_noun, is_place, noun_key
 from backend.perturb.parse_reading import in_fixed_phrase
 from backend.perturb.replace import symmetric_between
 from backend.perturb.units import is_hyphenated, is_whole_adjective
@@ -27,7 +27,13 @@ from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_
 FAMILY = "binding_swap"
 # Groups of things whose material a swap may change without turning absurd ("a wood plate", "a glass table").
 MADE_OF_GROUPS = ("furniture", "tableware", "container")
-# What a place may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ... yellow grass".
+# Structures, and what any of them may be built of: "a brick building with a tall tower" -> "a tall building with
+# a brick tower", "wooden cabinets and black countertops" -> "black cabinets and wooden countertops". Not glass,
+# marble or leather ("a glass barn", "a leather wall"), and never onto a door or a window ("a brick door").
+STRUCTURES = frozenset({"building", "house", "church", "barn", "tower", "wall", "fence", "counter", "countertop"})
+BUILDING_MATERIALS = frozenset({"wood", "metal", "stone", "brick", "concrete"})
+# What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
+# yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
 
 
@@ -55,7 +61,7 @@ def _material_modifier(token: Token) -> bool:
     )
 
 
-def _compound_head(noun: Token) -> Token:
+def compound_head(noun: Token) -> Token:
     """"paint" for "splatter" in "white splatter paint": spaCy often hangs an
     adjective on the first noun of a compound, but it describes the whole."""
     while noun.dep_ == "compound" and noun.head.i == noun.i + 1:
@@ -67,13 +73,36 @@ def _bound_noun(word: Token) -> Token | None:
     """The noun an attribute word describes: attributive (before its noun: a postnominal "a stand full of
     bananas" heads a phrase, and trading "full" made "a stand yellow of full bananas"), predicative or material."""
     if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
-        return _compound_head(word.head)
+        return compound_head(word.head)
     if word.dep_ in ("acomp", "oprd") and is_whole_adjective(word):  # "is white", "is painted white"
         subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
         return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
     if _material_modifier(word):
         return word.head
+    if _colour_compound(word):
+        return compound_head(word.head)
     return None
+
+
+def _colour_compound(token: Token) -> bool:
+    """"white" in "a surfer on a white board": a plain colour word that spaCy read as the first half of a
+    compound; lower case, so no "Red Sox", and the set phrases ("red wine") are refused by the caller."""
+    return (
+        token.dep_ == "compound"
+        and token.tag_ in ("JJ", "NNP")
+        and token.text == token.lower_
+        and "colour" in visual_values(token.lower_, None)
+        and not list(token.children)
+        and token.head.i == token.i + 1
+        and token.head.pos_ == "NOUN"
+        and not is_hyphenated(token)
+    )
+
+
+def _values_on(word: Token, noun: Token) -> dict[str, str]:
+    """What `word` says of `noun`, where it stands or where a swap moves it: a dog may be yellow or red, a cat
+    orange (`COAT_COLOURS`)."""
+    return visual_values(word.lower_, animacy(noun), noun.lemma_.lower(), with_coats=True)
 
 
 def visual_attributes(doc: Doc) -> list[Attribute]:
@@ -86,7 +115,7 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
             continue
         if in_fixed_phrase(word, lexicon().fixed_phrases):
             continue  # "wrought iron", "top hat": the word is part of a name, not an attribute
-        values = visual_values(word.lower_, animacy(noun), noun.lemma_.lower())
+        values = _values_on(word, noun)
         if values:
             found.append(Attribute(word, noun, tuple(sorted(values.items()))))
     classes_per_noun: dict[int, list[str]] = {}
@@ -109,19 +138,19 @@ def tradeable(first: Attribute, second: Attribute) -> bool:
     visual_class = shared_class(first.by_class, second.by_class)
     if first.noun.i == second.noun.i or visual_class is None:
         return False
-    lands_first = visual_values(second.word.lower_, animacy(first.noun), first.noun.lemma_.lower())
-    lands_second = visual_values(first.word.lower_, animacy(second.noun), second.noun.lemma_.lower())
+    lands_first = _values_on(second.word, first.noun)
+    lands_second = _values_on(first.word, second.noun)
     return visual_class in lands_first and visual_class in lands_second
 
 
 def _lands(word: Attribute, on: Attribute) -> bool:
     """`word` suits `on`'s noun in a class that no other word before that noun states (whatever spaCy hung
     them on: "a little orange circle" has a size and a colour)."""
-    classes = visual_values(word.word.lower_, animacy(on.noun), on.noun.lemma_.lower())
+    classes = _values_on(word.word, on.noun)
     doc = on.noun.doc
     start = doc[on.noun.i].left_edge.i
     others = {cls for token in doc[start : on.noun.i] if token.i != on.word.i
-              for cls in visual_values(token.lower_, animacy(on.noun), on.noun.lemma_.lower())}
+              for cls in _values_on(token, on.noun)}
     return bool(classes) and not others.intersection(classes)
 
 
@@ -137,7 +166,8 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
            for a in pair) or not _cross(first, second):
         return False  # "an open field" is no open door
-    if any("material" in a.by_class for a in pair) and not all(_made_of_something(a) for a in pair):
+    if any("material" in a.by_class for a in pair) and not (all(_made_of_something(a) for a in pair)
+                                                           or _built(first, second)):
         return False
     return _lands(second, first) and _lands(first, second)
 
@@ -147,15 +177,41 @@ def _a_thing(noun: Token) -> bool:
     return is_object_noun(noun) and not is_place(noun) and noun_key(noun) not in DEPICTION_NOUNS
 
 
+def _is_setting(noun: Token) -> bool:
+    """A place ("a hill") or an expanse ("grass", "a wall", "the street"), not a view."""
+    return (is_place(noun) or noun.lemma_.lower() in EXPANSES) and noun_key(noun) not in DEPICTION_NOUNS
+
+
 def _cross(first: Attribute, second: Attribute) -> bool:
-    """Two nouns that may trade words of two classes: things, or a place and a thing trading a colour and a
-    size ("green skis ... a big hill" -> "big skis ... a green hill"); never a view ("a vintage closeup") and
-    no age onto a place ("an old hill")."""
+    """Two nouns that may trade words of two classes: things, or a setting and a thing trading a colour and a
+    size ("green skis ... a big hill" -> "big skis ... a green hill"; "a yellow truck parked in tall grass" ->
+    "a tall truck ... yellow grass"); never a view ("a vintage closeup") and no age onto a place ("an old
+    hill"). An expanse that is no place takes only a colour: "a green truck on small grass" is absurd."""
     pair = (first, second)
     if all(_a_thing(a.noun) for a in pair):
         return True
-    places = all(_a_thing(a.noun) or (is_place(a.noun) and noun_key(a.noun) not in DEPICTION_NOUNS) for a in pair)
-    return places and all(set(a.by_class) <= SETTING_CLASSES for a in pair)
+    if not all(_a_thing(a.noun) or _is_setting(a.noun) for a in pair):
+        return False
+    if not all(set(a.by_class) <= SETTING_CLASSES for a in pair):
+        return False
+    return all(set(b.by_class) == {"colour"} for a, b in (pair, pair[::-1]) if not _a_thing(a.noun)
+               and not is_place(a.noun))
+
+
+def _built(first: Attribute, second: Attribute) -> bool:
+    """A structure and a structure or a piece of furniture, any material between them a building one
+    (`STRUCTURES`); no brick lands on furniture ("a brick chair")."""
+    pair = (first, second)
+    built = {a.noun.i for a in pair if a.noun.lemma_.lower() in STRUCTURES}  # a "clock tower" is a tower
+    furniture = {a.noun.i for a in pair if noun_key(a.noun) in lexicon().object_groups["furniture"]}
+    if not built or len(built | furniture) < 2:
+        return False
+    for giver, taker in (pair, pair[::-1]):
+        material = giver.by_class.get("material")
+        if material is not None and (material not in BUILDING_MATERIALS
+                                     or (material == "brick" and taker.noun.i not in built)):
+            return False
+    return True
 
 
 def _made_of_something(attribute: Attribute) -> bool:

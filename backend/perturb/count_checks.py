@@ -27,6 +27,9 @@ NUMBER_WORDS = frozenset({
     "various", "same", "double", "twin", "either", "neither", "together", "respectively", "first",
     "second", "third", "last", "different", "assorted", "similar", "matching", "identical",
 })
+# Those of them that ask only for a plural: "two giraffes stand together near many rocks" may become "many
+# giraffes stand together near two rocks", never "a giraffe stands together".
+PLURAL_WORDS = frozenset({"together", "various", "different", "assorted", "similar", "matching", "identical"})
 LOCATIVE_PREPOSITIONS = frozenset({
     "on", "in", "at", "inside", "under", "atop", "across", "through", "along", "upon", "onto", "into",
     "within", "beneath", "underneath", "over", "against", "down", "up", "on top of", "inside of", "atop of",

@@ -25,9 +25,17 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
-from backend.perturb.attributes import FAMILY, same_object, tradeable, visual_attributes
+from backend.perturb.attributes import FAMILY, compound_head, same_object, tradeable, visual_attributes
 from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
-from backend.perturb.count_checks import MANY, NUMBER_WORDS, NUMBERS, may_take, preposition_of, pronouns_fit
+from backend.perturb.count_checks import (
+    MANY,
+    NUMBER_WORDS,
+    NUMBERS,
+    PLURAL_WORDS,
+    may_take,
+    preposition_of,
+    pronouns_fit,
+)
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
 from backend.perturb.lexicon import lexicon, wordnet
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
@@ -153,7 +161,8 @@ def _group_of(noun: Token) -> Counted | None:
 
 
 def _counted(noun: Token) -> Counted | None:
-    """The noun with the count words its phrase starts with, if any."""
+    """The noun with the count words its phrase starts with, if any; spaCy may hang them on the first word of a
+    compound ("A" on "stop" in "A red stop sign")."""
     group = _group_of(noun)
     if group is not None:
         return group if _countable_position(group.anchor) and noun.text == noun.lower_ else None
@@ -162,7 +171,7 @@ def _counted(noun: Token) -> Counted | None:
     first = noun.doc[noun.left_edge.i]
     value = _count_value(first)
     deps = ("det", "nummod", "amod") if value in MANY else ("det", "nummod")
-    if value is None or first.head != noun or first.dep_ not in deps:
+    if value is None or compound_head(first.head) != noun or first.dep_ not in deps:
         return None
     return Counted(noun.doc[first.i : first.i + 1], noun, value, noun, first.lower_)
 
@@ -286,7 +295,8 @@ def _count_edits(request: Request, target: Counted, source: Counted) -> list[Edi
 
 def _count_swap(request: Request, first: Counted, second: Counted) -> Variant | None:
     counting = {word.i for counted in (first, second) for word in counted.words}
-    if any(word.lower_ in NUMBER_WORDS and word.i not in counting for word in request.doc):
+    harmless = PLURAL_WORDS if first.plural and second.plural else frozenset()
+    if any(word.lower_ in NUMBER_WORDS - harmless and word.i not in counting for word in request.doc):
         return None
     changed = {c.noun.i for c, other in ((first, second), (second, first)) if c.plural != other.plural}
     if not pronouns_fit(request.doc, changed):

@@ -74,12 +74,21 @@ MANY_COLOURS = frozenset({"colorful", "colourful", "multicolored", "multicoloure
 # Colour words for an animal's coat: "a green cat" is absurd on its face,
 # and "a silver dog" reads oddly though silver counts as gray elsewhere.
 ANIMAL_COLOURS = frozenset({"white", "black", "brown", "gray", "grey", "tan"})
+# Coats some animals have beyond those: a yellow or red dog (a Labrador, a setter), an orange cat (a tabby),
+# a bird of any bright colour (a cardinal, a canary, a blue jay, a parrot).
+# Only a swap hands them out, trading a colour the caption states; an addition would put one on any dog or cat,
+# next to coat words the table does not know ("an orange calico cat").
+COAT_COLOURS = MappingProxyType({
+    **dict.fromkeys(("dog", "puppy"), frozenset({"yellow", "red"})),
+    **dict.fromkeys(("cat", "kitten"), frozenset({"orange"})),
+    **dict.fromkeys(("bird", "parrot"), frozenset({"red", "yellow", "blue", "green", "orange"})),
+})
 # Natural things with a natural palette: "a green sky", "blue grass" or "a
 # purple banana" are rejected without looking at the image.
 _GREENERY = frozenset({"green", "brown", "yellow"})
 NATURAL_COLOURS = MappingProxyType({
     **dict.fromkeys(("sky", "cloud"), frozenset({"blue", "gray", "white", "black", "orange", "pink"})),
-    **dict.fromkeys(("grass", "bush", "tree", "leaf", "plant", "hay", "lawn", "field", "foliage", "hedge",
+    **dict.fromkeys(("grass", "bush", "tree", "branch", "leaf", "plant", "hay", "lawn", "field", "foliage", "hedge",
                      "shrub", "weed", "vegetation", "forest", "hill", "mountain"), _GREENERY),
     **dict.fromkeys(("water", "ocean", "sea", "lake", "river", "wave"), frozenset({"blue", "green", "brown", "gray"})),
     "snow": frozenset({"white"}),
@@ -96,8 +105,9 @@ for _class, _values in VISUAL_CLASSES.items():
             _INDEX.setdefault(_word, []).append((_class, _value))
 
 
-def _allowed(visual_class: str, value: str, word: str, animacy: str | None, noun: str) -> bool:
-    if visual_class == "colour" and animacy == "animal" and word not in ANIMAL_COLOURS:
+def _allowed(visual_class: str, value: str, word: str, animacy: str | None, noun: str, with_coats: bool) -> bool:
+    coats = ANIMAL_COLOURS | (COAT_COLOURS.get(noun, frozenset()) if with_coats else frozenset())
+    if visual_class == "colour" and animacy == "animal" and word not in coats:
         return False
     if visual_class == "colour" and value not in NATURAL_COLOURS.get(noun, frozenset([value])):
         return False
@@ -108,12 +118,12 @@ def _allowed(visual_class: str, value: str, word: str, animacy: str | None, noun
     return not (visual_class in NOT_FOR_PEOPLE and animacy == "person")
 
 
-def visual_values(word: str, animacy: str | None, noun: str = "") -> dict[str, str]:
+def visual_values(word: str, animacy: str | None, noun: str = "", *, with_coats: bool = False) -> dict[str, str]:
     """{class: value} that `word` can express on a noun (its lemma, optional)
     of this animacy ("person", "animal" or None for things); empty for
-    non-visual words."""
+    non-visual words. `with_coats`: an animal may take its `COAT_COLOURS` too (swaps only)."""
     word = word.lower()
-    return {cls: value for cls, value in _INDEX.get(word, []) if _allowed(cls, value, word, animacy, noun)}
+    return {cls: value for cls, value in _INDEX.get(word, []) if _allowed(cls, value, word, animacy, noun, with_coats)}
 
 
 def shared_class(first: dict[str, str], second: dict[str, str]) -> str | None:
