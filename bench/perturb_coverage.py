@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import re
 import subprocess
@@ -145,22 +146,40 @@ def read_outputs(path: Path) -> dict[str, list[Variant]]:
             for caption, variants in rows.items()}
 
 
+def engine_fingerprint(seed: int) -> str:
+    """A hash of every file under backend/perturb (code, lexicon, caption counts) and the seed: what the outputs
+    of a pass depend on, so a saved pass of another engine is never read as this one's."""
+    digest = hashlib.sha256(str(seed).encode())
+    for path in sorted((ROOT / "backend" / "perturb").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def run_engine(captions: list[str], seed: int, cache: Path | None = None) -> dict[str, list[Variant]]:
     """All families on every caption once; progress on stderr, since a full pass takes minutes. With `cache`,
-    outputs saved there by an earlier pass of the same engine are read instead (delete it after a change). Only
-    `captions` come back, even from a cache saved over more: a held-out measurement must not see the others."""
-    if cache is not None and cache.is_file():
+    outputs saved there by an earlier pass are read instead, if that pass ran this engine with this seed (its
+    fingerprint is kept beside the file, `<cache>.engine`) and covered every caption; else the pass runs again
+    and overwrites it. Only `captions` come back, even from a cache saved over more: a held-out measurement must
+    not see the others."""
+    fingerprint = engine_fingerprint(seed)
+    stamp = cache.with_name(cache.name + ".engine") if cache is not None else None
+    if cache is not None and stamp is not None and cache.is_file():
         saved = read_outputs(cache)
-        if all(caption in saved for caption in captions):
+        fresh = stamp.is_file() and stamp.read_text().strip() == fingerprint
+        if fresh and all(caption in saved for caption in captions):
             return {caption: saved[caption] for caption in captions}
+        print(f"  {cache} was saved by another engine or seed, or over other captions: running again",
+              file=sys.stderr)
     warm_up()
     outputs, start = {}, time.perf_counter()
     for done, caption in enumerate(captions, 1):
         outputs[caption] = perturb(caption, families=None, seed=seed)
         if done % 500 == 0 or done == len(captions):
             print(f"  perturbed {done}/{len(captions)} captions, {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    if cache is not None:
+    if cache is not None and stamp is not None:
         save_outputs(outputs, cache)
+        stamp.write_text(fingerprint + "\n")
     return outputs
 
 
@@ -370,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="odd: only odd ids whose caption no even id has (the held-out captions); even: the "
                              "even ids (tune on these)")
     parser.add_argument("--outputs", type=Path, default=None,
-                        help="save every variant here (or read them, if a pass of this engine saved them)")
+                        help="save every variant here (or read them, if a pass of this engine and seed saved them)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     subsets = load_items(args.data, args.limit, args.parity)

@@ -23,3 +23,23 @@ def test_only_texts_the_earlier_pass_did_not_make_are_kept(tmp_path):
     kept = sample.new_outputs(now, coverage.read_outputs(saved))
     assert {caption: [v.text for v in variants] for caption, variants in kept.items()} == {
         "A cat.": ["A cat and a rabbit."], "A bus.": [], "A cow.": ["A cow and a sheep."]}
+
+
+def test_a_saved_pass_is_read_only_for_the_engine_and_seed_that_made_it(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_perturb(caption, families, seed):
+        calls.append((caption, seed))
+        return [_variant(f"{caption} seed {seed}")]
+
+    monkeypatch.setattr(coverage, "perturb", fake_perturb)
+    monkeypatch.setattr(coverage, "warm_up", lambda: None)
+    saved = tmp_path / "pass.json"
+    first = coverage.run_engine(["A cat."], 0, saved)
+    assert coverage.run_engine(["A cat."], 0, saved) == first and len(calls) == 1  # read back, not run again
+
+    coverage.run_engine(["A cat."], 1, saved)  # another seed runs again
+    assert len(calls) == 2
+    monkeypatch.setattr(coverage, "engine_fingerprint", lambda seed: "an engine changed since")
+    again = coverage.run_engine(["A cat."], 1, saved)  # another engine runs again
+    assert len(calls) == 3 and [v.text for v in again["A cat."]] == ["A cat. seed 1"]
