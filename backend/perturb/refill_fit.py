@@ -19,8 +19,12 @@ refill must also:
     that is in no class either.
 
 What the selectional rules (`plausibility`) flag is dropped by the caller,
-in favour of the next refill. REPLACE holds only animals to their class
-(see `fits_slot`).
+in favour of the next refill. REPLACE holds only some groups to their class
+(see `fits_slot`). For both, no refill may leave behind a word that belongs
+to the old noun: a modifier naming a kind of it ("a tabby cat" -> "a tabby
+dog"), a second mention of it ("a bus ... to board the bus" -> "a train ...
+to board the bus"), or a man's garment turned a woman's ("a guy in a green
+dress"). And an animal's new colour must be one its coat has (`attribute_fits`).
 """
 from __future__ import annotations
 
@@ -28,10 +32,12 @@ import functools
 
 from spacy.tokens import Token
 
+from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
-from backend.perturb.nouns import ANIMAL, referent
-from backend.perturb.parse_reading import verb_lemma
-from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, kind_of
+from backend.perturb.nouns import ANIMAL, noun_key, noun_senses, referent
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
+from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of
+from backend.perturb.slots import wearer
 
 _LARGE_WILD = frozenset(["elephant", "giraffe", "zebra", "bear", "polar bear", "lion", "tiger", "deer", "rhino",
                          "hippo", "moose"])
@@ -55,21 +61,31 @@ _OTHER_CLASSES = (
     "microwave,toaster",
     "laptop,keyboard",
     "phone,remote,camera",
-    "cake,donut,pie,cookie",
-    "pizza,sandwich,hot dog,hamburger",
+    "pizza,cake,pie",  # cut in slices ("a slice of pizza" -> "of cake")
+    "sandwich,hot dog,hamburger",  # in bread or a bun ("a hot dog on top of a bun" -> "a donut" read absurd)
+    "donut,cookie",
     "grass,dirt,sand",
     "tree,bush",
     "flower,cactus",
     "lamp,clock,mirror",
-    "candle,book",
     # Alone in their group: no sister is of their size and use.
-    "bird", "train", "boat", "kite", "bed", "television", "street", "river", "umbrella", "vase", "snow", "beach",
-    "desert", "tractor", "skateboard", "surfboard", "snowboard",
+    "bird", "book", "candle", "train", "boat", "kite", "bed", "television", "street", "river", "umbrella", "vase",
+    "snow", "beach", "desert", "tractor", "skateboard", "surfboard", "snowboard",
     "soup", "salad",
 )
 FIT_CLASSES: tuple[frozenset[str], ...] = (
     LARGE_ANIMALS - _LARGE_WILD, _LARGE_WILD, *(frozenset(words.split(",")) for words in _OTHER_CLASSES))
 _LARGE_CLASSES = {0, 1}  # the indices of the two large-animal classes in FIT_CLASSES
+# The lexicon's object groups whose refills REPLACE holds to a fit class: what a verb or a place selects by size,
+# use or medium. Judged absurd when free: "boats flying through a blue sky", "flying a soccer ball", "zebras
+# look towards the keyboard", "a meal on a white cup", "a donut on top of a bun", "a mirror about the topic fun".
+CLASS_BOUND_GROUPS = frozenset(["vehicle", "dish", "tableware", "sports equipment", "electronics",
+                                "household object"])
+# The colours a mammal's coat has ("red sheep", "a blue cow" were judged absurd); a bird may be any colour.
+COAT_COLOURS = frozenset("white black brown gray tan beige".split())
+_BIRD = frozenset(["bird.n.01"])
+_TOWARDS = frozenset("at towards toward into for".split())
+_FACING_VERBS = frozenset("look stare smile pose gaze face glance peer turn grin".split())
 RIDDEN_ANIMALS = frozenset("horse pony elephant camel donkey mule".split())
 DRAUGHT_ANIMALS = RIDDEN_ANIMALS | frozenset("cow ox bull".split())
 PULLING_VERBS = frozenset("pull tow draw drag haul".split())
@@ -122,16 +138,75 @@ def _in_herd(noun: Token) -> bool:
     return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() == "herd"
 
 
-def fits_slot(noun: Token, original: str, word: str, animals_only: bool = False) -> bool:
-    """Whether `word` may replace the noun `original` here (see the module docstring). With `animals_only`
-    the fit classes bind only an animal's refill: REPLACE's negatives may change a thing's size or use
-    ("a cat on a chair" for "on a bed", "a pizza" for "a cake"), as SugarCrepe's do, and holding those to a
-    class cost 7 points of replace_obj coverage; an animal out of its class is what read as absurd there
-    ("two zebras standing on the plate of food", "two bears perched on someone's sneakers"); small animals
-    (a bird, a dog, a goat) may still stand for each other, or a bird, alone in its class, would get none."""
+def _group_of(word: str) -> str | None:
+    """The lexicon object group holding `word` or a synonym of it."""
+    lex = lexicon()
+    key = lex.canonical(word)
+    return next((name for name, words in lex.object_groups.items() if key in map(lex.canonical, words)), None)
+
+
+def _free_in_replace(noun: Token, original: str, word: str) -> bool:
+    """REPLACE's refills outside the class rule: a thing of no class-bound group (furniture, food plates, places:
+    "a cat on a chair" for "on a bed", as SugarCrepe's negatives change a thing's size or use), and an animal
+    that is no large one and takes none (small animals, a bird, may stand for each other)."""
+    if kind_of(noun) == ANIMAL:
+        return not {fit_class(original), fit_class(word)} & _LARGE_CLASSES
+    return _group_of(original) not in CLASS_BOUND_GROUPS
+
+
+def _names_a_kind_of(noun: Token) -> bool:
+    """A modifier that names a kind of the noun ("a tabby cat", "a dalmatian dog"): a refill would keep it
+    ("a baby tabby dog" was judged absurd). WordNet: some sense of the modifier is under the noun's first."""
+    key = noun_key(noun)
+    senses = noun_senses(key)
+    if not senses:
+        return False
+    return any(child.dep_ in ("amod", "compound", "nmod") and child.lower_ not in key.split()  # "teddy bear"
+               and is_under(child.lower_, frozenset([senses[0].name()])) for child in noun.children)
+
+
+def _mentioned_again(noun: Token) -> bool:
+    """Another noun of the caption is this one again ("A bus stopped ... to board the bus"): the refill would
+    leave the second mention naming the old thing."""
+    lex = lexicon()
+    key = lex.canonical(noun_lemma(noun))
+    return any(token.i != noun.i and token.tag_ in NOUN_TAGS and lex.canonical(noun_lemma(token)) == key
+               for token in noun.doc)
+
+
+def _faces_the_camera(noun: Token) -> bool:
+    """The camera that takes the photo, which its subject looks, smiles or poses at ("zebras look towards the
+    camera"): it is no thing of the scene, and a refill is ("zebras look towards the keyboard" was judged
+    absurd)."""
+    preposition = noun.head
+    return (noun_lemma(noun) == "camera" and noun.dep_ == "pobj" and preposition.lower_ in _TOWARDS
+            and verb_lemma(preposition.head) in _FACING_VERBS)
+
+
+def _worn_by_a_man(noun: Token, word: str) -> bool:
+    """A garment only women wear, on a man ("a guy in a green shirt" -> "in a green dress")."""
+    person = wearer(noun)
+    key = person.lower_
+    return word in GENDER_BOUND and person is not noun and key in COUNTERPARTS and key not in FEMALE
+
+
+def attribute_fits(noun: Token, word: str) -> bool:
+    """Whether the attribute `word` may describe `noun`: a real mammal only takes a coat colour ("white sheep"
+    -> "black sheep", not "red sheep")."""
+    return ("color" not in lexicon().attribute_classes(word) or word in COAT_COLOURS or kind_of(noun) != ANIMAL
+            or is_under(noun_key(referent(noun)), _BIRD))
+
+
+def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) -> bool:
+    """Whether `word` may replace the noun `original` here (see the module docstring). Without `all_groups`
+    (REPLACE) the fit classes bind only large animals and the `CLASS_BOUND_GROUPS`: REPLACE's negatives may
+    change a piece of furniture or a place ("a cat on a chair" for "on a bed"), as SugarCrepe's do, and
+    holding every group to a class cost 7 points of replace_obj coverage."""
+    if _names_a_kind_of(noun) or _mentioned_again(noun) or _faces_the_camera(noun) or _worn_by_a_man(noun, word):
+        return False
     animals = _role_animals(noun)
     if animals is not None:
         return word in animals
-    if animals_only and (kind_of(noun) != ANIMAL or not {fit_class(original), fit_class(word)} & _LARGE_CLASSES):
+    if not all_groups and _free_in_replace(noun, original, word):
         return True
     return fit_class(original) == fit_class(word)
