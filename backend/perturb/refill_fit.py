@@ -20,11 +20,13 @@ refill must also:
 
 What the selectional rules (`plausibility`) flag is dropped by the caller,
 in favour of the next refill. REPLACE holds only some groups to their class
-(see `fits_slot`). For both, no refill may leave behind a word that belongs
-to the old noun: a modifier naming a kind of it ("a tabby cat" -> "a tabby
-dog"), a second mention of it ("a bus ... to board the bus" -> "a train ...
-to board the bus"), or a man's garment turned a woman's ("a guy in a green
-dress"). And an animal's new colour must be one its coat has (`attribute_fits`).
+(see `fits_slot`). For both, a piece of furniture must serve what is at, in
+or on it (people sit at a table, on a seat; a thing stands on a surface),
+and no refill may leave behind a word that belongs to the old noun: a
+modifier naming a kind of it ("a tabby cat" -> "a tabby dog"), a second
+mention of it ("a bus ... to board the bus" -> "a train ... to board the
+bus"), a man's garment turned a woman's ("a guy in a green dress"); nor
+may the photographer's camera ("looking at the camera") become a thing.
 """
 from __future__ import annotations
 
@@ -34,9 +36,9 @@ from spacy.tokens import Token
 
 from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
-from backend.perturb.nouns import ANIMAL, noun_key, noun_senses, referent
+from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
-from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of
+from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, placements
 from backend.perturb.slots import wearer
 
 _LARGE_WILD = frozenset(["elephant", "giraffe", "zebra", "bear", "polar bear", "lion", "tiger", "deer", "rhino",
@@ -81,9 +83,16 @@ _LARGE_CLASSES = {0, 1}  # the indices of the two large-animal classes in FIT_CL
 # look towards the keyboard", "a meal on a white cup", "a donut on top of a bun", "a mirror about the topic fun".
 CLASS_BOUND_GROUPS = frozenset(["vehicle", "dish", "tableware", "sports equipment", "electronics",
                                 "household object"])
-# The colours a mammal's coat has ("red sheep", "a blue cow" were judged absurd); a bird may be any colour.
-COAT_COLOURS = frozenset("white black brown gray tan beige".split())
-_BIRD = frozenset(["bird.n.01"])
+# What a piece of furniture is for, by what is at, in or on it: people sit at a table, in a chair and on a seat,
+# a thing stands on a surface ("sitting at a shelf", "sitting in a desk", "a sandwich sitting on a couch" were
+# made). An animal sits on any of them.
+_FURNITURE_ROLES = {
+    "at": frozenset("table desk counter".split()),
+    "in": frozenset("chair couch sofa armchair bed".split()),
+    "person": frozenset("chair stool bench couch sofa bed armchair".split()),
+    "thing": frozenset("table desk shelf counter cabinet dresser".split()),
+}
+_FURNITURE_PREPOSITIONS = frozenset("at in on onto atop upon".split())
 _TOWARDS = frozenset("at towards toward into for".split())
 _FACING_VERBS = frozenset("look stare smile pose gaze face glance peer turn grin".split())
 RIDDEN_ANIMALS = frozenset("horse pony elephant camel donkey mule".split())
@@ -174,6 +183,20 @@ def _mentioned_again(noun: Token) -> bool:
                for token in noun.doc)
 
 
+def _furniture_fits(noun: Token, word: str) -> bool:
+    """A piece of furniture's refill serves what is at, in or on it (`_FURNITURE_ROLES`)."""
+    if _group_of(noun_lemma(noun)) != "furniture":
+        return True
+    for option, where, preposition in placements(noun.doc, _FURNITURE_PREPOSITIONS):
+        kinds = {kind_of(thing) for thing in option}
+        things = kinds == {INANIMATE} and all(is_physical(noun_lemma(thing)) for thing in option)  # no "focus on"
+        role = preposition if preposition in ("at", "in") else "person" if kinds == {PERSON} else (
+            "thing" if things else None)
+        if where.i == noun.i and role is not None and word not in _FURNITURE_ROLES[role]:
+            return False
+    return True
+
+
 def _faces_the_camera(noun: Token) -> bool:
     """The camera that takes the photo, which its subject looks, smiles or poses at ("zebras look towards the
     camera"): it is no thing of the scene, and a refill is ("zebras look towards the keyboard" was judged
@@ -190,19 +213,14 @@ def _worn_by_a_man(noun: Token, word: str) -> bool:
     return word in GENDER_BOUND and person is not noun and key in COUNTERPARTS and key not in FEMALE
 
 
-def attribute_fits(noun: Token, word: str) -> bool:
-    """Whether the attribute `word` may describe `noun`: a real mammal only takes a coat colour ("white sheep"
-    -> "black sheep", not "red sheep")."""
-    return ("color" not in lexicon().attribute_classes(word) or word in COAT_COLOURS or kind_of(noun) != ANIMAL
-            or is_under(noun_key(referent(noun)), _BIRD))
-
-
 def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) -> bool:
     """Whether `word` may replace the noun `original` here (see the module docstring). Without `all_groups`
     (REPLACE) the fit classes bind only large animals and the `CLASS_BOUND_GROUPS`: REPLACE's negatives may
     change a piece of furniture or a place ("a cat on a chair" for "on a bed"), as SugarCrepe's do, and
     holding every group to a class cost 7 points of replace_obj coverage."""
-    if _names_a_kind_of(noun) or _mentioned_again(noun) or _faces_the_camera(noun) or _worn_by_a_man(noun, word):
+    if _names_a_kind_of(noun) or _mentioned_again(noun) or _faces_the_camera(noun):
+        return False
+    if _worn_by_a_man(noun, word) or not _furniture_fits(noun, word):
         return False
     animals = _role_animals(noun)
     if animals is not None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.ages import child_slots
+from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.attribute_phrases import attribute_phrase_slots
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
@@ -37,7 +38,7 @@ from backend.perturb.parse_reading import (
     next_to_another_noun,
 )
 from backend.perturb.plausibility import changed_spans, is_plausible
-from backend.perturb.refill_fit import attribute_fits, fits_slot
+from backend.perturb.refill_fit import fits_slot
 from backend.perturb.slots import (
     Slot,
     action_slots,
