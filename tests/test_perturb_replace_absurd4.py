@@ -44,6 +44,13 @@ NEVER = [
     ("A triple decker sandwich is sitting on a desk.", "A triple decker sandwich is sitting on a couch."),
     ("a number of people sitting on benches", "a number of people sitting on cabinets"),
     ("A man riding a skateboard down a snow covered slope.", "A man riding a baseball bat down a snow covered slope."),
+    ("A red bike with white handles is locked to a black pole on a sidewalk.",
+     "A red bus with white handles is locked to a black pole on a sidewalk."),
+    ("A man, two kids and a dog are playing Frisbee.", "A man, two kids and a goat are playing Frisbee."),
+    ("Several white birds standing in a puddle in a parking lot.",
+     "Several white monkeys standing in a puddle in a parking lot."),
+    ("A bird perched on a branch.", "A dog perched on a branch."),
+    ("A blue bird sitting on top of a bowl of seed.", "A blue rabbit sitting on top of a bowl of seed."),
 ]
 
 
@@ -82,6 +89,10 @@ MAKES = [
     ("object", "A plate with a slice of pizza sits on a table.", "A plate with a slice of cake sits on a table."),
     ("object", "a number of people sitting on benches", "a number of people sitting on chairs"),
     ("object", "A cat curled up on a bed for a nap.", "A cat curled up on a chair for a nap."),
+    ("object", "A red bike with white handles is locked to a black pole on a sidewalk.",
+     "A red scooter with white handles is locked to a black pole on a sidewalk."),
+    ("object", "Several white birds standing in a puddle in a parking lot.",
+     "Several white cats standing in a puddle in a parking lot."),
     ("attribute", "White sheep standing in front of a colorful wall in a building.",
      "Black sheep standing in front of a colorful wall in a building."),
     ("attribute", "A woman sitting on a wooden bench viewing some beautiful trees.",

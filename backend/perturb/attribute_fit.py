@@ -52,11 +52,13 @@ MATERIAL_FITS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
-def attribute_fits(noun: Token, word: str) -> bool:
-    """Whether the attribute `word` may describe `noun` (see the module docstring)."""
+def attribute_fits(noun: Token, word: str, mammal: bool = False) -> bool:
+    """Whether the attribute `word` may describe `noun` (see the module docstring), or with `mammal` a mammal
+    that replaces it."""
     key = noun_key(referent(noun))
     if word in MATERIAL_FITS:
         classes, nouns = MATERIAL_FITS[word]
         return key in nouns or is_under(key, classes)
-    return ("color" not in lexicon().attribute_classes(word) or word in COAT_COLOURS or kind_of(noun) != ANIMAL
-            or is_under(key, _BIRD))
+    if "color" not in lexicon().attribute_classes(word) or word in COAT_COLOURS:
+        return True
+    return not mammal and (kind_of(noun) != ANIMAL or is_under(key, _BIRD))

@@ -31,15 +31,20 @@ may the photographer's camera ("looking at the camera") become a thing.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
+from typing import TypeVar
 
 from spacy.tokens import Token
 
+from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, placements
 from backend.perturb.slots import wearer
+
+T = TypeVar("T")
 
 _LARGE_WILD = frozenset(["elephant", "giraffe", "zebra", "bear", "polar bear", "lion", "tiger", "deer", "rhino",
                          "hippo", "moose"])
@@ -97,21 +102,30 @@ _TOWARDS = frozenset("at towards toward into for".split())
 _FACING_VERBS = frozenset("look stare smile pose gaze face glance peer turn grin".split())
 RIDDEN_ANIMALS = frozenset("horse pony elephant camel donkey mule".split())
 DRAUGHT_ANIMALS = RIDDEN_ANIMALS | frozenset("cow ox bull".split())
+WINGED_VERBS = frozenset("fly perch soar nest flutter glide hover swoop flap peck".split())
 PULLING_VERBS = frozenset("pull tow draw drag haul".split())
 # Animals that graze, for the one that grazes ("A group of sheep grazing" -> "cows", not "dogs" or "birds").
 GRAZERS = frozenset("horse pony cow ox bull sheep goat deer zebra elephant giraffe".split())
 
 
-@functools.cache
-def _canonical_classes() -> tuple[frozenset[str], ...]:
+def _finds(word: str, collections: Iterable[tuple[T, Iterable[str]]]) -> T | None:
+    """The name of the first collection holding `word`, else of the first holding a curated synonym of it
+    ("bike", which the lexicon leaves ambiguous: a bicycle or a motorbike). WordNet's shared senses are too loose
+    here ("pig" and "bull" both name a policeman)."""
     lex = lexicon()
-    return tuple(frozenset(map(lex.canonical, words)) for words in FIT_CLASSES)
+    key = lex.canonical(word)
+    pairs = [(name, list(words)) for name, words in collections]
+    for same in (lambda other: lex.canonical(other) == key, lambda other: not lex.may_replace(word, other)):
+        found = [name for name, words in pairs if any(map(same, words))]
+        if found:
+            return found[0]
+    return None
 
 
+@functools.cache
 def fit_class(word: str) -> int | None:
     """The index of the fit class holding `word` or a synonym of it ("bike"), None when none does."""
-    key = lexicon().canonical(word)
-    return next((i for i, words in enumerate(_canonical_classes()) if key in words), None)
+    return _finds(word, enumerate(FIT_CLASSES))
 
 
 def _is_ridden(noun: Token) -> bool:
@@ -147,19 +161,24 @@ def _in_herd(noun: Token) -> bool:
     return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() == "herd"
 
 
+@functools.cache
 def _group_of(word: str) -> str | None:
     """The lexicon object group holding `word` or a synonym of it."""
-    lex = lexicon()
-    key = lex.canonical(word)
-    return next((name for name, words in lex.object_groups.items() if key in map(lex.canonical, words)), None)
+    return _finds(word, lexicon().object_groups.items())
 
 
 def _free_in_replace(noun: Token, original: str, word: str) -> bool:
     """REPLACE's refills outside the class rule: a thing of no class-bound group (furniture, food plates, places:
-    "a cat on a chair" for "on a bed", as SugarCrepe's negatives change a thing's size or use), and an animal
-    that is no large one and takes none (small animals, a bird, may stand for each other)."""
+    "a cat on a chair" for "on a bed", as SugarCrepe's negatives change a thing's size or use), and a pet for a
+    bird, alone in its class, in a caption where nothing flies or perches ("a dog perched on a branch") and no
+    colour is a bird's ("a blue rabbit"). Other
+    animals keep their class: a pet for a pet, a farm animal for a farm animal ("a goat playing frisbee", "a
+    sheep lying on a suitcase", "birds ... in a parking lot" -> "monkeys" were made)."""
     if kind_of(noun) == ANIMAL:
-        return not {fit_class(original), fit_class(word)} & _LARGE_CLASSES
+        winged = any(verb_lemma(token) in WINGED_VERBS for token in noun.doc if token.pos_ == "VERB")
+        furless = any(not attribute_fits(noun, child.lower_, mammal=True) for child in noun.children)  # a blue bird
+        pet_for_bird = fit_class(original) == fit_class("bird") and fit_class(word) == fit_class("dog")
+        return pet_for_bird and not (winged or furless)
     return _group_of(original) not in CLASS_BOUND_GROUPS
 
 
