@@ -51,6 +51,11 @@ NEVER = [
      "Several white monkeys standing in a puddle in a parking lot."),
     ("A bird perched on a branch.", "A dog perched on a branch."),
     ("A blue bird sitting on top of a bowl of seed.", "A blue rabbit sitting on top of a bowl of seed."),
+    ("Motorcyclists are riding down the street with each other.",
+     "Motorcyclists are riding down the river with each other."),
+    ("A bus is stopped on a dark road.", "A bus is stopped on a dark forest."),
+    ("A herd of cattle grazing on a lush green field.", "A herd of cattle grazing on a lush green desert."),
+    ("A herd of cattle grazing on a lush green field.", "A herd of cattle grazing on a lush green river."),
 ]
 
 
@@ -89,6 +94,7 @@ MAKES = [
     ("object", "A plate with a slice of pizza sits on a table.", "A plate with a slice of cake sits on a table."),
     ("object", "a number of people sitting on benches", "a number of people sitting on chairs"),
     ("object", "A cat curled up on a bed for a nap.", "A cat curled up on a chair for a nap."),
+    ("object", "A family are playing frisbee on the beach.", "A family are playing frisbee on the field."),
     ("object", "A red bike with white handles is locked to a black pole on a sidewalk.",
      "A red scooter with white handles is locked to a black pole on a sidewalk."),
     ("object", "Several white birds standing in a puddle in a parking lot.",

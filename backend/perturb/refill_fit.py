@@ -97,6 +97,10 @@ _FURNITURE_ROLES = {
     "person": frozenset("chair stool bench couch sofa bed armchair".split()),
     "thing": frozenset("table desk shelf counter cabinet dresser".split()),
 }
+# Open ground where people play and animals graze stands for open ground; a street (where vehicles drive), a river
+# (water), a forest, a mountain or a desert stands for none ("motorcyclists riding down the river", "a bus is
+# stopped on a dark forest", "cattle grazing on a lush green desert", "flying a kite on a forest" were made).
+_OPEN_LAND = dict.fromkeys(["beach", "field", "park"], "open land")
 _FURNITURE_PREPOSITIONS = frozenset("at in on onto atop upon".split())
 _TOWARDS = frozenset("at towards toward into for".split())
 _FACING_VERBS = frozenset("look stare smile pose gaze face glance peer turn grin".split())
@@ -168,18 +172,21 @@ def _group_of(word: str) -> str | None:
 
 
 def _free_in_replace(noun: Token, original: str, word: str) -> bool:
-    """REPLACE's refills outside the class rule: a thing of no class-bound group (furniture, food plates, places:
+    """REPLACE's refills outside the class rule: a thing of no class-bound group (furniture, food, open land:
     "a cat on a chair" for "on a bed", as SugarCrepe's negatives change a thing's size or use), and a pet for a
     bird, alone in its class, in a caption where nothing flies or perches ("a dog perched on a branch") and no
-    colour is a bird's ("a blue rabbit"). Other
-    animals keep their class: a pet for a pet, a farm animal for a farm animal ("a goat playing frisbee", "a
-    sheep lying on a suitcase", "birds ... in a parking lot" -> "monkeys" were made)."""
+    colour is a bird's ("a blue rabbit"). Other animals keep their class: a pet for a pet, a farm animal for a
+    farm animal ("a goat playing frisbee", "a sheep lying on a suitcase", "birds ... in a parking lot" ->
+    "monkeys" were made)."""
     if kind_of(noun) == ANIMAL:
         winged = any(verb_lemma(token) in WINGED_VERBS for token in noun.doc if token.pos_ == "VERB")
         furless = any(not attribute_fits(noun, child.lower_, mammal=True) for child in noun.children)  # a blue bird
         pet_for_bird = fit_class(original) == fit_class("bird") and fit_class(word) == fit_class("dog")
         return pet_for_bird and not (winged or furless)
-    return _group_of(original) not in CLASS_BOUND_GROUPS
+    group = _group_of(original)
+    if group == "outdoor place":
+        return _OPEN_LAND.get(original, original) == _OPEN_LAND.get(word, word)
+    return group not in CLASS_BOUND_GROUPS
 
 
 def _names_a_kind_of(noun: Token) -> bool:
