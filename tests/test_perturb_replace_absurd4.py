@@ -110,3 +110,12 @@ MAKES = [
 @pytest.mark.parametrize(("subtype", "caption", "fitting"), MAKES)
 def test_a_refill_of_the_same_kind_is_still_shown(subtype, caption, fitting):
     assert normalized(fitting) in shown(caption, subtype)
+
+
+def test_ce_clip_shows_no_attribute_that_replace_refuses():
+    """CE-CLIP's attribute refills are held to the same fit, or REPLACE's refused texts come back as CE-CLIP's."""
+    shown_ce = {normalized(variant.text) for variant in perturb("a white horse that is standing next to a fence",
+                                                                ["ce_clip"], seed=0, max_per_subtype=20, scorer=None)
+                if variant.subtype == "attribute"}
+    assert normalized("a brown horse that is standing next to a fence") in shown_ce
+    assert normalized("an orange horse that is standing next to a fence") not in shown_ce

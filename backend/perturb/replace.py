@@ -228,7 +228,8 @@ def _fitting(propose: Callable[[Slot], list[str]], all_groups: bool, slot: Slot)
 
 
 def _fitting_attributes(propose: Callable[[Slot], list[str]], slot: Slot) -> list[str]:
-    """`propose`'s words for `slot`, where an attribute's must suit its noun (`refill_fit.attribute_fits`)."""
+    """`propose`'s words for `slot`, where an attribute's must suit its noun
+    (`attribute_fit.attribute_fits`)."""
     noun = head_noun(slot.span[0]) if slot.pos == ADJ else None
     return [word for word in propose(slot) if noun is None or attribute_fits(noun, word)]
 
@@ -247,14 +248,17 @@ def _fitting_objects(
 def ce_clip(request: Request) -> list[Variant]:
     """Relation: swap two nouns. Attribute/action/object: refill one word
     with a lexicon co-hyponym, ranked by the caller's masked language
-    model when one is given; an object's refill must fit its slot."""
+    model when one is given; an object's refill must fit its slot, and an
+    attribute's its noun, as REPLACE's must (else the texts REPLACE refuses,
+    "a green horse", "a paper building", come back as CE-CLIP's)."""
     variants = list(_noun_swaps(request))
     if request.fill_mask is not None:
         propose = functools.partial(model_replacements, request, request.fill_mask)
     else:
         propose = functools.partial(replacement_lemmas, with_antonyms=False)
+    fitting = functools.partial(_fitting_attributes, propose)
     for subtype, find_slots in CE_CLIP_SLOTS.items():
-        variants += _replacements(request, find_slots(request.doc), CE_CLIP_FAMILY, subtype, propose)
+        variants += _replacements(request, find_slots(request.doc), CE_CLIP_FAMILY, subtype, fitting)
     objects = _fitting_objects(request, CE_CLIP_FAMILY, propose, all_groups=True)
     variants += take_distinct(request, _without_new_repeats(request, objects))
     return variants
