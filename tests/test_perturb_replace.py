@@ -139,10 +139,12 @@ def test_words_the_lexicon_lacks_are_left_alone():
 
 
 def test_no_replacement_is_a_kind_of_or_a_look_alike_of_the_original():
-    birds = replaced_words("A bird perched on a branch.", "replace", "object")
+    # a perching bird takes no pet (refill_fit), so the bird sits on a bench
+    birds = replaced_words("A bird sitting on a bench.", "replace", "object")
     assert birds and not {after for _, after in birds} & {"duck", "pigeon", "seagull", "owl", "parrot"}
     cups = replaced_words("A cup of coffee on a table.", "replace", "object")
-    assert ("cup", "bowl") in cups and ("cup", "mug") not in cups
+    # a mug is a cup; a bowl or a plate of coffee is out of the cup's fit class (refill_fit), so the table changes
+    assert cups and not {after for before, after in cups if before == "cup"}
     computers = {after for _, after in replaced_words("Two computers and a camera on a desk.", "replace", "object")}
     assert computers and not computers & {"laptop", "keyboard", "television"}
 

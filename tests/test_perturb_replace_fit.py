@@ -1,8 +1,8 @@
-"""REPLACE's object refills must fit their slot as CE-CLIP's do (backend/perturb/refill_fit.py), but only an
-animal is held to its fit class: the absurd animal refills of the judged samples
+"""REPLACE's object refills must fit their slot as CE-CLIP's do (backend/perturb/refill_fit.py), but only animals
+and some groups of things are held to their fit class: the absurd animal refills of the judged samples
 (tests/data/perturb-judged-replace-rel.csv, tests/data/perturb-judged-replace-fit.csv) and of tuning on even ids
-are never shown, and a thing of another size or use (a chair for a bed, a pizza for a cake) or another small
-animal (a cat for a bird) still is.
+are never shown, and a thing of another size or use (a chair for a bed, a pizza for a cake) or a pet for a bird
+(a cat) still is.
 """
 import pytest
 

@@ -19,19 +19,32 @@ refill must also:
     that is in no class either.
 
 What the selectional rules (`plausibility`) flag is dropped by the caller,
-in favour of the next refill. REPLACE holds only animals to their class
-(see `fits_slot`).
+in favour of the next refill. REPLACE holds only some groups to their class
+(see `fits_slot`). For both, a piece of furniture must serve what is at, in
+or on it (people sit at a table, on a seat; a thing stands on a surface),
+and no refill may leave behind a word that belongs to the old noun: a
+modifier naming a kind of it ("a tabby cat" -> "a tabby dog"), a second
+mention of it ("a bus ... to board the bus" -> "a train ... to board the
+bus"), a man's garment turned a woman's ("a guy in a green dress"); nor
+may the photographer's camera ("looking at the camera") become a thing.
 """
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
+from typing import TypeVar
 
 from spacy.tokens import Token
 
+from backend.perturb.attribute_fit import attribute_fits
+from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
-from backend.perturb.nouns import ANIMAL, referent
-from backend.perturb.parse_reading import verb_lemma
-from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, kind_of
+from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
+from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, placements
+from backend.perturb.slots import wearer
+
+T = TypeVar("T")
 
 _LARGE_WILD = frozenset(["elephant", "giraffe", "zebra", "bear", "polar bear", "lion", "tiger", "deer", "rhino",
                          "hippo", "moose"])
@@ -61,32 +74,68 @@ _OTHER_CLASSES = (
     "tree,bush",
     "flower,cactus",
     "lamp,clock,mirror",
-    "candle,book",
     # Alone in their group: no sister is of their size and use.
-    "bird", "train", "boat", "kite", "bed", "television", "street", "river", "umbrella", "vase", "snow", "beach",
-    "desert", "tractor", "skateboard", "surfboard", "snowboard",
+    "bird", "book", "candle", "train", "boat", "kite", "bed", "television", "street", "river", "umbrella", "vase",
+    "snow", "beach", "desert", "tractor", "skateboard", "surfboard", "snowboard",
     "soup", "salad",
 )
 FIT_CLASSES: tuple[frozenset[str], ...] = (
     LARGE_ANIMALS - _LARGE_WILD, _LARGE_WILD, *(frozenset(words.split(",")) for words in _OTHER_CLASSES))
 _LARGE_CLASSES = {0, 1}  # the indices of the two large-animal classes in FIT_CLASSES
+# The lexicon's object groups whose refills REPLACE holds to a fit class: what a verb or a place selects by size,
+# use or medium. Judged absurd when free: "boats flying through a blue sky", "flying a soccer ball", "a meal on a
+# white cup", "a mirror about the topic fun". Electronics stay free ("works on a
+# laptop" -> "on a phone"): holding them to a class cost even-id coverage, and the one judged absurd ("zebras
+# look towards the keyboard") was the photographer's camera (`_faces_the_camera`).
+CLASS_BOUND_GROUPS = frozenset(["vehicle", "tableware", "sports equipment", "household object"])
+# A dish in a caption with bread or a bun is in it or on it: only what comes in bread fits ("a hot dog sitting on
+# top of a bun" -> "a donut", "a hot dog cut in half on some bread" -> "a cookie" were judged absurd). Other dishes
+# stay free ("cutting a cake" -> "cutting a pizza").
+BREADS = frozenset("bread bun roll toast baguette".split())
+IN_BREAD = frozenset("sandwich hot dog hamburger".split())
+# What a piece of furniture is for, by what is at, in or on it: people sit at a table, in a chair and on a seat,
+# a thing stands on a surface ("sitting at a shelf", "sitting in a desk", "a sandwich sitting on a couch" were
+# made). An animal sits on any of them.
+_FURNITURE_ROLES = {
+    "at": frozenset("table desk counter".split()),
+    "in": frozenset("chair couch sofa armchair bed".split()),
+    "person": frozenset("chair stool bench couch sofa bed armchair".split()),
+    "thing": frozenset("table desk shelf counter cabinet dresser".split()),
+}
+# Open ground where people walk and play and animals graze stands for open ground, a street too where no vehicle
+# drives on it; a river (water), a forest, a mountain or a desert stands for none ("motorcyclists riding down the
+# river", "a bus is stopped on a dark forest", "cattle grazing on a lush green desert", "flying a kite on a
+# forest" were made).
+_OPEN_LAND = dict.fromkeys(["beach", "field", "park", "street"], "open land")
+_FURNITURE_PREPOSITIONS = frozenset("at in on onto atop upon".split())
+_TOWARDS = frozenset("at towards toward into for".split())
+_FACING_VERBS = frozenset("look stare smile pose gaze face glance peer turn grin".split())
 RIDDEN_ANIMALS = frozenset("horse pony elephant camel donkey mule".split())
 DRAUGHT_ANIMALS = RIDDEN_ANIMALS | frozenset("cow ox bull".split())
+WINGED_VERBS = frozenset("fly perch soar nest flutter glide hover swoop flap peck".split())
 PULLING_VERBS = frozenset("pull tow draw drag haul".split())
 # Animals that graze, for the one that grazes ("A group of sheep grazing" -> "cows", not "dogs" or "birds").
 GRAZERS = frozenset("horse pony cow ox bull sheep goat deer zebra elephant giraffe".split())
 
 
-@functools.cache
-def _canonical_classes() -> tuple[frozenset[str], ...]:
+def _finds(word: str, collections: Iterable[tuple[T, Iterable[str]]]) -> T | None:
+    """The name of the first collection holding `word`, else of the first holding a curated synonym of it
+    ("bike", which the lexicon leaves ambiguous: a bicycle or a motorbike). WordNet's shared senses are too loose
+    here ("pig" and "bull" both name a policeman)."""
     lex = lexicon()
-    return tuple(frozenset(map(lex.canonical, words)) for words in FIT_CLASSES)
+    key = lex.canonical(word)
+    pairs = [(name, list(words)) for name, words in collections]
+    for same in (lambda other: lex.canonical(other) == key, lambda other: not lex.may_replace(word, other)):
+        found = [name for name, words in pairs if any(map(same, words))]
+        if found:
+            return found[0]
+    return None
 
 
+@functools.cache
 def fit_class(word: str) -> int | None:
     """The index of the fit class holding `word` or a synonym of it ("bike"), None when none does."""
-    key = lexicon().canonical(word)
-    return next((i for i, words in enumerate(_canonical_classes()) if key in words), None)
+    return _finds(word, enumerate(FIT_CLASSES))
 
 
 def _is_ridden(noun: Token) -> bool:
@@ -122,16 +171,98 @@ def _in_herd(noun: Token) -> bool:
     return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() == "herd"
 
 
-def fits_slot(noun: Token, original: str, word: str, animals_only: bool = False) -> bool:
-    """Whether `word` may replace the noun `original` here (see the module docstring). With `animals_only`
-    the fit classes bind only an animal's refill: REPLACE's negatives may change a thing's size or use
-    ("a cat on a chair" for "on a bed", "a pizza" for "a cake"), as SugarCrepe's do, and holding those to a
-    class cost 7 points of replace_obj coverage; an animal out of its class is what read as absurd there
-    ("two zebras standing on the plate of food", "two bears perched on someone's sneakers"); small animals
-    (a bird, a dog, a goat) may still stand for each other, or a bird, alone in its class, would get none."""
+@functools.cache
+def _group_of(word: str) -> str | None:
+    """The lexicon object group holding `word` or a synonym of it."""
+    return _finds(word, lexicon().object_groups.items())
+
+
+def _free_in_replace(noun: Token, original: str, word: str) -> bool:
+    """REPLACE's refills outside the class rule: a thing of no class-bound group (furniture, food, open land:
+    "a cat on a chair" for "on a bed", as SugarCrepe's negatives change a thing's size or use), and a pet for a
+    bird, alone in its class, in a caption where nothing flies or perches ("a dog perched on a branch") and no
+    colour is a bird's ("a blue rabbit"). Other animals keep their class: a pet for a pet, a farm animal for a
+    farm animal ("a goat playing frisbee", "a sheep lying on a suitcase", "birds ... in a parking lot" ->
+    "monkeys" were made)."""
+    if kind_of(noun) == ANIMAL:
+        winged = any(verb_lemma(token) in WINGED_VERBS for token in noun.doc if token.pos_ == "VERB")
+        furless = any(not attribute_fits(noun, child.lower_, mammal=True) for child in noun.children)  # a blue bird
+        pet_for_bird = fit_class(original) == fit_class("bird") and fit_class(word) == fit_class("dog")
+        return pet_for_bird and not (winged or furless)
+    group = _group_of(original)
+    if group == "dish":
+        return word in IN_BREAD or not any(noun_lemma(token) in BREADS for token in noun.doc)
+    if group == "outdoor place":
+        driven = "street" in (original, word) and any(_group_of(noun_lemma(token)) == "vehicle"
+                                                       for token in noun.doc if token.tag_ in NOUN_TAGS)
+        return not driven and _OPEN_LAND.get(original, original) == _OPEN_LAND.get(word, word)
+    return group not in CLASS_BOUND_GROUPS
+
+
+def _names_a_kind_of(noun: Token) -> bool:
+    """A modifier that names a kind of the noun ("a tabby cat", "a dalmatian dog"): a refill would keep it
+    ("a baby tabby dog" was judged absurd). WordNet: some sense of the modifier is under the noun's first."""
+    key = noun_key(noun)
+    senses = noun_senses(key)
+    if not senses:
+        return False
+    return any(child.dep_ in ("amod", "compound", "nmod") and child.lower_ not in key.split()  # "teddy bear"
+               and is_under(child.lower_, frozenset([senses[0].name()])) for child in noun.children)
+
+
+def _mentioned_again(noun: Token) -> bool:
+    """A later "the" noun of the caption is this one again ("A bus stopped ... to board the bus"): the refill would
+    leave the second mention naming the old thing. Two of a kind ("a small elephant walks underneath a big
+    elephant") are two things, and either may change."""
+    lex = lexicon()
+    key = lex.canonical(noun_lemma(noun))
+    return any(token.tag_ in NOUN_TAGS and lex.canonical(noun_lemma(token)) == key
+               and any(child.dep_ == "det" and child.lower_ == "the" for child in token.children)
+               for token in noun.doc[noun.i + 1:])
+
+
+def _furniture_fits(noun: Token, word: str) -> bool:
+    """A piece of furniture's refill serves what is at, in or on it (`_FURNITURE_ROLES`)."""
+    if _group_of(noun_lemma(noun)) != "furniture":
+        return True
+    for option, where, preposition in placements(noun.doc, _FURNITURE_PREPOSITIONS):
+        kinds = {kind_of(thing) for thing in option}
+        things = kinds == {INANIMATE} and all(is_physical(noun_lemma(thing)) for thing in option)  # no "focus on"
+        role = preposition if preposition in ("at", "in") else "person" if kinds == {PERSON} else (
+            "thing" if things else None)
+        if where.i == noun.i and role is not None and word not in _FURNITURE_ROLES[role]:
+            return False
+    return True
+
+
+def _faces_the_camera(noun: Token) -> bool:
+    """The camera that takes the photo, which its subject looks, smiles or poses at ("zebras look towards the
+    camera"): it is no thing of the scene, and a refill is ("zebras look towards the keyboard" was judged
+    absurd)."""
+    preposition = noun.head
+    return (noun_lemma(noun) == "camera" and noun.dep_ == "pobj" and preposition.lower_ in _TOWARDS
+            and verb_lemma(preposition.head) in _FACING_VERBS)
+
+
+def _worn_by_a_man(noun: Token, word: str) -> bool:
+    """A garment only women wear, on a man ("a guy in a green shirt" -> "in a green dress")."""
+    person = wearer(noun)
+    key = person.lower_
+    return word in GENDER_BOUND and person is not noun and key in COUNTERPARTS and key not in FEMALE
+
+
+def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) -> bool:
+    """Whether `word` may replace the noun `original` here (see the module docstring). Without `all_groups`
+    (REPLACE) the fit classes bind only large animals and the `CLASS_BOUND_GROUPS`: REPLACE's negatives may
+    change a piece of furniture or a place ("a cat on a chair" for "on a bed"), as SugarCrepe's do, and
+    holding every group to a class cost 7 points of replace_obj coverage."""
+    if _names_a_kind_of(noun) or _mentioned_again(noun) or _faces_the_camera(noun):
+        return False
+    if _worn_by_a_man(noun, word) or not _furniture_fits(noun, word):
+        return False
     animals = _role_animals(noun)
     if animals is not None:
         return word in animals
-    if animals_only and (kind_of(noun) != ANIMAL or not {fit_class(original), fit_class(word)} & _LARGE_CLASSES):
+    if not all_groups and _free_in_replace(noun, original, word):
         return True
     return fit_class(original) == fit_class(word)

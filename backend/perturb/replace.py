@@ -18,13 +18,14 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.ages import child_slots
+from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.attribute_phrases import attribute_phrase_slots
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
 from backend.perturb.garments import held_garment_slots
 from backend.perturb.gendered import gender_swap, people_slots
 from backend.perturb.kind_modifiers import kind_slots
-from backend.perturb.lexicon import lexicon
+from backend.perturb.lexicon import ADJ, lexicon
 from backend.perturb.motion import motion_slots
 from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.nouns import is_physical
@@ -32,6 +33,7 @@ from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
     PORTION_NOUNS,
+    head_noun,
     is_counted_mass,
     new_adjacent_repeat,
     next_to_another_noun,
@@ -145,9 +147,10 @@ def replace(request: Request) -> list[Variant]:
     for subtype, find_slots in REPLACE_SLOTS.items():
         phrases = spread(_phrase_edits(request, subtype), request.rng)
         if subtype == "object":
-            words = _fitting_objects(request, REPLACE_FAMILY, propose, animals_only=True)
+            words = _fitting_objects(request, REPLACE_FAMILY, propose, all_groups=False)
         else:
-            words = _replacement_candidates(request, find_slots(request.doc), REPLACE_FAMILY, subtype, propose)
+            words = _replacement_candidates(request, find_slots(request.doc), REPLACE_FAMILY, subtype,
+                                            functools.partial(_fitting_attributes, propose))
         variants += take_distinct(request, _without_new_repeats(request, itertools.chain(phrases, words)))
     return variants
 
@@ -221,18 +224,25 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
     return take_distinct(request, variants)
 
 
-def _fitting(propose: Callable[[Slot], list[str]], animals_only: bool, slot: Slot) -> list[str]:
+def _fitting(propose: Callable[[Slot], list[str]], all_groups: bool, slot: Slot) -> list[str]:
     """`propose`'s nouns for `slot` that fit it (`refill_fit.fits_slot`)."""
-    return [word for word in propose(slot) if fits_slot(slot.span.root, slot.lemma, word, animals_only)]
+    return [word for word in propose(slot) if fits_slot(slot.span.root, slot.lemma, word, all_groups)]
+
+
+def _fitting_attributes(propose: Callable[[Slot], list[str]], slot: Slot) -> list[str]:
+    """`propose`'s words for `slot`, where an attribute's must suit its noun
+    (`attribute_fit.attribute_fits`)."""
+    noun = head_noun(slot.span[0]) if slot.pos == ADJ else None
+    return [word for word in propose(slot) if noun is None or attribute_fits(noun, word)]
 
 
 def _fitting_objects(
-    request: Request, family: str, propose: Callable[[Slot], list[str]], animals_only: bool
+    request: Request, family: str, propose: Callable[[Slot], list[str]], all_groups: bool
 ) -> Iterator[Variant]:
     """Object refills that fit their slot and that the selectional rules do not flag: a flagged refill
     ("a horse sitting in a sink") gives way to the next one instead of taking the slot's turn."""
     variants = _replacement_candidates(request, object_slots(request.doc), family, "object",
-                                       functools.partial(_fitting, propose, animals_only))
+                                       functools.partial(_fitting, propose, all_groups))
     return (variant for variant in variants
             if is_plausible(variant.text, request.caption, changed_spans(variant)))
 
@@ -240,14 +250,17 @@ def _fitting_objects(
 def ce_clip(request: Request) -> list[Variant]:
     """Relation: swap two nouns. Attribute/action/object: refill one word
     with a lexicon co-hyponym, ranked by the caller's masked language
-    model when one is given; an object's refill must fit its slot."""
+    model when one is given; an object's refill must fit its slot, and an
+    attribute's its noun, as REPLACE's must (else the texts REPLACE refuses,
+    "a green horse", "a paper building", come back as CE-CLIP's)."""
     variants = list(_noun_swaps(request))
     if request.fill_mask is not None:
         propose = functools.partial(model_replacements, request, request.fill_mask)
     else:
         propose = functools.partial(replacement_lemmas, with_antonyms=False)
+    fitting = functools.partial(_fitting_attributes, propose)
     for subtype, find_slots in CE_CLIP_SLOTS.items():
-        variants += _replacements(request, find_slots(request.doc), CE_CLIP_FAMILY, subtype, propose)
-    objects = _fitting_objects(request, CE_CLIP_FAMILY, propose, animals_only=False)
+        variants += _replacements(request, find_slots(request.doc), CE_CLIP_FAMILY, subtype, fitting)
+    objects = _fitting_objects(request, CE_CLIP_FAMILY, propose, all_groups=True)
     variants += take_distinct(request, _without_new_repeats(request, objects))
     return variants

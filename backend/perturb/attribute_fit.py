@@ -1,0 +1,64 @@
+"""Which of REPLACE's attribute refills suit the noun they describe.
+
+REPLACE's attribute negative swaps an adjective for a sister of its lexicon
+group (a colour for a colour, a material for a material). Some sisters do not
+suit the noun, and a text-only model rejects the negative without the image:
+a hand-judged natural sample had "Red sheep ..." and "playing with a blue
+cow", and on even ids the material swaps made "a paper bench", "a brick
+plate", "a concrete plate" and "paper floors". So:
+
+  * a real mammal takes only a coat colour (`COAT_COLOURS`); a bird, a thing
+    or a person's clothes may be any colour;
+  * stone, brick and concrete make walls, fences, buildings, ways, floors,
+    benches and sculptures; paper and cardboard make containers and
+    tableware; ceramic makes tableware, vessels, fixtures, tiles and
+    figurines; leather makes seats, bags, clothes and shoes; wicker makes
+    furniture and baskets; glass makes vessels, windows, doors, tables,
+    shelves and lamps (left free, they made "a leather spoon", "a glass
+    pier", "a wicker window" on even ids). Wood, metal and plastic are left
+    free: a thing of almost any kind is made of them.
+
+A class of nouns is WordNet's class of the noun's most frequent sense
+(`is_under`), plus a short list where that sense is another thing ("plate"
+is first a sheet of metal, "mug" a face).
+"""
+from __future__ import annotations
+
+from spacy.tokens import Token
+
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import ANIMAL, noun_key, referent
+from backend.perturb.plausibility_parse import is_under, kind_of
+
+COAT_COLOURS = frozenset("white black brown gray tan beige".split())
+_BIRD = frozenset(["bird.n.01"])
+_HEAVY = frozenset(["wall.n.01", "fence.n.01", "barrier.n.01", "bridge.n.01", "building.n.01", "way.n.06",
+                    "floor.n.01", "flooring.n.01", "bench.n.01", "sculpture.n.01", "stairway.n.01", "step.n.04",
+                    "fireplace.n.01", "tower.n.01"])
+_VESSELS = frozenset(["container.n.01", "tableware.n.01"])
+_CERAMIC = _VESSELS | frozenset(["plumbing_fixture.n.01", "tile.n.01", "figure.n.04"])
+_LEATHER = frozenset(["seat.n.03", "bag.n.01", "clothing.n.01", "footwear.n.02", "footwear.n.01"])
+# Each such material: the noun classes made of it, and the nouns whose first WordNet sense is another thing.
+MATERIAL_FITS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    **dict.fromkeys(["stone", "brick", "concrete"],
+                    (_HEAVY, frozenset("pier post pole column pillar path patio church countertop counter".split()))),
+    **dict.fromkeys(["paper", "cardboard"], (_VESSELS, frozenset("plate cup sign kite lantern napkin hat".split()))),
+    "ceramic": (_CERAMIC, frozenset("plate mug pitcher pot".split())),
+    "leather": (_LEATHER, frozenset("belt glove wallet purse suitcase strap collar saddle seat case".split())),
+    "wicker": (frozenset(["furniture.n.01", "basket.n.01"]), frozenset("chair table basket hamper".split())),
+    "glass": (_VESSELS, frozenset("""
+        window door table desk wall shelf lamp vase bottle jar building tower cabinet case screen ornament
+    """.split())),
+}
+
+
+def attribute_fits(noun: Token, word: str, mammal: bool = False) -> bool:
+    """Whether the attribute `word` may describe `noun` (see the module docstring), or with `mammal` a mammal
+    that replaces it."""
+    key = noun_key(referent(noun))
+    if word in MATERIAL_FITS:
+        classes, nouns = MATERIAL_FITS[word]
+        return key in nouns or is_under(key, classes)
+    if "color" not in lexicon().attribute_classes(word) or word in COAT_COLOURS:
+        return True
+    return not mammal and (kind_of(noun) != ANIMAL or is_under(key, _BIRD))
