@@ -104,6 +104,9 @@ MAKES = [
     ("attribute", "A woman sitting on a wooden bench viewing some beautiful trees.",
      "A woman sitting on a stone bench viewing some beautiful trees."),
     ("attribute", "Two slices of pizza sitting on a paper plate.", "Two slices of pizza sitting on a plastic plate."),
+    # SugarCrepe's own kind of refill ("boats" -> "jetskis"): a boat and a train no longer stand alone
+    ("object", "Some very nice looking boats in the water.", "Some very nice looking jet skis in the water."),
+    ("object", "A train on the tracks with its lights on", "A tram on the tracks with its lights on"),
 ]
 
 
@@ -119,3 +122,4 @@ def test_ce_clip_shows_no_attribute_that_replace_refuses():
                 if variant.subtype == "attribute"}
     assert normalized("a brown horse that is standing next to a fence") in shown_ce
     assert normalized("an orange horse that is standing next to a fence") not in shown_ce
+

@@ -14,8 +14,8 @@ refill must also:
   * otherwise share the original's fit class below, where its group has one:
     things of one size, use and setting (a large animal for a large
     animal, a pet for a pet, a seat for a seat, a cup for a mug, a car for
-    a bus; a boat, a tractor, a bed, a beach or a street has no such
-    sister). A word in no class (an apple, a shirt) may take any sister
+    a bus, a jet ski for a boat; a tractor, a bed, a beach or a street
+    has no such sister). A word in no class (an apple, a shirt) may take any sister
     that is in no class either.
 
 What the selectional rules (`plausibility`) flag is dropped by the caller,
@@ -74,8 +74,10 @@ _OTHER_CLASSES = (
     "tree,bush",
     "flower,cactus",
     "lamp,clock,mirror",
+    "train,tram",
+    "boat,jet ski",
     # Alone in their group: no sister is of their size and use.
-    "bird", "book", "candle", "train", "boat", "kite", "bed", "television", "street", "river", "umbrella", "vase",
+    "bird", "book", "candle", "kite", "bed", "television", "street", "river", "umbrella", "vase",
     "snow", "beach", "desert", "tractor", "skateboard", "surfboard", "snowboard",
     "soup", "salad",
 )
