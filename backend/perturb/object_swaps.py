@@ -312,7 +312,7 @@ def _in_one_part(first: Token, second: Token) -> bool:
     man looking on"), or belongs to a third noun while one of the two has a feature of its own ("scissors with
     orange handles are in a container with pens"): the swap then moves the place, the doing or the feature."""
     if (second.dep_ == "conj" and second.head == first) or _listed_together(first, second):
-        return True
+        return not _doing_apart(first, second)  # "a baby sitting and a man standing": each does its own
     while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
         second = second.head
     if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second):

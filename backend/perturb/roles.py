@@ -36,7 +36,7 @@ from backend.perturb.core import Edit, Request, Variant, build, swapped, take_di
 from backend.perturb.counts import agreement_edits
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
-from backend.perturb.object_kinds import kind
+from backend.perturb.object_kinds import content, kind
 from backend.perturb.object_swaps import FLOORS, HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
@@ -58,7 +58,9 @@ PLACING_VERBS = frozenset({
 # Grounds and large surfaces any two movable things may stand on, hang on or lean against ("hung on a wall",
 # "parked on the street"), unlike a saucer ("a cup on a saucer in front of a laptop" -> "a laptop on a saucer").
 SHARED_GROUNDS = FLOORS | {"wall", "table", "desk", "counter", "shelf", "street", "road", "sidewalk"}
-GROUND_PREPOSITIONS = frozenset({"on", "against", "along"})
+GROUND_PREPOSITIONS = frozenset({"on", "in", "at", "against", "along", "down", "up", "across", "through"})
+# What any vehicle does: two vehicles may trade places around it ("a bus traveling down a road behind a car").
+MOVING_VERBS = frozenset({"travel", "drive", "move", "go", "head", "roll", "come"})
 ARTICLES = ("a", "an", "the")
 FIXED_SYNSETS = frozenset({"structure.n.01", "tree.n.01", "geological_formation.n.01", "body_of_water.n.01"})
 # Positions of a phrase that is nobody's object: swapping it cannot drag the
@@ -68,9 +70,11 @@ FREE_DEPS = frozenset({"nsubj", "nsubjpass", "ROOT", "attr"})
 
 def _plain_argument(span: Span) -> bool:
     """A noun phrase with no clause, conjunct or pronoun, naming a countable
-    thing that is not a place ("ride on a forest")."""
+    thing that is not a place ("ride on a forest"), or a pile of such things
+    ("a pile of boxes")."""
     root = span.root
-    if root.pos_ != "NOUN" or not is_object_noun(root) or is_place(root) or root.dep_ == "conj":
+    named = content(root) or root
+    if root.pos_ != "NOUN" or not is_object_noun(named) or is_place(root) or root.dep_ == "conj":
         return False
     if any(child.dep_ in ("conj", "cc", "appos") for child in root.children):
         return False
@@ -109,15 +113,18 @@ def _free_subject(relation: Relation) -> bool:
 
 
 def _only_places(verb: Token, relation: Relation) -> bool:
-    """A locative verb whose only other complement is a ground both things fit on ("two clocks are hung on a
-    wall behind a glass sign"): "a cup sitting on a saucer in front of a laptop" would, reversed, seat the
-    laptop on the saucer."""
+    """A locative verb, or a verb of motion between two vehicles, whose only other complement is a ground both
+    things fit on ("two clocks are hung on a wall behind a glass sign", "a bus traveling down a road behind a
+    car"): "a cup sitting on a saucer in front of a laptop" would, reversed, seat the laptop on the saucer."""
     others = [c for c in verb.children if c.dep_ in ("prep", "dobj", "advcl") and c.i != relation.predicate.start]
-    return verb.lemma_.lower() in PLACING_VERBS and all(_shared_ground(other) for other in others)
+    vehicles = kind(relation.subject.root) == kind(relation.object.root) == "vehicle"
+    moving = verb.lemma_.lower() in MOVING_VERBS and vehicles
+    return (verb.lemma_.lower() in PLACING_VERBS or moving) and all(_shared_ground(other) for other in others)
 
 
 def _shared_ground(complement: Token) -> bool:
-    """"on a wall", "on the street": a `SHARED_GROUNDS` place or surface after "on", "against" or "along"."""
+    """"on a wall", "in a parking lot", "down a road": a place or a `SHARED_GROUNDS` surface after a
+    `GROUND_PREPOSITIONS` word."""
     grounds = [obj for obj in complement.children if obj.dep_ == "pobj"]
     return (complement.dep_ == "prep" and complement.lower_ in GROUND_PREPOSITIONS and len(grounds) == 1
             and (is_place(grounds[0]) or grounds[0].lemma_.lower() in SHARED_GROUNDS))
@@ -192,9 +199,9 @@ def _swap_edits(request: Request, relation: Relation) -> list[Edit] | None:
     """The two phrases swapped; where their numbers differ, the subject's verbs made to agree with the phrase
     that takes its place, and None where a pronoun might point at either ("their luggage")."""
     edits = swapped(request, *_swap_spans(relation))
-    if not _numbers_differ(relation):
-        return edits
-    if any(token.tag_ in ("PRP", "PRP$") for token in request.doc):
+    if not _numbers_differ(relation) and content(relation.subject.root) is None:
+        return edits  # a pile's verb may agree with what it is of ("a stack of books are placed")
+    if _numbers_differ(relation) and any(token.tag_ in ("PRP", "PRP$") for token in request.doc):
         return None
     agreement = agreement_edits(request, relation.subject.root, is_plural(relation.object))
     return None if agreement is None else edits + agreement
