@@ -276,6 +276,8 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
     if found is None or not (found == kind(_named(second)) or _handheld_pair(first, second)
                              or _living_pair(first, second)):
         return False
+    if (content(first) or content(second)) and not _handheld_pair(first, second):
+        return False  # "two hot dogs sandwiched between two slices of bread": a portion only trades with a fork
     if keys[0] == keys[1] or not lexicon().may_replace(*keys):
         return False
     if one_names_the_other(_named(first), _named(second)):

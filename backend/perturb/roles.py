@@ -169,8 +169,9 @@ def _candidates(request: Request) -> list[Relation]:
     doc = request.doc
     actions = [r for r in verb_relations(doc) if _reversible_action(r) and not _numbers_differ(r)]
     placements = [r for r in spatial_relations(doc, PROJECTIVE_PHRASES)
-                  if _reversible_placement(r) and _alike_in_bulk(r)]
-    placements += [r for r in spatial_relations(doc, VERTICAL_PHRASES) if _one_kind(r) and _reversible_placement(r)]
+                  if _reversible_placement(r) and _alike_in_bulk(r) and (not _numbers_differ(r) or _number_fits(r))]
+    placements += [r for r in spatial_relations(doc, VERTICAL_PHRASES)
+                   if _one_kind(r) and _reversible_placement(r) and not _numbers_differ(r)]
     return [
         r
         for r in actions + placements
@@ -193,6 +194,13 @@ def _swap_spans(relation: Relation) -> tuple[Span, Span]:
 
 def _numbers_differ(relation: Relation) -> bool:
     return is_plural(relation.subject) != is_plural(relation.object)
+
+
+def _number_fits(relation: Relation) -> bool:
+    """Phrases of two numbers trade places around a phrase that hangs on a verb, or between two things, two
+    people or two animals: "school boys sit cross legged in front of a chalkboard sign", read with no verb,
+    would seat the sign. Never around "over" or "under" ("a small elephant standing over two large elephants")."""
+    return _anchor_verb(relation) is not None or animacy(relation.subject.root) == animacy(relation.object.root)
 
 
 def _swap_edits(request: Request, relation: Relation) -> list[Edit] | None:
