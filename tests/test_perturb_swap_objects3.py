@@ -26,8 +26,7 @@ MAKES = [
     ("A group of people watching a woman cutting a cake.", "A woman watching a group of people cutting a cake."),
     # compounds move whole
     ("A white toilet sitting next to a bathroom sink.", "A white bathroom sink sitting next to a toilet."),
-    # two vehicles of different number, one behind the other
-    ("A motorcycle parked behind two vans in a parking lot.", "Two vans parked behind a motorcycle in a parking lot."),
+    # two vehicles of different number, one behind the other: now a role swap (test_perturb_swap_objects4.py)
     # jugs, pots and bottles are tableware
     ("A wooden handle in a pot with soup or stew next to an empty bowl.",
      "A wooden handle in a bowl with soup or stew next to an empty pot."),

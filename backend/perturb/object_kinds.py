@@ -12,7 +12,7 @@ import functools
 from spacy.tokens import Token
 
 from backend.perturb.lexicon import lexicon
-from backend.perturb.nouns import LIVING, animacy, noun_class, noun_key, noun_senses
+from backend.perturb.nouns import LIVING, animacy, is_object_noun, noun_class, noun_key, noun_senses
 
 KINDS = {
     "food": ("fruit", "vegetable", "dish"),
@@ -35,6 +35,21 @@ WORDNET_KINDS = (
     ("plant", ("flower.n.01",)), ("tableware", ("bottle.n.01", "jar.n.01", "pot.n.01", "cooking_utensil.n.01")),
     ("tool", ("hand_tool.n.01", "edge_tool.n.01", "writing_implement.n.01")),
 )
+
+# Portions and stacks that are what they are of: "a slice of pizza" is food, "a stack of books" books.
+PORTIONS = frozenset({"slice", "piece", "stack", "pile", "heap"})
+
+
+def content(noun: Token) -> Token | None:
+    """"pizza" in "a slice of pizza": what a portion or a stack is of, when that is a thing of a kind and the
+    phrase ends there ("a slice of pizza with cheese" would leave its cheese behind in a swap)."""
+    if noun.lemma_.lower() not in PORTIONS:
+        return None
+    inner = [obj for prep in noun.children if prep.dep_ == "prep" and prep.lower_ == "of"
+             for obj in prep.children if obj.dep_ == "pobj"]
+    if len(inner) != 1 or inner[0].right_edge != inner[0] or not is_object_noun(inner[0]):
+        return None
+    return inner[0] if kind(inner[0]) not in (None, "person", "animal") else None
 
 
 def _kind_of_thing(key: str) -> str | None:

@@ -39,11 +39,12 @@ from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY
 from backend.perturb.core import Edit, Request, Variant, build, swapped, take_distinct
+from backend.perturb.counts import agreement_edits
 from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import ANIMAL_NOUNS, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
-from backend.perturb.object_kinds import kind, one_names_the_other, preposition
+from backend.perturb.object_kinds import content, kind, one_names_the_other, preposition
 from backend.perturb.object_phrases import free_standing, living_group, phrase_edits
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
@@ -53,7 +54,7 @@ from backend.perturb.parse_reading import (
     next_to_another_noun,
     verb_lemma,
 )
-from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind, symmetric_between
+from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind
 from backend.perturb.typical import swap_repairs_caption
 from backend.perturb.units import in_compound, is_hyphenated, noun_unit
 
@@ -170,25 +171,38 @@ def _doing_what_both_do(noun: Token) -> bool:
     return all(animacy(place) is None for place in places)
 
 
+def _said_alike(first: Token, second: Token) -> bool:
+    """`symmetric_between`, save that an "and" joining two verbs is no conjunct of the nouns ("holding a fork
+    and reaching for a slice of pizza": each noun keeps its verb, so the swap changes what is held)."""
+    earlier, later = (first, second) if first.i < second.i else (second, first)
+    words = [word.lower_ for word in first.doc[earlier.i + 1 : later.i]
+             if not (word.dep_ == "cc" and word.head.pos_ == "VERB" and word.head.i < word.i)]
+    between = f" {' '.join(words)} "
+    return any(f" {phrase} " in between for phrase in lexicon().symmetric_relations) or " , " in between
+
+
 def _living_pair(first: Token, second: Token) -> bool:
     doc = first.doc
     return ({kind(first), kind(second)} == {"person", "animal"}
             and {noun_key(first), noun_key(second)} <= PERSON_NOUNS | ANIMAL_NOUNS and _doing_what_both_do(first)
             and _doing_what_both_do(second) and not any(token.tag_ in ("PRP", "PRP$") for token in doc)
-            and not symmetric_between(doc, first, second))
+            and not _said_alike(first, second))
 
 
 def _handheld_pair(first: Token, second: Token) -> bool:
     """Two small things of different kinds in slots that do not care which; not across "next to" or "with"
     ("a laptop on a desk next to a cup" -> "a cup on a desk next to a laptop" says the same)."""
-    kinds = {kind(first), kind(second)}
+    kinds = {kind(_named(first)), kind(_named(second))}
     return (kinds <= HANDHELD and len(kinds) == 2 and _indifferent_slot(first) and _indifferent_slot(second)
-            and not symmetric_between(first.doc, first, second))
+            and not _said_alike(first, second))
 
 
 def _candidate(token: Token) -> bool:
-    if living_group(token) is None and (token.lemma_.lower() in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
-                                         or _in_of_phrase(token) or not is_object_noun(token)):
+    """A noun that may trade places: a thing or a living being, or a group or portion named by what it is of
+    ("a group of people", "a slice of pizza"); no frame, container content or vague quantity."""
+    plain = living_group(token) is None and content(token) is None
+    if plain and (token.lemma_.lower() in FRAME_NOUNS | COLLECTIVE_NOUNS | PORTION_NOUNS
+                  or _in_of_phrase(token) or not is_object_noun(token)):
         return False
     return (token.tag_ in ("NN", "NNS") and token.is_alpha and token.dep_ in ARGUMENT_DEPS
             and _whole_noun(token) and not is_hyphenated(token)
@@ -209,8 +223,15 @@ def _whole_noun(token: Token) -> bool:
 
 
 def _unit(noun: Token) -> Span:
-    """The whole noun a swap moves: "tennis racket" for "racket"."""
-    return noun_unit(noun) or token_span(noun)
+    """The whole noun a swap moves: "tennis racket" for "racket", "slice of pizza" for "slice"."""
+    whole = noun_unit(noun) or token_span(noun)
+    inner = content(noun)
+    return whole if inner is None else noun.doc[whole.start : _unit(inner).end]
+
+
+def _named(noun: Token) -> Token:
+    """The noun that says what a phrase is: "pizza" for "a slice of pizza", else the noun itself."""
+    return content(noun) or noun
 
 
 def _in_of_phrase(noun: Token) -> bool:
@@ -251,12 +272,15 @@ def _striker(noun: Token) -> bool:
 def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
     """Two nouns of one kind that may trade places (see the module docstring); `loose` lets their number and
     determiners differ (the caller then swaps whole phrases)."""
-    found = kind(first)
-    if found is None or not (found == kind(second) or _handheld_pair(first, second) or _living_pair(first, second)):
+    found, keys = kind(_named(first)), (noun_key(_named(first)), noun_key(_named(second)))
+    if found is None or not (found == kind(_named(second)) or _handheld_pair(first, second)
+                             or _living_pair(first, second)):
         return False
-    if noun_key(first) == noun_key(second) or not lexicon().may_replace(noun_key(first), noun_key(second)):
+    if (content(first) or content(second)) and not _handheld_pair(first, second):
+        return False  # "two hot dogs sandwiched between two slices of bread": a portion only trades with a fork
+    if keys[0] == keys[1] or not lexicon().may_replace(*keys):
         return False
-    if one_names_the_other(first, second):
+    if one_names_the_other(_named(first), _named(second)):
         return False
     if found == "person" and (noun_key(first) in BABIES) != (noun_key(second) in BABIES):
         return False
@@ -290,7 +314,7 @@ def _in_one_part(first: Token, second: Token) -> bool:
     man looking on"), or belongs to a third noun while one of the two has a feature of its own ("scissors with
     orange handles are in a container with pens"): the swap then moves the place, the doing or the feature."""
     if (second.dep_ == "conj" and second.head == first) or _listed_together(first, second):
-        return True
+        return not _doing_apart(first, second)  # "a baby sitting and a man standing": each does its own
     while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
         second = second.head
     if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second):
@@ -346,8 +370,22 @@ def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | N
     if swap_repairs_caption(first, second):
         return None
     if compatible(first, second) and living_group(first) is None and living_group(second) is None:
-        return swapped(request, _unit(first), _unit(second))
+        agreement = _portion_agreement(request, first, second)
+        return None if agreement is None else swapped(request, _unit(first), _unit(second)) + agreement
     return phrase_edits(request, first, second) if compatible(first, second, loose=True) else None
+
+
+def _portion_agreement(request: Request, first: Token, second: Token) -> list[Edit] | None:
+    """A stack or a portion as a subject may have a verb that agrees with its content ("a stack of random books
+    are placed"): the verb is made to agree with the noun that takes its place ("a computer is placed")."""
+    edits: list[Edit] = []
+    for noun, other in ((first, second), (second, first)):
+        if content(noun) is not None and noun.dep_ in ("nsubj", "nsubjpass"):
+            agreement = agreement_edits(request, noun, other.tag_ == "NNS")
+            if agreement is None:
+                return None
+            edits += agreement
+    return edits
 
 
 def _object_swaps(request: Request) -> Iterator[Variant]:

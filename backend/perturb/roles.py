@@ -18,7 +18,12 @@ its face or still true:
   behind a dog"), things only for verbs that merely place them ("a vase
   sits in front of a map" -> "a map sits in front of a vase");
 * arguments are plain noun phrases of countable things: no clause, no
-  conjunct, no pronoun, no place or time ("the grass", "a sunny day").
+  conjunct, no pronoun, no place or time ("the grass", "a sunny day");
+  of one number, or, around a spatial phrase, of two with the verbs made to
+  agree ("Two clocks are hung on a wall behind a glass sign" -> "A glass
+  sign is hung on a wall behind two clocks") where no pronoun could point
+  at the wrong one ("a surfing instructor teaches students" -> "students
+  teach a surfing instructor" turns absurd).
 """
 from __future__ import annotations
 
@@ -27,11 +32,12 @@ from collections.abc import Iterator
 from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY, same_object
-from backend.perturb.core import Request, Variant, build, swapped, take_distinct
+from backend.perturb.core import Edit, Request, Variant, build, swapped, take_distinct
+from backend.perturb.counts import agreement_edits
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
-from backend.perturb.object_kinds import kind
-from backend.perturb.object_swaps import HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child
+from backend.perturb.object_kinds import content, kind
+from backend.perturb.object_swaps import FLOORS, HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
@@ -49,6 +55,12 @@ VERTICAL_PHRASES = ("above", "below", "under", "over", "beneath", "underneath")
 PLACING_VERBS = frozenset({
     "sit", "stand", "rest", "lie", "lay", "hang", "park", "place", "set", "locate", "position",
 })
+# Grounds and large surfaces any two movable things may stand on, hang on or lean against ("hung on a wall",
+# "parked on the street"), unlike a saucer ("a cup on a saucer in front of a laptop" -> "a laptop on a saucer").
+SHARED_GROUNDS = FLOORS | {"wall", "table", "desk", "counter", "shelf", "street", "road", "sidewalk"}
+GROUND_PREPOSITIONS = frozenset({"on", "in", "at", "against", "along", "down", "up", "across", "through"})
+# What any vehicle does: two vehicles may trade places around it ("a bus traveling down a road behind a car").
+MOVING_VERBS = frozenset({"travel", "drive", "move", "go", "head", "roll", "come"})
 ARTICLES = ("a", "an", "the")
 FIXED_SYNSETS = frozenset({"structure.n.01", "tree.n.01", "geological_formation.n.01", "body_of_water.n.01"})
 # Positions of a phrase that is nobody's object: swapping it cannot drag the
@@ -58,9 +70,11 @@ FREE_DEPS = frozenset({"nsubj", "nsubjpass", "ROOT", "attr"})
 
 def _plain_argument(span: Span) -> bool:
     """A noun phrase with no clause, conjunct or pronoun, naming a countable
-    thing that is not a place ("ride on a forest")."""
+    thing that is not a place ("ride on a forest"), or a pile of such things
+    ("a pile of boxes")."""
     root = span.root
-    if root.pos_ != "NOUN" or not is_object_noun(root) or is_place(root) or root.dep_ == "conj":
+    named = content(root) or root
+    if root.pos_ != "NOUN" or not is_object_noun(named) or is_place(root) or root.dep_ == "conj":
         return False
     if any(child.dep_ in ("conj", "cc", "appos") for child in root.children):
         return False
@@ -99,11 +113,21 @@ def _free_subject(relation: Relation) -> bool:
 
 
 def _only_places(verb: Token, relation: Relation) -> bool:
-    """A locative verb whose only complement is this relation: "a clock
-    sitting on a sidewalk in front of a building" would, reversed, seat the
-    building on the sidewalk."""
+    """A locative verb, or a verb of motion between two vehicles, whose only other complement is a ground both
+    things fit on ("two clocks are hung on a wall behind a glass sign", "a bus traveling down a road behind a
+    car"): "a cup sitting on a saucer in front of a laptop" would, reversed, seat the laptop on the saucer."""
     others = [c for c in verb.children if c.dep_ in ("prep", "dobj", "advcl") and c.i != relation.predicate.start]
-    return verb.lemma_.lower() in PLACING_VERBS and not others
+    vehicles = kind(relation.subject.root) == kind(relation.object.root) == "vehicle"
+    moving = verb.lemma_.lower() in MOVING_VERBS and vehicles
+    return (verb.lemma_.lower() in PLACING_VERBS or moving) and all(_shared_ground(other) for other in others)
+
+
+def _shared_ground(complement: Token) -> bool:
+    """"on a wall", "in a parking lot", "down a road": a place or a `SHARED_GROUNDS` surface after a
+    `GROUND_PREPOSITIONS` word."""
+    grounds = [obj for obj in complement.children if obj.dep_ == "pobj"]
+    return (complement.dep_ == "prep" and complement.lower_ in GROUND_PREPOSITIONS and len(grounds) == 1
+            and (is_place(grounds[0]) or grounds[0].lemma_.lower() in SHARED_GROUNDS))
 
 
 def _one_kind(relation: Relation) -> bool:
@@ -143,36 +167,59 @@ def _reversible_placement(relation: Relation) -> bool:
 
 def _candidates(request: Request) -> list[Relation]:
     doc = request.doc
-    actions = [r for r in verb_relations(doc) if _reversible_action(r)]
+    actions = [r for r in verb_relations(doc) if _reversible_action(r) and not _numbers_differ(r)]
     placements = [r for r in spatial_relations(doc, PROJECTIVE_PHRASES)
-                  if _reversible_placement(r) and _alike_in_bulk(r)]
-    placements += [r for r in spatial_relations(doc, VERTICAL_PHRASES) if _one_kind(r) and _reversible_placement(r)]
+                  if _reversible_placement(r) and _alike_in_bulk(r) and (not _numbers_differ(r) or _number_fits(r))]
+    placements += [r for r in spatial_relations(doc, VERTICAL_PHRASES)
+                   if _one_kind(r) and _reversible_placement(r) and not _numbers_differ(r)]
     return [
         r
         for r in actions + placements
         if _plain_argument(r.subject)
         and _plain_argument(r.object)
         and not (r.subject.start > 0 and doc[r.subject.start - 1].pos_ == "CCONJ")  # "And antique car": a typo
-        and is_plural(r.subject) == is_plural(r.object)
         and not (same_object(r.subject.root, r.object.root) and describes_alike(r.subject.root, r.object.root))
     ]
 
 
 def _swap_spans(relation: Relation) -> tuple[Span, Span]:
-    """The two phrases to swap. When both start with an article, the
-    articles stay in place, so "there is a couch behind the table" becomes
-    "there is a table behind the couch", not "there is the table..."."""
+    """The two phrases to swap. When both start with an article and are of
+    one number, the articles stay in place, so "there is a couch behind the
+    table" becomes "there is a table behind the couch", not "there is the table..."."""
     spans = (relation.subject, relation.object)
-    if all(len(span) > 1 and span[0].lower_ in ARTICLES for span in spans):
+    if all(len(span) > 1 and span[0].lower_ in ARTICLES for span in spans) and not _numbers_differ(relation):
         return spans[0][1:], spans[1][1:]
     return spans
+
+
+def _numbers_differ(relation: Relation) -> bool:
+    return is_plural(relation.subject) != is_plural(relation.object)
+
+
+def _number_fits(relation: Relation) -> bool:
+    """Phrases of two numbers trade places around a phrase that hangs on a verb, or between two things, two
+    people or two animals: "school boys sit cross legged in front of a chalkboard sign", read with no verb,
+    would seat the sign. Never around "over" or "under" ("a small elephant standing over two large elephants")."""
+    return _anchor_verb(relation) is not None or animacy(relation.subject.root) == animacy(relation.object.root)
+
+
+def _swap_edits(request: Request, relation: Relation) -> list[Edit] | None:
+    """The two phrases swapped; where their numbers differ, the subject's verbs made to agree with the phrase
+    that takes its place, and None where a pronoun might point at either ("their luggage")."""
+    edits = swapped(request, *_swap_spans(relation))
+    if not _numbers_differ(relation) and content(relation.subject.root) is None:
+        return edits  # a pile's verb may agree with what it is of ("a stack of books are placed")
+    if _numbers_differ(relation) and any(token.tag_ in ("PRP", "PRP$") for token in request.doc):
+        return None
+    agreement = agreement_edits(request, relation.subject.root, is_plural(relation.object))
+    return None if agreement is None else edits + agreement
 
 
 def _role_swaps(request: Request) -> Iterator[Variant]:
     relations = _candidates(request)
     request.rng.shuffle(relations)
-    variants = (build(request, swapped(request, *_swap_spans(r)), FAMILY, "relation_arguments") for r in relations)
-    return take_distinct(request, variants)
+    edits = (found for r in relations if (found := _swap_edits(request, r)) is not None)
+    return take_distinct(request, (build(request, e, FAMILY, "relation_arguments") for e in edits))
 
 
 def role_swaps(request: Request) -> list[Variant]:
