@@ -25,7 +25,7 @@ MAKES = [
     # a group of people swaps whole
     ("A group of people watching a woman cutting a cake.", "A woman watching a group of people cutting a cake."),
     # compounds move whole
-    ("A white toilet sitting next to a bathroom sink.", "A white bathroom sink sitting next to a toilet."),
+    ("A small toilet sitting next to a bathroom sink.", "A small bathroom sink sitting next to a toilet."),
     # two vehicles of different number, one behind the other: now a role swap (test_perturb_swap_objects4.py)
     # jugs, pots and bottles are tableware
     ("A wooden handle in a pot with soup or stew next to an empty bowl.",
@@ -39,6 +39,8 @@ def test_new_object_swaps_are_made(caption, expected):
 
 
 NEVER = [
+    # judged still true at stop 33 (perturb-judged-binding-swap5-natural.csv): sinks are white too
+    ("A white toilet sitting next to a bathroom sink.", "A white bathroom sink sitting next to a toilet."),
     # one holds, carries or covers the other: reversed, it is absurd
     ("A wooden spoon in a soup pot on the stove.", "A wooden soup pot in a spoon on the stove."),
     ("A bottle in a ice bucket sits on a floor next to a luggage rack.",

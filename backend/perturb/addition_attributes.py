@@ -167,8 +167,14 @@ def _attribute_nouns(doc: Doc) -> list[Token]:
             and token.dep_ != "poss" and not any(c.dep_ == "case" for c in token.children)
             and not _photographers(token)
             and is_describable(token) and is_object_noun(token) and not is_place(token)
-            and not in_fixed_phrase(token, lexicon().fixed_phrases) and not is_hyphenated(token)
-            and not any(span.start <= token.i < span.end for span in multiword)]
+            and not any(in_fixed_phrase(word, lexicon().fixed_phrases) for word in _with_compounds(token))
+            and not is_hyphenated(token) and not any(span.start <= token.i < span.end for span in multiword)]
+
+
+def _with_compounds(noun: Token) -> list[Token]:
+    """The noun and the words compounded into it: an attribute goes before them all, so none may end a set
+    phrase ("a no smoking sign" -> "a no red smoking sign" was judged garbled)."""
+    return [noun, *(child for child in noun.lefts if child.dep_ == "compound")]
 
 
 def _insertion(doc: Doc, site: int, word: str) -> Edit:

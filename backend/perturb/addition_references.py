@@ -105,8 +105,8 @@ def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
         return []
     if first.tag_ == "VBP" or first.lower_ in ("are", "were"):
         return []  # "A herd of sheep are grazing": the verb is plural already
-    if first.tag_ != "VBZ" and first.lower_ != "was":
-        return None
+    if (first.tag_ != "VBZ" and first.lower_ != "was") or first.lower_.startswith("'"):
+        return None  # a clitic ("'s") may be a misspelt possessive: "sitting in it's back" made "itbe back"
     if any(c.dep_ == "conj" and c.tag_ == "VBZ" for c in verb.children) or any(
             t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
         return None  # "A cat sits ... and watches": a second verb to make plural, maybe read as a noun

@@ -181,6 +181,13 @@ def _said_alike(first: Token, second: Token) -> bool:
     return any(f" {phrase} " in between for phrase in lexicon().symmetric_relations) or " , " in between
 
 
+def _described(noun: Token) -> bool:
+    """Whether a colour describes `noun`: across "next to" only such a pair may swap (judged still true:
+    "A white toilet ... next to a shower" -> "A white shower ... next to a toilet": showers are white too)."""
+    return any(child.dep_ == "amod" and "color" in lexicon().attribute_classes(child.lower_)
+               for child in noun.children)
+
+
 def _living_pair(first: Token, second: Token) -> bool:
     doc = first.doc
     return ({kind(first), kind(second)} == {"person", "animal"}
@@ -370,6 +377,8 @@ def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | N
     if swap_repairs_caption(first, second):
         return None
     if compatible(first, second) and living_group(first) is None and living_group(second) is None:
+        if _said_alike(first, second) and _described(first) != _described(second):
+            return None  # a colour moves to a thing that may have it: "a white shower ... next to a toilet"
         agreement = _portion_agreement(request, first, second)
         return None if agreement is None else swapped(request, _unit(first), _unit(second)) + agreement
     return phrase_edits(request, first, second) if compatible(first, second, loose=True) else None
