@@ -28,13 +28,13 @@ from __future__ import annotations
 from spacy.tokens import Token
 
 from backend.perturb.lexicon import lexicon
-from backend.perturb.nouns import ANIMAL, noun_key, referent
+from backend.perturb.nouns import ANIMAL, DEPICTION_NOUNS, noun_key, referent
 from backend.perturb.plausibility_parse import is_under, kind_of
 
 COAT_COLOURS = frozenset("white black brown gray tan beige".split())
 # A picture's colours are its style: "a black and white photo" -> "a purple and white photo" was judged absurd
 # (7 of ce_clip's 10 absurd negatives in a natural sample of 100).
-PICTURES = frozenset("photo photograph picture image shot snapshot selfie pic".split())
+PICTURES = DEPICTION_NOUNS - {"view", "painting", "drawing", "closeup"} | {"snapshot", "selfie", "pic"}
 _BIRD = frozenset(["bird.n.01"])
 _HEAVY = frozenset(["wall.n.01", "fence.n.01", "barrier.n.01", "bridge.n.01", "building.n.01", "way.n.06",
                     "floor.n.01", "flooring.n.01", "bench.n.01", "sculpture.n.01", "stairway.n.01", "step.n.04",
