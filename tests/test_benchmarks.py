@@ -197,7 +197,8 @@ def test_cli_evaluate_json_equals_in_process(tmp_path, capsys):
     in_process = _save_toy_checkpoint(tmp_path / "ckpt")
     spec = f"local-dir:{tmp_path / 'ckpt'}"
     names = ["toy-sugarcrepe", "toy-hard-positives"]
-    assert main(["evaluate", "--model", spec, "--benchmarks", *names, "--limit", "3", "--json", "--no-store"]) == 0
+    assert main(["evaluate", "--model", spec, "--benchmarks", *names, "--limit", "3", "--json", "--no-store",
+                 "--device", "cpu"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert [(r["model"], r["activation"], r["precision"], r["benchmark"]) for r in results] == [
         (spec, "gelu", "fp32", name) for name in names]
@@ -209,7 +210,8 @@ def test_cli_evaluate_json_equals_in_process(tmp_path, capsys):
 def test_cli_evaluate_table_has_a_column_per_model(tmp_path, capsys):
     _save_toy_checkpoint(tmp_path / "ckpt")
     specs = [f"local-dir:{tmp_path / 'ckpt'}", str(tmp_path / "ckpt")]
-    assert main(["evaluate", "--model", *specs, "--benchmarks", "toy-aro-order", "--limit", "3", "--no-store"]) == 0
+    assert main(["evaluate", "--model", *specs, "--benchmarks", "toy-aro-order", "--limit", "3", "--no-store",
+                 "--device", "cpu"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert f"{specs[0]} (gelu, fp32) on toy-aro-order [{tw.BENCHMARK_VERSION}]" in lines[0]
     assert "first 3 items per subset: numbers not comparable with full runs" in lines

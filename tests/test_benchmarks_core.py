@@ -115,7 +115,7 @@ def test_results_feed_the_leaderboard_failures_and_disagreements(tmp_path, tiny_
     store = Store(tmp_path / "lab.db")
     config = EvaluateConfig(models=[tiny_checkpoints.dir_spec, tiny_checkpoints.file_spec],
                             benchmarks=["test-squares", "toy-zeroshot-shape"], limit=None,
-                            data_root=str(pair_benchmark), workers=0).validate()
+                            data_root=str(pair_benchmark), workers=0, device="cpu").validate()
     summaries = evaluate_models(config, store)
     squares = [s for s in summaries if s["benchmark"] == "test-squares"]
     assert [s["metrics"] for s in squares] == [r["metrics"] for r in reversed(results(store, ["test-squares"]))]

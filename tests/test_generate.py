@@ -37,7 +37,8 @@ def pixels(image: Image.Image) -> np.ndarray:
 
 
 def torch_equal(a, b) -> bool:
-    return bool(torch.equal(a, b))
+    """Equal values, `b` read as `a`'s device and dtype (on a GPU the pipeline's weights are half precision)."""
+    return bool(torch.equal(a.cpu(), b.cpu().to(a.dtype)))
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,8 @@ def test_every_image_has_its_own_generator_and_regenerates_alone(loaded):
     assert record == {
         "generator": "diffusers", "model": tiny_diffusion.HUB_ID, "unet": None,
         "revision": tiny_diffusion.HUB_COMMIT, "prompt": "A red circle to the left of a blue square",
-        "negative_prompt": None, "seed": 13, "steps": 2, "guidance": 5.0, "dtype": "float32", "width": 64,
+        "negative_prompt": None, "seed": 13, "steps": 2, "guidance": 5.0,
+        "dtype": str(loaded.dtype).removeprefix("torch."), "width": 64,
         "height": 64, "batch": None}
     assert np.array_equal(pixels(regenerate(json.loads(json.dumps(record)))), pixels(four[2][0]))
 

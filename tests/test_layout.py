@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from backend import plugins
 from backend.core import env
@@ -97,6 +98,30 @@ def test_rank_world_size_and_a_bare_cuda_device_follow_torchrun():
         (3, 1, 4, True)
     assert (env.rank({}), env.world_size({}), env.distributed({})) == (0, 1, False)
     assert env.pick_device("cpu") == "cpu" and env.pick_device("cuda:2") == "cuda:2"
+
+
+def test_torchrun_ranks_beyond_the_gpus_are_told_what_to_do(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    assert env.pick_device() == "cuda:0" and env.pick_device("cuda") == "cuda:0"
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    with pytest.raises(RuntimeError, match=r"local rank 1, but this machine shows 1 GPU.*--nproc_per_node 1"):
+        env.pick_device()
+    assert env.pick_device("cpu") == "cpu"
+
+
+@pytest.mark.parametrize("device, backend", [("cuda:0", "nccl"), ("cpu", "gloo")])
+def test_the_process_group_follows_the_ranks_device_not_the_machine(monkeypatch, device, backend):
+    """A CPU run under torchrun on a GPU machine must use gloo: NCCL cannot reduce CPU tensors."""
+    joined = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.distributed, "is_initialized", lambda: False)
+    monkeypatch.setattr(torch.distributed, "init_process_group", joined.append)
+    monkeypatch.setattr(torch.distributed, "get_rank", lambda: 1)
+    monkeypatch.setattr(torch.distributed, "get_world_size", lambda: 2)
+    monkeypatch.setenv("RANK", "1")
+    assert env.join_process_group(device) == (1, 2) and joined == [backend]
 
 
 def test_an_error_without_a_message_reads_as_its_type():

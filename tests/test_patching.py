@@ -50,7 +50,7 @@ def test_patched_real_model_sits_between_its_endpoints(tiny_checkpoints):
     expected = start.model.state_dict()[key] + 0.5
     assert torch.allclose(half.model.state_dict()[key], expected)
     assert "alpha=0.5" in half.spec
-    assert torch.equal(start.model.state_dict()[key], load_model(tiny_checkpoints.dir_spec).model.state_dict()[key])
+    assert torch.equal(start.model.state_dict()[key], load_model(tiny_checkpoints.dir_spec, device="cpu").model.state_dict()[key])
 
 
 def _save_toy_weights(directory: Path, state: dict[str, torch.Tensor]) -> str:

@@ -3,6 +3,7 @@
 Each micro-batch of 4 = 2 ranks x 2; two micro-batches per step (grad_accum=2).
 """
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,16 +31,19 @@ def _losses(run_dir: Path) -> list[float]:
     return [row["loss"] for row in rows if row["split"] == "train"]
 
 
-def test_two_ranks_match_one_rank_on_the_global_batch(tmp_path):
+def test_two_ranks_match_one_rank_on_the_global_batch(tmp_path, monkeypatch):
     """With accumulation, so both DDP paths run: the first micro-batch's backward skips the all-reduce
-    (no_sync), the last one's reduces the accumulated sum, which must equal the single process's gradient."""
+    (no_sync), the last one's reduces the accumulated sum, which must equal the single process's gradient.
+    Both runs on the CPU, on a GPU machine too (where training would otherwise pick the GPU and bf16)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     single = TrainConfig.from_dict({**COMMON, "batch_size": 4, "name": "single", "output_dir": str(tmp_path)})
     train(single)
     overrides = [f"{k}={v}" for k, v in {**COMMON, "batch_size": 2, "name": "ddp",
                                          "output_dir": str(tmp_path)}.items()]
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
                "-m", "backend", "train", "--set", *overrides]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
     assert result.returncode == 0, result.stderr[-2000:]
     # the same global loss at every step: each rank trained its shard, features were gathered
     single_losses, ddp_losses = _losses(tmp_path / "single"), _losses(tmp_path / "ddp")

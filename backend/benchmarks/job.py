@@ -105,7 +105,7 @@ def evaluate_models(config: EvaluateConfig, store=None, job_id: int | None = Non
 
     root = Path(config.data_root) if config.data_root else None
     tasks = {name: prepare(name, config.limit, root) for name in config.benchmarks}  # missing data fails first
-    rank, _, rank_device = join_torchrun()
+    rank, _, rank_device = join_torchrun(config.device or None)
     summaries, steps = [], len(config.models) * len(config.benchmarks)
     for m, spec in enumerate(config.models):
         if is_blind(spec):  # a text scorer as the model: no image is encoded, the rule reads text likelihoods

@@ -65,12 +65,14 @@ def distributed() -> tuple[int, int]:
     return 0, 1
 
 
-def join_torchrun() -> tuple[int, int, str | None]:
-    """Under torchrun: join the process group; returns (rank, world size, this rank's GPU or None)."""
+def join_torchrun(requested: str | None = None) -> tuple[int, int, str | None]:
+    """Under torchrun: join the process group; returns (rank, world size, this rank's device: the one
+    `requested`, else its own GPU or the CPU). Outside torchrun: (0, 1, None)."""
     if not env.distributed():
         return 0, 1, None
-    rank, world = env.join_process_group()
-    return rank, world, env.pick_device() if torch.cuda.is_available() else None
+    device = env.pick_device(requested)
+    rank, world = env.join_process_group(device)
+    return rank, world, device
 
 
 def _gather(rows: torch.Tensor, total: int, world: int) -> torch.Tensor:

@@ -53,20 +53,33 @@ def pick_device(requested: str | None = None) -> str:
     import torch  # here: reading the environment must not import torch
 
     if requested == "cuda" or torch.cuda.is_available():
-        return f"cuda:{local_rank()}"
+        return f"cuda:{_visible_gpu(local_rank())}"
     if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
         return "mps"
     return "cpu"
 
 
-def join_process_group() -> tuple[int, int]:
-    """(rank, world size) of this process: under torchrun it joins the default process group first (NCCL on
-    GPUs, gloo on the CPU), once; (0, 1) otherwise."""
+def _visible_gpu(index: int) -> int:
+    """`index` if this machine shows that many GPUs; else a message, not CUDA's "invalid device ordinal" from
+    deep inside the first tensor move (torchrun started more processes per node than there are GPUs)."""
+    import torch
+
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if count and index >= count:
+        raise RuntimeError(f"this is torchrun's local rank {index}, but this machine shows {count} GPU(s): start "
+                           f"at most {count} processes per node (--nproc_per_node {count}), or hide the GPUs "
+                           "(CUDA_VISIBLE_DEVICES=) to run every rank on the CPU")
+    return index
+
+
+def join_process_group(device: str) -> tuple[int, int]:
+    """(rank, world size) of this process: under torchrun it joins the default process group first, once;
+    (0, 1) otherwise. NCCL only where this rank runs on a GPU: it cannot reduce CPU tensors, and a CPU run on a
+    GPU machine is still a CPU run (gloo)."""
     if not distributed():
         return 0, 1
-    import torch
     import torch.distributed as dist
 
     if not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")
     return dist.get_rank(), dist.get_world_size()

@@ -302,9 +302,9 @@ def train(config: TrainConfig, reporter: Reporter | None = None, stop_after: int
     many total steps without a final evaluation, as a crash or cancel would
     (tests use it to check exact resume). `on_step(step)` runs after every step.
     """
-    rank, world_size = env.join_process_group()
-    reporter = _rank_reporter(reporter, rank)
     device = env.pick_device()
+    rank, world_size = env.join_process_group(device)
+    reporter = _rank_reporter(reporter, rank)
     precision = training_precision(device, config.precision)
     torch.manual_seed(config.seed)
     session = _open_session(config, reporter, device, precision, rank, world_size)
