@@ -61,7 +61,8 @@ def one_round(server, name: str, arrivals: int, answers: int, round_: int) -> di
     """Server CPU per call of each kind (`KINDS`) for `arrivals` new participants on `server`."""
     import httpx
 
-    from tests.support.crowd import AMBIGUITY_ANSWERS, Page, discard, local_client
+    from tests.support.clients import local_client
+    from tests.support.crowd import AMBIGUITY_ANSWERS, Page, discard
 
     clients, views = [], []
     costs = {KINDS[0]: server_cpu_ms(server.pid, arrivals, lambda k: clients.append(

@@ -24,7 +24,7 @@ from backend.jobs.reporter import Reporter
 from backend.toyworld.render import render, to_pil
 from backend.toyworld.scene import sample_scene
 from tests.support.appserver import running_app, workspace_settings
-from tests.support.crowd import local_client
+from tests.support.clients import local_client
 from tests.support.tiny_diffusion import save_tiny_sdxl
 from tests.support.waiting import wait_for
 

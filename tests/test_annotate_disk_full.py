@@ -17,7 +17,7 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import annotate_app, workspace_settings
-from tests.support.crowd import local_client
+from tests.support.clients import local_client
 
 pytestmark = pytest.mark.system
 

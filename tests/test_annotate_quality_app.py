@@ -19,7 +19,8 @@ from backend.models.registry import EmbeddingCache, ModelRegistry
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import launch, workspace_settings
 from tests.support.browser import new_page, screenshot
-from tests.support.crowd import Page, local_client
+from tests.support.clients import local_client
+from tests.support.crowd import Page
 from ui.context import AppContext, Guards
 
 pytestmark = pytest.mark.system

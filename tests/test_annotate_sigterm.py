@@ -26,7 +26,7 @@ from backend.core.store import Store
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appprocess import CLEARED
 from tests.support.appserver import free_port
-from tests.support.crowd import local_client
+from tests.support.clients import local_client
 from tests.support.crowd_server import ServerProcess
 from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 from tests.test_annotate_mirror import space_settings

@@ -6,11 +6,12 @@ is read from the running app, so a new endpoint cannot slip past this test.
 """
 import httpx
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 
 from backend.core import auth
 from backend.core.auth import Actor, PermissionDenied
 from tests.support.appserver import running_app, workspace_settings
+from tests.support.clients import local_client
 from tests.support.tiny import solid_image
 
 # Annotators are not admins: /start, /answer and /undo serve anyone, each annotator only their own tasks
@@ -69,7 +70,7 @@ def _example_arguments(endpoint: dict) -> list:
 @pytest.mark.system
 def test_every_admin_endpoint_refuses_an_anonymous_caller(guarded):
     url, workspace = guarded
-    client = Client(url, verbose=False)
+    client = local_client(url)
     endpoints = client.view_api(return_format="dict")["named_endpoints"]
     admin_only = sorted(set(endpoints) - PUBLIC)
     assert {"/launch", "/cancel", "/run_status", "/list_runs", "/launch_evaluate", "/launch_sweep", "/sweep_status",
@@ -83,7 +84,7 @@ def test_every_admin_endpoint_refuses_an_anonymous_caller(guarded):
 @pytest.mark.system
 def test_an_admin_signs_in_and_may_act_in_that_session_only(guarded):
     url, _ = guarded
-    admin, stranger = Client(url, verbose=False), Client(url, verbose=False)
+    admin, stranger = local_client(url), local_client(url)
     with pytest.raises(Exception, match="Wrong user name or password"):
         admin.predict("admin", "guess", api_name="/login")
     status, *_ = admin.predict("admin", "s3cret pass", api_name="/login")
@@ -102,7 +103,7 @@ def test_anyone_may_probe_listed_models_but_not_name_a_server_path(guarded, tiny
     url, _ = guarded
     image = tmp_path / "red.png"
     solid_image((200, 30, 30)).save(image)
-    client = Client(url, verbose=False)
+    client = local_client(url)
     summary, table, *_ = client.predict(handle_file(str(image)), "a red square", [tiny_checkpoints.dir_spec],
                                         ["replace"], 0, "", api_name="/probe")
     assert "accuracy vs negatives" in summary and table["data"]
@@ -116,7 +117,7 @@ def test_without_credentials_on_a_public_address_admin_features_are_absent_and_t
         tiny_checkpoints, tmp_path):
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], tmp_path,
                      GRADIO_SERVER_NAME="0.0.0.0") as url:
-        endpoints = Client(url, verbose=False).view_api(return_format="dict")["named_endpoints"]
+        endpoints = local_client(url).view_api(return_format="dict")["named_endpoints"]
         assert set(endpoints) == {"/probe", "/model_choices", "/start", "/answer", "/undo", *READING}
         config = httpx.get(url + "config").json()
     texts = [c["props"].get("value") for c in config["components"] if c["type"] == "markdown"]

@@ -12,7 +12,7 @@ import re
 
 import httpx
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 
 from backend.annotate import campaigns
 from backend.cli import main
@@ -22,6 +22,7 @@ from backend.perturb import perturb
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
 from tests.support.browser import new_page, upload_image
+from tests.support.clients import local_client
 from tests.test_train_tab import form as train_form
 
 LONG = "a brown dog on the green grass " * 646  # 20,026 characters
@@ -33,7 +34,7 @@ CAMPAIGN_ROW = {"image": "good.jpg", "caption": "a brown dog on the grass",
 def app(tiny_checkpoints, tmp_path_factory):
     workspace = tmp_path_factory.mktemp("bad-input")
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], workspace) as url:
-        yield Client(url, verbose=False), workspace_settings(workspace)
+        yield local_client(url), workspace_settings(workspace)
 
 
 @pytest.fixture(scope="module")

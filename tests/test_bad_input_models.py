@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 from safetensors.torch import load_file
 
 from backend.benchmarks.results import results
@@ -23,6 +23,7 @@ from backend.patching.interpolation import PatchingError
 from backend.patching.sweep import patched_model
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.bad_files import good_image, pickled_checkpoint
+from tests.support.clients import local_client
 from tests.support.tiny import ARCH, save_wider_model
 from tests.test_train_tab import form as train_form
 
@@ -45,7 +46,7 @@ def app(tiny_checkpoints, tmp_path_factory):
     workspace = tmp_path_factory.mktemp("bad-models")
     good_image(workspace / "photo.png")
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], workspace) as url:
-        yield Client(url, verbose=False), workspace_settings(workspace)
+        yield local_client(url), workspace_settings(workspace)
 
 
 @pytest.fixture(scope="module")

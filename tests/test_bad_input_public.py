@@ -17,6 +17,7 @@ from backend.core.limits import MAX_CAMPAIGN_ITEMS
 from backend.core.store import Store
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import workspace_settings
+from tests.support.clients import local_client
 from tests.support.public_support import CREDENTIALS, public_app
 from tests.support.security_support import Page, Visitor
 
@@ -30,7 +31,7 @@ def lab(tmp_path_factory):
     settings = workspace_settings(workspace)
     toy_campaign(Store(settings.db).path, settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
     with public_app(workspace, **CREDENTIALS) as (url, ctx):
-        admin = Client(url, verbose=False, download_files=False)
+        admin = local_client(url, download_files=False)
         admin.predict("admin", "s3cret pass", api_name="/login")
         yield url, ctx, admin, workspace
 
@@ -69,7 +70,7 @@ def test_a_caption_of_invisible_characters_is_refused_and_look_alikes_are_read_a
 
 def test_an_annotator_name_with_control_or_invisible_characters_is_refused(lab):
     url, ctx, _, _ = lab
-    client = Client(url, verbose=False, download_files=False)
+    client = local_client(url, download_files=False)
     for name in ("ann\u202eeic", "ann\x00", "\u200b"):
         with pytest.raises(Exception, match=r"the name contains an? [a-z ]+ character \(U\+"):
             client.predict("study", name, api_name="/start")
@@ -116,7 +117,7 @@ def test_a_campaign_at_the_cap_is_imported_in_batches_while_the_crowd_answers(la
     (data / "cap.csv").write_text("caption,negative_caption\n" + "".join(
         f"a dog number {k},a cat number {k}\n" for k in range(MAX_CAMPAIGN_ITEMS)))
     seen, answers, done = set(), [], threading.Event()
-    annotator = Client(url, verbose=False, download_files=False)
+    annotator = local_client(url, download_files=False)
     token = task_token(annotator.predict("study", "crowd", api_name="/start"))
 
     def watch():

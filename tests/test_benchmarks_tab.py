@@ -29,6 +29,7 @@ from backend.train.config import TrainConfig
 from backend.train.loop import build_model
 from tests.support.appserver import running_app
 from tests.support.browser import choose, new_page, read_table
+from tests.support.clients import local_client
 from tests.support.waiting import wait_for
 from ui.tabs.benchmarks_chart import column_title
 
@@ -46,7 +47,7 @@ def random_toy_checkpoint(folder: Path) -> str:
 
 
 def sign_in(url: str) -> Client:
-    client = Client(url, verbose=False)
+    client = local_client(url)
     status, *_ = client.predict("admin", "s3cret pass", api_name="/login")  # the status line first
     assert "(admin)" in status
     return client
@@ -122,7 +123,7 @@ def test_the_column_filter_keeps_only_the_chosen_benchmarks(evaluated):
 
 @pytest.mark.system
 def test_an_anonymous_visitor_reads_the_leaderboard_but_cannot_launch(evaluated):
-    anonymous = Client(evaluated["url"], verbose=False)
+    anonymous = local_client(evaluated["url"])
     table, _chart = anonymous.predict([], api_name="/leaderboard")
     assert len(table["data"]) == 3  # two models and chance
     before = len(evaluated["store"].list_jobs())
@@ -194,7 +195,7 @@ def test_send_to_probe_returns_the_image_and_the_true_caption(evaluated):
 def test_the_leaderboard_survives_a_restart_on_the_same_store(evaluated):
     workspace = evaluated["workspace"]
     with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:
-        table, _chart = Client(url, verbose=False).predict([], api_name="/leaderboard")
+        table, _chart = local_client(url).predict([], api_name="/leaderboard")
     assert len([row for row in table["data"] if row[1] == "evaluated here"]) == 2
 
 

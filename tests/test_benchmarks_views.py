@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 
 from backend.benchmarks import BENCHMARKS
 from backend.benchmarks.job import EvaluateConfig, evaluate_models
@@ -26,6 +26,7 @@ from backend.cli import main
 from backend.core.store import Store
 from tests.support.appserver import running_app
 from tests.support.browser import choose, horizontal_overflow, new_page, offered, read_table, screenshot
+from tests.support.clients import local_client
 from tests.support.waiting import wait_for
 from tests.test_benchmarks_tab import CREDENTIALS, random_toy_checkpoint, sign_in
 from ui.tabs.benchmarks_chart import column_title
@@ -62,7 +63,7 @@ def chart_data(plot: dict) -> list[dict]:
 
 
 def test_the_default_columns_are_each_benchmarks_headline_and_every_metric_is_one_click_away(app):
-    client = Client(app["url"], verbose=False)
+    client = local_client(app["url"])
     table, plot = client.predict([], "headline", api_name="/leaderboard")
     assert table["headers"][:2] == ["model", "source"] and table["headers"][-1] == "date"
     shown = table["headers"][2:-1]
@@ -78,7 +79,7 @@ def test_the_default_columns_are_each_benchmarks_headline_and_every_metric_is_on
 
 
 def test_a_run_is_named_alike_in_the_leaderboard_the_csv_and_the_chart(app, capsys):
-    client = Client(app["url"], verbose=False)
+    client = local_client(app["url"])
     table, plot = client.predict([], "headline", api_name="/leaderboard")
     assert {row[0] for row in table["data"]} >= {RUN_ROW, TOY_ROW}
     assert {bar["model"] for bar in chart_data(plot)} == {RUN_ROW, TOY_ROW}
@@ -207,7 +208,7 @@ def test_an_item_sent_to_the_probe_gets_the_benchmarks_verdict_and_margin_there(
                                                    ("toy-hard-positives", True)])
 def test_the_probe_scores_a_sent_item_as_the_benchmark_did(app, benchmark, wrong_only):
     """Through the API, as a client would: send, then probe what was sent; the sign of the margin is the verdict."""
-    store, client = app["store"], Client(app["url"], verbose=False)
+    store, client = app["store"], local_client(app["url"])
     result = next(r for r in results(store, [benchmark]) if r["model"] == "toyworld" and r["item_limit"] == LIMIT)
     item = items(store, result["id"], wrong_only, None, 1)[0]
     sent = probe_hand_off(store, result["id"], item["position"])

@@ -25,7 +25,7 @@ from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot, sign_in
-from tests.support.crowd import local_client
+from tests.support.clients import local_client
 
 pytestmark = [pytest.mark.system, pytest.mark.browser]
 

@@ -20,7 +20,7 @@ from backend.core.store import Store
 from tests.support.annotate_fixtures import answer_session, toy_campaign
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import choose, new_page, read_table, screenshot, sign_in_to_campaigns
-from tests.support.crowd import local_client
+from tests.support.clients import local_client
 from tests.support.security_support import database_rows
 
 pytestmark = pytest.mark.system

@@ -28,8 +28,8 @@ from backend.toyworld.render import render, to_pil
 from tests.support import tiny_diffusion
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import choose, new_page, read_table, screenshot, sign_in_to_campaigns
+from tests.support.clients import local_client
 from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_candidates
-from tests.support.crowd import local_client
 from tests.support.waiting import wait_for
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",

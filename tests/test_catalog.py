@@ -28,6 +28,7 @@ from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.models.spec import ModelLoadError, parse_spec
 from backend.patching import sweep as patching
 from backend.probe import run_probe
+from tests.support.clients import local_client
 from tests.support.tiny import ARCH, solid_image
 
 CAPTIONS = ["a red square", "a blue square", "a photo of a dog"]
@@ -417,13 +418,11 @@ def test_probing_an_unavailable_catalog_model_reports_it_and_scores_the_rest(tin
 
 @pytest.mark.system
 def test_refresh_endpoint_shows_the_download(add_entry, tiny_checkpoints, tmp_path_factory):
-    from gradio_client import Client
-
     from tests.support.appserver import running_app
     add_entry("tiny-ui", url="https://example.org/ui.pt")
     workspace = tmp_path_factory.mktemp("workspace")
     with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec, "catalog:tiny-ui"], workspace) as url:
-        client = Client(url, verbose=False)
+        client = local_client(url)
         assert ["Test tiny-ui — not downloaded: needs network", "catalog:tiny-ui"] in \
             client.predict(api_name="/model_choices")["choices"]
         (workspace / "models").mkdir()

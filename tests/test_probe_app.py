@@ -3,11 +3,12 @@ import csv
 import json
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 from PIL import Image
 
 from backend.toyworld.gallery import example_gallery
 from tests.support.appserver import running_app
+from tests.support.clients import local_client
 from tests.support.tiny import solid_image
 
 CAPTION = "the brown dog and the white cat"
@@ -22,7 +23,7 @@ def client(tiny_checkpoints, tmp_path_factory):
     downloads = tmp_path_factory.mktemp("downloads")
     choices = [tiny_checkpoints.dir_spec, tiny_checkpoints.file_spec, "toyworld"]
     with running_app(tiny_checkpoints.directory, choices, downloads) as url:
-        yield Client(url, verbose=False)
+        yield local_client(url)
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from gradio_client import Client, handle_file
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.probe import run_probe
 from tests.support.appprocess import app_process
+from tests.support.clients import local_client
 from tests.support.crowd_server import cpu_seconds
 from tests.support.tiny import solid_image
 from tests.support.waiting import wait_for
@@ -69,7 +70,7 @@ def space(tmp_path_factory):
     with app_process(workspace, CREDENTIALS) as (url, output):
         server = next(pid for pid in children(os.getpid()) if "app.py" in command(pid))
         yield {"url": url, "output": output, "server": server, "image": image,
-               "guest": Client(url, verbose=False, download_files=False)}
+               "guest": local_client(url, download_files=False)}
 
 
 def test_a_guest_probes_in_a_niced_worker_and_the_web_process_loads_no_model_code(space):

@@ -15,7 +15,7 @@ from backend.core.auth import cli_actor
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot, sign_in_to_campaigns
-from tests.support.crowd import local_client
+from tests.support.clients import local_client
 from tests.support.fake_prolific import FakeProlific, prolific_env
 from tests.support.prolific_crowd import arrive, work
 

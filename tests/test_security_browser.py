@@ -13,7 +13,7 @@ import json
 import re
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 from playwright.sync_api import expect
 
 from backend.annotate import campaigns, db
@@ -22,6 +22,7 @@ from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import annotate_app, workspace_settings
 from tests.support.browser import new_page
+from tests.support.clients import local_client
 from tests.support.security_support import Page, Visitor, served_app
 from tests.support.tiny import solid_image
 
@@ -72,7 +73,7 @@ def shown_literally(page, selector: str, texts: list[str]) -> None:
 
 def test_names_and_captions_are_stored_verbatim_or_refused_by_the_slug_rule(lab):
     url, settings, _, image = lab
-    admin = Client(url, verbose=False, download_files=False)
+    admin = local_client(url, download_files=False)
     items = settings.data_dir / "items.csv"
     with items.open("w", newline="") as handle:
         csv.writer(handle).writerows([("caption", "negative_caption"), *[(text, text[::-1]) for text in INJECTIONS]])

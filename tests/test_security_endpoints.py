@@ -20,14 +20,13 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import annotate_app, workspace_settings
+from tests.support.clients import TIMEOUT, local_client
 from tests.support.security_support import (
-    TIMEOUT,
     Page,
     Visitor,
     carries_nothing,
     database_rows,
     files_under,
-    patient_client,
     served_app,
 )
 
@@ -108,7 +107,7 @@ def test_every_handler_is_classified(lab):
 def test_admin_handlers_refuse_anonymous_visitors_and_annotators_and_change_nothing(lab):
     url, settings = lab
     page = Page(url)
-    annotator = patient_client(url)
+    annotator = local_client(url, download_files=False)
     annotator.predict("study", "annie", api_name="/start")
     before = database_rows(settings.db), files_under(settings.workspace)
     for visitor in (Visitor(url), Visitor(url, annotator.session_hash)):
@@ -129,7 +128,7 @@ def test_no_admin_data_reaches_a_visitor(lab):
     url, _ = lab
     config = httpx.get(url + "config", timeout=TIMEOUT).text
     assert "secret-run" not in config and "/srv/secret-model" not in config
-    client = patient_client(url, download_files=True)
+    client = local_client(url, download_files=True)
     for job_id in (1, 2):
         with pytest.raises(Exception, match=f"Job {job_id} is not an evaluate job"):
             client.predict(job_id, api_name="/evaluate_status")
@@ -143,7 +142,7 @@ def test_no_login_route_or_wrong_password_makes_an_admin(lab):
                               timeout=TIMEOUT)
     assert gradio_login.status_code == 302 and not gradio_login.cookies  # Gradio's own sign-in is not ours
     before = database_rows(settings.db)
-    client = patient_client(url)
+    client = local_client(url, download_files=False)
     for user, password in (("admin", "wrong"), ("Robert'); DROP TABLE answers;--", "s3cret pass"),
                            ("<script>window.__xss=1</script>", "' or '1'='1")):
         with pytest.raises(Exception, match="Wrong user name or password"):
@@ -156,7 +155,7 @@ def test_no_login_route_or_wrong_password_makes_an_admin(lab):
 @pytest.mark.system
 def test_annotators_never_see_answer_or_continue_each_others_tasks(lab):
     url, settings = lab
-    alice, bob, mallory = (patient_client(url) for _ in range(3))
+    alice, bob, mallory = (local_client(url, download_files=False) for _ in range(3))
     started = alice.predict("study", "alice", api_name="/start")
     alices_task, alices_key = task_token(started), _key(started)
     assert task_token(bob.predict("study", "bob", api_name="/start")) != alices_task
@@ -168,7 +167,7 @@ def test_annotators_never_see_answer_or_continue_each_others_tasks(lab):
             mallory.predict("study", "alice", key, api_name="/start")
     assert database_rows(settings.db)["annotators"] == annotators
     assert task_token(alice.predict("study", "alice", api_name="/start")) == alices_task  # her own session: no key
-    elsewhere = patient_client(url)  # alice in another browser, with her key
+    elsewhere = local_client(url, download_files=False)  # alice in another browser, with her key
     assert task_token(elsewhere.predict("study", "alice", alices_key.lower(), api_name="/start")) == alices_task
     elsewhere.predict(alices_task, "1", api_name="/answer")
     assert _assignment(settings, alices_task) == ("answered", "alice")
@@ -183,7 +182,7 @@ def test_a_typed_name_never_continues_a_prolific_participant(lab):
     assert shown.error is None and db.rows(settings.db, "select source from annotators where external_id = ?",
                                            (pid,)) == [{"source": "prolific"}]
     with pytest.raises(Exception, match="is already in use in this campaign: pick another name"):
-        patient_client(url).predict("study", pid, api_name="/start")
+        local_client(url, download_files=False).predict("study", pid, api_name="/start")
     again = Visitor(url).call(page.handler("from_link"), [None, None], params=link)  # the link itself resumes
     assert task_token(again.data) == task_token(shown.data)
 
@@ -216,7 +215,7 @@ def test_the_annotation_app_has_no_admin_handler(tmp_path):
     Store(settings.db)
     with annotate_app(settings) as url:
         assert Page(url).names() <= ANNOTATE
-        assert set(patient_client(url, download_files=True).view_api(return_format="dict")["named_endpoints"]) == \
+        assert set(local_client(url, download_files=True).view_api(return_format="dict")["named_endpoints"]) == \
             {"/start", "/answer", "/undo"}
 
 

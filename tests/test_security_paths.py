@@ -25,14 +25,13 @@ from backend.jobs.kinds import get_kind
 from backend.jobs.service import confine_config
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import workspace_settings
+from tests.support.clients import TIMEOUT, local_client
 from tests.support.security_support import (
     LARGE,
-    TIMEOUT,
     Page,
     Visitor,
     oversized_bodies,
     oversized_calls,
-    patient_client,
     served_app,
 )
 from tests.support.tiny import solid_image
@@ -69,7 +68,7 @@ def lab(tmp_path_factory):
     (mirror.tables_folder(seed) / "answers-20261123T000000-1-ab12.jsonl").write_text('{"external_id": "5f1a2b"}\n')
     store.create_job("sweep", {"pretrained": "toyworld", "finetuned": "toyworld:random"}, actor="admin")
     with served_app(workspace, ["toyworld"], **env) as (url, settings):
-        admin = patient_client(url)
+        admin = local_client(url, download_files=False)
         admin.predict("admin", "s3cret pass", api_name="/login")
         admin.predict(api_name="/list_campaigns")  # the campaign menus of this session now list "study"
         yield url, settings, Visitor(url, admin.session_hash), outside
@@ -125,7 +124,7 @@ def test_anyone_probing_names_no_server_file(lab, tmp_path):
     url, settings, _, _ = lab
     image = tmp_path / "red.png"
     solid_image((200, 30, 30)).save(image)
-    client = patient_client(url)
+    client = local_client(url, download_files=False)
     for spec in ("local-dir:../../etc", "ViT-B-32:/etc/passwd", "ViT-B-32:../../workspace/lab.db",
                  f"local-dir:{settings.data_dir / 'etc-link'}", f"ViT-B-32:{settings.db}"):
         with pytest.raises(Exception, match="names a file on the server"):
@@ -159,7 +158,7 @@ def test_the_file_route_serves_no_campaign_file(lab):
 @pytest.mark.system
 def test_a_database_backup_is_offered_to_its_admin_only(lab):
     url, settings, _, _ = lab
-    admin = patient_client(url)
+    admin = local_client(url, download_files=False)
     admin.predict("admin", "s3cret pass", api_name="/login")
     offered = admin.predict(api_name="/backup_database")
     written = sorted(settings.downloads_dir.glob("lab-backup-*.db"))
@@ -172,7 +171,7 @@ def test_oversized_requests_are_refused_and_the_server_answers_the_next_one(lab,
     url, _, _, _ = lab
     image = tmp_path / "red.png"
     solid_image((200, 30, 30)).save(image)
-    client = patient_client(url)
+    client = local_client(url, download_files=False)
     token = task_token(client.predict("study", "ann", api_name="/start"))
     for _what, arguments, api_name, message in oversized_calls(image, token):
         with pytest.raises(Exception, match=message):

@@ -27,6 +27,7 @@ from backend.core import limits
 from backend.core.auth import ADMIN, Actor
 from backend.jobs.base import job_dir
 from tests.support.annotate_fixtures import toy_campaign
+from tests.support.clients import local_client
 from tests.support.public_support import CREDENTIALS, SPACE, config_only, hub_repo, public_app
 from tests.support.security_support import Page, Visitor
 from tests.support.tiny import MODEL_CFG, solid_image
@@ -38,7 +39,7 @@ NOT_FOR_VISITORS = "is not a model this server lets visitors probe"
 
 
 def visitor(url: str, address: str) -> Client:
-    return Client(url, verbose=False, download_files=False, headers={"X-Forwarded-For": address})
+    return local_client(url, download_files=False, headers={"X-Forwarded-For": address})
 
 
 def probe(client: Client, image: Path, models: list[str], caption: str = "a red square", extra: str = ""):

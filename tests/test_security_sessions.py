@@ -14,6 +14,7 @@ import pytest
 from gradio_client import Client
 
 from backend.core.credentials import Credentials
+from tests.support.clients import local_client
 from tests.support.public_support import CREDENTIALS, SPACE, public_app
 from tests.support.security_support import Page, Visitor
 from ui.context import Guards
@@ -25,7 +26,7 @@ SIGNED_IN = "Signed in as **admin** (admin)."
 
 
 def caller(url: str, address: str) -> Client:
-    return Client(url, verbose=False, download_files=False, headers={"X-Forwarded-For": address})
+    return local_client(url, download_files=False, headers={"X-Forwarded-For": address})
 
 
 def sign_in(client: Client, password: str = "s3cret pass") -> str:
@@ -117,7 +118,7 @@ def test_a_credential_expires(tmp_path):
     now = [time.time()]
     guards = Guards(sessions=Credentials("admin", lifetime_s=3, clock=lambda: now[0]))
     with public_app(tmp_path, guards=guards, **CREDENTIALS) as (url, _):
-        admin = Client(url, verbose=False, download_files=False)
+        admin = local_client(url, download_files=False)
         sign_in(admin)
         session = Visitor(url, session_hash=admin.session_hash)
         assert admin_call(url, session) is None

@@ -14,6 +14,7 @@ from backend.core.store import Store
 from backend.jobs import slurm
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot
+from tests.support.clients import local_client
 from tests.support.slurm import SLURM_ENV, ensure_cluster
 from tests.support.waiting import wait_for
 from tests.test_campaigns_tab import create
@@ -37,7 +38,7 @@ def app(tmp_path_factory):
 
 
 def sign_in(url: str) -> Client:
-    client = Client(url, verbose=False)
+    client = local_client(url)
     status, *_ = client.predict("admin", "s3cret pass", api_name="/login")
     assert "(admin)" in status
     return client
@@ -51,7 +52,7 @@ def test_a_training_run_launched_from_the_train_tab_is_a_slurm_job_with_the_serv
     url, settings = app
     store = Store(settings.db)
     with pytest.raises(Exception, match="admin"):
-        Client(url, verbose=False).predict(*form(target="slurm"), api_name="/launch")
+        local_client(url).predict(*form(target="slurm"), api_name="/launch")
     assert store.list_jobs() == []
     admin = sign_in(url)
     admin.predict(*form(name="on-slurm", loss="negclip", steps=400, target="slurm", nodes=1, gpus_per_node=2),

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 
 from backend.annotate import assign, assist, campaigns, db, mirror
 from backend.annotate.campaigns import CampaignConfig, ItemSpec
@@ -25,6 +25,7 @@ from backend.models.encoder import GPU_SECONDS
 from backend.models.loading import load_model
 from tests.support.appprocess import app_process
 from tests.support.appserver import running_app
+from tests.support.clients import local_client
 from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
 from tests.support.tiny import solid_image
 from tests.support.waiting import wait_for
@@ -42,7 +43,7 @@ def zero_gpu_space(tmp_path_factory):
     log = workspace / "spaces-events.jsonl"
     env = {"SYSTEM": "spaces", "SPACES_ZERO_GPU": "true", "SPACE_ID": SPACE, "FAKE_SPACES_LOG": str(log)}
     with app_process(workspace, env, pythonpath=(FAKE_SPACES,)) as (url, output):
-        yield SimpleNamespace(client=Client(url, verbose=False), url=url, output=output, log=log,
+        yield SimpleNamespace(client=local_client(url), url=url, output=output, log=log,
                               store=Store(workspace / "lab.db"))
 
 
@@ -111,7 +112,7 @@ def test_the_warning_is_for_admins_only(tmp_path):
     with running_app(tmp_path, ["toyworld"], tmp_path, SPACE_ID=SPACE, COMPLAB_ADMIN_USER="admin",
                      COMPLAB_ADMIN_PASSWORD="pw") as url:
         assert page_components(url)["backup-warning"]["visible"] is False
-        signed_in = Client(url, verbose=False).predict("admin", "pw", api_name="/login")
+        signed_in = local_client(url).predict("admin", "pw", api_name="/login")
     assert {"visible": True, "__type__": "update"} in list(signed_in)
 
 

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 import torch
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 
 from backend.benchmarks import evaluate_many
 from backend.core.store import Store
@@ -21,6 +21,7 @@ from backend.toyworld.negative_images import scene_for_caption
 from backend.toyworld.render import render, to_pil
 from tests.support.appserver import running_app
 from tests.support.browser import choose, new_page, screenshot
+from tests.support.clients import local_client
 from tests.support.waiting import wait_for
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
@@ -54,7 +55,7 @@ def swept(tmp_path_factory):
     finetuned = perturbed_toy_checkpoint(workspace / "perturbed-toy")
     store = Store(workspace / "lab.db")
     with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:
-        admin = Client(url, verbose=False)
+        admin = local_client(url)
         admin.predict("admin", "s3cret pass", api_name="/login")
         message, _choices = admin.predict(*form(finetuned=finetuned), api_name="/launch_sweep")
         job_id = int(re.search(r"sweep #(\d+)", message).group(1))
@@ -151,7 +152,7 @@ def test_export_puts_the_patched_model_in_the_model_lists_and_it_loads(swept, tm
 
 @pytest.mark.system
 def test_anonymous_visitors_cannot_sweep_or_export(swept):
-    anonymous = Client(swept["url"], verbose=False)
+    anonymous = local_client(swept["url"])
     before = len(swept["store"].list_jobs())
     with pytest.raises(Exception, match="Launching a sweep needs an admin"):
         anonymous.predict(*form(finetuned=swept["finetuned"]), api_name="/launch_sweep")

@@ -4,7 +4,6 @@ import time
 
 import pytest
 import torch
-from gradio_client import Client
 from safetensors.torch import load_file
 
 from backend import jobs
@@ -16,6 +15,7 @@ from backend.core.store import Store
 from backend.jobs import process
 from backend.models import checkpoint
 from tests.support.appserver import running_app, workspace_settings
+from tests.support.clients import local_client
 from tests.support.crashes import settled
 
 SLEEPER = "import time; print('step 1 of 3', flush=True); time.sleep(120)"
@@ -26,7 +26,7 @@ def app(tmp_path_factory):
     output = tmp_path_factory.mktemp("train-tab")
     store = Store(output / "lab.db")
     with running_app(output, ["toyworld"], output, db_path=store.path) as url:
-        yield Client(url, verbose=False), store, output
+        yield local_client(url), store, output
 
 
 def form(**overrides):

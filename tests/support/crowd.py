@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support.clients import local_client
 from tests.support.crowd_server import cpu_seconds, machine_cpu
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -181,17 +182,6 @@ class Crowd:
         """Block until `count` answers were acknowledged in all, the crowd is done, or `timeout` seconds passed."""
         with self._changed:
             self._changed.wait_for(lambda: self.acknowledged >= count or self.done, timeout)
-
-
-def local_client(url: str, **options):
-    """A `gradio_client.Client` of the app at `url` on 127.0.0.1 (`options`: more of its arguments).
-
-    ssl_verify=False: gradio_client makes a new HTTP client, whose TLS context loads the CA bundle, for every
-    request (~50 ms of client CPU, more than the server's work for an answer); 127.0.0.1 has no TLS, so this
-    changes nothing but the client's cost."""
-    from gradio_client import Client
-
-    return Client(url, **{"verbose": False, "ssl_verify": False, **options})
 
 
 def discard(client) -> None:

@@ -19,18 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from gradio_client import Client, handle_file
+from gradio_client import handle_file
 
+from tests.support.clients import TIMEOUT
 from tests.support.public_support import public_app
-
-# Seconds a request may wait for its answer: the servers share two cores with other test processes, where a
-# page's config took over httpx's default 5 s to arrive.
-TIMEOUT = 120
-
-
-def patient_client(url: str, download_files: bool = False) -> Client:
-    """A `gradio_client.Client` whose requests (its API info included) wait as long as a `Visitor`'s."""
-    return Client(url, verbose=False, download_files=download_files, httpx_kwargs={"timeout": TIMEOUT})
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 
 from backend.annotate import db
-from tests.support.security_support import TIMEOUT, Visitor
+from tests.support.clients import TIMEOUT
+from tests.support.security_support import Visitor
 
 FIELDS = {"token": "annotate-token", "counter": "annotate-counter", "done": "annotate-done",
           "message": "annotate-message", "notice": "study-notice", "intro": "study-intro-text"}
