@@ -32,6 +32,9 @@ PERSON_ACTS = frozenset("laugh smile grin talk chat speak read write cook shop s
 # Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
 # yellow and white flowers" was judged absurd).
 CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())
+# Verbs of how a thing is fixed in place: a thing joined to it would be fixed there too ("A stop sign and a bench
+# that are attached to a broken wooden pole", "Two hot dogs and a hamburger are sandwiched between two slices").
+FIXING_VERBS = frozenset("hang attach mount nail post tape fasten install sandwich".split())
 
 
 def compound_key(span: Span) -> str:
@@ -64,9 +67,9 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     each), another animal beside an animal (none where it acts on an object: "two horses and a dog pull a plow";
     one named with it in `addition.PARTNER_SHARE` of its captions or `kindred` to it: no giraffe joins sheep
     because both graze in fields, no elephant joins a cat). Other things join only `kindred` things ("a bike and
-    a scooter parked"; a compound's or a toy's by `kind_lemma`), and none where the thing holds something or sits
-    in its own holder (`kindred.OWN_HOLDERS`): by the counts alone, "a table and a couch topped with a cake", "two
-    airplanes and a car flying"."""
+    a scooter parked"; a compound's or a toy's by `kind_lemma`), and none where the thing holds something, is
+    fixed in place (`FIXING_VERBS`) or sits in its own holder (`kindred.OWN_HOLDERS`): by the counts alone, "a
+    table and a couch topped with a cake", "two airplanes and a car flying"."""
     groups, lemma = lexicon().object_groups, kind_lemma(noun)
     kind = animacy(noun)
     acting = acting_verbs(subject, noun)
@@ -85,7 +88,7 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
         return []
     if kind != "animal":
         beings = (*groups["animal"], *groups["person"])  # "a stuffed dog" is no being, nor a thing's kin
-        holds = any(verb.lemma_.lower() in CONTENT_VERBS for verb in own_verbs(subject, noun)) or bool(
+        holds = any(verb.lemma_.lower() in CONTENT_VERBS | FIXING_VERBS for verb in own_verbs(subject, noun)) or bool(
             OWN_HOLDERS.get(lemma, frozenset()) & caption_lemmas(noun.doc))
         return sorted(kindred(lemma)) if kind is None and lemma not in beings and not holds else []
     animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]

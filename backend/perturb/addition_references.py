@@ -109,6 +109,11 @@ def _can_be_verb(token: Token) -> bool:
     return bool(_synsets(token.lemma_.lower(), "VERB"))
 
 
+def _singular(verb: Token) -> bool:
+    """A verb in the singular present, itself or through its auxiliary ("is standing")."""
+    return verb.tag_ == "VBZ" or any(c.dep_.startswith("aux") and c.tag_ == "VBZ" for c in verb.children)
+
+
 def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
     """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
     (a plural subject, a past tense, no verb), None when the verb cannot be told."""
@@ -133,9 +138,9 @@ def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
         return []  # "A herd of sheep are grazing": the verb is plural already
     if (first.tag_ != "VBZ" and first.lower_ != "was") or first.lower_.startswith("'"):
         return None  # a clitic ("'s") may be a misspelt possessive: "sitting in it's back" made "itbe back"
-    if any(c.dep_ == "conj" and c.tag_ == "VBZ" for c in verb.children) or any(
+    if any(c.dep_ == "conj" and _singular(c) for c in verb.children) or any(
             t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
-        return None  # "A cat sits ... and watches": a second verb to make plural, maybe read as a noun
+        return None  # "A cat sits ... and watches", "has skis and is standing": a second verb to make plural
     plural = PLURAL_VERBS.get(first.lower_) or verb_form(first.lemma_.lower(), "VBP")
     after = fit_case(plural, first.text, at_sentence_start=bool(first.is_sent_start))
     return [Edit(caption[first.idx:first.idx + len(first)], after, first.idx, first.idx + len(first))]

@@ -31,7 +31,8 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "bench sign lamppost hydrant",                     # a sidewalk
     "apple banana orange lemon strawberry pear peach pineapple grape",
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
-    "pizza sandwich salad soup hamburger burger hotdog sausage",  # a meal
+    "pizza sandwich salad soup hamburger burger hotdog",  # a meal
+    "pizza sandwich salad soup hamburger burger sausage",  # no sausage beside a hot dog: it may be the one named
     "cake donut doughnut cookie pie cupcake muffin",   # sweets
     "plate bowl cup mug",                              # no glass: "glasses" are mostly spectacles
     "fork knife spoon napkin",
