@@ -10,10 +10,12 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   "bathroom"), and that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after
   the object of a place preposition ("on a table with a lamp"), or as "next to a X" at the end of a caption that
   ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
-  the verb made plural: a person or a dog beside a named person ("a man and a woman standing"), an animal the
-  counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object (but
-  for one ridden thing each: "riding skateboards") or a pronoun points back to it (`addition_references`), and
-  in front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"). Where
+  the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person or a
+  dog beside a named person ("a man and a woman standing"), an animal the counts name with an animal beside it
+  ("a sheep and a dog"), never where the subject acts on an object (but for one ridden thing each: "riding
+  skateboards") or a pronoun points back to it (`addition_references`; who may join is `addition_partners`'),
+  and in front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"),
+  also through a depiction's "of" ("a close up of a bowl and a plate of food"). Where
   the counts are too few, `kindred` things stand in for them: a cow beside a
   sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
   ("holding a phone and a camera"), at the sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`).
@@ -28,7 +30,23 @@ from collections.abc import Iterator
 from spacy.tokens import Doc, Token
 
 from backend.perturb.addition_attributes import attribute_additions
-from backend.perturb.addition_references import own_object_edits, points_back, verb_agreement
+from backend.perturb.addition_partners import (
+    PERSON_PREPOSITIONS,
+    acting_verbs,
+    compound_key,
+    kind_lemma,
+    partner_words,
+    person_described,
+    young,
+)
+from backend.perturb.addition_references import (
+    is_relative_subject,
+    own_object_edits,
+    points_back,
+    relative_agreement,
+    relative_clauses,
+    verb_agreement,
+)
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize
@@ -36,13 +54,11 @@ from backend.perturb.kindred import (
     KIND_COMPOUNDS,
     NEVER_ADDED,
     ROOM_FIXTURES,
-    YOUNG,
-    YOUNG_MARKS,
     kindred,
     stray_animal,
 )
 from backend.perturb.lexicon import lexicon
-from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites, one_object_verb
+from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_object_noun
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
@@ -56,8 +72,6 @@ MIN_SHARE = 0.02
 CANDIDATES_PER_SITE = 8
 PARTNERS = 4
 PARTNER_SHARE = 0.05
-# "bear" shares captions with birds and cats through teddy bears: its counts do not say a bear fits.
-UNSURE_PARTNERS = ("bear",)
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
 ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
@@ -68,19 +82,7 @@ SKIPPED_GROUPS = frozenset({
     "sport", "building part",
 })
 # Nouns that show what follows their "of" in a caption without a verb: "A display of pizzas and a salad".
-DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "shot"})
-# Phrases on a person's right that a second person may share: "a man in a white shirt", "on a surfboard".
-PERSON_PREPOSITIONS = frozenset({"in", "on", "at", "with"})
-# Words for a person outside the lexicon's person group, with the group words they may name ("a lady and a
-# woman" would be one person twice): another person of the group joins them ("a lady and a man").
-PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": frozenset({"boy", "girl"}),
-              "kid": frozenset({"boy", "girl"}), "baby": frozenset({"boy", "girl"})}
-# A person's verbs' clauses, whose object a dog joined to them cannot act on either ("sitting in chairs using
-# electronics"); a second person may share them ("a man and a woman leaning forward while swinging rackets").
-CLAUSE_DEPS = frozenset({"conj", "advcl", "xcomp"})
-# Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
-# yellow and white flowers" was judged absurd).
-CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())
+DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "close", "shot"})
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
@@ -203,8 +205,7 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
         return None
     noun = subject
     frames = DEPICTIONS if subject.dep_ == "ROOT" else frozenset()  # "A picture of a cat is": the verb stays
-    while noun.lemma_.lower() in COLLECTIVE_NOUNS | frames and (
-            of := [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of" and c.i > noun.i]):
+    while noun.lemma_.lower() in COLLECTIVE_NOUNS | frames and (of := _of_phrases(noun)):
         objects = [c for c in of[0].children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")]
         if not objects:
             return None
@@ -213,20 +214,27 @@ def _subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
     for token in {subject, noun}:
         right = [c for c in token.children if c.i > token.i and not c.is_punct
                  and not (c.dep_ == "prep" and c.lower_ == "of" and token is not noun)
-                 and not (token is noun and _person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)
+                 and not (token is noun and person_described(noun) and c.lower_ in PERSON_PREPOSITIONS)
                  and not (token is noun and _placed_there(noun, c))]
         if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
             return None
-        if any(c.dep_ not in ("acl",) or c.tag_ not in ("VBG", "VBN") for c in right):
+        if any((c.dep_ != "acl" or c.tag_ not in ("VBG", "VBN")) and c not in relative_clauses(token) for c in right):
             front = _front(subject, noun)
             if front is None:
                 return None
-    if any(span.start <= noun.i < span.end and span.text.lower() not in KIND_COMPOUNDS for span in multiword) or (
+    if any(span.start <= noun.i < span.end and compound_key(span) not in KIND_COMPOUNDS for span in multiword) or (
             not noun.is_alpha or is_hyphenated(noun)):
         return None
-    if noun.i + 1 < len(doc) and doc[noun.i + 1].pos_ not in JOIN_FOLLOWERS:
+    after = doc[noun.i + 1] if noun.i + 1 < len(doc) else None
+    if after is not None and after.pos_ not in JOIN_FOLLOWERS and not is_relative_subject(after):
         return None  # "An old doctors office": the noun was a modifier, not the head
     return subject, noun, front
+
+
+def _of_phrases(noun: Token) -> list[Token]:
+    """The "of" phrases on the noun's right, or on its "up": "a close up of sheep" hangs "of" on "up"."""
+    heads = [noun, *(c for c in noun.children if c.lower_ == "up" and c.i == noun.i + 1)]
+    return [c for head in heads for c in head.children if c.dep_ == "prep" and c.lower_ == "of" and c.i > noun.i]
 
 
 def _front(subject: Token, noun: Token) -> Token | None:
@@ -256,68 +264,6 @@ def _placed_there(noun: Token, child: Token) -> bool:
         grandchild.dep_ == "prep" for object_ in child.children for grandchild in object_.children)
 
 
-def _person_described(noun: Token) -> bool:
-    """A person with a phrase on the right ("a man in a white shirt", "a man on a surfboard"): another person
-    joined to them shares it plausibly ("a man and a woman in white shirts"), a dog does not."""
-    return animacy(noun) == "person" and any(
-        c.i > noun.i and c.dep_ == "prep" and c.lower_ in PERSON_PREPOSITIONS for c in noun.children)
-
-
-def _partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
-    """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
-    woman", "skiers and a snowboarder"; beside "people", which may include any person, a dog, or a child where
-    they are counted: "two people and a child"; no dog where the person acts on an object, nor any animal: "two
-    horses and a dog pull a plow"; where a person rides or throws one thing, only a person, and only with
-    `own_objects`: one thing each), another animal beside an animal (one
-    named with it in `PARTNER_SHARE` of its captions or `kindred` to it: no giraffe joins sheep because both
-    graze in fields, no elephant joins a cat). Other things join only `kindred` things ("a bike and a scooter
-    parked"): by the counts alone, "a table and a couch topped with a cake", "two airplanes and a car flying"."""
-    groups, lemma = lexicon().object_groups, noun_lemma(noun)
-    kind = animacy(noun)
-    acting = _acting_verbs(subject, noun)
-    if any(one_object_verb(verb) for verb in acting) and not (own_objects and kind == "person"):
-        return []  # "a person riding a skateboard": a second one would ride it too, unless it becomes one each
-    acts = bool(acting)
-    if kind == "person":
-        counted = noun.tag_ == "NN" or any(c.dep_ == "nummod" for c in noun.children)
-        named = lemma in groups["person"] or lemma in PERSON_KIN
-        people = ([word for word in groups["person"] if word != lemma and word not in PERSON_KIN.get(lemma, ())]
-                  if named else ["child"] if counted else [])
-        people += sorted(kindred(lemma) - {*groups["person"], "child", "dog", "person", "people"})
-        dog_acts = bool(_acting_verbs(subject, noun, CLAUSE_DEPS))  # "people sitting ... using electronics"
-        return people if dog_acts or _person_described(noun) else ["dog", *people]
-    if acts:
-        return []
-    if kind != "animal":
-        beings = (*groups["animal"], *groups["person"])  # "a stuffed dog" is no being, nor a thing's kin
-        holds = any(verb.lemma_.lower() in CONTENT_VERBS for verb in _own_verbs(subject, noun))
-        return sorted(kindred(lemma)) if kind is None and lemma not in beings and not holds else []
-    animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
-    return animals + sorted(_young(noun))
-
-
-def _young(noun: Token) -> frozenset[str]:
-    """The young (`YOUNG`) that may join a real, grown animal: "A bear and a cub sleep in a hammock", but not
-    "A baby brown bear and a cub" (one cub twice) nor "a stuffed bear and a cub"."""
-    young = YOUNG.get(noun_lemma(noun))
-    grown = animacy(noun) == "animal" and not any(t.lower_ in YOUNG_MARKS for t in noun.subtree if t.i < noun.i)
-    return frozenset({young}) if young and grown else frozenset()
-
-
-def _acting_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"conj"})) -> list[Token]:
-    """The subject's verbs (its participles, the verb it is subject of, and their conjuncts, or the verbs
-    hanging on them by `deps`) that have a direct object: a dog joined to "a man swinging a bat" would swing it
-    too, and to "people sitting in chairs using electronics" (`CLAUSE_DEPS`) would use them."""
-    return [verb for verb in _own_verbs(subject, noun, deps) if any(c.dep_ == "dobj" for c in verb.children)]
-
-
-def _own_verbs(subject: Token, noun: Token, deps: frozenset[str] = frozenset({"conj"})) -> list[Token]:
-    """The subject's participles, the verb it is subject of, and the verbs hanging on them by `deps`."""
-    verbs = [c for t in {subject, noun} for c in t.children if c.dep_ == "acl"]
-    verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
-    return verbs + [c for verb in verbs for c in verb.children if c.dep_ in deps and c.pos_ == "VERB"]
-
-
 def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     """Edits joining an object of the subject's kind to it: "A sheep standing in a field" -> "A sheep and a cow
     standing in a field", the verb made plural where it must be."""
@@ -325,15 +271,16 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     if found is None or not is_object_noun(found[1]):
         return []
     subject, noun, front = found
-    agreement = verb_agreement(request.caption, subject)
-    if agreement is None or points_back(subject, noun, bool(front)):
+    agreement, relative = verb_agreement(request.caption, subject), relative_agreement(request.caption, subject, noun)
+    if agreement is None or relative is None or points_back(subject, noun, bool(front)):
         return []
-    owned = own_object_edits(_acting_verbs(subject, noun))
-    partners = _partner_words(subject, noun, owned is not None)
-    lemma, anywhere = noun_lemma(noun), animacy(noun) == "person"
+    agreement += relative
+    owned = own_object_edits(acting_verbs(subject, noun))
+    partners = partner_words(subject, noun, owned is not None)
+    lemma, anywhere = kind_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular
-    kin = kindred(lemma) | _young(noun)
+    kin = kindred(lemma) | young(noun)
     words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kin)
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]

@@ -3,7 +3,9 @@
 Joining a second thing to the subject breaks a word that named the subject alone ("a zebra and a giraffe have
 its nose", "a man and a woman ... with his skis": whose?), so `points_back` refuses such joins: "it", "its" and
 "itself" (they may name any subject), a being's "his", "him", "her" or "he", "both" ("two men who are both"
-would count three), a relative clause on the subject (its verb stays singular: "a cat and a dog that is").
+would count three), a relative word that is not the subject of a clause on the joined subject ("a cake that a
+man cuts"). A clause whose subject the relative word is has its verb made plural (`relative_agreement`: "A cat
+that is laying on a couch" -> "A cat and a dog that are laying on a couch").
 A plural subject keeps "each other" and "themselves" ("Two zebras and a giraffe walk along close to each
 other"). Making such pronouns plural ("with their heads") was tried and dropped: of 17 judged outputs, 3 were
 errs (a reflexive of another clause's subject, "the guest enjoys themselves"; "their kites is"; "making their
@@ -50,9 +52,33 @@ def points_back(subject: Token, noun: Token, in_front: bool = False) -> bool:
                 word in BEING_PRONOUNS and kind is not None):
             return True
         elsewhere = token.head.dep_ == "relcl" and token.head.head not in (subject, noun)  # "a bus by a man who"
-        if word in RELATIVE_WORDS and token.dep_ != "det" and not elsewhere:
+        if word in RELATIVE_WORDS and token.dep_ != "det" and not elsewhere and not is_relative_subject(token):
             return True
     return False
+
+
+def is_relative_subject(token: Token) -> bool:
+    """A relative word that is the subject of its clause ("a cat that is laying"): the clause's verb agrees with
+    whatever the clause hangs on, so `relative_agreement` can make it plural."""
+    return token.lower_ in RELATIVE_WORDS and token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "relcl"
+
+
+def relative_clauses(token: Token) -> list[Token]:
+    """The verbs of the relative clauses on `token` whose subject is a relative word ("a cat that is laying")."""
+    return [c for c in token.children if c.dep_ == "relcl" and c.i > token.i
+            and any(is_relative_subject(w) for w in c.children)]
+
+
+def relative_agreement(caption: str, subject: Token, noun: Token) -> list[Edit] | None:
+    """Edits making plural the verbs of the relative clauses on the joined subject whose subject is the relative
+    word: "A cat that is laying" -> "A cat and a dog that are laying"; None where one cannot be told."""
+    edits: list[Edit] = []
+    for verb in [verb for token in {subject, noun} for verb in relative_clauses(token)]:
+        found = verb_agreement(caption, next(w for w in verb.children if is_relative_subject(w)))
+        if found is None:
+            return None
+        edits += found
+    return edits
 
 
 def own_object_edits(verbs: list[Token]) -> list[Edit] | None:
@@ -83,6 +109,11 @@ def _can_be_verb(token: Token) -> bool:
     return bool(_synsets(token.lemma_.lower(), "VERB"))
 
 
+def _singular(verb: Token) -> bool:
+    """A verb in the singular present, itself or through its auxiliary ("is standing")."""
+    return verb.tag_ == "VBZ" or any(c.dep_.startswith("aux") and c.tag_ == "VBZ" for c in verb.children)
+
+
 def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
     """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
     (a plural subject, a past tense, no verb), None when the verb cannot be told."""
@@ -107,9 +138,9 @@ def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
         return []  # "A herd of sheep are grazing": the verb is plural already
     if (first.tag_ != "VBZ" and first.lower_ != "was") or first.lower_.startswith("'"):
         return None  # a clitic ("'s") may be a misspelt possessive: "sitting in it's back" made "itbe back"
-    if any(c.dep_ == "conj" and c.tag_ == "VBZ" for c in verb.children) or any(
+    if any(c.dep_ == "conj" and _singular(c) for c in verb.children) or any(
             t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
-        return None  # "A cat sits ... and watches": a second verb to make plural, maybe read as a noun
+        return None  # "A cat sits ... and watches", "has skis and is standing": a second verb to make plural
     plural = PLURAL_VERBS.get(first.lower_) or verb_form(first.lemma_.lower(), "VBP")
     after = fit_case(plural, first.text, at_sentence_start=bool(first.is_sent_start))
     return [Edit(caption[first.idx:first.idx + len(first)], after, first.idx, first.idx + len(first))]

@@ -31,7 +31,8 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "bench sign lamppost hydrant",                     # a sidewalk
     "apple banana orange lemon strawberry pear peach pineapple grape",
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
-    "pizza sandwich salad soup hamburger burger hotdog sausage",  # a meal
+    "pizza sandwich salad soup hamburger burger hotdog",  # a meal
+    "pizza sandwich salad soup hamburger burger sausage",  # no sausage beside a hot dog: it may be the one named
     "cake donut doughnut cookie pie cupcake muffin",   # sweets
     "plate bowl cup mug",                              # no glass: "glasses" are mostly spectacles
     "fork knife spoon napkin",
@@ -40,6 +41,7 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "microwave toaster blender",
     "refrigerator stove oven dishwasher",              # no refrigerator on a counter beside a blender
     "box bag basket suitcase backpack",
+    "doll teddy",                                      # toys ("teddy" stands in for a teddy bear, a stuffed animal)
     "mirror lamp vase candle book",                    # no clock: most are on towers and walls
     "ball frisbee kite",
 ))
@@ -66,9 +68,19 @@ ROOM_FIXTURES = {
 }
 
 
-# Listed compounds whose last word names their kind, so that its kindred things may join them ("A bench and a
-# fire hydrant that is sitting in the grass"); not "hot dog" nor "teddy bear".
-KIND_COMPOUNDS = frozenset({"fire hydrant", "stop sign", "street sign", "traffic sign"})
+# Things a thing comes in, which a thing joined to it cannot share: "A hot dog and a sandwich sitting on top of a
+# bun" (or beside it: "A sandwich and a hot dog on a bun" reads as both on it).
+OWN_HOLDERS = {"hotdog": frozenset({"bun", "roll"})}
+
+# Words making an animal a toy, which takes a toy's kindred ("A stuffed animal and a doll sitting").
+TOY_MARKS = frozenset({"stuffed", "plush"})
+TOY = "teddy"
+
+# Listed compounds (by lemma) and the set word whose kindred things may join them ("A bench and a fire hydrant
+# that is sitting in the grass", "Two cooked hot dogs and a hamburger", "A teddy bear and a doll"); their last
+# word alone would take a dog's or a bear's partners.
+KIND_COMPOUNDS = {"fire hydrant": "hydrant", "stop sign": "sign", "street sign": "sign", "traffic sign": "sign",
+                  "parking meter": "hydrant", "hot dog": "hotdog", "teddy bear": TOY}
 
 # Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").
 NEVER_ADDED = frozenset({"person", "people"})
