@@ -25,7 +25,7 @@ import functools
 
 from spacy.tokens import Token
 
-from backend.perturb.lexicon import wordnet
+from backend.perturb.lexicon import NOUN, lexicon, wordnet
 
 PERSON, ANIMAL, BEING = "person", "animal", "being"  # BEING: a person or an animal, WordNet cannot say which
 FIGURE, INANIMATE, UNKNOWN = "figure", "inanimate", "unknown"
@@ -137,6 +137,35 @@ def noun_senses(key: str) -> list:
     """WordNet's noun senses of `key`, most frequent first; none when the corpus is not installed."""
     reader = wordnet()
     return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
+
+
+def is_kind_of(key: str, other: str) -> bool:
+    """Whether what `key` usually names (its first WordNet sense) is a kind of what `other` usually names: a jet
+    of an airplane, a puppy of a dog."""
+    senses, others = noun_senses(key), noun_senses(other)
+    if not senses or not others:
+        return False
+    return others[0] in senses[0].closure(lambda synset: synset.hypernyms())
+
+
+# Places whose kinds take no sisters: a lawn, a meadow or a pasture is a field, and a field's sisters include a
+# forest and a mountain ("broken toilets sitting out on a forest" was made).
+_PLACE_GROUPS = frozenset(["outdoor place", "ground", "room"])
+
+
+@functools.cache
+def sisters_of_kind(lemma: str) -> list[str]:
+    """For a noun no group lists, the sisters of the one group word it overlaps in the lexicon and is a kind of
+    in WordNet ("jet" an airplane, "puppy" a dog, "taxi" a car), less those it overlaps too: "a jet" ->
+    "a helicopter" (as the group word's refills, held to its fit class by `refill_fit`). A noun that overlaps a
+    group word it is not a kind of ("sidewalk" and "street", "vehicle" and "car") takes none, nor a kind of place
+    (`_PLACE_GROUPS`)."""
+    lex = lexicon()
+    kinds = [word for name, words in lex.object_groups.items() if name not in _PLACE_GROUPS for word in words
+             if not lex.may_replace(lemma, word) and is_kind_of(lemma, word)]
+    if len(kinds) != 1:
+        return []
+    return [word for word in lex.co_hyponyms(kinds[0], NOUN) if lex.may_replace(lemma, word)]
 
 
 def may_name_being(key: str) -> bool:
