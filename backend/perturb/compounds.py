@@ -20,11 +20,11 @@ from backend.perturb.plausibility_parse import is_under
 from backend.perturb.slots import Slot, clear_noun, taken
 
 # Compounds that name no kind of their head (`_kind_compound`): heads that are mostly parts of something ("a car
-# window", "a brick wall") or places the modifier grounds ("a dirt field", "a city street"), modifiers that own
-# the head ("a bus seat", "a church tower", "a horse trailer"), are a sport whose place or gear the head is ("a
-# tennis court", "a baseball field"; WordNet), or make it a figure ("a toy car"). Only a vehicle takes a brand
-# ("a Fedex truck"); other names make a landmark ("the Eiffel tower").
-PART_GROUPS = frozenset(["building part", "outdoor place"])
+# window", "a brick wall") or places the modifier grounds ("a dirt field", "a city street", "a basement
+# bathroom"), modifiers that own the head ("a bus seat", "a church tower", "a horse trailer"), are a sport whose
+# place or gear the head is ("a tennis court", "a baseball field"; WordNet), or make it a figure ("a toy car").
+# Only a vehicle takes a brand ("a Fedex truck"); other names make a landmark ("the Eiffel tower").
+PART_GROUPS = frozenset(["building part", "outdoor place", "room"])
 OWNER_GROUPS = frozenset(["vehicle", "building", "animal"])
 BRANDED_GROUPS = frozenset(["vehicle"])
 SPORTS = frozenset(["sport.n.01"])
@@ -46,7 +46,7 @@ def _compound_spans(doc: Doc, covered: set[int]) -> list[Span]:
     spans = []
     for token in doc:
         modifiers = [child for child in token.children if child.dep_ == "compound"]
-        if modifiers and clear_noun(token, covered) and _kind_compound(token, modifiers) and _rest_fits(token):
+        if modifiers and clear_noun(token, covered) and _kind_compound(token, modifiers) and _counted(token):
             spans.append(doc[modifiers[0].i : token.i + 1])
     return spans
 
@@ -68,6 +68,14 @@ def _kind_compound(head: Token, modifiers: list[Token]) -> bool:
         and (m.pos_ != "PROPN" or group in BRANDED_GROUPS) and not lexicon().is_attribute_word(m.lower_)
         and not is_under(noun_lemma(m), SPORTS) and _group_of_word(noun_lemma(m)) not in OWNER_GROUPS
         for m in modifiers)
+
+
+def _counted(head: Token) -> bool:
+    """A plural head, or a singular one with a determiner, a possessive or a number: a bare singular compound
+    is a place or a mass ("crosses home plate", "a box of cheese pizza") that a count noun cannot fill ("crosses
+    bowl", "a box of sandwich" were made)."""
+    determined = any(child.dep_ in ("det", "poss", "nummod") for child in head.children)
+    return (head.tag_ == "NNS" or determined) and _rest_fits(head)
 
 
 def _rest_fits(head: Token) -> bool:

@@ -154,18 +154,27 @@ _PLACE_GROUPS = frozenset(["outdoor place", "ground", "room"])
 
 
 @functools.cache
-def sisters_of_kind(lemma: str) -> list[str]:
-    """For a noun no group lists, the sisters of the one group word it overlaps in the lexicon and is a kind of
-    in WordNet ("jet" an airplane, "puppy" a dog, "taxi" a car), less those it overlaps too: "a jet" ->
-    "a helicopter" (as the group word's refills, held to its fit class by `refill_fit`). A noun that overlaps a
-    group word it is not a kind of ("sidewalk" and "street", "vehicle" and "car") takes none, nor a kind of place
-    (`_PLACE_GROUPS`)."""
+def group_kind(lemma: str) -> str | None:
+    """For a noun that no lexicon group lists (nor a synonym of it), the one group word it is a kind of in WordNet
+    ("jet" and "jetliner" an airplane, "puppy" a dog, "pickup" a truck), None where it is a kind of none or of
+    several, or of a place (`_PLACE_GROUPS`)."""
     lex = lexicon()
+    if lex.co_hyponyms(lemma, NOUN) or any(lemma in words for words in lex.object_groups.values()):
+        return None  # a group's own word, even with no sister left ("duck": the bird species all overlap)
     kinds = [word for name, words in lex.object_groups.items() if name not in _PLACE_GROUPS for word in words
-             if not lex.may_replace(lemma, word) and is_kind_of(lemma, word)]
-    if len(kinds) != 1:
+             if is_kind_of(lemma, word)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def sisters_of_kind(lemma: str) -> list[str]:
+    """The sisters of the group word a noun no group lists is a kind of (`group_kind`), less those it overlaps:
+    "a jet" -> "a helicopter" (held to that word's fit class by `refill_fit`, even where the word's own refills
+    are not: "a bowl of broth" -> "a bowl of pizza", "a duck floating" -> "a cat floating" were made)."""
+    kind = group_kind(lemma)
+    if kind is None:
         return []
-    return [word for word in lex.co_hyponyms(kinds[0], NOUN) if lex.may_replace(lemma, word)]
+    lex = lexicon()
+    return [word for word in lex.co_hyponyms(kind, NOUN) if lex.may_replace(lemma, word)]
 
 
 def may_name_being(key: str) -> bool:

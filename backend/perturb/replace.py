@@ -30,7 +30,7 @@ from backend.perturb.kind_modifiers import kind_slots
 from backend.perturb.lexicon import ADJ, lexicon
 from backend.perturb.motion import motion_slots
 from backend.perturb.nlp import find_phrases, token_span
-from backend.perturb.nouns import is_physical
+from backend.perturb.nouns import group_kind, is_physical
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -228,9 +228,11 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
 
 def _fitting(propose: Callable[[Slot], list[str]], all_groups: bool, slot: Slot) -> list[str]:
     """`propose`'s nouns for `slot` that fit it (`refill_fit.fits_slot`); a compound refilled whole keeps to its
-    head's fit class (`Slot.whole_compound`)."""
-    strict = all_groups or slot.whole_compound
-    return [word for word in propose(slot) if fits_slot(slot.span.root, slot.lemma, word, strict)]
+    head's fit class (`Slot.whole_compound`), a kind of a group word ("a jet") to that word's class
+    (`nouns.group_kind`)."""
+    kind = group_kind(slot.lemma)
+    strict, original = all_groups or slot.whole_compound or kind is not None, kind or slot.lemma
+    return [word for word in propose(slot) if fits_slot(slot.span.root, original, word, strict)]
 
 
 def _fitting_attributes(propose: Callable[[Slot], list[str]], slot: Slot) -> list[str]:
