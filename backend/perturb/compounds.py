@@ -28,6 +28,8 @@ PART_GROUPS = frozenset(["building part", "outdoor place", "room"])
 OWNER_GROUPS = frozenset(["vehicle", "building", "animal"])
 BRANDED_GROUPS = frozenset(["vehicle"])
 SPORTS = frozenset(["sport.n.01"])
+# Modifiers that place a part on its whole ("a side mirror", "a side car", "a rear window").
+POSITIONS = frozenset("side rear back front top".split())
 FIGURE_MARKERS = INANIMATE_MARKERS | frozenset(["model", "miniature", "cake", "lego", "replica"])
 
 
@@ -46,7 +48,7 @@ def _compound_spans(doc: Doc, covered: set[int]) -> list[Span]:
     spans = []
     for token in doc:
         modifiers = [child for child in token.children if child.dep_ == "compound"]
-        if modifiers and clear_noun(token, covered) and _kind_compound(token, modifiers) and _counted(token):
+        if modifiers and clear_noun(token, covered) and _kind_compound(token, modifiers) and counted(token):
             spans.append(doc[modifiers[0].i : token.i + 1])
     return spans
 
@@ -55,22 +57,25 @@ def _kind_compound(head: Token, modifiers: list[Token]) -> bool:
     """`modifiers` are single words right before `head`, each naming a kind, brand or use of it: not a part of
     something ("a car window", "a brick wall"), a place ("a city street", "a skate park": the modifier says which
     ground), an owner ("a bus seat", "a horse trailer"), a sport whose gear the head is ("a tennis racquet"), a
-    figure ("a toy car"), a colour ("orange shirts"), part of a set phrase ("old style"), a list spaCy misread
+    figure ("a toy car"), a colour ("orange shirts"), a position ("a side mirror"), a synonym ("a cell phone"),
+    part of a set phrase ("old style"), a list spaCy misread
     ("sweaters shirts", "boys coat") or a landmark's name ("the Eiffel tower"; a brand names a vehicle: "a Fedex
     truck"); nor is the head a person."""
-    group = _group_of_word(noun_lemma(head))
-    if group is None or group in PART_GROUPS or lexicon().is_person(noun_lemma(head)):
+    group, lex = _group_of_word(noun_lemma(head)), lexicon()
+    if group is None or group in PART_GROUPS or lex.is_person(noun_lemma(head)):
         return False
+    if not lex.may_replace(" ".join([*(m.lower_ for m in modifiers), noun_lemma(head)]), noun_lemma(head)):
+        return False  # a synonym of the head ("a cell phone"), refilled as the head would be
     contiguous = [m.i for m in modifiers] == list(range(head.i - len(modifiers), head.i))
     return contiguous and all(
         m.is_alpha and not list(m.children) and m.tag_ != "NNS" and m.lower_ not in FIGURE_MARKERS
-        and not in_fixed_phrase(m, lexicon().fixed_phrases)
+        and not in_fixed_phrase(m, lexicon().fixed_phrases) and m.lower_ not in POSITIONS
         and (m.pos_ != "PROPN" or group in BRANDED_GROUPS) and not lexicon().is_attribute_word(m.lower_)
         and not is_under(noun_lemma(m), SPORTS) and _group_of_word(noun_lemma(m)) not in OWNER_GROUPS
         for m in modifiers)
 
 
-def _counted(head: Token) -> bool:
+def counted(head: Token) -> bool:
     """A plural head, or a singular one with a determiner, a possessive or a number: a bare singular compound
     is a place or a mass ("crosses home plate", "a box of cheese pizza") that a count noun cannot fill ("crosses
     bowl", "a box of sandwich" were made)."""

@@ -148,20 +148,22 @@ def is_kind_of(key: str, other: str) -> bool:
     return others[0] in senses[0].closure(lambda synset: synset.hypernyms())
 
 
-# Places whose kinds take no sisters: a lawn, a meadow or a pasture is a field, and a field's sisters include a
-# forest and a mountain ("broken toilets sitting out on a forest" was made).
-_PLACE_GROUPS = frozenset(["outdoor place", "ground", "room"])
+# Groups whose kinds take no sisters: a lawn, a meadow or a pasture is a field, and a field's sisters include a
+# forest and a mountain ("broken toilets sitting out on a forest" was made); WordNet's first sense of a word
+# often names a person where a caption means a thing ("some small tarts" -> "some small girls" was made), and a
+# kind of person keeps a role the refill drops ("husband and wife" -> "husband and man").
+_NO_KIND_GROUPS = frozenset(["outdoor place", "ground", "room", "person"])
 
 
 @functools.cache
 def group_kind(lemma: str) -> str | None:
     """For a noun that no lexicon group lists (nor a synonym of it), the one group word it is a kind of in WordNet
     ("jet" and "jetliner" an airplane, "puppy" a dog, "pickup" a truck), None where it is a kind of none or of
-    several, or of a place (`_PLACE_GROUPS`)."""
+    several, or of a place or a person (`_NO_KIND_GROUPS`)."""
     lex = lexicon()
     if lex.co_hyponyms(lemma, NOUN) or any(lemma in words for words in lex.object_groups.values()):
         return None  # a group's own word, even with no sister left ("duck": the bird species all overlap)
-    kinds = [word for name, words in lex.object_groups.items() if name not in _PLACE_GROUPS for word in words
+    kinds = [word for name, words in lex.object_groups.items() if name not in _NO_KIND_GROUPS for word in words
              if is_kind_of(lemma, word)]
     return kinds[0] if len(kinds) == 1 else None
 

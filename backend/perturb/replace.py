@@ -21,7 +21,7 @@ from backend.perturb.ages import child_slots
 from backend.perturb.athletes import athlete_slots
 from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.attribute_phrases import attribute_phrase_slots
-from backend.perturb.compounds import compound_slots
+from backend.perturb.compounds import compound_slots, counted
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
 from backend.perturb.garments import held_garment_slots
@@ -229,8 +229,10 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
 def _fitting(propose: Callable[[Slot], list[str]], all_groups: bool, slot: Slot) -> list[str]:
     """`propose`'s nouns for `slot` that fit it (`refill_fit.fits_slot`); a compound refilled whole keeps to its
     head's fit class (`Slot.whole_compound`), a kind of a group word ("a jet") to that word's class
-    (`nouns.group_kind`)."""
+    (`nouns.group_kind`) where it is counted as the compounds are (`compounds.counted`)."""
     kind = group_kind(slot.lemma)
+    if kind is not None and not counted(slot.span.root):
+        return []  # "sits outside the fence for pickup" is no truck, "a jumbo jet" no "jumbo helicopter"
     strict, original = all_groups or slot.whole_compound or kind is not None, kind or slot.lemma
     return [word for word in propose(slot) if fits_slot(slot.span.root, original, word, strict)]
 
