@@ -1,7 +1,7 @@
 """REPLACE's object refills added for SugarCrepe's replace_obj (issue 21, fifth round): whole compounds
 (backend/perturb/compounds.py), athletes of one setting (athletes.py), kinds of a group word
 (nouns.sisters_of_kind), lakes and ponds. What each new rule makes, and what it must never make: outputs found
-while tuning on even ids and the err rows of the judged sample tests/data/perturb-judged-replobj5.csv.
+while tuning on even ids and the err rows of the judged draws (tests/data/perturb-judged-replobj5*.csv).
 """
 import pytest
 
@@ -34,6 +34,10 @@ MAKES = [
     ("A female skier stops and poses for a picture", "A female snowboarder stops and poses for a picture"),
     # lakes, ponds and rivers
     ("Three giraffe drinking from a pond with brush in back.", "Three giraffe drinking from a river with brush in back."),
+    # a shoe is footwear
+    ("A photo of a bright pink shoe on a blue and green background.",
+     "A photo of a bright pink sandal on a blue and green background."),
+    ("A large jetliner flying over a dry grass field.", "A large helicopter flying over a dry grass field."),
 ]
 
 
@@ -68,6 +72,34 @@ NEVER = [
     ("A little league team wears orange shirts and black caps.", "A little league team wears jackets and black caps."),
     # a lawn is no field whose sisters fit (even ids)
     ("LOTS OF BROKEN TOILETS SITTING OUT ON A LAWN", "LOTS OF BROKEN TOILETS SITTING OUT ON A FOREST"),
+    # judged err in the first draw (tests/data/perturb-judged-replobj5-first.csv): a bare singular compound
+    ("A baseball player holding a bat next to home plate.", "A baseball player holding a bat next to bowl."),
+    ("A baseball player crosses home plate as his teammate waits.",
+     "A baseball player crosses bowl as his teammate waits."),
+    ("The batter is tapping his bat on home plate.", "The batter is tapping his bat on tray."),
+    ("A box of cheese pizza with green peppers in a box", "A box of sandwich with green peppers in a box"),
+    # judged err in a second draw (not kept: the code changed after it): a word whose first WordNet sense is
+    # another thing, a kind of person
+    ("Luggage is sorted into groups, and sits outside the fence for pickup.",
+     "Luggage is sorted into groups, and sits outside the fence for car."),
+    ("A hand adding a cherry to some small tarts.", "A hand adding a cherry to some small girls."),
+    ("A new husband and wife feeding each other wedding cake as a photographer takes pictures.",
+     "A new husband and man feeding each other wedding cake as a photographer takes pictures."),
+    # judged impl in those draws, gone with the same rules: a synonym or a position compound, a room
+    ("People gathered taking pictures with a cell phone.", "People gathered taking pictures with a remote."),
+    ("A man in a crowd taking pictures with a cell phone.", "A man in a crowd taking pictures with a remote."),
+    ("A picture of a women sitting on a motorcycle with a side car with a desert background of hills.",
+     "A picture of a women sitting on a motorcycle with a bus with a desert background of hills."),
+    ("Guy takes a picture  of his dog in the backseat through his side mirror.",
+     "Guy takes a picture  of his dog in the backseat through his lamp."),
+    ("a shower toilet and sink in a basement bathroom", "a shower toilet and sink in a bedroom"),
+    # kinds held to their word's fit class; a group's own word is no kind (even ids)
+    ("a big sandwich on a small silver plate with a bowl of broth on the side",
+     "a big sandwich on a small silver plate with a bowl of pizza on the side"),
+    ("A duck floating in the water near a bunch of grass and rocks",
+     "A cat floating in the water near a bunch of grass and rocks"),
+    # a boot may be a shoe (even ids)
+    ("An umbrella and rain boots sitting on a rug in a corner.", "An umbrella and shoes sitting on a rug in a corner."),
     # an athlete's gear or act left with the other athlete
     ("Skateboarder grinding his board on the side of a pavement course.",
      "Cyclist grinding his board on the side of a pavement course."),
