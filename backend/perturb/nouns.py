@@ -25,7 +25,7 @@ import functools
 
 from spacy.tokens import Token
 
-from backend.perturb.lexicon import wordnet
+from backend.perturb.lexicon import NOUN, lexicon, wordnet
 
 PERSON, ANIMAL, BEING = "person", "animal", "being"  # BEING: a person or an animal, WordNet cannot say which
 FIGURE, INANIMATE, UNKNOWN = "figure", "inanimate", "unknown"
@@ -137,6 +137,46 @@ def noun_senses(key: str) -> list:
     """WordNet's noun senses of `key`, most frequent first; none when the corpus is not installed."""
     reader = wordnet()
     return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
+
+
+def is_kind_of(key: str, other: str) -> bool:
+    """Whether what `key` usually names (its first WordNet sense) is a kind of what `other` usually names: a jet
+    of an airplane, a puppy of a dog."""
+    senses, others = noun_senses(key), noun_senses(other)
+    if not senses or not others:
+        return False
+    return others[0] in senses[0].closure(lambda synset: synset.hypernyms())
+
+
+# Groups whose kinds take no sisters: a lawn, a meadow or a pasture is a field, and a field's sisters include a
+# forest and a mountain ("broken toilets sitting out on a forest" was made); WordNet's first sense of a word
+# often names a person where a caption means a thing ("some small tarts" -> "some small girls" was made), and a
+# kind of person keeps a role the refill drops ("husband and wife" -> "husband and man").
+_NO_KIND_GROUPS = frozenset(["outdoor place", "ground", "room", "person"])
+
+
+@functools.cache
+def group_kind(lemma: str) -> str | None:
+    """For a noun that no lexicon group lists (nor a synonym of it), the one group word it is a kind of in WordNet
+    ("jet" and "jetliner" an airplane, "puppy" a dog, "pickup" a truck), None where it is a kind of none or of
+    several, or of a place or a person (`_NO_KIND_GROUPS`)."""
+    lex = lexicon()
+    if lex.co_hyponyms(lemma, NOUN) or any(lemma in words for words in lex.object_groups.values()):
+        return None  # a group's own word, even with no sister left ("duck": the bird species all overlap)
+    kinds = [word for name, words in lex.object_groups.items() if name not in _NO_KIND_GROUPS for word in words
+             if is_kind_of(lemma, word)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def sisters_of_kind(lemma: str) -> list[str]:
+    """The sisters of the group word a noun no group lists is a kind of (`group_kind`), less those it overlaps:
+    "a jet" -> "a helicopter" (held to that word's fit class by `refill_fit`, even where the word's own refills
+    are not: "a bowl of broth" -> "a bowl of pizza", "a duck floating" -> "a cat floating" were made)."""
+    kind = group_kind(lemma)
+    if kind is None:
+        return []
+    lex = lexicon()
+    return [word for word in lex.co_hyponyms(kind, NOUN) if lex.may_replace(lemma, word)]
 
 
 def may_name_being(key: str) -> bool:

@@ -14,7 +14,7 @@ refill must also:
   * otherwise share the original's fit class below, where its group has one:
     things of one size, use and setting (a large animal for a large
     animal, a pet for a pet, a seat for a seat, a cup for a mug, a car for
-    a bus, a jet ski for a boat; a tractor, a bed, a beach or a street
+    a bus, a jet ski for a boat, a lake for a river; a tractor, a bed, a beach or a street
     has no such sister). A word in no class (an apple, a shirt) may take any sister
     that is in no class either.
 
@@ -77,7 +77,8 @@ _OTHER_CLASSES = (
     "train,tram",
     "boat,jet ski",
     # Alone in their group: no sister is of their size and use.
-    "bird", "book", "candle", "kite", "bed", "television", "street", "river", "umbrella", "vase",
+    "river,lake,pond",
+    "bird", "book", "candle", "kite", "bed", "television", "street", "umbrella", "vase",
     "snow", "beach", "desert", "tractor", "skateboard", "surfboard", "snowboard",
     "soup", "salad",
 )
@@ -203,12 +204,14 @@ def _free_in_replace(noun: Token, original: str, word: str) -> bool:
 
 def _names_a_kind_of(noun: Token) -> bool:
     """A modifier that names a kind of the noun ("a tabby cat", "a dalmatian dog"): a refill would keep it
-    ("a baby tabby dog" was judged absurd). WordNet: some sense of the modifier is under the noun's first."""
+    ("a baby tabby dog" was judged absurd). WordNet: some sense of the modifier is under the noun's first. A
+    compound modifier is always inside the replaced span ("teddy bear", `slots.Slot.whole_compound`: "a
+    turboprop airplane" -> "a helicopter"), so it goes with the noun."""
     key = noun_key(noun)
     senses = noun_senses(key)
     if not senses:
         return False
-    return any(child.dep_ in ("amod", "compound", "nmod") and child.lower_ not in key.split()  # "teddy bear"
+    return any(child.dep_ in ("amod", "nmod") and child.lower_ not in key.split()  # "teddy bear"
                and is_under(child.lower_, frozenset([senses[0].name()])) for child in noun.children)
 
 

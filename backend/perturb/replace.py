@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.ages import child_slots
+from backend.perturb.athletes import athlete_slots
 from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.attribute_phrases import attribute_phrase_slots
+from backend.perturb.compounds import compound_slots, counted
 from backend.perturb.core import FillMask, Request, Variant, build, replacement, spread, swapped, take_distinct
 from backend.perturb.counted import count_slots
 from backend.perturb.garments import held_garment_slots
@@ -28,7 +30,7 @@ from backend.perturb.kind_modifiers import kind_slots
 from backend.perturb.lexicon import ADJ, lexicon
 from backend.perturb.motion import motion_slots
 from backend.perturb.nlp import find_phrases, token_span
-from backend.perturb.nouns import is_physical
+from backend.perturb.nouns import group_kind, is_physical
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -119,7 +121,7 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 # Replacements beyond one lexicon word per slot, per subtype: each finder gives (span, new texts) pairs.
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
-    "object": (kind_slots, people_slots, child_slots),
+    "object": (kind_slots, people_slots, child_slots, athlete_slots),
     "attribute": (count_slots, attribute_phrase_slots),
     "relation": (without_slots, motion_slots, verb_phrase_slots, placement_slots, held_garment_slots),
 }
@@ -225,8 +227,14 @@ def _noun_swaps(request: Request) -> Iterator[Variant]:
 
 
 def _fitting(propose: Callable[[Slot], list[str]], all_groups: bool, slot: Slot) -> list[str]:
-    """`propose`'s nouns for `slot` that fit it (`refill_fit.fits_slot`)."""
-    return [word for word in propose(slot) if fits_slot(slot.span.root, slot.lemma, word, all_groups)]
+    """`propose`'s nouns for `slot` that fit it (`refill_fit.fits_slot`); a compound refilled whole keeps to its
+    head's fit class (`Slot.whole_compound`), a kind of a group word ("a jet") to that word's class
+    (`nouns.group_kind`) where it is counted as the compounds are (`compounds.counted`)."""
+    kind = group_kind(slot.lemma)
+    if kind is not None and not counted(slot.span.root):
+        return []  # "sits outside the fence for pickup" is no truck, "a jumbo jet" no "jumbo helicopter"
+    strict, original = all_groups or slot.whole_compound or kind is not None, kind or slot.lemma
+    return [word for word in propose(slot) if fits_slot(slot.span.root, original, word, strict)]
 
 
 def _fitting_attributes(propose: Callable[[Slot], list[str]], slot: Slot) -> list[str]:
@@ -241,8 +249,9 @@ def _fitting_objects(
 ) -> Iterator[Variant]:
     """Object refills that fit their slot and that the selectional rules do not flag: a flagged refill
     ("a horse sitting in a sink") gives way to the next one instead of taking the slot's turn."""
-    variants = _replacement_candidates(request, object_slots(request.doc), family, "object",
-                                       functools.partial(_fitting, propose, all_groups))
+    slots = sorted(object_slots(request.doc) + compound_slots(request.doc), key=lambda slot: slot.span.start)
+    fitting = functools.partial(_fitting, propose, all_groups)
+    variants = _replacement_candidates(request, slots, family, "object", fitting)
     return (variant for variant in variants
             if is_plausible(variant.text, request.caption, changed_spans(variant)))
 

@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexicon
 from backend.perturb.nlp import find_phrases, token_span
-from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class
+from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class, sisters_of_kind
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -59,6 +59,8 @@ class Slot:
     span: Span
     lemma: str
     pos: str
+    # A compound refilled whole ("a pickup truck" -> "a car", `compounds`): its refill keeps to the head's fit class.
+    whole_compound: bool = False
 
 
 def inflected(slot: Slot, lemma: str) -> str:
@@ -103,7 +105,7 @@ def _is_color(word: str) -> bool:
     return COLOR in lexicon().attribute_classes(word)
 
 
-def _taken(doc: Doc) -> tuple[list[Span], list[Span], set[int]]:
+def taken(doc: Doc) -> tuple[list[Span], list[Span], set[int]]:
     """Spatial phrases, multi-word nouns, and the token indices they cover:
     "left" in "to the left of" is no object, "hot" in "hot dog" no attribute."""
     lex = lexicon()
@@ -159,14 +161,18 @@ def _done_to_it(token: Token) -> bool:
 
 def _plain_noun(token: Token, covered: set[int]) -> bool:
     """A head noun with no noun modifier ("rock wall", "kite string" are
-    compounds the lexicon does not know), a clear number, and no
+    compounds the lexicon does not know: see `_compound_slot`), a clear number, and no
     adjective that only fits it."""
+    return not any(child.dep_ == "compound" for child in token.children) and clear_noun(token, covered)
+
+
+def clear_noun(token: Token, covered: set[int]) -> bool:
+    """A head noun whose role and number the parse makes clear, that no set phrase or adjective binds."""
     return (
         token.tag_ in NOUN_TAGS
         and token.is_alpha
         and token.dep_ != "compound"
         and token.i not in covered
-        and not any(child.dep_ == "compound" for child in token.children)
         and not next_to_another_noun(token)
         and not in_fixed_phrase(token, lexicon().fixed_phrases)
         and _number_is_clear(token)
@@ -196,7 +202,7 @@ def _split_noun(verb: Token) -> bool:
 
 def object_slots(doc: Doc) -> list[Slot]:
     """Head nouns, and the lexicon's multi-word nouns ("hot dog") as one slot."""
-    _, multiword, covered = _taken(doc)
+    _, multiword, covered = taken(doc)
     slots = [
         Slot(span, " ".join(t.lemma_.lower() for t in span), NOUN) for span in multiword if span.root.dep_ != "compound"
     ]
@@ -207,7 +213,7 @@ def object_slots(doc: Doc) -> list[Slot]:
 def attribute_slots(doc: Doc) -> list[Slot]:
     """Adjectives describing a noun, plus lexicon attributes used as noun
     modifiers ("metal fence"), outside set phrases ("old time", "hot dog")."""
-    _, _, covered = _taken(doc)
+    _, _, covered = taken(doc)
     lex = lexicon()
     return [
         Slot(token_span(token), token.lower_, ADJ)
@@ -288,7 +294,7 @@ def action_slots(doc: Doc) -> list[Slot]:
 
 def relation_slots(doc: Doc) -> list[Slot]:
     """Spatial relation phrases with an object, and action verbs."""
-    phrases, _, _ = _taken(doc)
+    phrases, _, _ = taken(doc)
     spatial = [
         Slot(span, span.text.lower(), SPATIAL)
         for span in phrases
@@ -328,7 +334,7 @@ def _object_words(slot: Slot) -> list[str]:
     plural = _plural(slot.span[-1])
     return [
         word
-        for word in lex.co_hyponyms(slot.lemma, NOUN)
+        for word in lex.co_hyponyms(slot.lemma, NOUN) or sisters_of_kind(slot.lemma)
         if all(lex.may_replace(word, other) for other in others)
         and not (plural and word in lex.mass_nouns)
         and _fits_adjectives(word, slot.span.root)
