@@ -14,7 +14,7 @@ refill must also:
   * otherwise share the original's fit class below, where its group has one:
     things of one size, use and setting (a large animal for a large
     animal, a pet for a pet, a seat for a seat, a cup for a mug, a car for
-    a bus, a jet ski for a boat, a lake for a river; a tractor, a bed, a beach or a street
+    a bus, a jet ski for a boat, a lake for a river, a swan for a duck; a tractor, a bed, a beach or a street
     has no such sister). A word in no class (an apple, a shirt) may take any sister
     that is in no class either.
 
@@ -76,9 +76,10 @@ _OTHER_CLASSES = (
     "lamp,clock,mirror",
     "train,tram",
     "boat,jet ski",
+    "duck,swan,goose,seagull",  # birds on the water; the lexicon's overlaps keep a duck from a goose
     # Alone in their group: no sister is of their size and use.
     "river,lake,pond",
-    "bird", "book", "candle", "kite", "bed", "television", "street", "umbrella", "vase",
+    "bird", "pigeon", "parrot", "owl", "book", "candle", "kite", "bed", "television", "street", "umbrella", "vase",
     "snow", "beach", "desert", "tractor", "skateboard", "surfboard", "snowboard",
     "soup", "salad",
 )
