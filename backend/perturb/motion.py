@@ -125,10 +125,11 @@ def _beside_end(verb: Token) -> int | None:
 
 
 def _thing_passed(noun: Token) -> bool:
-    """A physical thing ("a traffic light" by its compound) that is no way or sky: a vehicle drives along a way,
-    not past it."""
+    """A physical thing ("a traffic light" by its compound) that is no way, ground, place or sky: a vehicle drives
+    along a way, not past it ("driving past a sidewalk")."""
     lemma = noun_lemma(noun)
-    return lemma not in WAYS | SKY and (is_physical(lemma) or is_physical(noun_key(noun)))
+    way = lemma in WAYS | SKY or any(lexicon().in_class(lemma, kind) for kind in ("ground_place", "place"))
+    return not way and (is_physical(lemma) or is_physical(noun_key(noun)))
 
 
 def passing_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
@@ -221,10 +222,11 @@ PERCHING = frozenset({"bird", "seagull", "gull", "pigeon", "eagle", "hawk", "cro
 
 
 def _flier(verb: Token) -> str | None:
-    """"kite" or "bird" (a perching bird) for the verb's subject, else None."""
+    """"kite" or "bird" (a perching bird) for the verb's subject, alone (not joined to another), else None."""
     mover = _mover(verb)
-    if mover is None or mover.tag_ not in NOUN_TAGS:
-        return None
+    if mover is None or mover.tag_ not in NOUN_TAGS or mover.dep_ == "conj" or any(
+            child.dep_ == "conj" for child in mover.children):
+        return None  # "A couple of cows and some birds perched on branches": the cows would perch too
     lemma = noun_lemma(content_noun(mover))
     return "kite" if lemma == "kite" else "bird" if lemma in PERCHING else None
 

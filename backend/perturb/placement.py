@@ -193,6 +193,8 @@ def far_from_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 # How far from the camera a thing is, and the opposite depth: "with the skyline in the background" -> "... in the
 # foreground" (SugarCrepe: "the inside view" -> "the outside view").
 DEPTHS = {"background": "foreground", "distance": "foreground", "foreground": "background"}
+# What is only ever far off: "as the sun rises in the foreground" was judged absurd.
+FAR_ONLY = frozenset({"sun", "moon", "sky", "horizon", "sunset", "sunrise", "cloud", "star"})
 GAZING = frozenset({"look", "stare", "gaze", "peer", "off", "out", "into", "point", "head"})
 # Verbs of a thing propped on another, which lying beside it is not ("A bike leaning against a wall" -> "A bike
 # lying next to a wall").
@@ -208,14 +210,18 @@ _VERB_TAGS = frozenset({"VBG", "VBZ", "VBP", "VBN", "VBD"})
 
 def depth_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """"in the background" -> "in the foreground", "in the distance" -> "in the foreground", and back; not where
-    the caption names two depths ("a parasailer in the distance with two surfers in the foreground")."""
-    named = {token.lower_ for token in doc} & set(DEPTHS)
+    the caption names two depths ("a parasailer in the distance with two surfers in the foreground", "at the
+    forefront ... in the background"), nor for what is only ever far off (`FAR_ONLY`)."""
+    named = {token.lower_ for token in doc} & {*DEPTHS, "forefront"}
     slots = []
     for word in doc[2:]:
         new = DEPTHS.get(word.lower_)
         in_the = [token.lower_ for token in doc[word.i - 2 : word.i]] == ["in", "the"]
         gaze = word.i > 2 and doc[word.i - 3].lemma_.lower() in GAZING  # "looks in the distance": where, not what
-        if new is not None and in_the and not gaze and word.dep_ == "pobj" and len(named) < 2:
+        if new is None or not in_the or gaze or word.dep_ != "pobj" or len(named) > 1:
+            continue
+        holder = _doer(word.head.head) if word.head.head.pos_ in ("VERB", "AUX") else word.head.head
+        if holder is None or noun_lemma(holder) not in FAR_ONLY:
             slots.append((doc[word.i : word.i + 1], [new]))
     return slots
 
@@ -228,8 +234,8 @@ ALOFT_AFTER = frozenset({"over", "above", "across", "toward", "towards", "high",
 def grounded_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """A thing or body "in the air" or "in mid air", said of the noun or after "is" -> "on the ground" ("A
     skateboarder in the air doing a trick" -> "A skateboarder on the ground doing a trick"); not after a verb or
-    its object, where the air is where a thing was sent or jumps ("jumping on the ground"), nor "up in the air",
-    nor before a place only a thing aloft has (`ALOFT_AFTER`)."""
+    its object, where the air is where a thing was sent or jumps ("jumping on the ground"), nor "up" or "high in
+    the air", nor before a place only a thing aloft has (`ALOFT_AFTER`)."""
     slots = []
     for word in doc[:-2]:
         words = [token.lower_ for token in doc[word.i : word.i + 3]]
@@ -239,7 +245,8 @@ def grounded_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         head, before = word.head, doc[word.i - 1] if word.i > 0 else word
         thing = head.pos_ in _NOUNS and head.dep_ != "dobj" and is_physical(noun_lemma(head))  # "get his kite in
         aloft = any(token.lower_ in ALOFT_AFTER for token in doc[end:])  # the air": where it is sent
-        if (thing or head.lemma_ == "be") and before.lower_ != "up" and not aloft:
+        how_high = before.lower_ in ("up", "high") or before.pos_ == "ADV"  # "is high on the ground" was judged
+        if (thing or head.lemma_ == "be") and not how_high and not aloft:  # garbled
             slots.append((doc[word.i : end], ["on the ground"]))
     return slots
 
