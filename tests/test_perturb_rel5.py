@@ -27,6 +27,11 @@ MAKES = [
     # a body resting on a made thing is beside it (placement.set_beside_slots)
     ("relation", "A cat perches on top of an entertainment center in front of a TV.",
      "A cat perches next to an entertainment center in front of a TV."),
+    # aircraft, kites and birds in the sky, and boats in the water (placement.sky_grounded_slots, beached_slots)
+    ("relation", "A kite in the blue sky.", "A kite on the ground."),
+    ("relation", "several sail boats in the water at night", "several sail boats out of the water at night"),
+    ("relation", "The boats are in the water for a peaceful night",
+     "The boats are out of the water for a peaceful night"),
     # road vehicles parked by a thing drive past it, and the other way (motion.passing_slots)
     ("relation", "A red car is parked at a traffic light.", "A red car is driving past a traffic light."),
     ("relation", "Food trucks are parked around small oval tables.", "Food trucks are driving past small oval tables."),
@@ -94,6 +99,10 @@ NEVER = [
      "A street sign is pictured at the forefront with an ornate building in the foreground."),
     ("relation", "A couple of cows and some birds flying in the sky.",
      "A couple of cows and some birds perched on branches."),
+    # a boat that sails or floats is afloat for good; an aircraft doing what only one aloft does
+    ("relation", "A boat floating in the water.", "A boat floating out of the water."),
+    ("relation", "The airplane in the sky is doing tricks while spitting out smoke.",
+     "The airplane on the ground is doing tricks while spitting out smoke."),
     # a bike is not read as driving itself
     ("relation", "A red bike is parked outside of a barred window.",
      "A red bike is driving past a barred window."),

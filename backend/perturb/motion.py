@@ -178,7 +178,7 @@ def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         still = lemma in STILL_VERBS and prep.lower_ in STILL_PREPOSITIONS
         if (moving and ground not in WAYS) or (still and ground not in (AIR_GROUND if kind == "air" else WAYS)):
             continue
-        if _airborne(lemma, prep, ground, kind) and not _placed_aloft(place):
+        if _airborne(lemma, prep, ground, kind) and not placed_aloft(place):
             phrase = _new_phrase(verb, True, kind)
             if phrase is not None:
                 slots.append((doc[verb.i : place.i + 1], [f"{phrase} a runway"]))
@@ -195,7 +195,7 @@ def _airborne(lemma: str, prep: Token, ground: str, kind: str) -> bool:
     return kind == "air" and lemma == "fly" and prep.lower_ in AIR_PREPOSITIONS and ground in SKY
 
 
-def _placed_aloft(sky: Token) -> bool:
+def placed_aloft(sky: Token) -> bool:
     """Words after the sky that only an aircraft aloft suits: "parked on a runway over some trees", "above a
     bridge", "with a trail of white smoke" would be absurd."""
     return any(token.lower_ in AFTER_SKY for token in sky.doc[sky.i + 1 :])
@@ -244,7 +244,7 @@ def landed_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if verb.pos_ != "VERB" or verb_lemma(verb) not in FLYING or verb.tag_ not in ("VBG", "VBZ", "VBP"):
             continue
         flier, sky = _flier(verb), _sky_phrase(verb)
-        if flier is not None and sky is not None and not _placed_aloft(sky):
+        if flier is not None and sky is not None and not placed_aloft(sky):
             landed = LANDED[flier]
             if flier == "bird" and _many(verb):
                 landed = landed.replace("a branch", "branches")  # "A flock of seagulls perched on branches"
@@ -266,7 +266,7 @@ def aloft_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         sky, phrase = _sky_phrase(verb), _new_phrase(verb, True, "air")
         if phrase is None:
             continue
-        if sky is not None and not _placed_aloft(sky):
+        if sky is not None and not placed_aloft(sky):
             slots.append((doc[verb.i : sky.i + 1], [f"{phrase} a runway"]))
         prep = _following_prep(verb)
         if prep is None or prep.lower_ not in ("over", "above"):

@@ -18,6 +18,7 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
+from backend.perturb.motion import AIRCRAFT, PERCHING, placed_aloft
 from backend.perturb.nouns import LIVING, is_physical, noun_class, noun_key, noun_senses
 from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
 from backend.perturb.without import BODY_PARTS
@@ -251,6 +252,61 @@ def grounded_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
+# Things seen in the sky that stand on the ground in the opposite photo.
+FLIERS = AIRCRAFT | PERCHING | {"kite"}
+# Boats afloat, which a photo shows out of the water instead ("several sail boats in the water" -> "out of the
+# water"), and what they do only afloat.
+BOATS = frozenset({"boat", "sailboat", "ship", "canoe", "kayak", "yacht", "ferry", "rowboat", "motorboat", "barge"})
+AFLOAT = frozenset({"sail", "row", "float", "paddle", "cruise", "travel", "speed", "head", "go", "move", "drift",
+                    "race", "tow", "pull", "carry", "swim", "surf", "ride", "fish"})
+
+
+def _said_of(word: Token) -> Token | None:
+    """The noun a preposition is said of: the noun it hangs on, or the subject of "be" ("The boats are in the
+    water"); through "a group of"; None for a noun joined to another ("cows and birds")."""
+    head = word.head
+    holder = head if head.pos_ in _NOUNS else subject_of(head) if head.lemma_ == "be" else None
+    if holder is None or holder.dep_ == "conj" or any(child.dep_ == "conj" for child in holder.children):
+        return None
+    return content_noun(holder)
+
+
+def _plain_place(word: Token, places: frozenset[str]) -> Token | None:
+    """The preposition's object when it is one of `places` with only a determiner or adjectives before it."""
+    objects = [child for child in word.children if child.dep_ == "pobj" and noun_lemma(child) in places]
+    if not objects or any(token.dep_ not in ("det", "amod", "compound") for token in word.doc[word.i + 1:objects[0].i]):
+        return None
+    return objects[0]
+
+
+def sky_grounded_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """An aircraft, kite or bird "in the sky" (said of the noun, or after "is") -> "on the ground" ("Two airplanes
+    in the sky" -> "Two airplanes on the ground"); not before what only a thing aloft does (`motion.placed_aloft`:
+    a trail of smoke, tricks, "over the city")."""
+    slots = []
+    for word in doc:
+        sky = _plain_place(word, frozenset({"sky"})) if word.lower_ == "in" and word.dep_ == "prep" else None
+        holder = _said_of(word) if sky is not None else None
+        if sky is not None and holder is not None and noun_lemma(holder) in FLIERS and not placed_aloft(sky):
+            slots.append((doc[word.i : sky.i + 1], ["on the ground"]))
+    return slots
+
+
+def beached_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """A boat "in the water" (said of the noun, or after "is") -> "out of the water", where no act of the caption
+    needs it afloat (`AFLOAT`: "a boat sailing out of the water" is absurd)."""
+    if any(token.pos_ == "VERB" and verb_lemma(token) in AFLOAT for token in doc):
+        return []
+    slots = []
+    for word in doc:
+        water = _plain_place(word, WATERS) if word.lower_ == "in" and word.dep_ == "prep" else None
+        holder = _said_of(word) if water is not None else None
+        before = doc[word.i - 1].lower_ if word.i > 0 else ""
+        if water is not None and holder is not None and noun_lemma(holder) in BOATS and before != "out":
+            slots.append((doc[word.i : word.i + 1], ["out of"]))
+    return slots
+
+
 def _participle_tag(verb: Token) -> str:
     """The tag the new verb takes: a passive's participle becomes a present one ("is propped against" -> "is
     lying next to")."""
@@ -302,7 +358,8 @@ def dispersal_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 def placement_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Things set beside what they rested on or what held them, bodies set beside the water they were in,
-    things by others set far from them; depths swapped; things aloft grounded; things leaning set down beside;
-    gatherings left."""
+    things by others set far from them; depths swapped; things aloft grounded; boats beached; things leaning set
+    down beside; gatherings left."""
     slots = set_beside_slots(doc) + held_beside_slots(doc) + ashore_slots(doc) + far_from_slots(doc)
-    return slots + depth_slots(doc) + grounded_slots(doc) + leaning_slots(doc) + dispersal_slots(doc)
+    slots += depth_slots(doc) + grounded_slots(doc) + sky_grounded_slots(doc) + beached_slots(doc)
+    return slots + leaning_slots(doc) + dispersal_slots(doc)
