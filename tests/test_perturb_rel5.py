@@ -103,6 +103,8 @@ NEVER = [
     ("relation", "A boat floating in the water.", "A boat floating out of the water."),
     ("relation", "The airplane in the sky is doing tricks while spitting out smoke.",
      "The airplane on the ground is doing tricks while spitting out smoke."),
+    ("relation", "A brightly colored single engine plane is high in the clear sky.",
+     "A brightly colored single engine plane is high on the ground."),
     # a bike is not read as driving itself
     ("relation", "A red bike is parked outside of a barred window.",
      "A red bike is driving past a barred window."),

@@ -232,6 +232,13 @@ def depth_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 ALOFT_AFTER = frozenset({"over", "above", "across", "toward", "towards", "high", "overhead", "against"})
 
 
+def _how_high(word: Token) -> bool:
+    """"up", "high" or another adverb right before "in the air/sky", which "on the ground" cannot take ("is high on
+    the ground" was judged garbled)."""
+    before = word.doc[word.i - 1] if word.i > 0 else None
+    return before is not None and (before.lower_ in ("up", "high") or before.pos_ == "ADV")
+
+
 def grounded_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """A thing or body "in the air" or "in mid air", said of the noun or after "is" -> "on the ground" ("A
     skateboarder in the air doing a trick" -> "A skateboarder on the ground doing a trick"); not after a verb or
@@ -243,11 +250,10 @@ def grounded_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         end = word.i + 3 if words in (["in", "the", "air"], ["in", "mid", "air"]) else word.i + 2
         if word.lower_ != "in" or doc[end - 1].lower_ not in ("air", "midair") or word.dep_ != "prep":
             continue
-        head, before = word.head, doc[word.i - 1] if word.i > 0 else word
+        head = word.head
         thing = head.pos_ in _NOUNS and head.dep_ != "dobj" and is_physical(noun_lemma(head))  # "get his kite in
         aloft = any(token.lower_ in ALOFT_AFTER for token in doc[end:])  # the air": where it is sent
-        how_high = before.lower_ in ("up", "high") or before.pos_ == "ADV"  # "is high on the ground" was judged
-        if (thing or head.lemma_ == "be") and not how_high and not aloft:  # garbled
+        if (thing or head.lemma_ == "be") and not _how_high(word) and not aloft:
             slots.append((doc[word.i : end], ["on the ground"]))
     return slots
 
@@ -286,8 +292,10 @@ def sky_grounded_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     slots = []
     for word in doc:
         sky = _plain_place(word, frozenset({"sky"})) if word.lower_ == "in" and word.dep_ == "prep" else None
-        holder = _said_of(word) if sky is not None else None
-        if sky is not None and holder is not None and noun_lemma(holder) in FLIERS and not placed_aloft(sky):
+        if sky is None or placed_aloft(sky) or _how_high(word):
+            continue
+        holder = _said_of(word)
+        if holder is not None and noun_lemma(holder) in FLIERS:
             slots.append((doc[word.i : sky.i + 1], ["on the ground"]))
     return slots
 
