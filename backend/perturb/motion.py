@@ -14,8 +14,8 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import NOUN, lexicon
-from backend.perturb.nouns import is_physical
-from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, subject_of, verb_lemma
+from backend.perturb.nouns import is_physical, noun_key
+from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
 
 AIRCRAFT = frozenset({"airplane", "plane", "jet", "jetliner", "airliner", "aircraft", "helicopter", "airplanes"})
 MOVING_VERBS = frozenset({"drive", "travel", "go", "ride", "move", "head", "roll", "speed", "cruise", "come"})
@@ -103,10 +103,65 @@ def _new_phrase(verb: Token, moving: bool, kind: str) -> str | None:
     return f"{verb_form(lemma, tag)} {tail}"
 
 
+# Words of a place beside a thing, after which a parked vehicle could instead be driving past it.
+BESIDE_PHRASES = (
+    ("at",), ("outside", "of"), ("outside",), ("by",), ("near",), ("beside",), ("next", "to"), ("around",),
+    ("in", "front", "of"), ("behind",), ("alongside",), ("close", "to"),
+)
+# Vehicles nobody reads as driving by themselves ("A red bike is driving past a window").
+_RIDDEN = frozenset({"bike", "bicycle", "scooter", "skateboard"})
+
+
+def _beside_end(verb: Token) -> int | None:
+    """The index after a `BESIDE_PHRASES` phrase right after the verb, when it names a thing that is no way."""
+    doc = verb.doc
+    for phrase in BESIDE_PHRASES:
+        end = verb.i + 1 + len(phrase)
+        if tuple(token.lower_ for token in doc[verb.i + 1 : end]) != phrase or doc[verb.i + 1].head.i != verb.i:
+            continue
+        objects = [child for child in doc[end - 1].children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
+        return end if objects and _thing_passed(objects[0]) else None
+    return None
+
+
+def _thing_passed(noun: Token) -> bool:
+    """A physical thing ("a traffic light" by its compound) that is no way, ground, place or sky: a vehicle drives
+    along a way, not past it ("driving past a sidewalk")."""
+    lemma = noun_lemma(noun)
+    way = lemma in WAYS | SKY or any(lexicon().in_class(lemma, kind) for kind in ("ground_place", "place"))
+    return not way and (is_physical(lemma) or is_physical(noun_key(noun)))
+
+
+def passing_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """A road vehicle parked beside a thing that is no way -> driving past it ("A red car is parked at a traffic
+    light" -> "A red car is driving past a traffic light"), and one driving past such a thing -> parked near it
+    ("A yellow dump truck driving past a forest" -> "... parked near a forest")."""
+    slots = []
+    for verb in doc:
+        vehicle = _mover(verb) if verb.pos_ == "VERB" else None
+        if _vehicle(vehicle) != "ground" or vehicle is None or noun_lemma(vehicle) in _RIDDEN:
+            continue
+        lemma = verb_lemma(verb)
+        if lemma == "park" and verb.tag_ in ("VBN", "VBD"):
+            end = _beside_end(verb)
+            new = "drove past" if verb.tag_ == "VBD" and verb.dep_ == "ROOT" else "driving past"
+        elif lemma in MOVING_VERBS and verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ == "past":
+            end, phrase = verb.i + 2, _new_phrase(verb, True, "ground")
+            new = phrase.replace("parked on", "parked near") if phrase else ""
+            objects = [child for child in doc[verb.i + 1].children if child.dep_ == "pobj"]
+            end = end if objects and _thing_passed(objects[0]) else None
+        else:
+            continue
+        if end is not None and new:
+            slots.append((doc[verb.i : end], [new]))
+    return slots
+
+
 def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Verb-and-preposition phrases of a vehicle moving or standing still, with the opposite phrase; aircraft
-    aloft further from their verb (`aloft_slots`)."""
-    slots = aloft_slots(doc)
+    aloft further from their verb (`aloft_slots`), kites and birds brought down (`landed_slots`); road vehicles
+    passing or parked by a thing (`passing_slots`)."""
+    slots = aloft_slots(doc) + passing_slots(doc) + landed_slots(doc)
     for verb in doc:
         lemma = verb.lemma_.lower()
         if verb.pos_ not in ("VERB", "AUX") or lemma not in MOVING_VERBS | STILL_VERBS | {"fly"}:
@@ -123,7 +178,7 @@ def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         still = lemma in STILL_VERBS and prep.lower_ in STILL_PREPOSITIONS
         if (moving and ground not in WAYS) or (still and ground not in (AIR_GROUND if kind == "air" else WAYS)):
             continue
-        if _airborne(lemma, prep, ground, kind) and not _placed_aloft(place):
+        if _airborne(lemma, prep, ground, kind) and not placed_aloft(place):
             phrase = _new_phrase(verb, True, kind)
             if phrase is not None:
                 slots.append((doc[verb.i : place.i + 1], [f"{phrase} a runway"]))
@@ -140,7 +195,7 @@ def _airborne(lemma: str, prep: Token, ground: str, kind: str) -> bool:
     return kind == "air" and lemma == "fly" and prep.lower_ in AIR_PREPOSITIONS and ground in SKY
 
 
-def _placed_aloft(sky: Token) -> bool:
+def placed_aloft(sky: Token) -> bool:
     """Words after the sky that only an aircraft aloft suits: "parked on a runway over some trees", "above a
     bridge", "with a trail of white smoke" would be absurd."""
     return any(token.lower_ in AFTER_SKY for token in sky.doc[sky.i + 1 :])
@@ -159,6 +214,45 @@ def _sky_phrase(verb: Token) -> Token | None:
     return None
 
 
+# Things that fly without an engine, and where the opposite photo has them: a kite on the ground, a bird perched.
+LANDED = {"kite": "lying on the ground", "bird": "perched on a branch"}
+FLYING = frozenset({"fly", "soar", "glide"})
+# Birds that perch on branches (not ducks or geese, which sit on water).
+PERCHING = frozenset({"bird", "seagull", "gull", "pigeon", "eagle", "hawk", "crow", "sparrow", "parrot", "owl", "dove"})
+
+
+def _flier(verb: Token) -> str | None:
+    """"kite" or "bird" (a perching bird) for the verb's subject, alone (not joined to another), else None."""
+    mover = _mover(verb)
+    if mover is None or mover.tag_ not in NOUN_TAGS or mover.dep_ == "conj" or any(
+            child.dep_ == "conj" for child in mover.children):
+        return None  # "A couple of cows and some birds perched on branches": the cows would perch too
+    lemma = noun_lemma(content_noun(mover))
+    return "kite" if lemma == "kite" else "bird" if lemma in PERCHING else None
+
+
+def _many(verb: Token) -> bool:
+    mover = _mover(verb)
+    return mover is not None and (mover.tag_ == "NNS" or content_noun(mover).i != mover.i)
+
+
+def landed_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """A kite or bird flying in the sky -> lying on the ground or perched on a branch ("A kite flying high in the
+    sky" -> "A kite lying on the ground"), the sky replaced with the verb, as for aircraft (`aloft_slots`)."""
+    slots = []
+    for verb in doc:
+        if verb.pos_ != "VERB" or verb_lemma(verb) not in FLYING or verb.tag_ not in ("VBG", "VBZ", "VBP"):
+            continue
+        flier, sky = _flier(verb), _sky_phrase(verb)
+        if flier is not None and sky is not None and not placed_aloft(sky):
+            landed = LANDED[flier]
+            if flier == "bird" and _many(verb):
+                landed = landed.replace("a branch", "branches")  # "A flock of seagulls perched on branches"
+            new = landed if verb.tag_ == "VBG" else f"{'is' if verb.tag_ == 'VBZ' else 'are'} {landed}"
+            slots.append((doc[verb.i : sky.i + 1], [new]))
+    return slots
+
+
 def aloft_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """An aircraft flying, climbing or taking off, with the sky further on ("The plane is flying high in the sky"),
     -> parked on a runway (the sky replaced with the verb); one flying over or above a thing ("A passenger jet is
@@ -172,7 +266,7 @@ def aloft_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         sky, phrase = _sky_phrase(verb), _new_phrase(verb, True, "air")
         if phrase is None:
             continue
-        if sky is not None and not _placed_aloft(sky):
+        if sky is not None and not placed_aloft(sky):
             slots.append((doc[verb.i : sky.i + 1], [f"{phrase} a runway"]))
         prep = _following_prep(verb)
         if prep is None or prep.lower_ not in ("over", "above"):

@@ -50,6 +50,8 @@ DEVICES = frozenset({
 # Slopes a skier goes down and could be climbing up instead (SugarCrepe: "skiing down a snowy, tree-lined path"
 # -> "climbing up").
 SLOPES = frozenset({"hill", "slope", "mountain", "mountainside", "hillside", "path", "trail", "run", "piste"})
+# Words after a run downhill that already say someone goes up: "skiing down hill and going up hill".
+_UPHILL = frozenset({"up", "uphill"})
 # Ways a person or animal crosses, and could be standing beside instead: "crossing a street" -> "standing next to
 # a street" ("crossing a river to shore" keeps its goal: `unless`).
 CROSSED = frozenset({
@@ -70,6 +72,23 @@ _FACING = frozenset({"contact", "eyes", "reflection"})
 # Toys shaped like animals sit or lie as their owner sets them ("A teddy bear sitting on the bed"); the lexicon's
 # postures are for the living, and a photo tells sitting from lying for these too.
 PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
+# Directions of a walk or a run, kept when one becomes the other ("walking down a sidewalk" -> "running down a
+# sidewalk"); the lexicon's locomotion group leaves these alone where spaCy reads the word as a particle.
+_STRIDES = frozenset({"down", "along", "across", "through", "up", "past", "toward", "towards", "on"})
+# Things a person opens or closes, which a photo shows open or shut ("A man opening an oven" -> "closing");
+# not a present or a bottle, whose closing is odd, nor an eye or mouth.
+OPENED = frozenset({
+    "door", "window", "refrigerator", "fridge", "oven", "microwave", "laptop", "box", "suitcase", "umbrella", "book",
+    "drawer", "gate", "cabinet", "lid", "hydrant", "dishwasher", "closet", "curtain", "trunk",
+})
+# Words after the verb that need the thing open: "closing a refrigerator to get a drink", "water flowing out".
+_OPEN_FOR = frozenset({"to", "flowing", "spewing", "gushing", "pouring", "spraying", "inside", "into", "out"})
+# Phones one talks on and could be putting away instead ("A man talking on a cell phone" -> "putting away").
+PHONES = frozenset({"phone", "cellphone", "smartphone", "telephone", "iphone"})
+# What a surfer rides and could be wiping out on instead (SugarCrepe: "surfing a large wave" -> "wiping out on").
+WAVES = frozenset({"wave"})
+# What a grazing animal eats and could be lying in instead (SugarCrepe: "eating hay" -> "sleeping in the hay").
+FODDER = frozenset({"grass", "hay", "straw"})
 # Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten).
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 # Words after which "each other" is close by, and the phrase that says they are apart.
@@ -107,6 +126,10 @@ def _animate(noun: str) -> bool:
     return lexicon().is_animate(noun)
 
 
+def _animal(noun: str) -> bool:
+    return _animate(noun) and not _person(noun)
+
+
 SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"hold", "pick", "lift"}), "up", "put down", _person),
     PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _person),
@@ -114,7 +137,7 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"look", "stare", "gaze"}), "out", "look away from", _animate),
     PhraseSwap(_LOOKS, "in", "look away from", _animate, LOOKED_INTO, _FACING),
     PhraseSwap(_LOOKS, "into", "look away from", _animate, LOOKED_INTO, _FACING),
-    PhraseSwap(frozenset({"ski", "snowboard", "sled", "slide"}), "down", "climb up", _person, SLOPES),
+    PhraseSwap(frozenset({"ski", "snowboard", "sled", "slide"}), "down", "climb up", _person, SLOPES, _UPHILL),
     PhraseSwap(frozenset({"cross"}), "", "stand next to", _animate, CROSSED, frozenset({"to", "toward", "towards"})),
     PhraseSwap(frozenset({"play"}), "", "watch", _person, GAMES),
     PhraseSwap(frozenset({"sit"}), "", "lie", PLUSH.__contains__),
@@ -124,16 +147,41 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"fly"}), "", "carry", _person, frozenset({"kite"}), ALOFT),
     PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG, STRUCK),
     PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
+    PhraseSwap(frozenset({"talk", "chat"}), "on", "put away", _person, PHONES),
+    PhraseSwap(frozenset({"open"}), "", "close", _person, OPENED, _OPEN_FOR),
+    PhraseSwap(frozenset({"close", "shut"}), "", "open", _person, OPENED, _OPEN_FOR),
+    PhraseSwap(frozenset({"ride", "surf", "catch"}), "", "wipe out on", _person, WAVES),
+    PhraseSwap(frozenset({"eat", "munch"}), "", "lie in", _animal, FODDER),
+    PhraseSwap(frozenset({"graze", "feed"}), "on", "lie in", _animal, FODDER),
+    *(PhraseSwap(frozenset({"walk"}), way, f"run {way}", _animate) for way in sorted(_STRIDES)),
+    *(PhraseSwap(frozenset({"run", "jog"}), way, f"walk {way}", _animate) for way in sorted(_STRIDES)),
 )
 
 
 def _doer(verb: Token) -> str | None:
     """The lemma of who does the act: the verb's subject, or the noun a participle hangs on ("people" for "a
-    group of people")."""
+    group of people"), seen past a garment (`_garment_owner`)."""
     subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
     if subject is None or subject.tag_ not in NOUN_TAGS:
         return None
-    return noun_lemma(content_noun(subject))
+    return noun_lemma(content_noun(_garment_owner(subject)))
+
+
+def _garment_owner(noun: Token) -> Token:
+    """The person a garment belongs to where spaCy hung the participle on the garment in shapes `wearer` does
+    not read: joined to the person ("A man in black shirt and blue shorts playing tennis": "shorts" a conj of
+    "man"), after "with" ("A little boy with a red baseball cap playing tennis") or worn ("A woman wearing
+    headphones looking at ..."); else `noun`."""
+    if not lexicon().is_worn(noun_lemma(noun)):
+        return noun
+    owner: Token | None = noun.head
+    if noun.dep_ == "pobj" and noun.head.lower_ == "with":
+        owner = noun.head.head
+    elif noun.dep_ == "dobj" and verb_lemma(noun.head) == "wear":
+        owner = noun.head.head if noun.head.dep_ == "acl" else subject_of(noun.head)
+    elif noun.dep_ != "conj":
+        return noun
+    return owner if owner is not None and owner.tag_ in NOUN_TAGS and _person(noun_lemma(owner)) else noun
 
 
 def _object_fits(head: Token, swap: PhraseSwap) -> bool:
@@ -181,7 +229,8 @@ def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
         return None
     if any(_reflexive_word(child) for child in word.children):
         return None  # "looking away from himself in the mirror" was judged absurd
-    return doc[verb.i : verb.i + 2] if _object_fits(word, swap) else None
+    fits = _object_fits(word, swap) or (word.dep_ == "prt" and _object_fits(verb, swap))  # "skiing down a hill":
+    return doc[verb.i : verb.i + 2] if fits else None  # the object may hang on the verb past its particle
 
 
 def _apart_slots(doc: Doc) -> list[tuple[Span, list[str]]]:

@@ -18,7 +18,8 @@ from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma
 BODY_PARTS = frozenset({
     "hair", "eye", "face", "hand", "arm", "leg", "head", "mouth", "nose", "ear", "tail", "neck", "finger", "foot",
     "feet", "tooth", "teeth", "smile", "beard", "mustache", "body", "back", "horn", "trunk", "tusk", "wing",
-    "beak", "paw", "mane", "spot", "stripe", "fur", "skin", "expression", "look", "dozen", "lot", "lots",
+    "beak", "paw", "mane", "spot", "stripe", "fur", "skin", "expression", "look", "dozen", "lot", "lots", "lap",
+    "shoulder", "knee", "chest", "lip",
 })
 # Determiners after which "without" reads badly or half true ("without some food", "without many boats").
 _VAGUE_DETERMINERS = frozenset({"some", "many", "several", "lots", "lot", "few", "all", "no", "any", "each"})
