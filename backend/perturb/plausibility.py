@@ -25,7 +25,9 @@ as subjects here, and "a gate swinging open" stays plausible; parser quirks
 of the original are excused the same way). What a noun names comes from
 `nouns.noun_class` (curated word lists, then WordNet lexicon files when the
 NLTK corpus is installed), the one classifier the swap rules use too; a
-noun neither knows is UNKNOWN and fires no rule. The result is
+noun neither knows is UNKNOWN and fires no rule. The selectional rules of
+`selection` (what fits a place, a verb, a container) and `selection_ground`
+(where a body can be: water, air, ground) run beside these three. The result is
 deterministic and errs towards "plausible".
 """
 from __future__ import annotations
@@ -55,6 +57,7 @@ from backend.perturb.plausibility_parse import (
     placements,
 )
 from backend.perturb.selection import selection_violations
+from backend.perturb.selection_ground import ground_violations
 
 # Verbs (base forms) whose agent must be a person or an animal, or a figure
 # that is drawn as one ("a teddy bear wearing a hat"). Left out because
@@ -179,7 +182,8 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
 
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
     """The three rules here and the selectional ones (`selection`) over one parse."""
-    return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc))
+    return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc)
+                 + ground_violations(doc))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -13,7 +13,8 @@ verbs, fillers or rooms:
                     furniture, a fixture or a dish ("a horse in a sink",
                     "an elephant on an armchair", "a bedroom in a bed").
   wrong_subject     only grazing animals graze; only draught animals, people
-                    and vehicles pull a carriage, cart, plough or sled.
+                    and vehicles pull a carriage, cart, plough or sled; only
+                    people kneel.
   misfilled         a vase or a bowl holds trees, vehicles or large animals;
                     a river or a lake is filled with cars.
   boat_on_road      a boat going on, down or along a road, a street or a
@@ -129,10 +130,12 @@ def _too_big_for(doc: Doc) -> list[Violation]:
 
 def _allowed_agents(verb: Token) -> frozenset[str] | None:
     """The animal classes that may do `verb` here, or None when it selects none: grazers graze; draught
-    animals (and people and vehicles) pull a carriage, a cart or a sled."""
+    animals (and people and vehicles) pull a carriage, a cart or a sled; no animal kneels."""
     lemma = verb_lemma(verb)
     if lemma == "graze":
         return GRAZERS
+    if lemma == "kneel":
+        return frozenset()  # people kneel; "a cat kneeling on top of a laptop" was made
     objects = [child for child in verb.children if child.dep_ == "dobj"]
     pulls_a_load = lemma in ("pull", "draw", "tow") and any(noun_key(obj) in DRAWN_LOADS for obj in objects)
     return DRAUGHT_SYNSETS if pulls_a_load else None

@@ -1,0 +1,98 @@
+"""Selectional plausibility of where a body is: water, air and ground.
+
+A relation refill that moves a body to where it cannot be reads as absurd
+without the image, so a text-only model rejects it. Found in the replace
+family's outputs on even ids ("A dog swimming through the grass", "A man
+walking in the air on a skateboard", "Kites are flying high in the air
+beneath the beach", "A flock of birds flying under the water", "A surfer
+repairing a large wave"):
+
+  dry_swim          swimming in a caption that names no water.
+  walk_on_air       walking, running, crawling, sitting or standing "in the
+                    air" (people jump, birds fly, things float there).
+  under_ground      anything under, below or beneath the ground, a beach, a
+                    field or a hill; flying under water.
+  unhandled         washing, repairing or carrying a wave, the sea, the sky
+                    or a mountain: things no hand works on.
+
+Like `selection`, each rule errs towards "plausible", and a violation counts
+only when the perturbation made it (`plausibility`).
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.nouns import noun_key
+from backend.perturb.parse_reading import verb_lemma
+from backend.perturb.plausibility_parse import Violation, agent_options, is_under, make_violation, placements
+
+WATER_WORDS = frozenset("water pool wave surf tide splash puddle".split())
+# Where water is near: "people swimming at the beach" is in the sea.
+SHORE_WORDS = frozenset("beach shore coast harbor harbour dock pier boat surfboard".split())
+SWIM_FORMS = frozenset("swim swims swimming swam swum".split())
+_WATER_SYNSETS = frozenset(["body_of_water.n.01"])
+GROUNDED_VERBS = frozenset("walk run jog stroll crawl sit stand kneel lie lay swim".split())
+AIR_WORDS = frozenset(["air", "midair"])
+# Nothing a photo shows is beneath these (snow covers things, streets have tunnels: left out).
+GROUND_NOUNS = frozenset("ground beach field grass lawn meadow desert hill mountain slope".split())
+BELOW = frozenset(["under", "below", "beneath", "underneath"])
+HANDLING_VERBS = frozenset("wash repair fix clean carry hold lift throw kick build cut push".split())
+UNHANDLED_NOUNS = frozenset("wave ocean sea sky mountain hill river lake beach".split())
+
+
+def _is_water(noun: Token) -> bool:
+    return noun_key(noun) in WATER_WORDS or is_under(noun_key(noun), _WATER_SYNSETS)
+
+
+def _names_water(doc: Doc) -> bool:
+    """Water or a shore anywhere in the caption."""
+    return any(token.pos_ == "NOUN" and (_is_water(token) or noun_key(token) in SHORE_WORDS) for token in doc)
+
+
+def _swims(token: Token) -> bool:
+    """A form of "swim" that is the act, not a modifier ("swim trunks", "a swimming pool"). spaCy reads
+    "A horse swimming in a field" as a noun phrase, so the word, not its part of speech, decides."""
+    return token.lower_ in SWIM_FORMS and token.dep_ not in ("compound", "amod")
+
+
+def _dry_swims(doc: Doc) -> list[Violation]:
+    """Swimming where the caption names no water ("a horse swimming in a field")."""
+    if _names_water(doc):
+        return []
+    return [make_violation("dry_swim", "swim", [option[0] for option in agent_options(verb)[:1]], verb)
+            for verb in doc if _swims(verb)]
+
+
+def _in_the_air(verb: Token) -> bool:
+    """`verb` has "in the air" or "in mid air" ("midair" once spaCy joins it)."""
+    return any(prep.dep_ == "prep" and prep.lower_ == "in" and obj.dep_ == "pobj" and obj.lower_ in AIR_WORDS
+               for prep in verb.children for obj in prep.children)
+
+
+def _walks_on_air(doc: Doc) -> list[Violation]:
+    """A grounded act "in the air" ("a man walking in the air on a skateboard")."""
+    return [make_violation("walk_on_air", verb_lemma(verb), [], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in GROUNDED_VERBS and _in_the_air(verb)]
+
+
+def _under_ground(doc: Doc) -> list[Violation]:
+    """Under the ground, a beach or a street; or flying under water ("birds flying under the water")."""
+    found = []
+    for option, where, word in placements(doc, BELOW):
+        key = noun_key(where)
+        flying = where.head.head.pos_ == "VERB" and verb_lemma(where.head.head) == "fly"
+        if key in GROUND_NOUNS or (flying and _is_water(where)):
+            found.append(make_violation("under_ground", word, [*option[:1], where], where.head))
+    return found
+
+
+def _unhandled(doc: Doc) -> list[Violation]:
+    """Working by hand on what no hand works on ("a surfer repairing a large wave")."""
+    return [make_violation("unhandled", verb_lemma(verb), [obj], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in HANDLING_VERBS
+            for obj in verb.children if obj.dep_ == "dobj" and noun_key(obj) in UNHANDLED_NOUNS]
+
+
+def ground_violations(doc: Doc) -> list[Violation]:
+    """The rules above over one parse."""
+    return _dry_swims(doc) + _walks_on_air(doc) + _under_ground(doc) + _unhandled(doc)
