@@ -39,6 +39,7 @@ ORDINARY = [
     "A train passing under the street.",  # a tunnel
     "A man carrying a surfboard to the waves.",
     "A woman kneeling next to her dog.",
+    "Two large brown elephants kneeling over a small elephant.",  # judged ok: elephants are trained to kneel
     "A painter painting a mountain.",
 ]
 

@@ -14,7 +14,7 @@ verbs, fillers or rooms:
                     "an elephant on an armchair", "a bedroom in a bed").
   wrong_subject     only grazing animals graze; only draught animals, people
                     and vehicles pull a carriage, cart, plough or sled; only
-                    people kneel.
+                    people, elephants and camels kneel.
   misfilled         a vase or a bowl holds trees, vehicles or large animals;
                     a river or a lake is filled with cars.
   boat_on_road      a boat going on, down or along a road, a street or a
@@ -70,6 +70,7 @@ POSTURE_VERBS = frozenset("be sit stand lie lay rest relax sleep perch curl nap 
 
 GRAZERS = frozenset(["ungulate.n.01", "proboscidean.n.01", "lagomorph.n.01", "goose.n.01", "kangaroo.n.01"])
 DRAUGHT_SYNSETS = frozenset(["ungulate.n.01", "proboscidean.n.01", "dog.n.01"])
+KNEELERS = frozenset(["proboscidean.n.01", "camel.n.01"])  # trained to kneel; people kneel too
 DRAWN_LOADS = frozenset("carriage cart wagon buggy plow plough sled sleigh chariot coach stagecoach".split())
 
 VESSEL_NOUNS = frozenset("vase bowl cup mug glass jar bottle pitcher teapot kettle".split())
@@ -130,12 +131,13 @@ def _too_big_for(doc: Doc) -> list[Violation]:
 
 def _allowed_agents(verb: Token) -> frozenset[str] | None:
     """The animal classes that may do `verb` here, or None when it selects none: grazers graze; draught
-    animals (and people and vehicles) pull a carriage, a cart or a sled; no animal kneels."""
+    animals (and people and vehicles) pull a carriage, a cart or a sled; of the animals, only elephants and
+    camels kneel."""
     lemma = verb_lemma(verb)
     if lemma == "graze":
         return GRAZERS
     if lemma == "kneel":
-        return frozenset()  # people kneel; "a cat kneeling on top of a laptop" was made
+        return KNEELERS  # "a cat kneeling on top of a laptop" was made; a kneeling elephant was judged ok
     objects = [child for child in verb.children if child.dep_ == "dobj"]
     pulls_a_load = lemma in ("pull", "draw", "tow") and any(noun_key(obj) in DRAWN_LOADS for obj in objects)
     return DRAUGHT_SYNSETS if pulls_a_load else None
