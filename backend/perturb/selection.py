@@ -75,7 +75,7 @@ DRAWN_LOADS = frozenset("carriage cart wagon buggy plow plough sled sleigh chari
 
 VESSEL_NOUNS = frozenset("vase bowl cup mug glass jar bottle pitcher teapot kettle".split())
 _BULKY_SYNSETS = frozenset(["woody_plant.n.01", "vehicle.n.01", "building.n.01"])
-_WATER_SYNSETS = frozenset(["body_of_water.n.01"])
+WATER_SYNSETS = frozenset(["body_of_water.n.01"])
 _LAND_VEHICLE_SYNSETS = frozenset(["wheeled_vehicle.n.01", "motor_vehicle.n.01"])
 FILLING_WORDS = frozenset(["filled", "full", "packed", "stuffed"])
 
@@ -204,7 +204,7 @@ def _overfills(container: Token, filler: Token) -> bool:
     outer, inner = noun_key(container), noun_key(filler)
     if outer in VESSEL_NOUNS:
         return is_under(inner, _BULKY_SYNSETS) or (inner in TOO_BIG and _is_real_animal(filler))
-    return is_under(outer, _WATER_SYNSETS) and is_under(inner, _LAND_VEHICLE_SYNSETS)
+    return is_under(outer, WATER_SYNSETS) and is_under(inner, _LAND_VEHICLE_SYNSETS)
 
 
 def _misfilled(doc: Doc) -> list[Violation]:

@@ -25,12 +25,12 @@ from spacy.tokens import Doc, Token
 from backend.perturb.nouns import noun_key
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_parse import Violation, agent_options, is_under, make_violation, placements
+from backend.perturb.selection import WATER_SYNSETS
 
 WATER_WORDS = frozenset("water pool wave surf tide splash puddle".split())
 # Where water is near: "people swimming at the beach" is in the sea.
 SHORE_WORDS = frozenset("beach shore coast harbor harbour dock pier boat surfboard".split())
 SWIM_FORMS = frozenset("swim swims swimming swam swum".split())
-_WATER_SYNSETS = frozenset(["body_of_water.n.01"])
 GROUNDED_VERBS = frozenset("walk run jog stroll crawl sit stand kneel lie lay swim".split())
 AIR_WORDS = frozenset(["air", "midair"])
 # Nothing a photo shows is beneath these (snow covers things, streets have tunnels: left out).
@@ -41,7 +41,7 @@ UNHANDLED_NOUNS = frozenset("wave ocean sea sky mountain hill river lake beach".
 
 
 def _is_water(noun: Token) -> bool:
-    return noun_key(noun) in WATER_WORDS or is_under(noun_key(noun), _WATER_SYNSETS)
+    return noun_key(noun) in WATER_WORDS or is_under(noun_key(noun), WATER_SYNSETS)
 
 
 def _names_water(doc: Doc) -> bool:
