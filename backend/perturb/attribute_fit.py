@@ -7,9 +7,12 @@ a hand-judged natural sample had "Red sheep ..." and "playing with a blue
 cow", and on even ids the material swaps made "a paper bench", "a brick
 plate", "a concrete plate" and "paper floors". So:
 
-  * a real mammal takes only a coat colour (`COAT_COLOURS`); a bird, a thing
-    or a person's clothes may be any colour; a picture none (`PICTURES`: its
-    "black and white" is its style);
+  * a real mammal takes only a coat colour (`COAT_COLOURS`); a thing with
+    colours of its own (`visual_classes.NATURAL_COLOURS`: the sky, fruit,
+    traffic lights) only one of those ("a cloudy green sky", "a blue apple",
+    "pink granny smith apples" and "red and blue traffic lights" were made and
+    judged absurd); a bird, another thing or a person's clothes may be any
+    colour; a picture none (`PICTURES`: its "black and white" is its style);
   * stone, brick and concrete make walls, fences, buildings, ways, floors,
     benches and sculptures; paper and cardboard make containers and
     tableware; ceramic makes tableware, vessels, fixtures, tiles and
@@ -30,6 +33,7 @@ from spacy.tokens import Token
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, DEPICTION_NOUNS, noun_key, referent
 from backend.perturb.plausibility_parse import is_under, kind_of
+from backend.perturb.visual_classes import NATURAL_COLOURS
 
 COAT_COLOURS = frozenset("white black brown gray tan beige".split())
 # A picture's colours are its style: "a black and white photo" -> "a purple and white photo" was judged absurd
@@ -67,6 +71,17 @@ def attribute_fits(noun: Token, word: str, mammal: bool = False) -> bool:
         return True
     if noun_key(noun) in PICTURES:  # not its referent: "a black and white photo of a man" is the photo's colour
         return False
+    if own_colours := _own_colours(noun):
+        return word in own_colours
     if word in COAT_COLOURS:
         return True
     return not mammal and (kind_of(noun) != ANIMAL or is_under(key, _BIRD))
+
+
+def _own_colours(noun: Token) -> frozenset[str] | None:
+    """The colours `noun` itself can have, where they are few (`NATURAL_COLOURS`): not its referent's ("a gold
+    bowl of green apples" is the bowl's colour), and none where the noun only modifies another ("a blue water
+    bottle", "a black, orange and yellow train")."""
+    if noun.dep_ in ("compound", "amod"):
+        return None
+    return NATURAL_COLOURS.get(noun_key(noun)) or NATURAL_COLOURS.get(noun.lemma_.lower())

@@ -96,6 +96,7 @@ NATURAL_COLOURS = MappingProxyType({
     "broccoli": frozenset({"green"}), "carrot": frozenset({"orange"}), "lemon": frozenset({"yellow", "green"}),
     "orange": frozenset({"orange"}), "tomato": frozenset({"red", "green", "yellow"}),
     "lettuce": frozenset({"green"}), "strawberry": frozenset({"red"}),
+    **dict.fromkeys(("traffic light", "stoplight", "traffic signal"), frozenset({"red", "green", "yellow"})),
 })
 
 _INDEX: dict[str, list[tuple[str, str]]] = {}
