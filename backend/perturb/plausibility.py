@@ -204,8 +204,9 @@ class _Violations:
         return found
 
     def of_all(self, texts: Sequence[str]) -> dict[str, tuple[Violation, ...]]:
-        found = {text: self._known[text] for text in texts if text in self._known}
-        unknown = [text for text in dict.fromkeys(texts) if text not in found]
+        remembered = {text: self._known.get(text) for text in texts}
+        found = {text: violations for text, violations in remembered.items() if violations is not None}
+        unknown = [text for text in remembered if text not in found]
         for text, doc in zip(unknown, load_spacy().pipe([_as_parsed(text) for text in unknown], batch_size=64)):
             found[text] = self._remember(text, _doc_violations(doc))
         return found
