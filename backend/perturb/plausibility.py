@@ -205,7 +205,7 @@ class _Violations:
 
     def of_all(self, texts: Sequence[str]) -> dict[str, tuple[Violation, ...]]:
         remembered = {text: self._known.get(text) for text in texts}
-        found = {text: violations for text, violations in remembered.items() if violations is not None}
+        found = {text: known for text, known in remembered.items() if known is not None}
         unknown = [text for text in remembered if text not in found]
         for text, doc in zip(unknown, load_spacy().pipe([_as_parsed(text) for text in unknown], batch_size=64)):
             found[text] = self._remember(text, _doc_violations(doc))
