@@ -76,14 +76,14 @@ def variants_of(captions: list[str]) -> list[list]:
 
 
 def clear_caches() -> None:
-    """Forget every answer the perturbation package remembers (the functools caches of its functions that take
-    arguments: parses, WordNet answers, ...), whatever earlier tests in this process did: one that switched
-    WordNet off leaves its answers there. What was loaded once (spaCy's pipeline, the WordNet reader, the
-    lexicon: the caches of functions without arguments) stays."""
+    """Forget every answer the perturbation package remembers (the caches of its functions that take
+    arguments: parses, WordNet answers, `plausibility.violations`, ...), whatever earlier tests in this process
+    did: one that switched WordNet off leaves its answers there. What was loaded once (spaCy's pipeline, the
+    WordNet reader, the lexicon: the caches of functions without arguments) stays."""
     for info in pkgutil.iter_modules(backend.perturb.__path__, "backend.perturb."):
         for value in vars(importlib.import_module(info.name)).values():
             if (getattr(value, "__module__", "").startswith("backend.perturb") and hasattr(value, "cache_clear")
-                    and inspect.signature(value).parameters):
+                    and not inspect.isclass(value) and inspect.signature(value).parameters):
                 value.cache_clear()
 
 

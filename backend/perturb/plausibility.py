@@ -186,19 +186,47 @@ def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
                  + ground_violations(doc))
 
 
-@functools.lru_cache(maxsize=1024)
-def violations(text: str) -> tuple[Violation, ...]:
-    """Every rule `text` breaks, wherever in the text."""
-    return _doc_violations(parse(text.lower() if text.isupper() else text))
+class _Violations:
+    """`violations(text)`: every rule `text` breaks, wherever in the text; remembered, since one caption's
+    negatives are labelled again at each seed, probe and test. `of_all` labels many texts and parses those not
+    yet remembered in batches: spaCy's `pipe` is about five times faster than one call per text, and a caption
+    has dozens of negatives. Past `size` texts everything is forgotten at once (a dict's single operations are
+    atomic, so two probes in threads may share it)."""
+
+    def __init__(self, size: int) -> None:
+        self._known: dict[str, tuple[Violation, ...]] = {}
+        self._size = size
+
+    def __call__(self, text: str) -> tuple[Violation, ...]:
+        found = self._known.get(text)
+        if found is None:
+            found = self._remember(text, _doc_violations(parse(_as_parsed(text))))
+        return found
+
+    def of_all(self, texts: Sequence[str]) -> dict[str, tuple[Violation, ...]]:
+        remembered = {text: self._known.get(text) for text in texts}
+        found = {text: known for text, known in remembered.items() if known is not None}
+        unknown = [text for text in remembered if text not in found]
+        for text, doc in zip(unknown, load_spacy().pipe([_as_parsed(text) for text in unknown], batch_size=64)):
+            found[text] = self._remember(text, _doc_violations(doc))
+        return found
+
+    def cache_clear(self) -> None:
+        self._known.clear()
+
+    def _remember(self, text: str, found: tuple[Violation, ...]) -> tuple[Violation, ...]:
+        if len(self._known) >= self._size:
+            self._known.clear()
+        self._known[text] = found
+        return found
 
 
-def _violations_of_all(texts: Sequence[str]) -> dict[str, tuple[Violation, ...]]:
-    """`violations` of many texts, parsed in batches: spaCy's `pipe` is about
-    five times faster than one call per text, and a caption has dozens of
-    negatives."""
-    unique = list(dict.fromkeys(texts))
-    docs = load_spacy().pipe([text.lower() if text.isupper() else text for text in unique], batch_size=64)
-    return {text: _doc_violations(doc) for text, doc in zip(unique, docs)}
+def _as_parsed(text: str) -> str:
+    """An all-capitals caption is parsed in lower case: spaCy reads capitals as proper nouns."""
+    return text.lower() if text.isupper() else text
+
+
+violations = _Violations(size=8192)
 
 
 def implausibilities(text: str, original: str | None = None, changed: Sequence[Span] | None = None,
@@ -240,7 +268,7 @@ def mark_plausibility(caption: str, variants: Sequence[Variant]) -> list[Variant
     definition, and none was judged absurd), and a parse of word salad
     finds "agents" at random ("a couch sits on a wii while playing couple").
     """
-    found = _violations_of_all([variant.text for variant in variants if is_labelled(variant)])
+    found = violations.of_all([variant.text for variant in variants if is_labelled(variant)])
     return [dataclasses.replace(variant, plausible=not implausibilities(
                 variant.text, caption, changed_spans(variant) or None, found[variant.text]))
             if is_labelled(variant) else variant for variant in variants]
