@@ -8,12 +8,23 @@ beneath the beach", "A flock of birds flying under the water", "A surfer
 repairing a large wave"):
 
   dry_swim          swimming in a caption that names no water.
-  walk_on_air       walking, running, crawling, sitting or standing "in the
-                    air" (people jump, birds fly, things float there).
+  walk_on_air       walking, running, crawling, sitting or standing "in" or
+                    "through the air" (people jump, birds fly, things float
+                    there).
   under_ground      anything under, below or beneath the ground, a beach, a
                     field or a hill; flying under water.
   unhandled         washing, repairing or carrying a wave, the sea, the sky
                     or a mountain: things no hand works on.
+  lie_at            lying, kneeling or squatting at a table, a desk or a
+                    counter (people sit or stand there: "A boy is eating
+                    donut holes while lying at a dinner table" was made).
+  rise_below        a tower rising, soaring or looming below, beneath or
+                    under something ("A large, ornate clock tower rises
+                    beneath another skyscraper" was made).
+  atop_a_pole       a person, a large animal or furniture on (top of) a pole
+                    or a post ("Many people are sitting on two
+                    benches on top of a light pole" was made); birds perch
+                    there.
 
 Like `selection`, each rule errs towards "plausible", and a violation counts
 only when the perturbation made it (`plausibility`).
@@ -22,9 +33,9 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import noun_key
+from backend.perturb.nouns import ANIMAL, PERSON, noun_key
 from backend.perturb.parse_reading import verb_lemma
-from backend.perturb.plausibility_parse import Violation, agent_options, is_under, make_violation, placements
+from backend.perturb.plausibility_parse import Violation, agent_options, is_under, kind_of, make_violation, placements
 from backend.perturb.selection import WATER_SYNSETS
 
 WATER_WORDS = frozenset("water pool wave surf tide splash puddle".split())
@@ -38,6 +49,13 @@ GROUND_NOUNS = frozenset("ground beach field grass lawn meadow desert hill mount
 BELOW = frozenset(["under", "below", "beneath", "underneath"])
 HANDLING_VERBS = frozenset("wash repair fix clean carry hold lift throw kick build cut push".split())
 UNHANDLED_NOUNS = frozenset("wave ocean sea sky mountain hill river lake beach".split())
+LYING_VERBS = frozenset("lie lay kneel squat".split())
+SEATED_PLACES = frozenset("table desk counter bar computer laptop".split())
+RISING_VERBS = frozenset("rise tower soar loom".split())
+POLES = frozenset("pole post lamppost".split())  # people sit on fences
+ATOP = frozenset(["on", "atop", "onto", "upon"])
+_PERCHERS = frozenset(["bird.n.01", "feline.n.01", "primate.n.02", "squirrel.n.01"])
+_SEATS = frozenset(["seat.n.03", "furniture.n.01"])
 
 
 def _is_water(noun: Token) -> bool:
@@ -64,8 +82,9 @@ def _dry_swims(doc: Doc) -> list[Violation]:
 
 
 def _in_the_air(verb: Token) -> bool:
-    """`verb` has "in the air" or "in mid air" ("midair" once spaCy joins it)."""
-    return any(prep.dep_ == "prep" and prep.lower_ == "in" and obj.dep_ == "pobj" and obj.lower_ in AIR_WORDS
+    """`verb` has "in" or "through the air" or "in mid air" ("midair" once spaCy joins it)."""
+    return any(prep.dep_ == "prep" and prep.lower_ in ("in", "through") and obj.dep_ == "pobj"
+               and obj.lower_ in AIR_WORDS
                for prep in verb.children for obj in prep.children)
 
 
@@ -93,6 +112,56 @@ def _unhandled(doc: Doc) -> list[Violation]:
             for obj in verb.children if obj.dep_ == "dobj" and noun_key(obj) in UNHANDLED_NOUNS]
 
 
+def _preposition_objects(verb: Token, prepositions: frozenset[str]) -> list[Token]:
+    """The objects of `verb`'s own prepositions among `prepositions`."""
+    return [obj for prep in verb.children if prep.dep_ == "prep" and prep.lower_ in prepositions
+            for obj in prep.children if obj.dep_ == "pobj"]
+
+
+def _lying_at_a_table(doc: Doc) -> list[Violation]:
+    """Lying, kneeling or squatting at a table or a desk ("lying at a dinner table")."""
+    return [make_violation("lie_at", verb_lemma(verb), [place], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in LYING_VERBS
+            for place in _preposition_objects(verb, frozenset(["at"])) if place.lemma_.lower() in SEATED_PLACES]
+
+
+def _rising_below(doc: Doc) -> list[Violation]:
+    """A tower rising beneath something ("a clock tower rises beneath another skyscraper")."""
+    return [make_violation("rise_below", verb_lemma(verb), [place], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in RISING_VERBS
+            for place in _preposition_objects(verb, BELOW)]
+
+
+def _pole_under(where: Token) -> Token | None:
+    """The pole or post `where` is, or the one "top of" names ("on top of a light pole")."""
+    if where.lower_ == "top":
+        where = next((obj for prep in where.children if prep.lower_ == "of"
+                      for obj in prep.children if obj.dep_ == "pobj"), where)
+    return where if where.lemma_.lower() in POLES else None
+
+
+def _atop_a_pole(doc: Doc) -> list[Violation]:
+    """A person, a large animal or furniture on (top of) a pole or a post ("benches on top of a light pole");
+    birds, cats and monkeys perch there, signs and lights hang there, and leaning or hanging on one is fine."""
+    found = []
+    for option, where, word in placements(doc, ATOP):
+        pole = _pole_under(where)
+        holder = where.head.head
+        if pole is None or (holder.pos_ == "VERB" and verb_lemma(holder) in ("lean", "hang", "rest", "lock")):
+            continue
+        if all(_cannot_perch(thing) for thing in option):
+            found.append(make_violation("atop_a_pole", word, [*option[:1], pole], where.head))
+    return found
+
+
+def _cannot_perch(thing: Token) -> bool:
+    key = noun_key(thing)
+    if kind_of(thing) in (PERSON, ANIMAL):
+        return not is_under(key, _PERCHERS)
+    return is_under(key, _SEATS)
+
+
 def ground_violations(doc: Doc) -> list[Violation]:
     """The rules above over one parse."""
-    return _dry_swims(doc) + _walks_on_air(doc) + _under_ground(doc) + _unhandled(doc)
+    return (_dry_swims(doc) + _walks_on_air(doc) + _under_ground(doc) + _unhandled(doc) + _lying_at_a_table(doc)
+            + _rising_below(doc) + _atop_a_pole(doc))

@@ -36,6 +36,7 @@ from backend.perturb.parse_reading import (
     subject_of,
     verb_lemma,
 )
+from backend.perturb.verb_fit import refill_fits_clause
 
 # Nouns whose plural is the singular: "A sheep" or "two sheep" is only
 # clear from a determiner.
@@ -159,6 +160,9 @@ def _done_to_it(token: Token) -> bool:
     )
 
 
+CUT_PIECES = frozenset("log trunk stump plank".split())
+
+
 def _plain_noun(token: Token, covered: set[int]) -> bool:
     """A head noun with no noun modifier ("rock wall", "kite string" are
     compounds the lexicon does not know: see `_compound_slot`), a clear number, and no
@@ -179,7 +183,15 @@ def clear_noun(token: Token, covered: set[int]) -> bool:
         and not _described_as_ground(token)
         and not _done_to_it(token)
         and not _before_participle_modifier(token)
+        and not _material_of_cut_pieces(token)
     )
+
+
+def _material_of_cut_pieces(noun: Token) -> bool:
+    """"logs of tree": what wooden pieces are cut from; another plant there was judged garbled ("logs of
+    flower")."""
+    of = noun.head
+    return noun.dep_ == "pobj" and of.lower_ == "of" and of.head.lemma_.lower() in CUT_PIECES
 
 
 def _before_participle_modifier(noun: Token) -> bool:
@@ -360,7 +372,7 @@ def _action_words(slot: Slot) -> list[str]:
     lex = lexicon()
     verb = slot.span[0]
     words = [w for group in lex.actions_for(slot.lemma) if _frame_fits(verb, group) for w in group.verbs]
-    return [w for w in words if lex.may_replace(slot.lemma, w)]
+    return [w for w in words if lex.may_replace(slot.lemma, w) and refill_fits_clause(verb, w)]
 
 
 def describes_alike(first: Token, second: Token) -> bool:

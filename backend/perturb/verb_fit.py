@@ -1,0 +1,42 @@
+"""Which action refills suit the rest of their clause.
+
+REPLACE refills an action verb with a sister from its lexicon group
+(`lexicon.json` "actions"); the verb's other words stay. Two kinds of
+phrase bind the verb, and a sister that cannot take them made garbled
+negatives (judged err in a natural sample):
+
+  * a path ("down a snowy slope", "along the beach", "through the air")
+    goes with a verb of moving or moving something: "A person washing a
+    snowboard down a snowy slope";
+  * "in his hand" (her arms, its mouth) goes with holding or carrying: "A
+    infant throwing a baby toothbrush in his hand looking at it".
+"""
+from __future__ import annotations
+
+from spacy.tokens import Token
+
+PATH_PREPOSITIONS = frozenset("down up along across through past".split())
+MOVING_VERBS = frozenset("""
+    ride push pull carry drag drive walk run jump swim crawl ski surf skateboard snowboard chase roll
+""".split())
+HOLDING_PLACES = frozenset("hand hands arm arms mouth paw paws lap".split())
+HOLDING_VERBS = frozenset(["hold", "carry"])
+
+
+def _prepositions(verb: Token) -> list[Token]:
+    return [child for child in verb.children if child.dep_ == "prep"]
+
+
+def _holds_in(verb: Token) -> bool:
+    """`verb` has "in his hand" (or her arms, its mouth, ...): a hand of the doer's own. "throwing game
+    controllers in each hand" (one in either hand) was a wanted refill and stays."""
+    return any(prep.lower_ == "in" and obj.dep_ == "pobj" and obj.lower_ in HOLDING_PLACES
+               and any(child.dep_ == "poss" for child in obj.children)
+               for prep in _prepositions(verb) for obj in prep.children)
+
+
+def refill_fits_clause(verb: Token, word: str) -> bool:
+    """Whether the action lemma `word` may stand for `verb` with the verb's path and "in his hand" kept."""
+    if any(prep.lower_ in PATH_PREPOSITIONS for prep in _prepositions(verb)) and word not in MOVING_VERBS:
+        return False
+    return word in HOLDING_VERBS or not _holds_in(verb)
