@@ -50,13 +50,20 @@ class Attribute:
         return dict(self.values)
 
 
+def _before_its_head(token: Token) -> bool:
+    """The token's head follows it with nothing but compound words between: "stone" in "a stone building",
+    "metal" in "a metal trash can" (spaCy hangs it on "can")."""
+    between = token.doc[token.i + 1 : token.head.i]
+    return token.head.i > token.i and all(word.dep_ == "compound" for word in between)
+
+
 def _material_modifier(token: Token) -> bool:
-    """"stone" in "a stone building": a bare material noun right before its head."""
+    """"stone" in "a stone building", "metal" in "a metal trash can": a bare material noun before its head."""
     return (
         token.dep_ == "compound"
         and token.lemma_.lower() in MATERIAL_NOUNS
         and not list(token.children)
-        and token.head.i == token.i + 1
+        and _before_its_head(token)
         and not is_hyphenated(token)
     )
 
@@ -78,7 +85,7 @@ def _bound_noun(word: Token) -> Token | None:
         subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
         return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
     if _material_modifier(word):
-        return word.head
+        return compound_head(word.head)
     if _colour_compound(word):
         return compound_head(word.head)
     return None
@@ -93,7 +100,7 @@ def _colour_compound(token: Token) -> bool:
         and token.text == token.lower_
         and "colour" in visual_values(token.lower_, None)
         and not list(token.children)
-        and token.head.i == token.i + 1
+        and _before_its_head(token)
         and token.head.pos_ == "NOUN"
         and not is_hyphenated(token)
     )
