@@ -111,10 +111,11 @@ def _worn(noun: Token) -> bool:
 
 
 def _gathers(noun: Token) -> bool:
-    """Stands or sits "around" something: "stones sitting around a dime"."""
+    """Stands or sits "around" something ("stones sitting around a dime"), or lies around it ("6 plates of food
+    around him": "a plate of food around them" is no ring)."""
     verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
     verbs += [child for child in noun.children if child.dep_ == "acl"]
-    return any(prep.lower_ in ("around", "together") for verb in verbs for prep in verb.children)
+    return any(prep.lower_ in ("around", "together") for verb in [noun, *verbs] for prep in verb.children)
 
 
 def _needs_many(noun: Token) -> bool:
