@@ -1,7 +1,7 @@
-"""The fifth round of binding swaps for SugarCrepe's swap_att (issue 21): pronouns that follow a count swap,
-expanses that hold any number, colours and materials onto compound nouns. What each rule makes, and the
-outputs of first drafts or of the judged held-out sample (tests/data/perturb-judged-swapatt5.csv) that must
-never come back.
+"""The fifth round of binding swaps for SugarCrepe's swap_att and swap_obj (issue 21): pronouns that follow a
+count swap, expanses that hold any number, colours and materials onto compound nouns, a seat and the thing
+beside "it". What each rule makes, and the outputs of first drafts or of the judged held-out sample
+(tests/data/perturb-judged-swapatt5.csv) that must never come back.
 """
 import pytest
 
@@ -28,6 +28,9 @@ MAKES = [
      "A street with cones and an orange work truck on it."),
     # a material noun that spaCy hangs on a compound's head is an attribute
     ("A wooden bench next to a metal trash can.", "attribute", "A metal bench next to a wooden trash can."),
+    # a seat and the thing beside "it" trade places: the swap moves the seat
+    ("A little boy sits on a bed with a chair next to it.", "object",
+     "A little boy sits on a chair with a bed next to it."),
 ]
 
 
@@ -50,6 +53,9 @@ NEVER = [
     ("a couple of yellow signs are near a taxi", "a couple of signs are near a yellow taxi"),
     # one plate is no ring "around" someone (judged held-out sample, doubt)
     ("a guy at a table with 6 plates of food around him", "6 guys at a table with a plate of food around them"),
+    # a thing and what stands beside it, where nobody sits on either: the swap says the same
+    ("A wooden table with a chair next to it.", "A wooden chair with a table next to it."),
+    ("A table with a chair next to it.", "A chair with a table next to it."),
 ]
 
 
