@@ -1,6 +1,6 @@
 """The fifth round of binding swaps for SugarCrepe's swap_att and swap_obj (issue 21): pronouns that follow a
 count swap, expanses that hold any number, colours and materials onto compound nouns, a seat and the thing
-beside "it". What each rule makes, and the outputs of first drafts or of the judged held-out sample
+beside "it", a left and a right. What each rule makes, and the outputs of first drafts or of the judged held-out sample
 (tests/data/perturb-judged-swapatt5.csv) that must never come back.
 """
 import pytest
@@ -28,6 +28,11 @@ MAKES = [
      "A street with cones and an orange work truck on it."),
     # a material noun that spaCy hangs on a compound's head is an attribute
     ("A wooden bench next to a metal trash can.", "attribute", "A metal bench next to a wooden trash can."),
+    # a left and a right trade places, however the parser reads "left arm"
+    ("A man taking a photo with his right hand and eating food with his left hand.", "attribute",
+     "A man taking a photo with his left hand and eating food with his right hand."),
+    ("A tennis player poses, racket in his right hand, left arm behind him.", "attribute",
+     "A tennis player poses, racket in his left hand, right arm behind him."),
     # a seat and the thing beside "it" trade places: the swap moves the seat
     ("A little boy sits on a bed with a chair next to it.", "object",
      "A little boy sits on a chair with a bed next to it."),
@@ -56,6 +61,9 @@ NEVER = [
     # a thing and what stands beside it, where nobody sits on either: the swap says the same
     ("A wooden table with a chair next to it.", "A wooden chair with a table next to it."),
     ("A table with a chair next to it.", "A chair with a table next to it."),
+    # one part's left and right in one list: the swap says the same
+    ("Cars parked on the left side and right side of the road.",
+     "Cars parked on the right side and left side of the road."),
 ]
 
 

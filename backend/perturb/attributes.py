@@ -5,7 +5,8 @@ in the curated table of `visual_classes` move, only within one class, and
 only when each object carries exactly one attribute of that class (with two,
 which one moves is a guess). A material noun in front of its head ("stone"
 in "a stone building") counts as an attribute: it says what the object is
-made of, unlike "stop" in "stop sign", which no swap touches.
+made of, unlike "stop" in "stop sign", which no swap touches. A left and a
+right on two parts trade too ("his right hand ... his left hand").
 """
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ BUILDING_MATERIALS = frozenset({"wood", "metal", "stone", "brick", "concrete"})
 # What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
 # yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
+# Parts that come as a left and a right one.
+SIDES = frozenset({"left", "right"})
+SIDED_NOUNS = frozenset({
+    "hand", "arm", "leg", "foot", "eye", "ear", "shoulder", "knee", "wrist", "elbow", "paw", "wing", "side",
+})
 
 
 @dataclass(frozen=True)
@@ -286,5 +292,27 @@ def _attribute_swaps(request: Request) -> Iterator[Variant]:
     return take_distinct(request, variants)
 
 
+def _sided(word: Token) -> bool:
+    """"left" or "right" right before a part with sides ("his left hand", "the right side"), however the parser
+    reads it ("left arm" is often a verb and its object)."""
+    after = word.nbor() if word.i + 1 < len(word.doc) else None
+    return word.lower_ in SIDES and after is not None and after.lemma_.lower() in SIDED_NOUNS
+
+
+def _side_swaps(request: Request) -> list[Variant]:
+    """A left and a right trade places ("taking a photo with his right hand and eating food with his left hand"
+    -> "... his left hand ... his right hand"): which hand does what is in the photo. Only one of each, and not
+    on one list of one part ("the left side and right side" says the same either way)."""
+    words = [word for word in request.doc if _sided(word)]
+    if len(words) != 2 or words[0].lower_ == words[1].lower_:
+        return []
+    first, second = words
+    between = request.doc[first.i + 2 : second.i]
+    if first.nbor().lemma_ == second.nbor().lemma_ and all(
+            word.is_punct or word.pos_ in ("CCONJ", "DET", "PRON") for word in between):
+        return []
+    return [build(request, swapped(request, token_span(first), token_span(second)), FAMILY, "attribute")]
+
+
 def attribute_swaps(request: Request) -> list[Variant]:
-    return list(_attribute_swaps(request))
+    return list(_attribute_swaps(request)) + _side_swaps(request)
