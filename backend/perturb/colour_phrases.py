@@ -142,16 +142,17 @@ def _bare_thing(noun: Token) -> Span | None:
     """The whole noun ("a work truck", "a watering can") of a thing named with no modifier but a determiner or a
     number: where a colour can go. Not a thing of one typical colour ("a stop sign", `NATURAL_COLOURS`) or of a
     usual one ("a fire hydrant", `USUALLY_COLOURED`): a colour moved onto it would be absurd or may stay true."""
-    unit = noun_unit(noun)
-    if unit is None or not all(_plain_part(word, unit) for word in unit[:-1]):
-        return None
-    modifiers = [child for child in noun.children if child.i < unit.start and child.dep_ not in ("det", "nummod")]
-    bare = (noun.tag_ in ("NN", "NNS") and noun.dep_ != "compound" and not modifiers and is_describable(noun)
+    if not (noun.tag_ in ("NN", "NNS") and noun.dep_ != "compound" and is_describable(noun)
             and animacy(noun) is None and kind(noun) not in UNCOLOURED_KINDS | {None} and not is_place(noun)
             and noun_key(noun) not in DEPICTION_NOUNS | FRAME_NOUNS
             and not {noun_key(noun), noun.lemma_.lower()} & (NATURAL_COLOURS.keys() | USUALLY_COLOURED)
-            and not is_hyphenated(noun))
-    return unit if bare else None
+            and not is_hyphenated(noun)):
+        return None
+    unit = noun_unit(noun)  # after the cheap tests: it looks for listed multi-word nouns
+    if unit is None or not all(_plain_part(word, unit) for word in unit[:-1]):
+        return None
+    modifiers = [child for child in noun.children if child.i < unit.start and child.dep_ not in ("det", "nummod")]
+    return None if modifiers else unit
 
 
 def _leaves_a_phrase(noun: Token) -> bool:
