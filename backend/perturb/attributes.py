@@ -5,7 +5,8 @@ in the curated table of `visual_classes` move, only within one class, and
 only when each object carries exactly one attribute of that class (with two,
 which one moves is a guess). A material noun in front of its head ("stone"
 in "a stone building") counts as an attribute: it says what the object is
-made of, unlike "stop" in "stop sign", which no swap touches.
+made of, unlike "stop" in "stop sign", which no swap touches. A left and a
+right on two parts trade too ("his right hand ... his left hand").
 """
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ BUILDING_MATERIALS = frozenset({"wood", "metal", "stone", "brick", "concrete"})
 # What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
 # yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
+# Parts that come as a left and a right one.
+SIDES = frozenset({"left", "right"})
+SIDED_NOUNS = frozenset({
+    "hand", "arm", "leg", "foot", "eye", "ear", "shoulder", "knee", "wrist", "elbow", "paw", "wing", "side",
+})
 
 
 @dataclass(frozen=True)
@@ -50,13 +56,20 @@ class Attribute:
         return dict(self.values)
 
 
+def _before_its_head(token: Token) -> bool:
+    """The token's head follows it with nothing but compound words between: "stone" in "a stone building",
+    "metal" in "a metal trash can" (spaCy hangs it on "can")."""
+    between = token.doc[token.i + 1 : token.head.i]
+    return token.head.i > token.i and all(word.dep_ == "compound" for word in between)
+
+
 def _material_modifier(token: Token) -> bool:
-    """"stone" in "a stone building": a bare material noun right before its head."""
+    """"stone" in "a stone building", "metal" in "a metal trash can": a bare material noun before its head."""
     return (
         token.dep_ == "compound"
         and token.lemma_.lower() in MATERIAL_NOUNS
         and not list(token.children)
-        and token.head.i == token.i + 1
+        and _before_its_head(token)
         and not is_hyphenated(token)
     )
 
@@ -78,7 +91,7 @@ def _bound_noun(word: Token) -> Token | None:
         subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
         return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
     if _material_modifier(word):
-        return word.head
+        return compound_head(word.head)
     if _colour_compound(word):
         return compound_head(word.head)
     return None
@@ -93,7 +106,7 @@ def _colour_compound(token: Token) -> bool:
         and token.text == token.lower_
         and "colour" in visual_values(token.lower_, None)
         and not list(token.children)
-        and token.head.i == token.i + 1
+        and _before_its_head(token)
         and token.head.pos_ == "NOUN"
         and not is_hyphenated(token)
     )
@@ -279,5 +292,27 @@ def _attribute_swaps(request: Request) -> Iterator[Variant]:
     return take_distinct(request, variants)
 
 
+def _sided(word: Token) -> bool:
+    """"left" or "right" right before a part with sides ("his left hand", "the right side"), however the parser
+    reads it ("left arm" is often a verb and its object)."""
+    after = word.nbor() if word.i + 1 < len(word.doc) else None
+    return word.lower_ in SIDES and after is not None and after.lemma_.lower() in SIDED_NOUNS
+
+
+def _side_swaps(request: Request) -> list[Variant]:
+    """A left and a right trade places ("taking a photo with his right hand and eating food with his left hand"
+    -> "... his left hand ... his right hand"): which hand does what is in the photo. Only one of each, and not
+    on one list of one part ("the left side and right side" says the same either way)."""
+    words = [word for word in request.doc if _sided(word)]
+    if len(words) != 2 or words[0].lower_ == words[1].lower_:
+        return []
+    first, second = words
+    between = request.doc[first.i + 2 : second.i]
+    if first.nbor().lemma_ == second.nbor().lemma_ and all(
+            word.is_punct or word.pos_ in ("CCONJ", "DET", "PRON") for word in between):
+        return []
+    return [build(request, swapped(request, token_span(first), token_span(second)), FAMILY, "attribute")]
+
+
 def attribute_swaps(request: Request) -> list[Variant]:
-    return list(_attribute_swaps(request))
+    return list(_attribute_swaps(request)) + _side_swaps(request)

@@ -24,11 +24,18 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.attributes import FAMILY, same_object
 from backend.perturb.core import Edit, Request, Variant, build, moved, replacement, take_distinct
-from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_place, noun_key
+from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_place, noun_key, noun_senses
 from backend.perturb.object_swaps import kind
 from backend.perturb.replace import FRAME_NOUNS
-from backend.perturb.units import is_hyphenated
-from backend.perturb.visual_classes import MANY_COLOURS, NATURAL_COLOURS, VISUAL_CLASSES, visual_values
+from backend.perturb.units import is_hyphenated, noun_unit
+from backend.perturb.visual_classes import (
+    MANY_COLOURS,
+    NATURAL_COLOURS,
+    USUALLY_COLOURED,
+    VISUAL_CLASSES,
+    visual_values,
+)
+from backend.perturb.without import BODY_PARTS
 
 COLOUR_WORDS = frozenset(word for words in VISUAL_CLASSES["colour"].values() for word in words)
 COLOURING_WORDS = COLOUR_WORDS | MANY_COLOURS  # one colour named, or many
@@ -36,6 +43,8 @@ SHADES = frozenset({"light", "dark", "bright", "pale", "deep"})
 NEUTRAL_COLOURS = frozenset({"white", "black", "gray", "grey", "silver", "brown", "tan", "beige"})
 # Kinds whose colour is their nature or state: a "blue sandwich" or "pink tulips" is rejected on its face.
 UNCOLOURED_KINDS = frozenset({"food", "plant"})
+# WordNet senses of a compound's first word that give it a colour of its own ("fuchsia", "wine", "dog").
+COLOURED_SENSES = frozenset({"noun.plant", "noun.food", "noun.attribute", "noun.animal", "noun.person"})
 
 
 @dataclass(frozen=True)
@@ -100,7 +109,8 @@ def colour_phrases(doc: Doc) -> list[ColourPhrase]:
 
 def suits(colours: tuple[str, ...], noun: Token) -> bool:
     """Every colour word could describe `noun` (its animacy, its natural palette)."""
-    living, lemma = animacy(noun), noun.lemma_.lower()
+    living, key = animacy(noun), noun_key(noun)
+    lemma = key if key in NATURAL_COLOURS else noun.lemma_.lower()  # a "stop sign" is red
     for colour in colours:
         if colour in MANY_COLOURS:
             if living is not None or lemma in NATURAL_COLOURS or kind(noun) in UNCOLOURED_KINDS:
@@ -116,12 +126,33 @@ def _tradeable(first: ColourPhrase, second: ColourPhrase) -> bool:
             and suits(first.colours, second.noun) and suits(second.colours, first.noun))
 
 
-def _bare_thing(noun: Token) -> bool:
-    """A thing named with no modifier but a determiner or a number: where a colour can go."""
-    modifiers = [child for child in noun.children if child.i < noun.i and child.dep_ not in ("det", "nummod")]
-    return (noun.tag_ in ("NN", "NNS") and noun.dep_ != "compound" and not modifiers and is_describable(noun)
+def _plain_part(word: Token, unit: Span) -> bool:
+    """A lower-case noun inside a compound, with nothing of its own outside it: "work" in "a work truck", not
+    "Apple" in "an Apple store", "stone" in "a stone wall" (a material), "orange" or "fuchsia" read as a noun,
+    nor a thing that has a colour of its own ("a red flower pot", "a brown dog bed", "a red wine glass": whose
+    colour is it?). WordNet's senses find the colours and the living or eaten things the lists lack."""
+    lexnames = {sense.lexname() for sense in noun_senses(word.lemma_.lower())}
+    return (word.pos_ == "NOUN" and word.text == word.lower_ and not is_hyphenated(word)
+            and not visual_values(word.lower_, None) and animacy(word) is None and kind(word) not in UNCOLOURED_KINDS
+            and not lexnames & COLOURED_SENSES
+            and all(child.i in range(unit.start, unit.end) for child in word.children))
+
+
+def _bare_thing(noun: Token) -> Span | None:
+    """The whole noun ("a work truck", "a watering can") of a thing named with no modifier but a determiner or a
+    number: where a colour can go. Not a thing of one typical colour ("a stop sign", `NATURAL_COLOURS`) or of a
+    usual one ("a fire hydrant", `USUALLY_COLOURED`): a colour moved onto it would be absurd or may stay true."""
+    if not (noun.tag_ in ("NN", "NNS") and noun.dep_ != "compound" and is_describable(noun)
             and animacy(noun) is None and kind(noun) not in UNCOLOURED_KINDS | {None} and not is_place(noun)
-            and noun_key(noun) not in DEPICTION_NOUNS | FRAME_NOUNS and not is_hyphenated(noun))
+            and noun_key(noun) not in DEPICTION_NOUNS | FRAME_NOUNS
+            and not {noun_key(noun), noun.lemma_.lower()} & (NATURAL_COLOURS.keys() | USUALLY_COLOURED)
+            and not is_hyphenated(noun)):
+        return None
+    unit = noun_unit(noun)  # after the cheap tests: it looks for listed multi-word nouns
+    if unit is None or not all(_plain_part(word, unit) for word in unit[:-1]):
+        return None
+    modifiers = [child for child in noun.children if child.i < unit.start and child.dep_ not in ("det", "nummod")]
+    return None if modifiers else unit
 
 
 def _leaves_a_phrase(noun: Token) -> bool:
@@ -132,26 +163,31 @@ def _leaves_a_phrase(noun: Token) -> bool:
     return (introduced or noun.tag_ == "NNS" or noun.left_edge.i == 0) and not is_place(noun)
 
 
-def _movable(phrase: ColourPhrase, target: Token) -> bool:
+def _movable(phrase: ColourPhrase, target: Span) -> bool:
     """A chromatic colour (never "colorful": "a colorful plate of food" may describe the food) to a bare thing
-    of another kind with no "of" after it ("a red vase of flowers" reads as the flowers' colour too)."""
-    if set(phrase.colours) & (NEUTRAL_COLOURS | MANY_COLOURS) or not _leaves_a_phrase(phrase.noun):
+    of another kind with no "of" after it ("a red vase of flowers" reads as the flowers' colour too); never off
+    a part of a body ("a cat with green eyes" -> "a cat with eyes")."""
+    if (set(phrase.colours) & (NEUTRAL_COLOURS | MANY_COLOURS) or not _leaves_a_phrase(phrase.noun)
+            or phrase.noun.lemma_.lower() in BODY_PARTS):
         return False
-    if any(child.dep_ == "prep" and child.lower_ == "of" for child in target.children):
+    noun = target[-1]
+    if any(child.dep_ == "prep" and child.lower_ == "of" for child in noun.children):
         return False
-    return (phrase.noun.i != target.i
-            and not same_object(phrase.noun, target) and kind(phrase.noun) != kind(target)
-            and suits(phrase.colours, target))
+    return (phrase.noun.i != noun.i
+            and not same_object(phrase.noun, noun) and kind(phrase.noun) != kind(noun)
+            and suits(phrase.colours, noun))
 
 
-def _move(request: Request, phrase: ColourPhrase, target: Token) -> list[Edit]:
-    """Take the phrase (and the space after it) off its noun and put it before `target`. The first edit
-    runs on to the word after the phrase, so "an orange car" loses its "n" with the colour."""
+def _move(request: Request, phrase: ColourPhrase, target: Span) -> list[Edit]:
+    """Take the phrase (and the space after it) off its noun and put it before the noun `target` ("a work
+    truck" -> "an orange work truck"). The first edit runs on to the word after the phrase, so "an orange car"
+    loses its "n" with the colour."""
     doc = request.doc
     after_phrase = doc[phrase.words.end]
     taken = replacement(request, doc[phrase.words.start : after_phrase.i + 1], after_phrase.text)
     colour = doc.text[phrase.words.start_char : phrase.words.end_char].lower()
-    return [taken, replacement(request, doc[target.i : target.i + 1], f"{colour} {target.text}")]
+    first = target[0]
+    return [taken, replacement(request, doc[first.i : first.i + 1], f"{colour} {first.text}")]
 
 
 def _phrase_swaps(request: Request) -> Iterator[Variant]:
@@ -164,7 +200,7 @@ def _phrase_swaps(request: Request) -> Iterator[Variant]:
 
 def _moves(request: Request) -> Iterator[Variant]:
     phrases = colour_phrases(request.doc)
-    targets = [token for token in request.doc if _bare_thing(token)]
+    targets = [unit for unit in map(_bare_thing, request.doc) if unit is not None]
     pairs = [(phrase, target) for phrase in phrases for target in targets if _movable(phrase, target)]
     request.rng.shuffle(pairs)
     return take_distinct(request, (build(request, _move(request, phrase, target), FAMILY, "attribute_move")

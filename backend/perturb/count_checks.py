@@ -5,7 +5,8 @@ ordinary scene. One thing cannot rest on two supports ("a device on two
 tables"), one seat does not hold a crowd ("some people sit in a chair"),
 "among" and "surrounded by" need many, and a pronoun must still agree with
 whatever it may refer to ("a man with his two dogs" -> "two men with his
-dog"). Each check says no when in doubt.
+dog" is refused; "a man ... behind him" -> "two men ... behind them"
+follows). Each check says no when in doubt.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import NOUNISH, SUBJECT_DEPS, find_phrases
-from backend.perturb.nouns import animacy, is_place
+from backend.perturb.nouns import EXPANSES, animacy, is_place
 
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -74,7 +75,8 @@ def _is_support(noun: Token) -> bool:
 
 def _seated_on(noun: Token, tag: str) -> bool:
     """A person or animal sitting, lying or riding in or on an object tagged `tag`: "a person sits in a chair"
-    (NN; a plate of pineapples may "sit on a table"), "people are sitting on two benches" (NNS)."""
+    (NN; a plate of pineapples may "sit on a table"), "people are sitting on two benches" (NNS). A place or an
+    expanse holds any number ("two girls standing in the grass")."""
     if animacy(noun) is None:
         return False
     verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
@@ -82,7 +84,8 @@ def _seated_on(noun: Token, tag: str) -> bool:
     return any(
         verb.lemma_.lower() in SEATED_VERBS
         and prep.lower_ in ("in", "on")
-        and any(obj.dep_ == "pobj" and obj.tag_ == tag and not is_place(obj) for obj in prep.children)
+        and any(obj.dep_ == "pobj" and obj.tag_ == tag and not is_place(obj) and obj.lemma_.lower() not in EXPANSES
+                for obj in prep.children)
         for verb in verbs
         for prep in verb.children
         if prep.dep_ == "prep"
@@ -108,10 +111,11 @@ def _worn(noun: Token) -> bool:
 
 
 def _gathers(noun: Token) -> bool:
-    """Stands or sits "around" something: "stones sitting around a dime"."""
+    """Stands or sits "around" something ("stones sitting around a dime"), or lies around it ("6 plates of food
+    around him": "a plate of food around them" is no ring)."""
     verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
     verbs += [child for child in noun.children if child.dep_ == "acl"]
-    return any(prep.lower_ in ("around", "together") for verb in verbs for prep in verb.children)
+    return any(prep.lower_ in ("around", "together") for verb in [noun, *verbs] for prep in verb.children)
 
 
 def _needs_many(noun: Token) -> bool:
@@ -157,14 +161,42 @@ def _possible_referents(pronoun: Token) -> list[Token]:
     ]
 
 
-def pronouns_fit(doc: Doc, changed: set[int]) -> bool:
-    """False when a pronoun may refer to a noun whose number changes."""
+# A pronoun that is no subject, and its other number: "swimming behind him" -> "behind them" when the man it
+# refers to becomes two men, "in their enclosure" -> "in its enclosure" when two giraffes become one. A subject
+# ("he sits") would need its verb changed too, and a plural that becomes one person would need a gender.
+_PLURAL_OBJECT_PRONOUNS = {"him": "them", "his": "their", "its": "their", "it": "them", "himself": "themselves",
+                           "herself": "themselves", "itself": "themselves"}
+_SINGULAR_OBJECT_PRONOUNS = {"their": "its", "them": "it", "themselves": "itself"}
+
+
+def _new_number(pronoun: Token, referent: Token) -> str | None:
+    """The pronoun in the referent's other number: "his" -> "their", "her" -> "their" or "them" by its tag,
+    "their" -> "its" for an animal or a thing. Not where the pronoun names a support: "a table with several
+    dishes on it" -> "several tables with a dish on them" puts one dish on many tables."""
+    if pronoun.dep_ in SUBJECT_DEPS or _is_support(pronoun):
+        return None
+    if pronoun.lower_ in _SINGULAR_OBJECT_PRONOUNS:
+        return _SINGULAR_OBJECT_PRONOUNS[pronoun.lower_] if animacy(referent) != "person" else None
+    if pronoun.lower_ == "her":
+        return "their" if pronoun.tag_ == "PRP$" else "them"
+    return _PLURAL_OBJECT_PRONOUNS.get(pronoun.lower_)
+
+
+def pronoun_edits(doc: Doc, changed: set[int]) -> list[tuple[Token, str]] | None:
+    """How the pronouns follow a count swap, or None when one cannot. A pronoun that may refer to a noun whose
+    number changes follows it only when that noun is all it may refer to ("A man on a surfboard with two
+    people swimming behind him" -> "Two men on a surfboard with a person swimming behind them")."""
+    edits = []
     for pronoun in doc:
         if pronoun.lower_ not in PRONOUNS:
             continue
         plural, living, thing = PRONOUNS[pronoun.lower_]
-        for noun in _possible_referents(pronoun):
-            alive = animacy(noun) is not None
-            if noun.i in changed and (noun.tag_ == "NNS") == plural and (living if alive else thing):
-                return False
-    return True
+        referents = [noun for noun in _possible_referents(pronoun)
+                     if (noun.tag_ == "NNS") == plural and (living if animacy(noun) is not None else thing)]
+        if not any(noun.i in changed for noun in referents):
+            continue
+        new = _new_number(pronoun, referents[0]) if len(referents) == 1 else None
+        if new is None:
+            return None
+        edits.append((pronoun, new))
+    return edits

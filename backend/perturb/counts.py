@@ -14,8 +14,8 @@ Only explicit counts take part ("a", "one", "two" ... "twelve", digits,
 "several", "many", "some", "a couple of", and "a group of", "a herd of"...,
 which give another noun "several"): "the dogs" or a bare "dogs" has no
 number to trade. When a number change would strand a pronoun ("a man with his two
-dogs") or a word that needs a number ("each", "both", "another"), nothing
-is made.
+dogs"; a pronoun follows its noun only as `count_checks.pronoun_edits` allows) or
+a word that needs a number ("each", "both", "another"), nothing is made.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from backend.perturb.count_checks import (
     PLURAL_WORDS,
     may_take,
     preposition_of,
-    pronouns_fit,
+    pronoun_edits,
 )
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
 from backend.perturb.lexicon import lexicon, wordnet
@@ -299,12 +299,12 @@ def _count_swap(request: Request, first: Counted, second: Counted) -> Variant | 
     if any(word.lower_ in NUMBER_WORDS - harmless and word.i not in counting for word in request.doc):
         return None
     changed = {c.noun.i for c, other in ((first, second), (second, first)) if c.plural != other.plural}
-    if not pronouns_fit(request.doc, changed):
-        return None
+    pronouns = pronoun_edits(request.doc, changed)
     first_edits, second_edits = _count_edits(request, first, second), _count_edits(request, second, first)
-    if first_edits is None or second_edits is None:
+    if pronouns is None or first_edits is None or second_edits is None:
         return None
-    return build(request, first_edits + second_edits, FAMILY, "count")
+    followed = [replacement(request, token_span(pronoun), new) for pronoun, new in pronouns]
+    return build(request, first_edits + second_edits + followed, FAMILY, "count")
 
 
 def _shares_its_count(noun: Token) -> bool:

@@ -18,7 +18,8 @@ the result stays a scene a photo could show:
   or an animal, or of a preposition that puts it beside something, or a subject that only sits somewhere;
   never after "eating", "on", "with" or "of", where the kind matters ("eating a fork", "a plate on a cupcake");
 * not a noun and its conjunct or its "with" ("an umpire is talking with two players": the swap says the same),
-  unless the "with" noun stands somewhere of its own ("a cat sitting on a couch with a dog on the floor"), does
+  unless the "with" noun stands somewhere of its own ("a cat sitting on a couch with a dog on the floor") or
+  beside the seat it trades with ("sits on a bed with a chair next to it" -> "on a chair with a bed next to it"), does
   something else ("a woman holding a game controller with a man looking on") or the "with" is a room's or a
   container's and one of the two has a feature of its own ("a bed with stacked pillows is in a bedroom with a
   chair"); no man and woman trading places where a dress, a beard or a "bride" stays behind;
@@ -97,6 +98,9 @@ HANDLING_VERBS = frozenset({
 # is not.
 PLACE_PREPOSITIONS = frozenset({"near", "beside", "by", "behind", "next", "in front of"})
 RESTING_VERBS = frozenset({"sit", "rest", "lie", "lay", "be", "place", "set", "stand"})
+# Where a person or thing is, and what stands beside it: "sits on a bed with a chair next to it".
+SEATING_PREPOSITIONS = frozenset({"on", "in", "onto", "inside", "atop", "under"})
+BESIDE_IT = (("next", "to"), ("beside",), ("behind",), ("in", "front", "of"), ("near",))
 
 
 def _indifferent_slot(noun: Token) -> bool:
@@ -324,7 +328,7 @@ def _in_one_part(first: Token, second: Token) -> bool:
         return not _doing_apart(first, second)  # "a baby sitting and a man standing": each does its own
     while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
         second = second.head
-    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second):
+    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second) or _beside_it(first, second):
         return False
     if second.head.i == first.i + 1:
         return True  # "a television with a remote", however the parser hangs the "with"
@@ -347,6 +351,17 @@ def _placed(noun: Token) -> bool:
     """A place of its own: "a dog on the floor", not "a group of people"."""
     return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj) or obj.lower_ in FLOORS)
                for prep in noun.children if prep.dep_ == "prep" and prep.lower_ != "of" for obj in prep.children)
+
+
+def _beside_it(first: Token, second: Token) -> bool:
+    """The "with" noun stands beside a pronoun for `first`, and `first` is where someone is: "a boy sits on a bed
+    with a chair next to it" -> "on a chair with a bed next to it" moves the seat, however the parser hangs "next
+    to it". Not "a table with a chair next to it", where the two only stand together."""
+    if not (first.dep_ == "pobj" and first.head.lower_ in SEATING_PREPOSITIONS and first.head.head.pos_ == "VERB"):
+        return False
+    pronoun = "them" if first.tag_ == "NNS" else "it"
+    after = [word.lower_ for word in first.doc[second.i + 1 : second.i + 5]]
+    return any(after[: len(place) + 1] == [*place, pronoun] for place in BESIDE_IT)
 
 
 def _held_by_a_third(first: Token, second: Token) -> bool:

@@ -97,7 +97,14 @@ NATURAL_COLOURS = MappingProxyType({
     "orange": frozenset({"orange"}), "tomato": frozenset({"red", "green", "yellow"}),
     "lettuce": frozenset({"green"}), "strawberry": frozenset({"red"}),
     **dict.fromkeys(("traffic light", "stoplight", "traffic signal"), frozenset({"red", "green", "yellow"})),
+    # Made things of one typical colour, by their compound name: "a blue stop sign" is absurd.
+    **dict.fromkeys(("stop sign", "fire truck", "fire engine"), frozenset({"red"})),
+    "school bus": frozenset({"yellow"}), "tennis ball": frozenset({"yellow", "green"}),
 })
+
+# Made things of a usual colour, though not a fixed one ("a blue fire hydrant" is seen): a colour moved onto one
+# may well be true of the photo ("a truck next to a red fire hydrant").
+USUALLY_COLOURED = frozenset({"hydrant", "fire hydrant", "mailbox", "taxi", "cab", "traffic cone", "cone"})
 
 _INDEX: dict[str, list[tuple[str, str]]] = {}
 for _class, _values in VISUAL_CLASSES.items():
