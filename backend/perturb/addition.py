@@ -29,12 +29,13 @@ from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.addition_attributes import attribute_additions
+from backend.perturb.addition_attributes import attribute_additions, is_compound_word
 from backend.perturb.addition_partners import (
     PERSON_PREPOSITIONS,
     acting_verbs,
     compound_key,
     kind_lemma,
+    look_end,
     partner_words,
     person_described,
     young,
@@ -72,6 +73,7 @@ MIN_SHARE = 0.02
 CANDIDATES_PER_SITE = 8
 PARTNERS = 4
 PARTNER_SHARE = 0.05
+SCENE_NOUN_CAPTIONS = 20
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
 ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
@@ -153,8 +155,19 @@ def _ends_phrase(token: Token) -> bool:
 
 
 def _site_noun(token: Token) -> bool:
+    """An object noun ending its phrase, whose counts speak of it: not the head of a WordNet compound ("on home
+    plate with a banana" read the counts of a dish's plate)."""
     return (token.tag_ in ("NN", "NNS") and token.is_alpha and is_object_noun(token) and _ends_phrase(token)
-            and token.lemma_.lower() not in FRAME_NOUNS and not lexicon().is_worn(noun_lemma(token)))
+            and token.lemma_.lower() not in FRAME_NOUNS and not lexicon().is_worn(noun_lemma(token))
+            and not any(c.dep_ == "compound" and is_compound_word(c.lower_, token.lower_) for c in token.children))
+
+
+def _fits_scene(stats: CaptionStats, word: str, scene: list[str]) -> bool:
+    """`word` shares `MIN_TOGETHER` captions with every noun of the scene the counts know well
+    (`SCENE_NOUN_CAPTIONS`), but for frames and groups: a thing put "next to" the whole scene must belong in it
+    ("men on bikes pulled by a group of dogs next to a bed" was judged absurd: a bed fits dogs, not bikes)."""
+    return all(stats.together(word, noun) >= MIN_TOGETHER for noun in scene
+               if stats.nouns.get(noun, 0) >= SCENE_NOUN_CAPTIONS and noun not in FRAME_NOUNS)
 
 
 def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
@@ -173,7 +186,8 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
     animals = frozenset({*groups["animal"], *groups["bird species"]})
     options = [[[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)]
                 for word in [w for w in added_objects(request.doc, noun_lemma(noun), stats)
-                             if not stray_animal(w, scene, animals)][:CANDIDATES_PER_SITE]
+                             if not stray_animal(w, scene, animals)
+                             and (connective != "next to" or _fits_scene(stats, w, scene))][:CANDIDATES_PER_SITE]
                 for end in [noun.idx + len(noun)]]
                for noun, connective in _object_sites(request.doc)]
     options.append(_subject_options(request, stats))
@@ -271,6 +285,9 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     if found is None or not is_object_noun(found[1]):
         return []
     subject, noun, front = found
+    end = noun.idx + len(noun) if front else look_end(noun)
+    if end is None:
+        return []
     agreement, relative = verb_agreement(request.caption, subject), relative_agreement(request.caption, subject, noun)
     if agreement is None or relative is None or points_back(subject, noun, bool(front)):
         return []
@@ -284,12 +301,12 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kin)
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
-    return [[*_join_edits(word, noun, front), *agreement, *(owned or [])] for word in words]
+    return [[*_join_edits(word, end, front), *agreement, *(owned or [])] for word in words]
 
 
-def _join_edits(word: str, noun: Token, front: Token | None) -> list[Edit]:
-    """"and a X" after the joined noun, or "A X and " before `front`, the first word's capital moved."""
-    end = noun.idx + len(noun)
+def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
+    """"and a X" at `end` (after the joined noun, or a person's look: `look_end`), or "A X and " before `front`,
+    the first word's capital moved."""
     if front is None:
         return [Edit("", f" and {indefinite_article(word)} {word}", end, end)]
     start = bool(front.is_sent_start)

@@ -1,0 +1,56 @@
+"""The additions' sixth round (issue 21): outputs judged invalid or absurd in the natural held-out sample of
+the addition family (tests/data/perturb-judged-addition6-natural.csv), which must never be made again, and what
+the fixes still make.
+"""
+import pytest
+
+from backend.perturb.core import normalized
+from tests.support.perturb_outputs import family_texts
+
+
+def additions(caption, subtype=None, seeds=range(3)):
+    """Every addition negative over a few seeds, as normalized texts, optionally of one subtype."""
+    return family_texts(caption, "addition", subtype, seeds)
+
+
+MAKES = [
+    # a thing joins a person after the person's look phrase, which stays theirs
+    ("A woman in a red dress cutting a cake with a knife.", "object",
+     "A woman in a red dress and a girl cutting a cake with a knife."),
+    ("A man in a hat is standing on a field.", "object", "A man in a hat and a woman are standing on a field."),
+    # a bighorn sheep still takes a farm animal beside it
+    ("Three big horn sheep are in an enclosed pasture. ", "object",
+     "Three big horn sheep and a goat are in an enclosed pasture."),
+]
+
+
+@pytest.mark.parametrize(("caption", "subtype", "expected"), MAKES)
+def test_additions_are_made(caption, subtype, expected):
+    assert normalized(expected) in additions(caption, subtype)
+
+
+NEVER = [
+    # a join before a participle of dress steals the look, and "rides" (read as a noun) stayed singular
+    ("The young girl wearing red and black rides atop the white pony.",
+     "The young girl and a woman wearing red and black rides atop the white pony."),
+    # "rides" lemmatized "rid": the plural verb came out "rid"
+    ("The young girl holding a kite rides atop the white pony.",
+     "The young girl and a woman holding a kite rid atop the white pony."),
+    # a join between a person and their look phrase moves the look to the added person
+    ("A woman in a red dress cutting a cake with a knife.",
+     "A woman and a girl in a red dress cutting a cake with a knife."),
+    # an attribute inside a compound: "big horn sheep" are bighorn sheep
+    ("Three big horn sheep are in an enclosed pasture. ", "Three big brown horn sheep are in an enclosed pasture."),
+    # a ball game's ball has the game's colour: a baseball is white
+    ("A baseball player pitching a ball on a field,", "A baseball player pitching a green ball on a field,"),
+    # home plate is no dish: the counts of "plate" do not speak of it
+    ("The batter is tapping his bat on home plate.", "The batter is tapping his bat on home plate with a banana."),
+    # a thing next to the whole scene must fit all of it: a bed fits dogs, not bikes
+    ("Men on bikes are getting pulled by a group of dogs.",
+     "Men on bikes are getting pulled by a group of dogs next to a bed."),
+]
+
+
+@pytest.mark.parametrize(("caption", "never"), NEVER)
+def test_invalid_additions_are_not_made(caption, never):
+    assert normalized(never) not in additions(caption)
