@@ -18,6 +18,8 @@ MAKES = [
     ("A woman in a red dress cutting a cake with a knife.", "object",
      "A woman in a red dress and a girl cutting a cake with a knife."),
     ("A man in a hat is standing on a field.", "object", "A man in a hat and a woman are standing on a field."),
+    # a plural noun the counts know is no hidden verb
+    ("A woman taking pictures on a busy street.", "object", "A woman and a girl taking pictures on a busy street."),
     # a bighorn sheep still takes a farm animal beside it
     ("Three big horn sheep are in an enclosed pasture. ", "object",
      "Three big horn sheep and a goat are in an enclosed pasture."),
@@ -36,6 +38,9 @@ NEVER = [
     # "rides" lemmatized "rid": the plural verb came out "rid"
     ("The young girl holding a kite rides atop the white pony.",
      "The young girl and a woman holding a kite rid atop the white pony."),
+    # "looks" read as a noun: the verb stayed singular (main made it on an even-id caption)
+    ("A woman talking on the phone looks in the distance.",
+     "A woman and a girl talking on the phone looks in the distance."),
     # a join between a person and their look phrase moves the look to the added person
     ("A woman in a red dress cutting a cake with a knife.",
      "A woman and a girl in a red dress cutting a cake with a knife."),

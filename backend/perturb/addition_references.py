@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from spacy.tokens import Token
 
+from backend.perturb.caption_stats import shipped
 from backend.perturb.core import Edit
 from backend.perturb.inflect import fit_case, pluralize, verb_form
 from backend.perturb.lexicon import _synsets, lexicon
@@ -30,6 +31,8 @@ GROUP_REFERENCES = frozenset({"each", "themselves"})
 BEING_PRONOUNS = frozenset({"he", "his", "him", "himself", "she", "her", "herself"})
 # Relative words: a relative clause on the subject keeps its singular verb ("a cat and a dog that is").
 RELATIVE_WORDS = frozenset({"that", "which", "who"})
+# A noun named in fewer captions than this may be a verb spaCy misread ("rides", "looks").
+HIDDEN_VERB_CAPTIONS = 3
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 
 
@@ -115,10 +118,11 @@ def _singular(verb: Token) -> bool:
 
 
 def _hidden_verb(token: Token) -> bool:
-    """A plural noun that may be a singular verb with its preposition after it ("rides atop"; not "slices of")."""
+    """A plural noun that may be a singular verb with its preposition after it ("rides atop", "looks in"), and
+    that the caption counts seldom name as a noun (`HIDDEN_VERB_CAPTIONS`: "taking pictures on" is a noun)."""
     after = token.nbor(1) if token.i + 1 < len(token.doc) else None
     return (token.tag_ == "NNS" and _can_be_verb(token) and after is not None and after.pos_ == "ADP"
-            and after.lower_ != "of")
+            and after.lower_ != "of" and shipped().nouns.get(token.lemma_.lower(), 0) < HIDDEN_VERB_CAPTIONS)
 
 
 def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
