@@ -44,6 +44,20 @@ NEVER = [
     # a join between a person and their look phrase moves the look to the added person
     ("A woman in a red dress cutting a cake with a knife.",
      "A woman and a girl in a red dress cutting a cake with a knife."),
+    # a join after a look phrase that runs on, or that reads as a list with the phrase's last noun (drafts)
+    ("A young girl in a white top poses with a yellow tennis racket.",
+     "A young girl in a white top poses and a boy with a yellow tennis racket."),
+    ("A man with a helmet on riding on an electrical skateboard. ",
+     "A man with a helmet and a woman on riding on an electrical skateboard. "),
+    ("A child with a backpack underneath an umbrella.", "A child with a backpack underneath an umbrella and a woman."),
+    ("A man in a black jacket holding a zebra print umbrella.",
+     "A man in a black jacket holding a zebra print umbrella and a boy."),
+    ("A young man in a helmet standing by a bicycle.", "A young man in a helmet standing by a bicycle and a woman."),
+    ("Woman with plated food near crowd of people.", "Woman with plated food near crowd of people and a girl."),
+    ("A man with a top hat and a red tie.", "A man and a girl with a top hat and a red tie."),
+    # a lamppost is the light post the caption names
+    ("A variety of street signs on a light post in front of a tall building. ",
+     "A lamppost and a variety of street signs on a light post in front of a tall building. "),
     # an attribute inside a compound: "big horn sheep" are bighorn sheep
     ("Three big horn sheep are in an enclosed pasture. ", "Three big brown horn sheep are in an enclosed pasture."),
     # a ball game's ball has the game's colour: a baseball is white

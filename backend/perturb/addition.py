@@ -56,6 +56,7 @@ from backend.perturb.inflect import fit_case, indefinite_article, pluralize
 from backend.perturb.kindred import (
     KIND_COMPOUNDS,
     NEVER_ADDED,
+    OTHER_NAMES,
     ROOM_FIXTURES,
     kindred,
     stray_animal,
@@ -130,7 +131,8 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
     present = caption_lemmas(doc)
     fitting = []
     for word in [w for w in (_object_words() if words is None else words) if w not in NEVER_ADDED]:
-        if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present):
+        if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present) or any(
+                name in doc.text.lower() for name in OTHER_NAMES.get(word, ())):
             continue
         share = _fit(stats, word, site)
         scene_share = max((_fit(stats, word, noun) for noun in scene), default=0.0) if anywhere else 0.0
