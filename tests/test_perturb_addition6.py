@@ -58,6 +58,9 @@ NEVER = [
     # a lamppost is the light post the caption names
     ("A variety of street signs on a light post in front of a tall building. ",
      "A lamppost and a variety of street signs on a light post in front of a tall building. "),
+    # "chicken" among foods is meat: a list member of no kindred set tells the others' sense
+    ("some kind of chicken, rice, and vegetable dish on a pizza tray being served to a man.",
+     "some kind of chicken, rice, cow, and vegetable dish on a pizza tray being served to a man."),
     # an attribute inside a compound: "big horn sheep" are bighorn sheep
     ("Three big horn sheep are in an enclosed pasture. ", "Three big brown horn sheep are in an enclosed pasture."),
     # a ball game's ball has the game's colour: a baseball is white
