@@ -321,7 +321,8 @@ def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
 
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
     """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
-    a word `kindred` to every member (each must have kindred words), in the list's form; no mass noun ("a broccoli"),
+    a word `kindred` to every member that has kindred words, in the list's form (no being where a member is none:
+    "chicken, rice, cow, and vegetable dish" read the chicken as the animal); no mass noun ("a broccoli"),
     no member beside "people", who may be anyone ("People, men and dishes"),
     and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
     lex, doc = lexicon(), request.doc
@@ -329,12 +330,13 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     if any(any(span.start <= m.i < span.end for span in multiword) or in_fixed_phrase(m, lex.fixed_phrases)
            or not is_object_noun(m) or noun_lemma(m) in NEVER_ADDED for m in site.members):
         return []
-    kin_sets = [kindred(noun_lemma(m)) for m in site.members]
-    if not all(kin_sets):
-        return []  # a member of no set may tell another's sense: "chicken, rice, cow, and vegetable dish"
+    kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
+    if not kin_sets:
+        return []
     kin = frozenset.intersection(*kin_sets)
+    things = not all(lex.is_animate(noun_lemma(m)) for m in site.members)
     words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
-             if word not in lex.mass_nouns][:PARTNERS]
+             if word not in lex.mass_nouns and not (things and lex.is_animate(word))][:PARTNERS]
     written = {"article": lambda word: f"{indefinite_article(word)} {word}", "plural": pluralize,
                "bare": lambda word: word}[site.form]
     return [[Edit("", f", {written(word)}", site.offset, site.offset)] for word in words]
