@@ -4,22 +4,24 @@ A good addition fits the scene, so a text-only model cannot reject it, yet a typ
 not show it and the caption does not imply it: "a man riding a horse" -> "... a horse with a dog", not "... with
 a saddle". Both sides are read off co-occurrence counts over public caption text (`caption_stats`):
 
-* object: a curated object word (the lexicon's object groups, no people, clothing, places or grounds) that some
-  noun of the caption co-occurs with in at least `MIN_TOGETHER` captions (it fits), but that no noun of the
-  caption predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with
-  "bathroom"), and that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after
-  the object of a place preposition ("on a table with a lamp"), or as "next to a X" at the end of a caption that
-  ends with a noun. Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with "and",
-  the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person or a
-  dog beside a named person ("a man and a woman standing"), an animal the counts name with an animal beside it
-  ("a sheep and a dog"), never where the subject acts on an object (but for one ridden thing each: "riding
-  skateboards") or a pronoun points back to it (`addition_references`; who may join is `addition_partners`'),
-  and in front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"),
-  also through a depiction's "of" ("a close up of a bowl and a plate of food"). Where
-  the counts are too few, `kindred` things stand in for them: a cow beside a
-  sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
-  ("holding a phone and a camera"), at the sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`).
-  A room's fixtures are never added to it ("a kitchen with a stove" is still true of its photo);
+* object: a curated object word (the lexicon's object groups, no people, clothing, places or grounds) that some noun
+  of the caption co-occurs with in at least `MIN_TOGETHER` captions (it fits), but that no noun of the caption
+  predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with "bathroom"), and
+  that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after the object of a place
+  preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"), or as "next to a X" at the
+  end of a caption that ends with a noun, where it must fit every well-counted noun of the scene (`_fits_scene`: no
+  bed beside men on bikes). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
+  "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person
+  or a dog beside a named person ("a man and a woman standing"; after a person's look phrase, which stays theirs: "A
+  woman in a red dress and a girl", `addition_partners.look_end`), an animal the counts name with an animal beside
+  it ("a sheep and a dog"), never where the subject acts on an object (but for one ridden thing each: "riding
+  skateboards") or a pronoun points back to it (`addition_references`; who may join is `addition_partners`'), and in
+  front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"), also through a
+  depiction's "of" ("a close up of a bowl and a plate of food"). Where the counts are too few, `kindred` things
+  stand in for them: a cow beside a sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and
+  a car") or second object ("holding a phone and a camera"), at the sites `lists` reads; and a grown bear takes a
+  cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a kitchen with a stove" is still true of its
+  photo);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """
@@ -29,12 +31,13 @@ from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.addition_attributes import attribute_additions
+from backend.perturb.addition_attributes import attribute_additions, is_compound_word
 from backend.perturb.addition_partners import (
     PERSON_PREPOSITIONS,
     acting_verbs,
     compound_key,
     kind_lemma,
+    look_end,
     partner_words,
     person_described,
     young,
@@ -53,6 +56,7 @@ from backend.perturb.inflect import fit_case, indefinite_article, pluralize
 from backend.perturb.kindred import (
     KIND_COMPOUNDS,
     NEVER_ADDED,
+    OTHER_NAMES,
     ROOM_FIXTURES,
     kindred,
     stray_animal,
@@ -72,6 +76,7 @@ MIN_SHARE = 0.02
 CANDIDATES_PER_SITE = 8
 PARTNERS = 4
 PARTNER_SHARE = 0.05
+SCENE_NOUN_CAPTIONS = 20
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
 ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
@@ -126,7 +131,8 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
     present = caption_lemmas(doc)
     fitting = []
     for word in [w for w in (_object_words() if words is None else words) if w not in NEVER_ADDED]:
-        if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present):
+        if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present) or any(
+                name in doc.text.lower() for name in OTHER_NAMES.get(word, ())):
             continue
         share = _fit(stats, word, site)
         scene_share = max((_fit(stats, word, noun) for noun in scene), default=0.0) if anywhere else 0.0
@@ -153,8 +159,19 @@ def _ends_phrase(token: Token) -> bool:
 
 
 def _site_noun(token: Token) -> bool:
+    """An object noun ending its phrase, whose counts speak of it: not the head of a WordNet compound ("on home
+    plate with a banana" read the counts of a dish's plate)."""
     return (token.tag_ in ("NN", "NNS") and token.is_alpha and is_object_noun(token) and _ends_phrase(token)
-            and token.lemma_.lower() not in FRAME_NOUNS and not lexicon().is_worn(noun_lemma(token)))
+            and token.lemma_.lower() not in FRAME_NOUNS and not lexicon().is_worn(noun_lemma(token))
+            and not any(c.dep_ == "compound" and is_compound_word(c.lower_, token.lower_) for c in token.children))
+
+
+def _fits_scene(stats: CaptionStats, word: str, scene: list[str]) -> bool:
+    """`word` shares `MIN_TOGETHER` captions with every noun of the scene the counts know well
+    (`SCENE_NOUN_CAPTIONS`), but for frames and groups: a thing put "next to" the whole scene must belong in it
+    ("men on bikes pulled by a group of dogs next to a bed" was judged absurd: a bed fits dogs, not bikes)."""
+    return all(stats.together(word, noun) >= MIN_TOGETHER for noun in scene
+               if stats.nouns.get(noun, 0) >= SCENE_NOUN_CAPTIONS and noun not in FRAME_NOUNS)
 
 
 def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
@@ -173,7 +190,8 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
     animals = frozenset({*groups["animal"], *groups["bird species"]})
     options = [[[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)]
                 for word in [w for w in added_objects(request.doc, noun_lemma(noun), stats)
-                             if not stray_animal(w, scene, animals)][:CANDIDATES_PER_SITE]
+                             if not stray_animal(w, scene, animals)
+                             and (connective != "next to" or _fits_scene(stats, w, scene))][:CANDIDATES_PER_SITE]
                 for end in [noun.idx + len(noun)]]
                for noun, connective in _object_sites(request.doc)]
     options.append(_subject_options(request, stats))
@@ -271,6 +289,9 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     if found is None or not is_object_noun(found[1]):
         return []
     subject, noun, front = found
+    end = noun.idx + len(noun) if front else look_end(noun)
+    if end is None:
+        return []
     agreement, relative = verb_agreement(request.caption, subject), relative_agreement(request.caption, subject, noun)
     if agreement is None or relative is None or points_back(subject, noun, bool(front)):
         return []
@@ -284,12 +305,12 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     words = [word for word in added_objects(request.doc, lemma, stats, partners, anywhere, kin)
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
-    return [[*_join_edits(word, noun, front), *agreement, *(owned or [])] for word in words]
+    return [[*_join_edits(word, end, front), *agreement, *(owned or [])] for word in words]
 
 
-def _join_edits(word: str, noun: Token, front: Token | None) -> list[Edit]:
-    """"and a X" after the joined noun, or "A X and " before `front`, the first word's capital moved."""
-    end = noun.idx + len(noun)
+def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
+    """"and a X" at `end` (after the joined noun, or a person's look: `look_end`), or "A X and " before `front`,
+    the first word's capital moved."""
     if front is None:
         return [Edit("", f" and {indefinite_article(word)} {word}", end, end)]
     start = bool(front.is_sent_start)
@@ -300,7 +321,8 @@ def _join_edits(word: str, noun: Token, front: Token | None) -> list[Edit]:
 
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
     """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
-    a word `kindred` to every member that has kindred words, in the list's form; no mass noun ("a broccoli"),
+    a word `kindred` to every member that has kindred words, in the list's form (no being where a member is none:
+    "chicken, rice, cow, and vegetable dish" read the chicken as the animal); no mass noun ("a broccoli"),
     no member beside "people", who may be anyone ("People, men and dishes"),
     and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
     lex, doc = lexicon(), request.doc
@@ -312,8 +334,9 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     if not kin_sets:
         return []
     kin = frozenset.intersection(*kin_sets)
+    things = not all(lex.is_animate(noun_lemma(m)) for m in site.members)
     words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
-             if word not in lex.mass_nouns][:PARTNERS]
+             if word not in lex.mass_nouns and not (things and lex.is_animate(word))][:PARTNERS]
     written = {"article": lambda word: f"{indefinite_article(word)} {word}", "plural": pluralize,
                "bare": lambda word: word}[site.form]
     return [[Edit("", f", {written(word)}", site.offset, site.offset)] for word in words]

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.caption_stats import SEP, CaptionStats
 from backend.perturb.core import Edit, Request, Variant, build, spread
 from backend.perturb.inflect import fit_case
-from backend.perturb.lexicon import lexicon
+from backend.perturb.lexicon import _synsets, lexicon
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_describable, is_object_noun, is_place
 from backend.perturb.parse_reading import caption_lemmas, in_fixed_phrase, noun_lemma
@@ -65,6 +65,18 @@ PERSON_LOOKS: dict[str, tuple[tuple[str, frozenset[str]], ...]] = {
     **dict.fromkeys(("woman", "lady", "person"), (("elderly", _AGE), ("red-haired", _HAIR))),
     **dict.fromkeys(("boy", "girl", "child", "kid", "toddler"), (("red-haired", _HAIR), ("curly-haired", _HAIR))),
 }
+
+
+# Words naming a ball game: its ball has the game's colour ("pitching a green ball" was judged absurd: a baseball
+# is white), so no colour is added to a ball where the caption names one.
+BALL_GAMES = frozenset("""baseball softball tennis soccer golf basketball football volleyball pitch pitcher batter
+    catcher umpire bat racket racquet""".split())
+
+
+def is_compound_word(first: str, second: str) -> bool:
+    """WordNet knows the two words as one noun ("big horn" -> bighorn, "home plate"): the counts of the second
+    alone say nothing of it, and a word put between them breaks it."""
+    return bool(_synsets(first + second, "NOUN") or _synsets(f"{first}_{second}", "NOUN"))
 
 
 def _classes_on(noun: Token, kind: str | None) -> set[str]:
@@ -114,6 +126,8 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         taken.add("colour")  # greenery: a brown or yellow tree is a dead or autumn one, "yellow palm trees"
     if any(child.lower_ in MANY_COLOURED for child in noun.children):
         taken.add("colour")  # "colorful umbrellas": one more colour would contradict it
+    if lemma == "ball" and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
+        taken.add("colour")  # a game's ball has the game's colour
     found = []
     for visual_class in ADDED_CLASSES:
         if visual_class in taken:
@@ -134,7 +148,8 @@ def _attribute_site(noun: Token, visual_class: str) -> int | None:
     None unless the word before is a determiner, a number right before the noun, a size, age or opinion word
     (`EARLIER_ADJECTIVES`), a visual word of another class or a word outside the noun phrase
     (`PHRASE_BOUNDARIES`): any other modifier may belong to the noun ("the front seat", "a semi truck", "a
-    double decker", "a two tier cake"), and a word put after it splits them ("the front green seat")."""
+    double decker", "a two tier cake"), and a word put after it splits them ("the front green seat"); None too
+    where the word before and the first compound word are one noun (`is_compound_word`: "big horn sheep")."""
     doc, start = noun.doc, noun.i
     while start > 0 and doc[start - 1].head.i >= start and doc[start - 1].dep_ in ("compound", "amod", "nmod") and (
             doc[start - 1].dep_ == "compound"
@@ -145,6 +160,8 @@ def _attribute_site(noun: Token, visual_class: str) -> int | None:
     if doc[start - 1].text in HYPHENS or not doc[start - 1].whitespace_:
         return None  # inside "double-decker"
     before = doc[start - 1]
+    if start < noun.i and is_compound_word(before.lower_, doc[start].lower_):
+        return None  # "big horn sheep" are bighorn sheep: no "big brown horn sheep"
     if before.tag_ in ("DT", "PRP$", "POS", "WP$") or (before.tag_ == "CD" and start == noun.i):
         return doc[start].idx
     if before.lower_ in EARLIER_ADJECTIVES or set(visual_values(before.lower_, None)) - {visual_class}:

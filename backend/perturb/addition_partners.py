@@ -23,6 +23,15 @@ UNSURE_PARTNERS = ("bear",)
 
 # Phrases on a person's right that a second person may share: "a man in a white shirt", "on a surfboard".
 PERSON_PREPOSITIONS = frozenset({"in", "on", "at", "with"})
+# A person's look: a thing joined right after the person would take it ("The young girl and a woman wearing red
+# and black", "A woman and a girl in a red dress" were judged errs), so a thing joins after a look phrase
+# (`look_end`), and not at all beside a participle of dress.
+LOOK_PREPOSITIONS = frozenset({"in", "with"})
+# Verbs a look phrase must be followed by for a thing to join after it: elsewhere the phrase runs on ("a man with a
+# helmet on riding", "A young girl in a white top poses and a boy with ...") or the join reads as a list with
+# what ends it ("A child with a backpack underneath an umbrella and a woman").
+FOLLOWING_VERB_TAGS = frozenset({"VBG", "VBN", "VBZ", "VBP", "VBD", "MD"})
+LOOK_VERBS = frozenset({"wear", "dress"})
 # Words for a person outside the lexicon's person group, with the group words they may name ("a lady and a
 # woman" would be one person twice): another person of the group joins them ("a lady and a man").
 PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": frozenset({"boy", "girl"}),
@@ -57,6 +66,26 @@ def person_described(noun: Token) -> bool:
     joined to them shares it plausibly ("a man and a woman in white shirts"), a dog does not."""
     return animacy(noun) == "person" and any(
         c.i > noun.i and c.dep_ == "prep" and c.lower_ in PERSON_PREPOSITIONS for c in noun.children)
+
+
+def look_end(noun: Token) -> int | None:
+    """Where a thing joins a person without taking their look: the person's end, or the end of their first
+    phrase on the right when it is a look ("A woman in a red dress and a girl cutting a cake"); None where the
+    look cannot be passed: a participle of dress ("wearing red and black"), a "with" phrase ("a man with a top hat
+    and a woman" lists what he has), an "in" phrase with its own "and" or with no verb right after it."""
+    right = sorted((c for c in noun.children if c.i > noun.i and not c.is_punct), key=lambda c: c.i)
+    if animacy(noun) != "person" or not right:
+        return noun.idx + len(noun)
+    if any(c.dep_ == "acl" and c.lemma_.lower() in LOOK_VERBS for c in right):
+        return None
+    first = right[0]
+    if first.dep_ != "prep" or first.lower_ not in LOOK_PREPOSITIONS:
+        return noun.idx + len(noun)
+    after = first.right_edge.i + 1
+    if first.lower_ == "with" or any(t.dep_ in ("cc", "conj") for t in first.subtree) or after >= len(noun.doc) or (
+            noun.doc[after].tag_ not in FOLLOWING_VERB_TAGS):
+        return None  # "a man with a top hat and a woman": a list of what he has
+    return first.right_edge.idx + len(first.right_edge)
 
 
 def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from spacy.tokens import Token
 
+from backend.perturb.caption_stats import shipped
 from backend.perturb.core import Edit
 from backend.perturb.inflect import fit_case, pluralize, verb_form
 from backend.perturb.lexicon import _synsets, lexicon
@@ -30,6 +31,8 @@ GROUP_REFERENCES = frozenset({"each", "themselves"})
 BEING_PRONOUNS = frozenset({"he", "his", "him", "himself", "she", "her", "herself"})
 # Relative words: a relative clause on the subject keeps its singular verb ("a cat and a dog that is").
 RELATIVE_WORDS = frozenset({"that", "which", "who"})
+# A noun named in fewer captions than this may be a verb spaCy misread ("rides", "looks").
+HIDDEN_VERB_CAPTIONS = 3
 PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 
 
@@ -114,11 +117,21 @@ def _singular(verb: Token) -> bool:
     return verb.tag_ == "VBZ" or any(c.dep_.startswith("aux") and c.tag_ == "VBZ" for c in verb.children)
 
 
+def _hidden_verb(token: Token) -> bool:
+    """A plural noun that may be a singular verb with its preposition after it ("rides atop", "looks in"), and
+    that the caption counts seldom name as a noun (`HIDDEN_VERB_CAPTIONS`: "taking pictures on" is a noun)."""
+    after = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    return (token.tag_ == "NNS" and _can_be_verb(token) and after is not None and after.pos_ == "ADP"
+            and after.lower_ != "of" and shipped().nouns.get(token.lemma_.lower(), 0) < HIDDEN_VERB_CAPTIONS)
+
+
 def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
     """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
     (a plural subject, a past tense, no verb), None when the verb cannot be told."""
     if subject.dep_ != "ROOT" and not _can_be_verb(subject.head):
         return None  # "An old doctors office": a noun read as the verb
+    if subject.dep_ == "ROOT" and any(_hidden_verb(t) for t in subject.doc[subject.i + 1:]):
+        return None  # "The young girl wearing red and black rides atop the pony": "rides" read as a noun
     if subject.dep_ == "ROOT" or subject.tag_ == "NNS":
         return []
     verb = subject.head
@@ -141,6 +154,8 @@ def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
     if any(c.dep_ == "conj" and _singular(c) for c in verb.children) or any(
             t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
         return None  # "A cat sits ... and watches", "has skis and is standing": a second verb to make plural
+    if first.lower_ not in PLURAL_VERBS and verb_form(first.lemma_.lower(), "VBZ") != first.lower_:
+        return None  # a lemma that does not give the verb back: "rides" lemmatized "rid" made "rid atop"
     plural = PLURAL_VERBS.get(first.lower_) or verb_form(first.lemma_.lower(), "VBP")
     after = fit_case(plural, first.text, at_sentence_start=bool(first.is_sent_start))
     return [Edit(caption[first.idx:first.idx + len(first)], after, first.idx, first.idx + len(first))]
