@@ -70,3 +70,11 @@ def test_a_judged_absurd_relation_is_labelled(original, absurd, rule):
 ])
 def test_what_the_rules_leave_alone_stays_plausible(original, plausible):
     assert implausibilities(plausible, original) == []
+
+
+def test_in_doors_is_indoors_and_takes_no_attribute_or_refill():
+    """Judged err in the stop-35 addition sample: "a motorcycle parked in red doors" ("in doors" is indoors)."""
+    outputs = {normalized(variant.text) for seed in range(3)
+               for variant in perturb("a motorcycle parked in doors near other vehicles", ["addition", "replace"],
+                                      seed=seed, max_per_subtype=50, scorer=None)}
+    assert outputs and all(" in doors " in text for text in outputs)
