@@ -39,7 +39,7 @@ violation counts only when the perturbation made it (`plausibility`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from spacy.tokens import Doc, Token
 
@@ -155,28 +155,33 @@ def _allowed_agents(verb: Token) -> frozenset[str] | None:
     return DRAUGHT_SYNSETS if load and lemma in ("pull", "draw", "tow") else None
 
 
-def _non_sitters(doc: Doc) -> list[Violation]:
-    """A horse, a zebra, a giraffe or an elephant sitting (`_NON_SITTERS`)."""
-    found = []
-    for verb in doc:
-        if verb.pos_ != "VERB" or verb_lemma(verb) != "sit":
-            continue
-        for option in agent_options(verb):
-            if all(_is_real_animal(agent) and is_under(noun_key(agent), _NON_SITTERS) for agent in option):
-                found.append(make_violation("wrong_subject", "sit", [option[0]], verb))
-    return found
+def _sits_badly(agent: Token) -> bool:
+    """A real horse, zebra, giraffe or elephant (`_NON_SITTERS`): a kind that never sits, where the other rules
+    name the kinds that may."""
+    return _is_real_animal(agent) and is_under(noun_key(agent), _NON_SITTERS)
+
+
+def _agent_misfits(verb: Token) -> Callable[[Token], bool] | None:
+    """Which agents of `verb` cannot do it (`_allowed_agents`, or the non-sitters for "sit"), or None when the
+    verb selects none."""
+    if verb_lemma(verb) == "sit":
+        return _sits_badly
+    allowed = _allowed_agents(verb)
+    if allowed is None:
+        return None
+    return functools.partial(_misfit_agent, allowed=allowed, people_misfit=allowed is GRAZERS)
 
 
 def _wrong_subjects(doc: Doc) -> list[Violation]:
     """A person or an animal doing what its kind cannot: "a man grazing",
-    "monkeys grazing", "a cat pulling a carriage"."""
+    "monkeys grazing", "a cat pulling a carriage", "elephants sitting"."""
     found = []
     for verb in doc:
-        allowed = _allowed_agents(verb) if verb.pos_ == "VERB" and not is_passive(verb) else None
-        if allowed is None:
+        misfits = _agent_misfits(verb) if verb.pos_ == "VERB" and not is_passive(verb) else None
+        if misfits is None:
             continue
         for option in agent_options(verb):
-            if all(_misfit_agent(agent, allowed, people_misfit=allowed is GRAZERS) for agent in option):
+            if all(misfits(agent) for agent in option):
                 found.append(make_violation("wrong_subject", verb_lemma(verb), [option[0]], verb))
     return found
 
@@ -323,4 +328,4 @@ def _wild_company(doc: Doc) -> list[Violation]:
 def selection_violations(doc: Doc) -> list[Violation]:
     """The selectional rules over one parse."""
     return (_too_big_for(doc) + _wrong_subjects(doc) + _misfilled(doc) + _boats_on_roads(doc) + _wrong_rooms(doc)
-            + _inside_living(doc) + _inedible_objects(doc) + _wild_company(doc) + _non_sitters(doc))
+            + _inside_living(doc) + _inedible_objects(doc) + _wild_company(doc))

@@ -44,12 +44,14 @@ SHORE_WORDS = frozenset("beach shore coast harbor harbour dock pier boat surfboa
 SWIM_FORMS = frozenset("swim swims swimming swam swum".split())
 GROUNDED_VERBS = frozenset("walk run jog stroll crawl sit stand kneel lie lay swim".split())
 AIR_WORDS = frozenset(["air", "midair"])
+THROUGH_AIR = frozenset(["in", "through"])
 # Nothing a photo shows is beneath these (snow covers things, streets have tunnels: left out).
 GROUND_NOUNS = frozenset("ground beach field grass lawn meadow desert hill mountain slope".split())
 BELOW = frozenset(["under", "below", "beneath", "underneath"])
 HANDLING_VERBS = frozenset("wash repair fix clean carry hold lift throw kick build cut push".split())
 UNHANDLED_NOUNS = frozenset("wave ocean sea sky mountain hill river lake beach".split())
 LYING_VERBS = frozenset("lie lay kneel squat".split())
+AT = frozenset(["at"])
 SEATED_PLACES = frozenset("table desk counter bar computer laptop".split())
 RISING_VERBS = frozenset("rise tower soar loom".split())
 POLES = frozenset("pole post lamppost".split())  # people sit on fences
@@ -83,9 +85,7 @@ def _dry_swims(doc: Doc) -> list[Violation]:
 
 def _in_the_air(verb: Token) -> bool:
     """`verb` has "in" or "through the air" or "in mid air" ("midair" once spaCy joins it)."""
-    return any(prep.dep_ == "prep" and prep.lower_ in ("in", "through") and obj.dep_ == "pobj"
-               and obj.lower_ in AIR_WORDS
-               for prep in verb.children for obj in prep.children)
+    return any(obj.lower_ in AIR_WORDS for obj in _preposition_objects(verb, THROUGH_AIR))
 
 
 def _walks_on_air(doc: Doc) -> list[Violation]:
@@ -122,7 +122,7 @@ def _lying_at_a_table(doc: Doc) -> list[Violation]:
     """Lying, kneeling or squatting at a table or a desk ("lying at a dinner table")."""
     return [make_violation("lie_at", verb_lemma(verb), [place], verb) for verb in doc
             if verb.pos_ == "VERB" and verb_lemma(verb) in LYING_VERBS
-            for place in _preposition_objects(verb, frozenset(["at"])) if place.lemma_.lower() in SEATED_PLACES]
+            for place in _preposition_objects(verb, AT) if place.lemma_.lower() in SEATED_PLACES]
 
 
 def _rising_below(doc: Doc) -> list[Violation]:
