@@ -159,9 +159,10 @@ def engine_fingerprint(seed: int) -> str:
 def run_engine(captions: list[str], seed: int, cache: Path | None = None) -> dict[str, list[Variant]]:
     """All families on every caption once; progress on stderr, since a full pass takes minutes. With `cache`,
     outputs saved there by an earlier pass are read instead, if that pass ran this engine with this seed (its
-    fingerprint is kept beside the file, `<cache>.engine`) and covered every caption; else the pass runs again
-    and overwrites it. Only `captions` come back, even from a cache saved over more: a held-out measurement must
-    not see the others."""
+    fingerprint is kept beside the file, `<cache>.engine`) and covered every caption; a new file is written by
+    the pass. A saved pass of another engine, seed or caption set is never overwritten: it is often someone's
+    baseline (two engineers lost one that way), so the script stops and says what to do. Only `captions` come
+    back, even from a cache saved over more: a held-out measurement must not see the others."""
     fingerprint = engine_fingerprint(seed)
     stamp = cache.with_name(cache.name + ".engine") if cache is not None else None
     if cache is not None and stamp is not None and cache.is_file():
@@ -169,8 +170,8 @@ def run_engine(captions: list[str], seed: int, cache: Path | None = None) -> dic
         fresh = stamp.is_file() and stamp.read_text().strip() == fingerprint
         if fresh and all(caption in saved for caption in captions):
             return {caption: saved[caption] for caption in captions}
-        print(f"  {cache} was saved by another engine or seed, or over other captions: running again",
-              file=sys.stderr)
+        raise SystemExit(f"{cache} holds a pass of another engine or seed, or over other captions, and is left as "
+                         f"it is: give --outputs a new path (or delete {cache} to run the pass again there)")
     warm_up()
     outputs, start = {}, time.perf_counter()
     for done, caption in enumerate(captions, 1):
@@ -389,7 +390,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="odd: only odd ids whose caption no even id has (the held-out captions); even: the "
                              "even ids (tune on these)")
     parser.add_argument("--outputs", type=Path, default=None,
-                        help="save every variant here (or read them, if a pass of this engine and seed saved them)")
+                        help="save every variant here (or read them, if a pass of this engine and seed saved them; a pass of "
+                             "another engine there is never overwritten)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     subsets = load_items(args.data, args.limit, args.parity)

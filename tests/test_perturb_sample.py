@@ -2,6 +2,8 @@
 
 The saved passes are written by the test itself, as perturb_coverage.py --outputs writes them.
 """
+import pytest
+
 from tests.support.bench_scripts import load
 
 sample, coverage = load("perturb_sample"), load("perturb_coverage")
@@ -25,7 +27,7 @@ def test_only_texts_the_earlier_pass_did_not_make_are_kept(tmp_path):
         "A cat.": ["A cat and a rabbit."], "A bus.": [], "A cow.": ["A cow and a sheep."]}
 
 
-def test_a_saved_pass_is_read_only_for_the_engine_and_seed_that_made_it(tmp_path, monkeypatch):
+def test_a_saved_pass_is_read_only_for_the_engine_and_seed_that_made_it_and_never_overwritten(tmp_path, monkeypatch):
     calls = []
 
     def fake_perturb(caption, families, seed):
@@ -37,9 +39,15 @@ def test_a_saved_pass_is_read_only_for_the_engine_and_seed_that_made_it(tmp_path
     saved = tmp_path / "pass.json"
     first = coverage.run_engine(["A cat."], 0, saved)
     assert coverage.run_engine(["A cat."], 0, saved) == first and len(calls) == 1  # read back, not run again
+    kept = saved.read_bytes()
 
-    coverage.run_engine(["A cat."], 1, saved)  # another seed runs again
-    assert len(calls) == 2
+    for seed, captions in ((1, ["A cat."]), (0, ["A cat.", "A dog."])):  # another seed; captions it does not hold
+        with pytest.raises(SystemExit, match="left as it is: give --outputs a new path"):
+            coverage.run_engine(captions, seed, saved)
     monkeypatch.setattr(coverage, "engine_fingerprint", lambda seed: "an engine changed since")
-    again = coverage.run_engine(["A cat."], 1, saved)  # another engine runs again
-    assert len(calls) == 3 and [v.text for v in again["A cat."]] == ["A cat. seed 1"]
+    with pytest.raises(SystemExit, match=str(saved)):
+        coverage.run_engine(["A cat."], 0, saved)  # another engine
+    assert saved.read_bytes() == kept and len(calls) == 1  # someone's baseline is untouched
+
+    again = coverage.run_engine(["A cat."], 1, tmp_path / "new.json")  # a new path runs the pass
+    assert len(calls) == 2 and [v.text for v in again["A cat."]] == ["A cat. seed 1"]
