@@ -5,12 +5,12 @@ the fixes still make.
 import pytest
 
 from backend.perturb.core import normalized
-from tests.support.perturb_outputs import family_texts
+from tests.support.perturb_outputs import made
 
 
-def additions(caption, subtype=None, seeds=range(3)):
-    """Every addition negative over a few seeds, as normalized texts, optionally of one subtype."""
-    return family_texts(caption, "addition", subtype, seeds)
+def additions(caption, subtype=None):
+    """Every addition negative, as normalized texts, optionally of one subtype."""
+    return made(caption, ["addition"], subtype=subtype)
 
 
 MAKES = [

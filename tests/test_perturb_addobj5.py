@@ -6,12 +6,12 @@ judged held-out sample (tests/data/perturb-judged-addobj5.csv).
 import pytest
 
 from backend.perturb.core import normalized
-from tests.support.perturb_outputs import family_texts
+from tests.support.perturb_outputs import made
 
 
 def objects(caption):
-    """Every addition/object negative over a few seeds, as normalized texts."""
-    return family_texts(caption, "addition", "object")
+    """Every addition/object negative, as normalized texts."""
+    return made(caption, ["addition"], subtype="object")
 
 
 MAKES = [

@@ -4,15 +4,13 @@ refills of the same size and use still are.
 """
 import pytest
 
-from backend.perturb import perturb
 from backend.perturb.core import normalized
+from tests.support.perturb_outputs import made
 
 
-def shown_objects(caption, seeds=range(3)):
-    """Every ce_clip object refill the Probe would show (labelled plausible), over a few seeds."""
-    return {normalized(variant.text) for seed in seeds
-            for variant in perturb(caption, ["ce_clip"], seed=seed, max_per_subtype=20, scorer=None)
-            if variant.subtype == "object" and variant.plausible}
+def shown_objects(caption):
+    """Every ce_clip object refill the Probe would show (labelled plausible)."""
+    return made(caption, ["ce_clip"], subtype="object", shown=True)
 
 
 NEVER = [
@@ -81,7 +79,5 @@ def test_fitting_refill_is_shown(caption, fitting):
 def test_hyphenated_word_is_not_split_by_a_noun_swap():
     # judged err in the first held-out sample (seed 4242)
     caption = "A close-up of a plate of food containing meat and beans."
-    swaps = {normalized(variant.text) for seed in range(3)
-             for variant in perturb(caption, ["ce_clip"], seed=seed, max_per_subtype=20, scorer=None)
-             if variant.subtype == "relation"}
+    swaps = made(caption, ["ce_clip"], subtype="relation")
     assert normalized("A close-plate of an up of food containing meat and beans.") not in swaps

@@ -2,14 +2,8 @@
 (tests/data/perturb-judged-{replace5,addition5,ceclip5,binding-swap5}-natural.csv), never made again."""
 import pytest
 
-from backend.perturb import perturb
 from backend.perturb.core import normalized
-
-
-def made(caption: str, families: list[str], seeds=range(3)) -> set[str]:
-    return {normalized(variant.text) for seed in seeds
-            for variant in perturb(caption, families, seed=seed, max_per_subtype=50, scorer=None)
-            if variant.kind == "negative"}
+from tests.support.perturb_outputs import made
 
 
 @pytest.mark.parametrize(("caption", "families", "never"), [

@@ -3,15 +3,14 @@ are never made again (`verb_fit`, `slots`), and its absurd relation refills are 
 (`selection`, `selection_ground`), while what the same rules must leave alone stays plausible."""
 import pytest
 
-from backend.perturb import perturb
 from backend.perturb.core import normalized
 from backend.perturb.plausibility import implausibilities
+from tests.support.perturb_outputs import made
 
 
-def made(caption: str, seeds=range(3)) -> set[str]:
-    return {normalized(variant.text) for seed in seeds
-            for variant in perturb(caption, ["replace"], seed=seed, max_per_subtype=50, scorer=None)
-            if variant.kind == "negative"}
+def made_by_replace(caption: str) -> set[str]:
+    """Every replace negative the caption can get."""
+    return made(caption, ["replace"])
 
 
 @pytest.mark.parametrize(("caption", "never"), [
@@ -23,16 +22,16 @@ def made(caption: str, seeds=range(3)) -> set[str]:
     # err: what wooden pieces are cut from
     ("A zebra playing on a field with logs of tree", "A zebra playing on a field with logs of flower"),
 ])
-def test_a_judged_err_is_never_made(caption, never):
-    assert normalized(never) not in made(caption)
+def test_a_judged_err_is_never_made_by_replace(caption, never):
+    assert normalized(never) not in made_by_replace(caption)
 
 
 def test_the_clauses_keep_their_other_refills():
-    assert normalized("A person pushing a snowboard down a snowy slope.") in made(
+    assert normalized("A person pushing a snowboard down a snowy slope.") in made_by_replace(
         "A person riding a snowboard down a snowy slope.")
-    assert normalized("A boy catching a frisbee in a park.") in made("A boy throwing a frisbee in a park.")
+    assert normalized("A boy catching a frisbee in a park.") in made_by_replace("A boy throwing a frisbee in a park.")
     assert any("logs of tree" in text and "field" not in text
-               for text in made("A zebra playing on a field with logs of tree"))
+               for text in made_by_replace("A zebra playing on a field with logs of tree"))
 
 
 @pytest.mark.parametrize(("original", "absurd", "rule"), [
@@ -74,7 +73,5 @@ def test_what_the_rules_leave_alone_stays_plausible(original, plausible):
 
 def test_in_doors_is_indoors_and_takes_no_attribute_or_refill():
     """Judged err in the stop-35 addition sample: "a motorcycle parked in red doors" ("in doors" is indoors)."""
-    outputs = {normalized(variant.text) for seed in range(3)
-               for variant in perturb("a motorcycle parked in doors near other vehicles", ["addition", "replace"],
-                                      seed=seed, max_per_subtype=50, scorer=None)}
+    outputs = made("a motorcycle parked in doors near other vehicles", ["addition", "replace"], kind=None)
     assert outputs and all(" in doors " in text for text in outputs)

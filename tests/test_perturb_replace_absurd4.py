@@ -6,13 +6,12 @@ import pytest
 
 from backend.perturb import perturb
 from backend.perturb.core import normalized
+from tests.support.perturb_outputs import made
 
 
-def shown(caption, subtype, seeds=range(3)):
-    """Every replace refill of `subtype` the Probe would show (labelled plausible), over a few seeds."""
-    return {normalized(variant.text) for seed in seeds
-            for variant in perturb(caption, ["replace"], seed=seed, max_per_subtype=20, scorer=None)
-            if variant.subtype == subtype and variant.plausible}
+def shown(caption, subtype):
+    """Every replace refill of `subtype` the Probe would show (labelled plausible)."""
+    return made(caption, ["replace"], subtype=subtype, shown=True)
 
 
 NEVER = [

@@ -4,18 +4,13 @@ tuning on even-id SugarCrepe captions or in the judged held-out sample (tests/da
 """
 import pytest
 
-from backend.perturb import perturb
 from backend.perturb.core import normalized
+from tests.support.perturb_outputs import made
 
 
-def replaced(caption, subtype, seeds=range(3)):
-    """Every replace negative of one subtype over a few seeds, as normalized texts."""
-    found = set()
-    for seed in seeds:
-        for variant in perturb(caption, ["replace"], seed=seed, max_per_subtype=20, scorer=None):
-            if variant.subtype == subtype and variant.kind == "negative":
-                found.add(normalized(variant.text))
-    return found
+def replaced(caption, subtype):
+    """Every replace negative of one subtype, as normalized texts."""
+    return made(caption, ["replace"], subtype=subtype)
 
 
 MAKES = [

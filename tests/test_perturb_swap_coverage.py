@@ -5,12 +5,12 @@ even-id SugarCrepe captions or in the judged held-out sample (tests/data/perturb
 import pytest
 
 from backend.perturb.core import normalized
-from tests.support.perturb_outputs import family_texts
+from tests.support.perturb_outputs import made
 
 
-def binding(caption, subtype=None, seeds=range(3)):
-    """Every binding_swap negative over a few seeds, as normalized texts, optionally of one subtype."""
-    return family_texts(caption, "binding_swap", subtype, seeds)
+def binding(caption, subtype=None):
+    """Every binding_swap negative, as normalized texts, optionally of one subtype."""
+    return made(caption, ["binding_swap"], subtype=subtype)
 
 
 MAKES = [

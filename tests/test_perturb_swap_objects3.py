@@ -6,12 +6,12 @@ absurd while tuning on even ids or in the judged held-out samples, tests/data/pe
 import pytest
 
 from backend.perturb.core import normalized
-from tests.support.perturb_outputs import family_texts
+from tests.support.perturb_outputs import made
 
 
-def objects(caption, seeds=range(3)):
-    """Every binding_swap "object" negative over a few seeds, as normalized texts."""
-    return family_texts(caption, "binding_swap", "object", seeds)
+def objects(caption):
+    """Every binding_swap "object" negative, as normalized texts."""
+    return made(caption, ["binding_swap"], subtype="object")
 
 
 MAKES = [

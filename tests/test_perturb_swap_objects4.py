@@ -8,12 +8,12 @@ while tuning on even ids or in the judged held-out outputs, tests/data/perturb-j
 import pytest
 
 from backend.perturb.core import normalized
-from tests.support.perturb_outputs import family_texts
+from tests.support.perturb_outputs import made
 
 
-def swaps(caption, subtype, seeds=range(3)):
-    """Every binding_swap negative of one subtype over a few seeds, as normalized texts."""
-    return family_texts(caption, "binding_swap", subtype, seeds)
+def swaps(caption, subtype):
+    """Every binding_swap negative of one subtype, as normalized texts."""
+    return made(caption, ["binding_swap"], subtype=subtype)
 
 
 MAKES = [

@@ -1,16 +1,30 @@
-"""What a perturbation family makes for a caption over a few seeds, for the tests of its rules."""
+"""Everything the perturbation engine can make for a caption, for the tests of its rules.
+
+A test that says "the engine never makes X" must look at every output, not at the few that one seed shows. One
+call with no practical cap per subtype (`EVERY`) returns every candidate the families have; what any seed shows
+at the Probe's cap is a subset of it (`tests/test_perturb_outputs.py` checks that on real captions), and it costs
+one engine pass where the tests used to run one per seed.
+"""
 from __future__ import annotations
 
-from backend.perturb import perturb
+from collections.abc import Sequence
+
+from backend.perturb import Variant, perturb
 from backend.perturb.core import normalized
 
+EVERY = 1_000  # more variants per subtype than any caption has candidates
 
-def family_texts(caption: str, family: str, subtype: str | None = None, seeds=range(3)) -> set[str]:
-    """Every negative `family` makes for `caption` over `seeds` (20 per subtype, no adversarial refinement), as
-    normalized texts, optionally only those of one subtype."""
-    found = set()
-    for seed in seeds:
-        for variant in perturb(caption, [family], seed=seed, max_per_subtype=20, scorer=None):
-            if subtype is None or variant.subtype == subtype:
-                found.add(normalized(variant.text))
-    return found
+
+def every_variant(caption: str, families: Sequence[str] | None = None, **kwargs) -> list[Variant]:
+    """Every variant `families` (all when None) can make for `caption`, each labelled as the Probe labels it.
+    The adversarial refinement has nothing to choose when every candidate is kept, so it is off."""
+    return perturb(caption, families, seed=0, max_per_subtype=EVERY, scorer=None, **kwargs)
+
+
+def made(caption: str, families: Sequence[str] | None = None, *, subtype: str | None = None,
+         kind: str | None = "negative", shown: bool = False) -> set[str]:
+    """Normalized texts of every variant `families` can make, only those of `kind` (None: both kinds) and of
+    `subtype` when given, and with `shown` only those labelled plausible (what the Probe shows by default)."""
+    return {normalized(variant.text) for variant in every_variant(caption, families)
+            if (kind is None or variant.kind == kind) and (subtype is None or variant.subtype == subtype)
+            and (variant.plausible or not shown)}
