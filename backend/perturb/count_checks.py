@@ -73,23 +73,38 @@ def _is_support(noun: Token) -> bool:
     return noun.dep_ == "pobj" and preposition_of(noun) in LOCATIVE_PREPOSITIONS
 
 
-def _seated_on(noun: Token, tag: str) -> bool:
-    """A person or animal sitting, lying or riding in or on an object tagged `tag`: "a person sits in a chair"
-    (NN; a plate of pineapples may "sit on a table"), "people are sitting on two benches" (NNS). A place or an
-    expanse holds any number ("two girls standing in the grass")."""
+def seats_of(noun: Token) -> list[Token]:
+    """What a person or animal sits, lies or rides in or on: "a person sits in a chair", "people are sitting on
+    two benches". A place or an expanse holds any number ("two girls standing in the grass"), so it is none."""
     if animacy(noun) is None:
-        return False
+        return []
     verbs = [noun.head] if noun.dep_ in SUBJECT_DEPS else []
     verbs += [child for child in noun.children if child.dep_ == "acl"]
-    return any(
-        verb.lemma_.lower() in SEATED_VERBS
-        and prep.lower_ in ("in", "on")
-        and any(obj.dep_ == "pobj" and obj.tag_ == tag and not is_place(obj) and obj.lemma_.lower() not in EXPANSES
-                for obj in prep.children)
-        for verb in verbs
-        for prep in verb.children
-        if prep.dep_ == "prep"
-    )
+    return [obj for verb in verbs if verb.lemma_.lower() in SEATED_VERBS
+            for prep in verb.children if prep.dep_ == "prep" and prep.lower_ in ("in", "on")
+            for obj in prep.children
+            if obj.dep_ == "pobj" and not is_place(obj) and obj.lemma_.lower() not in EXPANSES]
+
+
+def _seated_on(noun: Token, tag: str) -> bool:
+    """Sitting, lying or riding on a seat tagged `tag`: NN ("a person sits in a chair"; a plate of pineapples
+    may "sit on a table") or NNS ("people are sitting on two benches")."""
+    return any(seat.tag_ == tag for seat in seats_of(noun))
+
+
+def _rank(count: int | str) -> int | None:
+    """A count's size where it can be compared: a number, or "several", "many" as more than two."""
+    return count if isinstance(count, int) else 3 if count in MANY else None
+
+
+def swap_outnumbers_sitters(sitters: set[Token], sitters_count: int | str, seat: Token, seat_count: int | str) -> bool:
+    """Would trading counts leave fewer people or animals than the seats they sit on? "Many people are sitting on
+    two benches" -> "Two people are sitting on many benches" was judged absurd (several sit on one seat, not one
+    on several)."""
+    if not any(seat in seats_of(word) for word in sitters):
+        return False
+    before_sitters, before_seats = _rank(sitters_count), _rank(seat_count)
+    return before_sitters is not None and before_seats is not None and before_sitters > before_seats
 
 
 def _wears(noun: Token, tag: str) -> bool:

@@ -35,6 +35,7 @@ from backend.perturb.count_checks import (
     may_take,
     preposition_of,
     pronoun_edits,
+    swap_outnumbers_sitters,
 )
 from backend.perturb.inflect import indefinite_article, pluralize, verb_form
 from backend.perturb.lexicon import lexicon, wordnet
@@ -363,6 +364,8 @@ def _count_swaps(request: Request) -> Iterator[Variant]:
         and not any(_same_kind(c, d) for c in (a, b) for d in counted if d not in (a, b))
         and _may_take(a, b.plural)
         and _may_take(b, a.plural)
+        and not swap_outnumbers_sitters({a.noun, a.anchor}, a.value, b.noun, b.value)
+        and not swap_outnumbers_sitters({b.noun, b.anchor}, b.value, a.noun, a.value)
     ]
     request.rng.shuffle(pairs)
     return take_distinct(request, (v for v in (_count_swap(request, a, b) for a, b in pairs) if v is not None))

@@ -13,6 +13,7 @@ from spacy.tokens import Token
 
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import LIVING, animacy, is_object_noun, noun_class, noun_key, noun_senses
+from backend.perturb.plausibility_parse import is_under
 
 KINDS = {
     "food": ("fruit", "vegetable", "dish"),
@@ -27,9 +28,11 @@ KINDS = {
     "street furniture": ("street furniture",),
     "shape": ("shape",),
 }
-# A noun no lexicon group lists: the kind its most frequent WordNet sense falls under (first match wins).
+# A noun no lexicon group lists: the kind its most frequent WordNet sense falls under (first match wins). A drink
+# is no food: the swaps made "an iced sandwich ... a pressed coffee" (judged absurd).
 WORDNET_KINDS = (
-    ("food", ("food.n.01", "food.n.02")), ("vehicle", ("vehicle.n.01",)), ("furniture", ("furniture.n.01",)),
+    ("drink", ("beverage.n.01",)), ("food", ("food.n.01", "food.n.02")), ("vehicle", ("vehicle.n.01",)),
+    ("furniture", ("furniture.n.01",)),
     ("clothing", ("clothing.n.01",)), ("electronics", ("electronic_equipment.n.01", "computer.n.01")),
     ("sports equipment", ("game_equipment.n.01", "sports_equipment.n.01")), ("tableware", ("tableware.n.01",)),
     ("plant", ("flower.n.01",)), ("tableware", ("bottle.n.01", "jar.n.01", "pot.n.01", "cooking_utensil.n.01")),
@@ -97,3 +100,19 @@ def preposition(token: Token) -> str:
     if token.lower_ == "to" and token.i >= 1:
         return doc[token.i - 1].lower_
     return token.lower_
+
+
+# A body sits or lies *in* a seat, a vehicle, a container or a bed ("sitting in a chair", "lying in a tub"); a
+# table is sat *on*: an object swap made "A man sitting in a table across from a chair", judged absurd.
+SAT_IN = frozenset(["seat.n.03", "vehicle.n.01", "container.n.01", "bed.n.01"])
+_SITTING_VERBS = frozenset({"sit", "lie", "lay", "sleep", "curl", "relax"})
+
+
+def sat_in(noun: Token) -> bool:
+    """Is `noun` where a body sits or lies "in" ("sitting in a chair")?"""
+    return (noun.dep_ == "pobj" and noun.head.lower_ == "in"
+            and noun.head.head.lemma_.lower() in _SITTING_VERBS)
+
+
+def may_be_sat_in(noun: Token) -> bool:
+    return is_under(noun_key(noun), SAT_IN)

@@ -23,6 +23,7 @@ the result stays a scene a photo could show:
   something else ("a woman holding a game controller with a man looking on") or the "with" is a room's or a
   container's and one of the two has a feature of its own ("a bed with stacked pillows is in a bedroom with a
   chair"); no man and woman trading places where a dress, a beard or a "bride" stays behind;
+* nothing one sits on lands where a body sits "in" ("sitting in a table", `object_kinds.sat_in`);
 * not where one holds, carries or covers the other ("a spoon in a pot" -> "a pot in a spoon", "an airplane over
   a van");
 * same grammatical number and the same kind of determiner, or whole phrases (`object_phrases`: "People watch a
@@ -45,7 +46,7 @@ from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import ANIMAL_NOUNS, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
-from backend.perturb.object_kinds import content, kind, one_names_the_other, preposition
+from backend.perturb.object_kinds import content, kind, may_be_sat_in, one_names_the_other, preposition, sat_in
 from backend.perturb.object_phrases import free_standing, living_group, phrase_edits
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
@@ -306,6 +307,8 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
     if {_striker(first), _striker(second)} == {True, False} and "ball" in (noun_key(first) + noun_key(second)):
         return False  # "swinging a tennis racket and hitting a ball" -> "swinging a ball and hitting a racket"
+    if any(sat_in(a) and not may_be_sat_in(b) for a, b in ((first, second), (second, first))):
+        return False  # "a man sitting in a chair across from a table" -> "sitting in a table"
     if _one_holds_the_other(first, second):
         return False  # "a wooden spoon in a soup pot" -> "a wooden soup pot in a spoon"
     if _in_one_part(first, second) or _in_one_part(second, first):

@@ -12,7 +12,9 @@ its face or still true:
   of"), whose reversal is an ordinary scene, and vertical ones ("above",
   "under") between things of one kind; "on", "in" reverse into "a field in
   a horse", "under" between kinds into "a tree underneath a picnic table".
-  Two things around a placing verb must be of one kind too. When
+  Two things around a placing verb must be of one kind too, and around
+  "be" or a placing verb any other place the subject has must be a ground
+  both fit ("a pizza is on a plate in front of a TV" -> "a TV is on a plate"). When
   the phrase hangs on a verb, the verb keeps a fitting subject: people or
   animals for actions ("a dog sitting behind a man" -> "a man sitting
   behind a dog"), things only for verbs that merely place them ("a vase
@@ -85,14 +87,22 @@ def _plain_argument(span: Span) -> bool:
     return not (is_hyphenated(span[0]) or is_hyphenated(span[-1]))
 
 
-def _anchor_verb(relation: Relation) -> Token | None:
-    """The verb (not "be") a spatial phrase hangs on, if any."""
+def _anchor(relation: Relation) -> Token:
+    """The word a spatial phrase hangs on: a verb, "be" or a noun."""
     anchor = relation.predicate[0].head
     while relation.predicate.start <= anchor.i < relation.predicate.end and anchor.head != anchor:
         anchor = anchor.head
-    if anchor.pos_ in ("VERB", "AUX") and anchor.lemma_.lower() != "be":
-        return anchor
-    return None
+    return anchor
+
+
+def _anchor_verb(relation: Relation) -> Token | None:
+    """The verb (not "be") a spatial phrase hangs on, if any."""
+    anchor = _anchor(relation)
+    return anchor if anchor.pos_ in ("VERB", "AUX") and anchor.lemma_.lower() != "be" else None
+
+
+def _other_complements(verb: Token, relation: Relation) -> list[Token]:
+    return [c for c in verb.children if c.dep_ in ("prep", "dobj", "advcl") and c.i != relation.predicate.start]
 
 
 def _reversible_action(relation: Relation) -> bool:
@@ -116,7 +126,7 @@ def _only_places(verb: Token, relation: Relation) -> bool:
     """A locative verb, or a verb of motion between two vehicles, whose only other complement is a ground both
     things fit on ("two clocks are hung on a wall behind a glass sign", "a bus traveling down a road behind a
     car"): "a cup sitting on a saucer in front of a laptop" would, reversed, seat the laptop on the saucer."""
-    others = [c for c in verb.children if c.dep_ in ("prep", "dobj", "advcl") and c.i != relation.predicate.start]
+    others = _other_complements(verb, relation)
     vehicles = kind(relation.subject.root) == kind(relation.object.root) == "vehicle"
     moving = verb.lemma_.lower() in MOVING_VERBS and vehicles
     return (verb.lemma_.lower() in PLACING_VERBS or moving) and all(_shared_ground(other) for other in others)
@@ -155,8 +165,9 @@ def _reversible_placement(relation: Relation) -> bool:
     if not _free_subject(relation):
         return False
     verb = _anchor_verb(relation)
-    if verb is None:
-        return True
+    if verb is None:  # "is on a plate in front of a TV" would, reversed, put the TV on the plate
+        anchor = _anchor(relation)
+        return anchor.lemma_.lower() != "be" or all(map(_shared_ground, _other_complements(anchor, relation)))
     subject, obj = animacy(relation.subject.root), animacy(relation.object.root)
     if subject is None and obj is None:
         return _only_places(verb, relation) and _alike_in_bulk(relation)
