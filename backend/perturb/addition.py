@@ -174,6 +174,13 @@ def _fits_scene(stats: CaptionStats, word: str, scene: list[str]) -> bool:
                if stats.nouns.get(noun, 0) >= SCENE_NOUN_CAPTIONS and noun not in FRAME_NOUNS)
 
 
+def _seen_beside(stats: CaptionStats, word: str, scene: list[str], site: str) -> bool:
+    """A `kindred` thing put "next to" the caption's last noun is seen with some other noun of the scene in
+    `MIN_TOGETHER` captions: the site may be another sense of its word ("the ball crosses the plate next to a
+    bowl": home plate)."""
+    return any(stats.together(word, noun) >= MIN_TOGETHER for noun in scene if noun not in (site, *FRAME_NOUNS))
+
+
 def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
     """(noun, connective) where an object can be added after the noun: a place preposition's object ("on a
     table with a lamp"), else a caption's last noun ("next to")."""
@@ -185,15 +192,22 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
     return sites
 
 
-def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
-    scene, groups = _scene_nouns(request.doc), lexicon().object_groups
+def _site_options(request: Request, stats: CaptionStats, noun: Token, connective: str) -> list[list[Edit]]:
+    """Edits adding a thing after an object site: "with a X" after a place's noun, "next to a X" at the end.
+    A "next to" thing fits the whole scene (`_fits_scene`), or is `kindred` to the site noun and seen with some
+    other noun of the scene (`_seen_beside`: "a slice of pizza on a white plate next to a mug")."""
+    scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
-    options = [[[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)]
-                for word in [w for w in added_objects(request.doc, noun_lemma(noun), stats)
-                             if not stray_animal(w, scene, animals)
-                             and (connective != "next to" or _fits_scene(stats, w, scene))][:CANDIDATES_PER_SITE]
-                for end in [noun.idx + len(noun)]]
-               for noun, connective in _object_sites(request.doc)]
+    kin = kindred(lemma) if connective == "next to" else frozenset()
+    words = [w for w in added_objects(request.doc, lemma, stats, kin=kin) if not stray_animal(w, scene, animals)
+             and (connective != "next to" or _fits_scene(stats, w, scene)
+                  or (w in kin and _seen_beside(stats, w, scene, lemma)))][:CANDIDATES_PER_SITE]
+    end = noun.idx + len(noun)
+    return [[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)] for word in words]
+
+
+def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
+    options = [_site_options(request, stats, noun, connective) for noun, connective in _object_sites(request.doc)]
     options.append(_subject_options(request, stats))
     options += [_list_options(request, site, stats)
                 for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
@@ -321,7 +335,9 @@ def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
 
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
     """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
-    a word `kindred` to every member that has kindred words, in the list's form (no being where a member is none:
+    a word `kindred` to every member that has kindred words, else to one of them where the members share no set
+    (a list mixes kinds: "potatoes, carrots and chicken" -> "potatoes, tomatoes, carrots and chicken"; "a cupcake
+    and candle"), in the list's form (no being where a member is none:
     "chicken, rice, cow, and vegetable dish" read the chicken as the animal); no mass noun ("a broccoli"),
     no member beside "people", who may be anyone ("People, men and dishes"),
     and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
@@ -333,7 +349,7 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
     if not kin_sets:
         return []
-    kin = frozenset.intersection(*kin_sets)
+    kin = frozenset.intersection(*kin_sets) or frozenset.union(*kin_sets)
     things = not all(lex.is_animate(noun_lemma(m)) for m in site.members)
     words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
              if word not in lex.mass_nouns and not (things and lex.is_animate(word))][:PARTNERS]
