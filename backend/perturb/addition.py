@@ -10,7 +10,8 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after the object of a place
   preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"), or as "next to a X" at the
   end of a caption that ends with a noun, where it must fit every well-counted noun of the scene (`_fits_scene`: no
-  bed beside men on bikes). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
+  bed beside men on bikes) or be `kindred` to that noun and seen with another ("a slice of pizza on a white plate
+  next to a mug"). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
   "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person
   or a dog beside a named person ("a man and a woman standing"; after a person's look phrase, which stays theirs: "A
   woman in a red dress and a girl", `addition_partners.look_end`), an animal the counts name with an animal beside
@@ -181,6 +182,21 @@ def _seen_beside(stats: CaptionStats, word: str, scene: list[str], site: str) ->
     return any(stats.together(word, noun) >= MIN_TOGETHER for noun in scene if noun not in (site, *FRAME_NOUNS))
 
 
+def _fits_beside(stats: CaptionStats, word: str, noun: Token, scene: list[str], kin: frozenset[str]) -> bool:
+    """`word` may go "next to" the last noun: it fits the whole scene, or is kindred to the noun and seen with
+    another noun of the scene; a being only beside a counted noun."""
+    seen = _fits_scene(stats, word, scene) or (word in kin and _seen_beside(stats, word, scene, noun_lemma(noun)))
+    return seen and _may_stand_beside(word, noun)
+
+
+def _may_stand_beside(word: str, noun: Token) -> bool:
+    """A being joins only a noun that names things one counts (plural, or with a determiner, number or owner):
+    "petting goats next to a sheep", but no pig beside the meat of "a man is cooking chicken" (main made "cooking
+    chicken and a pig")."""
+    return not lexicon().is_animate(word) or noun.tag_ == "NNS" or any(
+        c.dep_ in ("det", "nummod", "poss") for c in noun.children)
+
+
 def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
     """(noun, connective) where an object can be added after the noun: a place preposition's object ("on a
     table with a lamp"), else a caption's last noun ("next to")."""
@@ -195,13 +211,13 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
 def _site_options(request: Request, stats: CaptionStats, noun: Token, connective: str) -> list[list[Edit]]:
     """Edits adding a thing after an object site: "with a X" after a place's noun, "next to a X" at the end.
     A "next to" thing fits the whole scene (`_fits_scene`), or is `kindred` to the site noun and seen with some
-    other noun of the scene (`_seen_beside`: "a slice of pizza on a white plate next to a mug")."""
+    other noun of the scene (`_seen_beside`: "a slice of pizza on a white plate next to a mug"), and a being
+    stands only beside a counted noun (`_may_stand_beside`)."""
     scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
     kin = kindred(lemma) if connective == "next to" else frozenset()
     words = [w for w in added_objects(request.doc, lemma, stats, kin=kin) if not stray_animal(w, scene, animals)
-             and (connective != "next to" or _fits_scene(stats, w, scene)
-                  or (w in kin and _seen_beside(stats, w, scene, lemma)))][:CANDIDATES_PER_SITE]
+             and (connective != "next to" or _fits_beside(stats, w, noun, scene, kin))][:CANDIDATES_PER_SITE]
     end = noun.idx + len(noun)
     return [[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)] for word in words]
 
@@ -359,7 +375,8 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
 
 
 def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> list[list[Edit]]:
-    """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink")."""
+    """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink"), but
+    no being beside a mass noun (`_may_stand_beside`)."""
     lex, lemma = lexicon(), noun_lemma(noun)
     after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
     if animacy(noun) == "person" and after is not None and after.lower_ in PERSON_PREPOSITIONS:
@@ -369,7 +386,7 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
         return []
     kin = kindred(lemma)
     words = [word for word in added_objects(request.doc, lemma, stats, sorted(kin), kin=kin)
-             if word not in lex.mass_nouns][:PARTNERS]
+             if word not in lex.mass_nouns and _may_stand_beside(word, noun)][:PARTNERS]
     end = noun.idx + len(noun)
     return [[Edit("", f" and {indefinite_article(word)} {word}", end, end)] for word in words]
 
