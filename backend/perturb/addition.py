@@ -32,7 +32,7 @@ from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.addition_attributes import attribute_additions, is_compound_word
+from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions, is_compound_word
 from backend.perturb.addition_partners import (
     PERSON_PREPOSITIONS,
     acting_verbs,
@@ -182,6 +182,15 @@ def _seen_beside(stats: CaptionStats, word: str, scene: list[str], site: str) ->
     return any(stats.together(word, noun) >= MIN_TOGETHER for noun in scene if noun not in (site, *FRAME_NOUNS))
 
 
+def _site_kin(noun: Token) -> frozenset[str]:
+    """`kindred` things that may go beside a lone noun; none beside a game's ball ("getting ready to hit the
+    ball next to a kite" at a tennis tournament was judged absurd)."""
+    lemma = noun_lemma(noun)
+    if lemma == "ball" and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
+        return frozenset()
+    return kindred(lemma)
+
+
 def _fits_beside(stats: CaptionStats, word: str, noun: Token, scene: list[str], kin: frozenset[str]) -> bool:
     """`word` may go "next to" the last noun: it fits the whole scene, or is kindred to the noun and seen with
     another noun of the scene; a being only beside a counted noun."""
@@ -215,7 +224,7 @@ def _site_options(request: Request, stats: CaptionStats, noun: Token, connective
     stands only beside a counted noun (`_may_stand_beside`)."""
     scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
-    kin = kindred(lemma) if connective == "next to" else frozenset()
+    kin = _site_kin(noun) if connective == "next to" else frozenset()
     words = [w for w in added_objects(request.doc, lemma, stats, kin=kin) if not stray_animal(w, scene, animals)
              and (connective != "next to" or _fits_beside(stats, w, noun, scene, kin))][:CANDIDATES_PER_SITE]
     end = noun.idx + len(noun)
@@ -351,9 +360,10 @@ def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
 
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
     """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
-    a word `kindred` to every member that has kindred words, else to one of them where the members share no set
-    (a list mixes kinds: "potatoes, carrots and chicken" -> "potatoes, tomatoes, carrots and chicken"; "a cupcake
-    and candle"), in the list's form (no being where a member is none:
+    a word `kindred` to every member that has kindred words, else, where the members share no set (a list mixes
+    kinds: "potatoes, carrots and chicken" -> "potatoes, tomatoes, carrots and chicken"), to one of them that fits
+    every member (`_fits_scene`: no bus beside a bicycle in "a room with chair, bicycle, television"), in the
+    list's form (no being where a member is none:
     "chicken, rice, cow, and vegetable dish" read the chicken as the animal); no mass noun ("a broccoli"),
     no member beside "people", who may be anyone ("People, men and dishes"),
     and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
@@ -365,7 +375,9 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
     if not kin_sets:
         return []
-    kin = frozenset.intersection(*kin_sets) or frozenset.union(*kin_sets)
+    members = [noun_lemma(m) for m in site.members]
+    kin = frozenset.intersection(*kin_sets) or frozenset(
+        word for kin_set in kin_sets for word in kin_set if _fits_scene(stats, word, members))
     things = not all(lex.is_animate(noun_lemma(m)) for m in site.members)
     words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
              if word not in lex.mass_nouns and not (things and lex.is_animate(word))][:PARTNERS]
@@ -384,7 +396,7 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
     if not is_object_noun(noun) or in_fixed_phrase(noun, lex.fixed_phrases) or any(
             span.start <= noun.i < span.end for span in find_phrases(noun.doc, lex.multiword_nouns, by_lemma=True)):
         return []
-    kin = kindred(lemma)
+    kin = _site_kin(noun)
     words = [word for word in added_objects(request.doc, lemma, stats, sorted(kin), kin=kin)
              if word not in lex.mass_nouns and _may_stand_beside(word, noun)][:PARTNERS]
     end = noun.idx + len(noun)
