@@ -10,8 +10,8 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after the object of a place
   preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"), or as "next to a X" at the
   end of a caption that ends with a noun, where it must fit every well-counted noun of the scene (`_fits_scene`: no
-  bed beside men on bikes) or be `kindred` to that noun and seen with another ("a slice of pizza on a white plate
-  next to a mug"). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
+  bed beside men on bikes) or be `kindred` to that noun and seen with another ("A small toy is sitting on a plate of
+  pizza next to a salad"). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
   "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person
   or a dog beside a named person ("a man and a woman standing"; after a person's look phrase, which stays theirs: "A
   woman in a red dress and a girl", `addition_partners.look_end`), an animal the counts name with an animal beside
@@ -220,7 +220,7 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
 def _site_options(request: Request, stats: CaptionStats, noun: Token, connective: str) -> list[list[Edit]]:
     """Edits adding a thing after an object site: "with a X" after a place's noun, "next to a X" at the end.
     A "next to" thing fits the whole scene (`_fits_scene`), or is `kindred` to the site noun and seen with some
-    other noun of the scene (`_seen_beside`: "a slice of pizza on a white plate next to a mug"), and a being
+    other noun of the scene (`_seen_beside`: "a plate of pizza next to a salad"), and a being
     stands only beside a counted noun (`_may_stand_beside`)."""
     scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
