@@ -10,7 +10,8 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after the object of a place
   preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"), or as "next to a X" at the
   end of a caption that ends with a noun, where it must fit every well-counted noun of the scene (`_fits_scene`: no
-  bed beside men on bikes). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
+  bed beside men on bikes) or be `kindred` to that noun and seen with another ("A small toy is sitting on a plate of
+  pizza next to a salad"). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
   "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person
   or a dog beside a named person ("a man and a woman standing"; after a person's look phrase, which stays theirs: "A
   woman in a red dress and a girl", `addition_partners.look_end`), an animal the counts name with an animal beside
@@ -31,7 +32,7 @@ from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.addition_attributes import attribute_additions, is_compound_word
+from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions, is_compound_word
 from backend.perturb.addition_partners import (
     PERSON_PREPOSITIONS,
     acting_verbs,
@@ -174,6 +175,37 @@ def _fits_scene(stats: CaptionStats, word: str, scene: list[str]) -> bool:
                if stats.nouns.get(noun, 0) >= SCENE_NOUN_CAPTIONS and noun not in FRAME_NOUNS)
 
 
+def _seen_beside(stats: CaptionStats, word: str, scene: list[str], site: str) -> bool:
+    """A `kindred` thing put "next to" the caption's last noun is seen with some other noun of the scene in
+    `MIN_TOGETHER` captions: the site may be another sense of its word ("the ball crosses the plate next to a
+    bowl": home plate)."""
+    return any(stats.together(word, noun) >= MIN_TOGETHER for noun in scene if noun not in (site, *FRAME_NOUNS))
+
+
+def _site_kin(noun: Token) -> frozenset[str]:
+    """`kindred` things that may go beside a lone noun; none beside a game's ball ("getting ready to hit the
+    ball next to a kite" at a tennis tournament was judged absurd)."""
+    lemma = noun_lemma(noun)
+    if lemma == "ball" and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
+        return frozenset()
+    return kindred(lemma)
+
+
+def _fits_beside(stats: CaptionStats, word: str, noun: Token, scene: list[str], kin: frozenset[str]) -> bool:
+    """`word` may go "next to" the last noun: it fits the whole scene, or is kindred to the noun and seen with
+    another noun of the scene; a being only beside a counted noun."""
+    seen = _fits_scene(stats, word, scene) or (word in kin and _seen_beside(stats, word, scene, noun_lemma(noun)))
+    return seen and _may_stand_beside(word, noun)
+
+
+def _may_stand_beside(word: str, noun: Token) -> bool:
+    """A being joins only a noun that names things one counts (plural, or with a determiner, number or owner):
+    "petting goats next to a sheep", but no pig beside the meat of "a man is cooking chicken" (main made "cooking
+    chicken and a pig")."""
+    return not lexicon().is_animate(word) or noun.tag_ == "NNS" or any(
+        c.dep_ in ("det", "nummod", "poss") for c in noun.children)
+
+
 def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
     """(noun, connective) where an object can be added after the noun: a place preposition's object ("on a
     table with a lamp"), else a caption's last noun ("next to")."""
@@ -185,15 +217,22 @@ def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
     return sites
 
 
-def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
-    scene, groups = _scene_nouns(request.doc), lexicon().object_groups
+def _site_options(request: Request, stats: CaptionStats, noun: Token, connective: str) -> list[list[Edit]]:
+    """Edits adding a thing after an object site: "with a X" after a place's noun, "next to a X" at the end.
+    A "next to" thing fits the whole scene (`_fits_scene`), or is `kindred` to the site noun and seen with some
+    other noun of the scene (`_seen_beside`: "a plate of pizza next to a salad"), and a being
+    stands only beside a counted noun (`_may_stand_beside`)."""
+    scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
-    options = [[[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)]
-                for word in [w for w in added_objects(request.doc, noun_lemma(noun), stats)
-                             if not stray_animal(w, scene, animals)
-                             and (connective != "next to" or _fits_scene(stats, w, scene))][:CANDIDATES_PER_SITE]
-                for end in [noun.idx + len(noun)]]
-               for noun, connective in _object_sites(request.doc)]
+    kin = _site_kin(noun) if connective == "next to" else frozenset()
+    words = [w for w in added_objects(request.doc, lemma, stats, kin=kin) if not stray_animal(w, scene, animals)
+             and (connective != "next to" or _fits_beside(stats, w, noun, scene, kin))][:CANDIDATES_PER_SITE]
+    end = noun.idx + len(noun)
+    return [[Edit("", f" {connective} {indefinite_article(word)} {word}", end, end)] for word in words]
+
+
+def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
+    options = [_site_options(request, stats, noun, connective) for noun, connective in _object_sites(request.doc)]
     options.append(_subject_options(request, stats))
     options += [_list_options(request, site, stats)
                 for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
@@ -321,7 +360,10 @@ def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
 
 def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list[list[Edit]]:
     """Edits putting a third member in a two-member list ("a cat and a dog" -> "a cat, a rabbit and a dog"):
-    a word `kindred` to every member that has kindred words, in the list's form (no being where a member is none:
+    a word `kindred` to every member that has kindred words, else, where the members share no set (a list mixes
+    kinds: "potatoes, carrots and chicken" -> "potatoes, tomatoes, carrots and chicken"), to one of them that fits
+    every member (`_fits_scene`: no bus beside a bicycle in "a room with chair, bicycle, television"), in the
+    list's form (no being where a member is none:
     "chicken, rice, cow, and vegetable dish" read the chicken as the animal); no mass noun ("a broccoli"),
     no member beside "people", who may be anyone ("People, men and dishes"),
     and no member inside a listed compound or set phrase ("hot dog", "salt and pepper")."""
@@ -333,7 +375,9 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
     if not kin_sets:
         return []
-    kin = frozenset.intersection(*kin_sets)
+    members = [noun_lemma(m) for m in site.members]
+    kin = frozenset.intersection(*kin_sets) or frozenset(
+        word for kin_set in kin_sets for word in kin_set if _fits_scene(stats, word, members))
     things = not all(lex.is_animate(noun_lemma(m)) for m in site.members)
     words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
              if word not in lex.mass_nouns and not (things and lex.is_animate(word))][:PARTNERS]
@@ -343,7 +387,8 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
 
 
 def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> list[list[Edit]]:
-    """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink")."""
+    """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink"), but
+    no being beside a mass noun (`_may_stand_beside`)."""
     lex, lemma = lexicon(), noun_lemma(noun)
     after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
     if animacy(noun) == "person" and after is not None and after.lower_ in PERSON_PREPOSITIONS:
@@ -351,9 +396,9 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
     if not is_object_noun(noun) or in_fixed_phrase(noun, lex.fixed_phrases) or any(
             span.start <= noun.i < span.end for span in find_phrases(noun.doc, lex.multiword_nouns, by_lemma=True)):
         return []
-    kin = kindred(lemma)
+    kin = _site_kin(noun)
     words = [word for word in added_objects(request.doc, lemma, stats, sorted(kin), kin=kin)
-             if word not in lex.mass_nouns][:PARTNERS]
+             if word not in lex.mass_nouns and _may_stand_beside(word, noun)][:PARTNERS]
     end = noun.idx + len(noun)
     return [[Edit("", f" and {indefinite_article(word)} {word}", end, end)] for word in words]
 

@@ -44,6 +44,7 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "doll teddy",                                      # toys ("teddy" stands in for a teddy bear, a stuffed animal)
     "mirror lamp vase candle book",                    # no clock: most are on towers and walls
     "ball frisbee kite",
+    "hat scarf tie",                                   # worn, one of each: no cap or helmet (a second hat)
 ))
 
 
