@@ -81,7 +81,11 @@ def attribute_fits(noun: Token, word: str, mammal: bool = False) -> bool:
 def _own_colours(noun: Token) -> frozenset[str] | None:
     """The colours `noun` itself can have, where they are few (`NATURAL_COLOURS`): not its referent's ("a gold
     bowl of green apples" is the bowl's colour), and none where the noun only modifies another ("a blue water
-    bottle", "a black, orange and yellow train")."""
+    bottle", "a black, orange and yellow train"). A cultivar's colours come first ("granny smith apples", which
+    spaCy may parse with "green" as one more compound word)."""
     if noun.dep_ in ("compound", "amod"):
         return None
-    return NATURAL_COLOURS.get(noun_key(noun)) or NATURAL_COLOURS.get(noun.lemma_.lower())
+    compounds = [child.lower_ for child in noun.children if child.dep_ == "compound"]
+    cultivars = (NATURAL_COLOURS.get(" ".join(compounds[start:])) for start in range(len(compounds)))
+    return (next(filter(None, cultivars), None) or NATURAL_COLOURS.get(noun_key(noun))
+            or NATURAL_COLOURS.get(noun.lemma_.lower()))

@@ -22,7 +22,8 @@ verbs, fillers or rooms:
   boat_on_road      a boat going on, down or along a road, a street or a
                     runway.
   wrong_room        a fixture in a room it has no place in ("a toilet in a
-                    living room", "a kitchen with a bathtub").
+                    living room", "a kitchen with a bathtub", "a bedroom
+                    with a toilet").
   inside_living     a thing in a person or an animal ("a shirt in a guy").
   inedible          eating a person or an artifact ("eating a frisbee").
   wild_company      a bear, a lion or a tiger joined to or beside birds,
@@ -103,7 +104,8 @@ MISPLACED: dict[str, frozenset[str]] = {
     "bathroom": _COOKER | {"bed", "couch", "sofa"},
     "living room": _BATH,
     "dining room": _BATH | {"bed"},
-    "bedroom": _COOKER | {"urinal"},
+    "bedroom": _COOKER | _BATH,  # "A bathroom with a toilet" -> "A bedroom with a toilet" was judged absurd
+    "office": _BATH | {"bed"},
 }
 
 
@@ -180,10 +182,16 @@ def _wrong_subjects(doc: Doc) -> list[Violation]:
         misfits = _agent_misfits(verb) if verb.pos_ == "VERB" and not is_passive(verb) else None
         if misfits is None:
             continue
-        for option in agent_options(verb):
+        for option in map(_living, agent_options(verb)):
             if all(misfits(agent) for agent in option):
                 found.append(make_violation("wrong_subject", verb_lemma(verb), [option[0]], verb))
     return found
+
+
+def _living(option: tuple[Token, ...]) -> tuple[Token, ...]:
+    """The people and animals among an agent's possible nouns, where it has some: "A street scene with a horse
+    pushing a white carriage" gives the verb the horse or the scene, and a scene does nothing."""
+    return tuple(noun for noun in option if kind_of(noun) in (PERSON, ANIMAL)) or option
 
 
 def _misfit_agent(agent: Token, allowed: frozenset[str], *, people_misfit: bool) -> bool:
