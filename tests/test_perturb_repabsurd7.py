@@ -94,6 +94,11 @@ def test_a_colour_a_plain_apple_can_have_stays():
     assert normalized("A white bowl of red apples.") in made("A white bowl of green apples.")
 
 
+def test_a_colour_word_parsed_as_a_compound_names_no_cultivar():
+    assert normalized("A street with blue cones and a work truck on it.") in made(
+        "A street with orange cones and a work truck on it.")
+
+
 @pytest.mark.parametrize(("original", "absurd", "rule"), [
     ("A street scene with a horse pulling a white carriage.",
      "A street scene with a horse pushing a white carriage.", "wrong_subject"),

@@ -9,8 +9,9 @@ natural samples of stop 37 had these (labelled impl):
     "yellow bananas" -> "yellow oranges": `visual_classes.NATURAL_COLOURS`);
   * a part the new being has not ("a man with a beard" -> "a girl with a
     beard", "a bird with a colorful beak" -> "a rabbit with ...");
-  * a taste: a sweet among savoury things or marked sweet ("a slice of pizza
-    with ham slices" -> "of cake", "a white frosted cake" -> "hot dog");
+  * a taste: a sweet among savoury things, a savoury thing for a sweet
+    marked as one ("a slice of pizza with ham slices" -> "of cake", "a
+    white frosted cake" -> "hot dog", "a cake with candles" -> "pizza");
   * a piece of what comes in no pieces ("a slice of pizza" -> "of soup");
   * an opening that is no opening ("looks out of the window" -> "the roof");
   * grass on what grows none ("a green grass covered field" -> "street",
@@ -51,7 +52,8 @@ SWEETS = frozenset("cake donut doughnut pie cookie cupcake muffin brownie pastry
 SAVOURY = frozenset("""
     ham bacon pepperoni sausage salami meat chicken beef steak onion mushroom olive anchovy pepper tomato
 """.split())
-SWEET_MARKS = frozenset("frosted frosting icing iced glazed sprinkle sprinkles candle candles".split())
+SWEET_MARKS = frozenset("frosted frosting icing iced glazed sprinkle sprinkles".split())
+CANDLES = frozenset(["candle", "candles"])  # on the noun ("a cake with candles on it"), not "a candle lit table"
 # What comes in slices, and what comes in no pieces at all ("a slice of donut", "a piece of soup").
 SLICES = frozenset(["slice", "wedge"])
 SLICED = frozenset("""
@@ -101,7 +103,8 @@ def _taste_fits(noun: Token, original: str, word: str) -> bool:
     lemmas = {noun_lemma(token) for token in noun.doc} | {token.lower_ for token in noun.doc}
     if word in SWEETS:
         return not lemmas & SAVOURY
-    return original not in SWEETS or not lemmas & SWEET_MARKS
+    marked = lemmas & SWEET_MARKS or any(token.lower_ in CANDLES for token in noun.subtree)
+    return original not in SWEETS or not marked
 
 
 def _piece_fits(noun: Token, word: str) -> bool:
