@@ -64,6 +64,8 @@ def test_a_judged_absurd_refill_is_never_made(caption, never):
     ("A young woman is holding a slice of pizza with her mouth.", "pizza", "donut"),
     ("a little black bird with a big colorful beak sitting on a branch ", "bird", "dog"),
     ("A man with a beard sitting on a bench.", "man", "woman"),
+    # a dress does not sit: the woman in it does
+    ("A woman in a dress sitting on a bench next to a dog.", "bench", "shelf"),
 ])
 def test_a_refill_that_misfits_its_neighbours_is_refused(caption, noun, word):
     assert not fits(caption, noun, word)
@@ -77,6 +79,7 @@ def test_a_refill_that_misfits_its_neighbours_is_refused(caption, noun, word):
     ("A white frosted cake sitting in front of some white flowers.", "cake", "donut"),
     ("A slice of cake on a plate.", "cake", "pizza"),
     ("A man with a beard sitting on a bench.", "man", "guy"),
+    ("A woman in a dress sitting on a bench next to a dog.", "bench", "chair"),
     ("A woman with a hat sitting on a bench.", "woman", "girl"),
     ("A black dog with a red collar sitting on a bench.", "dog", "cat"),
     ("A dog looks out of the window of a car.", "window", "door"),

@@ -43,7 +43,7 @@ from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
-from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, placements
+from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, living, placements
 from backend.perturb.refill_neighbours import neighbours_fit
 from backend.perturb.slots import wearer
 
@@ -234,7 +234,8 @@ def _furniture_fits(noun: Token, word: str) -> bool:
     """A piece of furniture's refill serves what is at, in or on it (`_FURNITURE_ROLES`)."""
     if _group_of(noun_lemma(noun)) != "furniture":
         return True
-    for option, where, preposition in placements(noun.doc, _FURNITURE_PREPOSITIONS):
+    for options, where, preposition in placements(noun.doc, _FURNITURE_PREPOSITIONS):
+        option = living(options)
         kinds = {kind_of(thing) for thing in option}
         things = kinds == {INANIMATE} and all(is_physical(noun_lemma(thing)) for thing in option)  # no "focus on"
         role = preposition if preposition in ("at", "in") else "person" if kinds == {PERSON} else (

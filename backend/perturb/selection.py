@@ -54,6 +54,7 @@ from backend.perturb.plausibility_parse import (
     is_passive,
     is_under,
     kind_of,
+    living,
     make_violation,
     placements,
 )
@@ -182,16 +183,10 @@ def _wrong_subjects(doc: Doc) -> list[Violation]:
         misfits = _agent_misfits(verb) if verb.pos_ == "VERB" and not is_passive(verb) else None
         if misfits is None:
             continue
-        for option in map(_living, agent_options(verb)):
+        for option in map(living, agent_options(verb)):
             if all(misfits(agent) for agent in option):
                 found.append(make_violation("wrong_subject", verb_lemma(verb), [option[0]], verb))
     return found
-
-
-def _living(option: tuple[Token, ...]) -> tuple[Token, ...]:
-    """The people and animals among an agent's possible nouns, where it has some: "A street scene with a horse
-    pushing a white carriage" gives the verb the horse or the scene, and a scene does nothing."""
-    return tuple(noun for noun in option if kind_of(noun) in (PERSON, ANIMAL)) or option
 
 
 def _misfit_agent(agent: Token, allowed: frozenset[str], *, people_misfit: bool) -> bool:
