@@ -28,6 +28,9 @@ def fits(caption: str, noun: str, word: str, original: str | None = None) -> boo
      "Two brown zebras swimming in a lake next to green and yellow plants."),
     ("A man with graying hair looks down at a stand full of yellow bananas.",
      "A man with graying hair looks down at a stand full of yellow oranges."),
+    # a fixture the new room has not
+    ("A bathroom with a toilet, a plant, a stand and several footwear on the floor. ",
+     "A bedroom with a toilet, a plant, a stand and several footwear on the floor. "),
     # a colour the cultivar never has
     ("A white bowl of green granny smith apples.", "A white bowl of yellow granny smith apples."),
     # a part the new being has not
@@ -79,6 +82,8 @@ def test_a_refill_that_misfits_its_neighbours_is_refused(caption, noun, word):
     ("A white frosted cake sitting in front of some white flowers.", "cake", "donut"),
     ("A slice of cake on a plate.", "cake", "pizza"),
     ("A man with a beard sitting on a bench.", "man", "guy"),
+    ("A bathroom with a toilet and a sink.", "bathroom", "restroom"),
+    ("A bedroom with a bed and a lamp.", "bedroom", "office"),
     ("A woman in a dress sitting on a bench next to a dog.", "bench", "chair"),
     ("A woman with a hat sitting on a bench.", "woman", "girl"),
     ("A black dog with a red collar sitting on a bench.", "dog", "cat"),
@@ -108,8 +113,6 @@ def test_a_colour_word_parsed_as_a_compound_names_no_cultivar():
     ("A man on a skateboard is coming up a ramp.", "A man under a skateboard is coming up a ramp.", "under_a_board"),
     ("A person on a skateboard does a flip in a parking lot.",
      "A person under a skateboard does a flip in a parking lot.", "under_a_board"),
-    ("A bathroom with a toilet, a plant, a stand and several footwear on the floor. ",
-     "A bedroom with a toilet, a plant, a stand and several footwear on the floor. ", "wrong_room"),
 ])
 def test_a_judged_absurd_relation_is_labelled(original, absurd, rule):
     assert rule in {violation.rule for violation in implausibilities(absurd, original)}
@@ -121,8 +124,6 @@ def test_a_judged_absurd_relation_is_labelled(original, absurd, rule):
     ("A man on a car.", "A man under a car."),
     ("A dog on a skateboard.", "A dog under a skateboard."),
     ("A man next to a skateboard.", "A man on a skateboard."),
-    ("A bedroom with a lamp.", "A bedroom with a dresser."),
-    ("A bedroom with a toilet.", "A bathroom with a toilet."),
 ])
 def test_a_plausible_neighbour_stays_unlabelled(original, plausible):
     assert not implausibilities(plausible, original)

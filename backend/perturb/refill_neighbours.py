@@ -9,6 +9,8 @@ natural samples of stop 37 had these (labelled impl):
     "yellow bananas" -> "yellow oranges": `visual_classes.NATURAL_COLOURS`);
   * a part the new being has not ("a man with a beard" -> "a girl with a
     beard", "a bird with a colorful beak" -> "a rabbit with ...");
+  * a fixture the new room has not ("A bathroom with a toilet" -> "A
+    bedroom with a toilet");
   * a taste: a sweet among savoury things, a savoury thing for a sweet
     marked as one ("a slice of pizza with ham slices" -> "of cake", "a
     white frosted cake" -> "hot dog", "a cake with candles" -> "pizza");
@@ -29,6 +31,7 @@ from backend.perturb.gendered import FEMALE
 from backend.perturb.nouns import ANIMAL, PERSON
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import is_under, kind_of
+from backend.perturb.selection import BATH_FIXTURES, COOKERS
 from backend.perturb.visual_classes import NATURAL_COLOURS, visual_values
 
 CHILDREN = frozenset("boy child kid baby toddler infant".split())
@@ -67,6 +70,8 @@ THROUGH_OPENING = frozenset(["out", "through"])
 GRASS_WORDS = frozenset(["grass", "grassy"])
 GRASSLAND = frozenset("field park lawn meadow pasture hill hillside yard prairie".split())
 GRASS_PATCHES = frozenset("field lawn meadow pasture patch".split())  # "a field of grass"
+# The room a fixture it is "with" belongs in: "A bathroom with a toilet" -> "A bedroom with a toilet".
+FIXTURE_ROOMS = ((BATH_FIXTURES, frozenset(["bathroom", "restroom", "washroom"])), (COOKERS, frozenset(["kitchen"])))
 PHOTOS = frozenset("picture photo photograph pic selfie snapshot".split())
 CAMERAS = frozenset(["camera", "phone", "cellphone", "smartphone", "tablet", "ipad", "cell phone", "smart phone"])
 
@@ -95,6 +100,14 @@ def _parts_fit(noun: Token, word: str) -> bool:
     if kind_of(noun) not in (PERSON, ANIMAL):
         return True
     return all(PART_BEARERS[part](word) for part in _with_words(noun) & PART_BEARERS.keys())
+
+
+def _room_fits(original: str, noun: Token, word: str) -> bool:
+    """A room "with" a bath fixture or a cooker is a bathroom or a kitchen (`FIXTURE_ROOMS`)."""
+    if not is_under(original, frozenset(["room.n.01"])):
+        return True
+    fixtures = _with_words(noun)
+    return all(word in rooms for kind, rooms in FIXTURE_ROOMS if fixtures & kind)
 
 
 def _taste_fits(noun: Token, original: str, word: str) -> bool:
@@ -144,6 +157,7 @@ def _camera_fits(noun: Token, word: str) -> bool:
 
 def neighbours_fit(noun: Token, original: str, word: str) -> bool:
     """Whether `word`, refilled for `noun` (lemma `original`), fits the words the refill keeps (module docstring)."""
-    return (_colours_fit(noun, word) and _parts_fit(noun, word) and _taste_fits(noun, original, word)
+    return (_colours_fit(noun, word) and _parts_fit(noun, word) and _room_fits(original, noun, word)
+            and _taste_fits(noun, original, word)
             and _piece_fits(noun, word) and _opening_fits(noun, original, word) and _grass_fits(noun, word)
             and _camera_fits(noun, word))

@@ -22,8 +22,7 @@ verbs, fillers or rooms:
   boat_on_road      a boat going on, down or along a road, a street or a
                     runway.
   wrong_room        a fixture in a room it has no place in ("a toilet in a
-                    living room", "a kitchen with a bathtub", "a bedroom
-                    with a toilet").
+                    living room", "a kitchen with a bathtub").
   inside_living     a thing in a person or an animal ("a shirt in a guy").
   inedible          eating a person or an artifact ("eating a frisbee").
   wild_company      a bear, a lion or a tiger joined to or beside birds,
@@ -98,15 +97,14 @@ WILD_ANIMALS = frozenset("bear lion tiger wolf".split())
 _TAME_SYNSETS = frozenset(["bird.n.01", "dog.n.01", "domestic_cat.n.01", "cat.n.01"])
 
 # What a room does not hold: a toilet in a living room, a bed in a dining room, a bathtub in a kitchen.
-_BATH = frozenset("toilet bathtub tub urinal shower commode bidet".split())
-_COOKER = frozenset("oven stove refrigerator fridge dishwasher stovetop".split())
+BATH_FIXTURES = frozenset("toilet bathtub tub urinal shower commode bidet".split())
+COOKERS = frozenset("oven stove refrigerator fridge dishwasher stovetop".split())
 MISPLACED: dict[str, frozenset[str]] = {
-    "kitchen": _BATH | {"bed"},
-    "bathroom": _COOKER | {"bed", "couch", "sofa"},
-    "living room": _BATH,
-    "dining room": _BATH | {"bed"},
-    "bedroom": _COOKER | _BATH,  # "A bathroom with a toilet" -> "A bedroom with a toilet" was judged absurd
-    "office": _BATH | {"bed"},
+    "kitchen": BATH_FIXTURES | {"bed"},
+    "bathroom": COOKERS | {"bed", "couch", "sofa"},
+    "living room": BATH_FIXTURES,
+    "dining room": BATH_FIXTURES | {"bed"},
+    "bedroom": COOKERS | {"urinal"},
 }
 
 
