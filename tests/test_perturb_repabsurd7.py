@@ -56,6 +56,7 @@ def fits(caption: str, noun: str, word: str, original: str | None = None) -> boo
      "A young child holding onto a kite while standing on a green grass covered street."),
     ("A sheep is on a field of grass with two men walking around it.",
      "A sheep is on a beach of grass with two men walking around it."),
+    ("A blue frisbee sitting on top of a lush green field.", "A blue frisbee sitting on top of a lush green street."),
 ])
 def test_a_judged_absurd_refill_is_never_made(caption, never):
     assert normalized(never) not in made(caption)
@@ -84,6 +85,8 @@ def test_a_refill_that_misfits_its_neighbours_is_refused(caption, noun, word):
     ("A man with a beard sitting on a bench.", "man", "guy"),
     ("A bathroom with a toilet and a sink.", "bathroom", "restroom"),
     ("A bedroom with a bed and a lamp.", "bedroom", "office"),
+    ("A toilet with a black seat next to a shower.", "toilet", "sink"),
+    ("A man taking a bite of a doughnut while wearing glasses.", "doughnut", "salad"),
     ("A woman in a dress sitting on a bench next to a dog.", "bench", "chair"),
     ("A woman with a hat sitting on a bench.", "woman", "girl"),
     ("A black dog with a red collar sitting on a bench.", "dog", "cat"),

@@ -31,7 +31,7 @@ from backend.perturb.gendered import FEMALE
 from backend.perturb.nouns import ANIMAL, PERSON
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import is_under, kind_of
-from backend.perturb.selection import BATH_FIXTURES, COOKERS
+from backend.perturb.selection import BATH_FIXTURES, COOKERS, MISPLACED
 from backend.perturb.visual_classes import NATURAL_COLOURS, visual_values
 
 CHILDREN = frozenset("boy child kid baby toddler infant".split())
@@ -63,14 +63,15 @@ SLICED = frozenset("""
     pizza cake pie bread toast cheese cheesecake quiche tart melon watermelon pineapple orange lemon lime apple
     tomato cucumber ham meat turkey beef pork bacon
 """.split())
-PIECES = frozenset("piece bite chunk".split())
+PIECES = frozenset(["piece", "chunk"])  # "a bite of salad" is fine
 UNSLICED = frozenset("soup stew salad cereal rice pasta spaghetti noodle broth yogurt oatmeal porridge".split())
 OPENINGS = frozenset("window door doorway hatch sunroof porthole gate".split())
 THROUGH_OPENING = frozenset(["out", "through"])
-GRASS_WORDS = frozenset(["grass", "grassy"])
+GRASS_WORDS = frozenset(["grass", "grassy", "lush"])  # "a lush green field" -> "street" was made
 GRASSLAND = frozenset("field park lawn meadow pasture hill hillside yard prairie".split())
 GRASS_PATCHES = frozenset("field lawn meadow pasture patch".split())  # "a field of grass"
 # The room a fixture it is "with" belongs in: "A bathroom with a toilet" -> "A bedroom with a toilet".
+ROOMS = frozenset(MISPLACED) | {"office", "restroom", "washroom", "room"}  # WordNet's first toilet is a room
 FIXTURE_ROOMS = ((BATH_FIXTURES, frozenset(["bathroom", "restroom", "washroom"])), (COOKERS, frozenset(["kitchen"])))
 PHOTOS = frozenset("picture photo photograph pic selfie snapshot".split())
 CAMERAS = frozenset(["camera", "phone", "cellphone", "smartphone", "tablet", "ipad", "cell phone", "smart phone"])
@@ -104,7 +105,7 @@ def _parts_fit(noun: Token, word: str) -> bool:
 
 def _room_fits(original: str, noun: Token, word: str) -> bool:
     """A room "with" a bath fixture or a cooker is a bathroom or a kitchen (`FIXTURE_ROOMS`)."""
-    if not is_under(original, frozenset(["room.n.01"])):
+    if original not in ROOMS:
         return True
     fixtures = _with_words(noun)
     return all(word in rooms for kind, rooms in FIXTURE_ROOMS if fixtures & kind)
