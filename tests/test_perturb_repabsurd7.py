@@ -93,6 +93,7 @@ def test_a_refill_that_misfits_its_neighbours_is_refused(caption, noun, word):
     ("A dog looks out of the window of a car.", "window", "door"),
     ("A cat jumps out of the box.", "box", "bag"),
     ("A young child standing on a green grass covered field.", "field", "park"),
+    ("A young child standing on a green grass covered field.", "field", "mountain"),
     ("A young child standing on a field.", "field", "street"),
     ("Two brown bears swimming in a lake.", "bears", "deer"),
     ("A man looks down at a stand full of bananas.", "bananas", "oranges"),

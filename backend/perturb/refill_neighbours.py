@@ -68,7 +68,7 @@ UNSLICED = frozenset("soup stew salad cereal rice pasta spaghetti noodle broth y
 OPENINGS = frozenset("window door doorway hatch sunroof porthole gate".split())
 THROUGH_OPENING = frozenset(["out", "through"])
 GRASS_WORDS = frozenset(["grass", "grassy", "lush"])  # "a lush green field" -> "street" was made
-GRASSLAND = frozenset("field park lawn meadow pasture hill hillside yard prairie".split())
+GRASSLAND = frozenset("field park lawn meadow pasture hill hillside mountain yard prairie".split())
 GRASS_PATCHES = frozenset("field lawn meadow pasture patch".split())  # "a field of grass"
 # The room a fixture it is "with" belongs in: "A bathroom with a toilet" -> "A bedroom with a toilet".
 ROOMS = frozenset(MISPLACED) | {"office", "restroom", "washroom", "room"}  # WordNet's first toilet is a room
