@@ -41,17 +41,19 @@ def _is_a(*synsets: str) -> Callable[[str], bool]:
     return lambda word: is_under(word, frozenset(synsets))
 
 
-# A part, and who may have it: a person or a being of these WordNet classes.
-_BIRD = _is_a("bird.n.01")
+def _may_grow_a_beard(word: str) -> bool:
+    return word not in FEMALE and word not in CHILDREN and not is_under(word, frozenset(["female.n.02"]))
+
+
+# A part, and who may have it: a man, or a being of these WordNet classes.
 PART_BEARERS: dict[str, Callable[[str], bool]] = {
-    **dict.fromkeys(["beak", "feather", "wing"], _BIRD),
+    **dict.fromkeys(["beak", "feather", "wing"], _is_a("bird.n.01")),
     **dict.fromkeys(["trunk", "tusk"], _is_a("proboscidean.n.01")),
     "mane": _is_a("equine.n.01", "lion.n.01"),
     **dict.fromkeys(["horn", "antler"], _is_a("bovid.n.01", "deer.n.01", "rhinoceros.n.01")),
-    **dict.fromkeys(["beard", "mustache", "moustache", "goatee"],
-                    lambda word: word not in FEMALE and word not in CHILDREN and not _is_a("female.n.02")(word)),
+    **dict.fromkeys(["beard", "mustache", "moustache", "goatee"], _may_grow_a_beard),
 }
-SWEETS = frozenset("cake donut doughnut pie cookie cupcake muffin brownie pastry dessert ice cream".split())
+SWEETS = frozenset("cake donut doughnut pie cookie cupcake muffin brownie pastry dessert".split()) | {"ice cream"}
 SAVOURY = frozenset("""
     ham bacon pepperoni sausage salami meat chicken beef steak onion mushroom olive anchovy pepper tomato
 """.split())
