@@ -85,7 +85,7 @@ def test_a_refill_that_misfits_its_neighbours_is_refused(caption, noun, word):
     ("A man with a beard sitting on a bench.", "man", "guy"),
     ("A bathroom with a toilet and a sink.", "bathroom", "restroom"),
     ("A bedroom with a bed and a lamp.", "bedroom", "office"),
-    ("A toilet with a black seat next to a shower.", "toilet", "sink"),
+    ("A toilet with a shower next to it.", "toilet", "sink"),  # WordNet's first toilet is a room
     ("A man taking a bite of a doughnut while wearing glasses.", "doughnut", "salad"),
     ("A woman in a dress sitting on a bench next to a dog.", "bench", "chair"),
     ("A woman with a hat sitting on a bench.", "woman", "girl"),
