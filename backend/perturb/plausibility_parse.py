@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import noun_class, noun_key, noun_senses, referent
+from backend.perturb.nouns import ANIMAL, PERSON, noun_class, noun_key, noun_senses, referent
 
 # Animals larger than a person: one on top of (or riding) someone is absurd.
 LARGE_ANIMALS = frozenset("""
@@ -124,6 +124,13 @@ def agent_options(verb: Token) -> list[tuple[Token, ...]]:
     if verb.dep_ in ("conj", "xcomp", "advcl") and verb.head.pos_ in ("VERB", "AUX") and verb.head != verb:
         return agent_options(verb.head)
     return []
+
+
+def living(option: tuple[Token, ...]) -> tuple[Token, ...]:
+    """The people and animals among an agent's possible nouns, where it has some: "A street scene with a horse
+    pushing a white carriage" gives the verb the horse or the scene, "A woman in a dress sitting on a bench"
+    the dress or the woman, and a scene or a dress does nothing."""
+    return tuple(noun for noun in option if kind_of(noun) in (PERSON, ANIMAL)) or option
 
 
 def make_violation(rule: str, predicate: str, nouns: Sequence[Token], verb: Token | None) -> Violation:

@@ -25,8 +25,10 @@ or on it (people sit at a table, on a seat; a thing stands on a surface),
 and no refill may leave behind a word that belongs to the old noun: a
 modifier naming a kind of it ("a tabby cat" -> "a tabby dog"), a second
 mention of it ("a bus ... to board the bus" -> "a train ... to board the
-bus"), a man's garment turned a woman's ("a guy in a green dress"); nor
-may the photographer's camera ("looking at the camera") become a thing.
+bus"), a man's garment turned a woman's ("a guy in a green dress"), nor
+a neighbour that cannot describe the new noun ("brown bears" -> "brown
+zebras", "a man with a beard" -> "a girl": `refill_neighbours`); nor may
+the photographer's camera ("looking at the camera") become a thing.
 """
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
-from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, placements
+from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, living, placements
+from backend.perturb.refill_neighbours import neighbours_fit
 from backend.perturb.slots import wearer
 
 T = TypeVar("T")
@@ -231,7 +234,8 @@ def _furniture_fits(noun: Token, word: str) -> bool:
     """A piece of furniture's refill serves what is at, in or on it (`_FURNITURE_ROLES`)."""
     if _group_of(noun_lemma(noun)) != "furniture":
         return True
-    for option, where, preposition in placements(noun.doc, _FURNITURE_PREPOSITIONS):
+    for options, where, preposition in placements(noun.doc, _FURNITURE_PREPOSITIONS):
+        option = living(options)
         kinds = {kind_of(thing) for thing in option}
         things = kinds == {INANIMATE} and all(is_physical(noun_lemma(thing)) for thing in option)  # no "focus on"
         role = preposition if preposition in ("at", "in") else "person" if kinds == {PERSON} else (
@@ -264,7 +268,7 @@ def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) ->
     holding every group to a class cost 7 points of replace_obj coverage."""
     if _names_a_kind_of(noun) or _mentioned_again(noun) or _faces_the_camera(noun):
         return False
-    if _worn_by_a_man(noun, word) or not _furniture_fits(noun, word):
+    if _worn_by_a_man(noun, word) or not _furniture_fits(noun, word) or not neighbours_fit(noun, original, word):
         return False
     animals = _role_animals(noun)
     if animals is not None:

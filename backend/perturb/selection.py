@@ -53,6 +53,7 @@ from backend.perturb.plausibility_parse import (
     is_passive,
     is_under,
     kind_of,
+    living,
     make_violation,
     placements,
 )
@@ -96,14 +97,14 @@ WILD_ANIMALS = frozenset("bear lion tiger wolf".split())
 _TAME_SYNSETS = frozenset(["bird.n.01", "dog.n.01", "domestic_cat.n.01", "cat.n.01"])
 
 # What a room does not hold: a toilet in a living room, a bed in a dining room, a bathtub in a kitchen.
-_BATH = frozenset("toilet bathtub tub urinal shower commode bidet".split())
-_COOKER = frozenset("oven stove refrigerator fridge dishwasher stovetop".split())
+BATH_FIXTURES = frozenset("toilet bathtub tub urinal shower commode bidet".split())
+COOKERS = frozenset("oven stove refrigerator fridge dishwasher stovetop".split())
 MISPLACED: dict[str, frozenset[str]] = {
-    "kitchen": _BATH | {"bed"},
-    "bathroom": _COOKER | {"bed", "couch", "sofa"},
-    "living room": _BATH,
-    "dining room": _BATH | {"bed"},
-    "bedroom": _COOKER | {"urinal"},
+    "kitchen": BATH_FIXTURES | {"bed"},
+    "bathroom": COOKERS | {"bed", "couch", "sofa"},
+    "living room": BATH_FIXTURES,
+    "dining room": BATH_FIXTURES | {"bed"},
+    "bedroom": COOKERS | {"urinal"},
 }
 
 
@@ -180,7 +181,7 @@ def _wrong_subjects(doc: Doc) -> list[Violation]:
         misfits = _agent_misfits(verb) if verb.pos_ == "VERB" and not is_passive(verb) else None
         if misfits is None:
             continue
-        for option in agent_options(verb):
+        for option in map(living, agent_options(verb)):
             if all(misfits(agent) for agent in option):
                 found.append(make_violation("wrong_subject", verb_lemma(verb), [option[0]], verb))
     return found

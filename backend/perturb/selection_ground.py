@@ -25,6 +25,8 @@ repairing a large wave"):
                     or a post ("Many people are sitting on two
                     benches on top of a light pole" was made); birds perch
                     there.
+  under_a_board     a person under a board they ride ("A man under a
+                    skateboard is coming up a ramp" was made from "on").
 
 Like `selection`, each rule errs towards "plausible", and a violation counts
 only when the perturbation made it (`plausibility`).
@@ -58,6 +60,8 @@ POLES = frozenset("pole post lamppost".split())  # people sit on fences
 ATOP = frozenset(["on", "atop", "onto", "upon"])
 _PERCHERS = frozenset(["bird.n.01", "feline.n.01", "primate.n.02", "squirrel.n.01"])
 _SEATS = frozenset(["seat.n.03", "furniture.n.01"])
+# Boards a person stands on, too thin to be under ("a man under a car" may be repairing it).
+RIDDEN_BOARDS = frozenset("skateboard surfboard snowboard longboard wakeboard bodyboard ski skis".split())
 
 
 def _is_water(noun: Token) -> bool:
@@ -161,7 +165,14 @@ def _cannot_perch(thing: Token) -> bool:
     return is_under(key, _SEATS)
 
 
+def _under_a_board(doc: Doc) -> list[Violation]:
+    """A person under, below or beneath a board they ride ("a person under a skateboard does a flip")."""
+    return [make_violation("under_a_board", word, [option[0], board], board.head)
+            for option, board, word in placements(doc, BELOW)
+            if noun_key(board) in RIDDEN_BOARDS and all(kind_of(thing) == PERSON for thing in option)]
+
+
 def ground_violations(doc: Doc) -> list[Violation]:
     """The rules above over one parse."""
     return (_dry_swims(doc) + _walks_on_air(doc) + _under_ground(doc) + _unhandled(doc) + _lying_at_a_table(doc)
-            + _rising_below(doc) + _atop_a_pole(doc))
+            + _rising_below(doc) + _atop_a_pole(doc) + _under_a_board(doc))

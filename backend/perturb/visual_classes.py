@@ -100,6 +100,11 @@ NATURAL_COLOURS = MappingProxyType({
     # Made things of one typical colour, by their compound name: "a blue stop sign" is absurd.
     **dict.fromkeys(("stop sign", "fire truck", "fire engine"), frozenset({"red"})),
     "school bus": frozenset({"yellow"}), "tennis ball": frozenset({"yellow", "green"}),
+    # Animals of one coat: "Two brown bears" -> "Two brown zebras" was made and judged absurd.
+    "zebra": frozenset({"black", "white"}), "polar bear": frozenset({"white"}), "panda": frozenset({"black", "white"}),
+    # Cultivars, by their compound name (`attribute_fit`): "yellow granny smith apples" was judged absurd.
+    "granny smith": frozenset({"green"}), "red delicious": frozenset({"red"}),
+    "golden delicious": frozenset({"yellow"}),
 })
 
 # Made things of a usual colour, though not a fixed one ("a blue fire hydrant" is seen): a colour moved onto one
