@@ -64,7 +64,7 @@ from backend.perturb.kindred import (
 from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites
 from backend.perturb.nlp import find_phrases
-from backend.perturb.nouns import animacy, is_object_noun
+from backend.perturb.nouns import animacy, is_object_noun, takes_article
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
 from backend.perturb.units import is_hyphenated
 
@@ -98,9 +98,10 @@ FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "ed
 
 
 def _object_words() -> list[str]:
+    """Group words that may be added as "a X": not a mass noun (`nouns.takes_article`: "next to a rice")."""
     groups = lexicon().object_groups
     return [word for name, words in groups.items() if name not in SKIPPED_GROUPS for word in words
-            if " " not in word and word not in SURFACES]
+            if " " not in word and word not in SURFACES and takes_article(word)]
 
 
 def _scene_nouns(doc: Doc) -> list[str]:

@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexicon
 from backend.perturb.nlp import find_phrases, token_span
-from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class, sisters_of_kind
+from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class, sisters_of_kind, takes_article
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -348,14 +348,14 @@ def _object_words(slot: Slot) -> list[str]:
         word
         for word in lex.co_hyponyms(slot.lemma, NOUN) or sisters_of_kind(slot.lemma)
         if all(lex.may_replace(word, other) for other in others)
-        and not (word in lex.mass_nouns and (plural or (one and word not in lex.object_groups["dish"])))
+        and not (word in lex.mass_nouns and plural) and not (one and not takes_article(word))
         and _fits_adjectives(word, slot.span.root)
     ]
 
 
 def _counted_as_one(noun: Token) -> bool:
-    """"a sausage", "another jar": a count noun that a mass refill cannot fill ("a bacon", "another rice"). A
-    dish is counted as a serving ("a salad", "a soup")."""
+    """"a sausage", "another jar": a count noun that only a noun taking an article may fill (`nouns.takes_article`:
+    not "a bacon", "another rice")."""
     return any(child.dep_ in ("det", "nummod") and child.lower_ in ("a", "an", "another", "each", "every", "one")
                for child in noun.children)
 
