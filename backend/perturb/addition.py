@@ -81,10 +81,11 @@ JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
 ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
-# settings and grounds (a scene has one place), shapes and sports (not objects in a photo).
+# settings and grounds (a scene has one place), shapes and sports (not objects in a photo), signs (most street
+# photos show one unnamed: "a fire hydrant on a city sidewalk with a sign" may still be true).
 SKIPPED_GROUPS = frozenset({
     "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
-    "sport", "building part",
+    "sport", "building part", "sign",
 })
 # Nouns that show what follows their "of" in a caption without a verb: "A display of pizzas and a salad".
 DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "close", "shot"})

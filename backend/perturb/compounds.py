@@ -78,9 +78,10 @@ def _kind_compound(head: Token, modifiers: list[Token]) -> bool:
 def counted(head: Token) -> bool:
     """A plural head, or a singular one with a determiner, a possessive or a number: a bare singular compound
     is a place or a mass ("crosses home plate", "a box of cheese pizza") that a count noun cannot fill ("crosses
-    bowl", "a box of sandwich" were made)."""
-    determined = any(child.dep_ in ("det", "poss", "nummod") for child in head.children)
-    return (head.tag_ == "NNS" or determined) and _rest_fits(head)
+    bowl", "a box of sandwich" were made). A "no" before the compound is the start of its message ("an orange no
+    parking sign" -> "an orange no poster" was judged garbled)."""
+    determiners = [child.lower_ for child in head.children if child.dep_ in ("det", "poss", "nummod")]
+    return "no" not in determiners and (head.tag_ == "NNS" or bool(determiners)) and _rest_fits(head)
 
 
 def _rest_fits(head: Token) -> bool:
