@@ -99,7 +99,8 @@ def test_no_mass_noun_takes_an_article_but_a_dish():
 def test_additions_name_no_mass_noun_sign_or_bathroom_towel():
     """"next to a rice" was made once starches joined the groups; "with a sign" on a street and "with a towel" in a
     bathroom were judged arguably true (a typical photo shows one)."""
-    made = {v.text for caption in ("A collage displays colorful deserts and fresh vegetables.",
-                                   "A red fire hydrant on a city sidewalk.", "A sink and mirror in a very small bathroom.")
+    captions = ("A collage displays colorful deserts and fresh vegetables.", "A red fire hydrant on a city sidewalk.",
+                "A sink and mirror in a very small bathroom.")
+    made = {v.text for caption in captions
             for seed in range(3) for v in perturb(caption, ["addition"], seed=seed, max_per_subtype=20, scorer=None)}
     assert not any(word in text for text in made for word in (" a rice", " a sign", " a towel"))
