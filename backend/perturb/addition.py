@@ -65,7 +65,7 @@ from backend.perturb.kindred import (
 from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites
 from backend.perturb.nlp import find_phrases
-from backend.perturb.nouns import animacy, is_object_noun
+from backend.perturb.nouns import animacy, is_object_noun, takes_article
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
 from backend.perturb.units import is_hyphenated
 
@@ -82,10 +82,11 @@ JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
 ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
 # Object groups whose members are not added: people (a crowd may include one), things worn (on whom?),
-# settings and grounds (a scene has one place), shapes and sports (not objects in a photo).
+# settings and grounds (a scene has one place), shapes and sports (not objects in a photo), signs (most street
+# photos show one unnamed: "a fire hydrant on a city sidewalk with a sign" may still be true).
 SKIPPED_GROUPS = frozenset({
     "person", "upper garment", "headwear", "neckwear", "footwear", "room", "outdoor place", "ground", "shape",
-    "sport", "building part",
+    "sport", "building part", "sign",
 })
 # Nouns that show what follows their "of" in a caption without a verb: "A display of pizzas and a salad".
 DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "close", "shot"})
@@ -99,9 +100,10 @@ FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "ed
 
 
 def _object_words() -> list[str]:
+    """Group words that may be added as "a X": not a mass noun (`nouns.takes_article`: "next to a rice")."""
     groups = lexicon().object_groups
     return [word for name, words in groups.items() if name not in SKIPPED_GROUPS for word in words
-            if " " not in word and word not in SURFACES]
+            if " " not in word and word not in SURFACES and takes_article(word)]
 
 
 def _scene_nouns(doc: Doc) -> list[str]:

@@ -14,7 +14,7 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.count_checks import MANY
 from backend.perturb.lexicon import NOUN, lexicon
-from backend.perturb.nouns import INANIMATE_MARKERS
+from backend.perturb.nouns import INANIMATE_MARKERS, group_kind
 from backend.perturb.parse_reading import in_fixed_phrase, noun_lemma
 from backend.perturb.plausibility_parse import is_under
 from backend.perturb.slots import Slot, clear_noun, taken
@@ -61,7 +61,7 @@ def _kind_compound(head: Token, modifiers: list[Token]) -> bool:
     part of a set phrase ("old style"), a list spaCy misread
     ("sweaters shirts", "boys coat") or a landmark's name ("the Eiffel tower"; a brand names a vehicle: "a Fedex
     truck"); nor is the head a person."""
-    group, lex = _group_of_word(noun_lemma(head)), lexicon()
+    group, lex = _head_group(noun_lemma(head)), lexicon()
     if group is None or group in PART_GROUPS or lex.is_person(noun_lemma(head)):
         return False
     if not lex.may_replace(" ".join([*(m.lower_ for m in modifiers), noun_lemma(head)]), noun_lemma(head)):
@@ -78,9 +78,10 @@ def _kind_compound(head: Token, modifiers: list[Token]) -> bool:
 def counted(head: Token) -> bool:
     """A plural head, or a singular one with a determiner, a possessive or a number: a bare singular compound
     is a place or a mass ("crosses home plate", "a box of cheese pizza") that a count noun cannot fill ("crosses
-    bowl", "a box of sandwich" were made)."""
-    determined = any(child.dep_ in ("det", "poss", "nummod") for child in head.children)
-    return (head.tag_ == "NNS" or determined) and _rest_fits(head)
+    bowl", "a box of sandwich" were made). A "no" before the compound is the start of its message ("an orange no
+    parking sign" -> "an orange no poster" was judged garbled)."""
+    determiners = [child.lower_ for child in head.children if child.dep_ in ("det", "poss", "nummod")]
+    return "no" not in determiners and (head.tag_ == "NNS" or bool(determiners)) and _rest_fits(head)
 
 
 def _rest_fits(head: Token) -> bool:
@@ -96,6 +97,13 @@ def _rest_fits(head: Token) -> bool:
         elif not lexicon().is_attribute_word(child.lemma_.lower()):
             return False
     return True
+
+
+def _head_group(lemma: str) -> str | None:
+    """The object group of a compound's head: its own, or that of the group word it is a kind of (`group_kind`:
+    "An Air Force jet" is an airplane, so a vehicle that takes a brand)."""
+    kind = group_kind(lemma)
+    return _group_of_word(lemma if kind is None else kind)
 
 
 def _group_of_word(word: str) -> str | None:

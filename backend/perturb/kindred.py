@@ -65,7 +65,7 @@ YOUNG_MARKS = frozenset({"baby", "young", "little"})
 # `addition.IMPLIED_SHARE`): "a man holding open an oven door in a kitchen with a stove" is still true.
 ROOM_FIXTURES = {
     "kitchen": frozenset("stove oven refrigerator fridge sink dishwasher cabinet counter microwave".split()),
-    "bathroom": frozenset("toilet sink mirror bathtub tub shower cabinet".split()),
+    "bathroom": frozenset("toilet sink mirror bathtub tub shower cabinet towel".split()),
 }
 
 

@@ -179,6 +179,13 @@ def sisters_of_kind(lemma: str) -> list[str]:
     return [word for word in lex.co_hyponyms(kind, NOUN) if lex.may_replace(lemma, word)]
 
 
+def takes_article(word: str) -> bool:
+    """Whether "a" or "an" may stand before `word`: a count noun, or a dish counted as a serving ("a salad", "a
+    soup"), not a mass noun ("a bacon", "next to a rice" were made when meat and starches joined the groups)."""
+    lex = lexicon()
+    return word not in lex.mass_nouns or word in lex.object_groups["dish"]
+
+
 def may_name_being(key: str) -> bool:
     """Some WordNet sense of `key` is a person or an animal ("ram", though RAM comes first)."""
     return any(sense.lexname() in _LIVING_LEXNAMES for sense in noun_senses(key))

@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.lexicon import ADJ, NOUN, SPATIAL, VERB, ActionGroup, lexicon
 from backend.perturb.nlp import find_phrases, token_span
-from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class, sisters_of_kind
+from backend.perturb.nouns import LIVING, PERSON, is_physical, noun_class, sisters_of_kind, takes_article
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     NOUN_TAGS,
@@ -338,19 +338,26 @@ def _object_words(slot: Slot) -> list[str]:
     """Sister nouns that suit the noun's adjectives, that no other noun of
     the caption could already describe ("computers and camera" ->
     "computers and laptop" may still be true), and no mass noun where a
-    plural goes ("broccolis")."""
+    plural goes ("broccolis") or one thing is counted ("a bacon", `_counted_as_one`)."""
     lex, doc = lexicon(), slot.span.doc
     if lex.is_person(slot.lemma) and has_gendered_pronoun(doc):
         return []
     others = {noun_lemma(t) for t in doc if t.tag_ in NOUN_TAGS and not slot.span.start <= t.i < slot.span.end}
-    plural = _plural(slot.span[-1])
+    plural, one = _plural(slot.span[-1]), _counted_as_one(slot.span.root)
     return [
         word
         for word in lex.co_hyponyms(slot.lemma, NOUN) or sisters_of_kind(slot.lemma)
         if all(lex.may_replace(word, other) for other in others)
-        and not (plural and word in lex.mass_nouns)
+        and not (word in lex.mass_nouns and plural) and not (one and not takes_article(word))
         and _fits_adjectives(word, slot.span.root)
     ]
+
+
+def _counted_as_one(noun: Token) -> bool:
+    """"a sausage", "another jar": a count noun that only a noun taking an article may fill (`nouns.takes_article`:
+    not "a bacon", "another rice")."""
+    return any(child.dep_ in ("det", "nummod") and child.lower_ in ("a", "an", "another", "each", "every", "one")
+               for child in noun.children)
 
 
 def _attribute_words(slot: Slot, with_antonyms: bool) -> list[str]:
