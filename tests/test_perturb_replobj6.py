@@ -6,16 +6,14 @@ it must never make: outputs found while tuning on even ids and the err and impl 
 """
 import pytest
 
-from backend.perturb import perturb
 from backend.perturb.core import normalized
 from backend.perturb.nouns import takes_article
+from tests.support.perturb_outputs import every_variant, made
 
 
-def shown(caption, seeds=range(3), family="replace"):
-    """Every object refill of `family` the Probe would show (labelled plausible), over a few seeds."""
-    return {normalized(variant.text) for seed in seeds
-            for variant in perturb(caption, [family], seed=seed, max_per_subtype=20, scorer=None)
-            if variant.subtype == "object" and variant.plausible}
+def shown(caption, family="replace"):
+    """Every object refill of `family` the Probe would show (labelled plausible)."""
+    return made(caption, [family], subtype="object", shown=True)
 
 
 MAKES = [
@@ -101,6 +99,5 @@ def test_additions_name_no_mass_noun_sign_or_bathroom_towel():
     bathroom were judged arguably true (a typical photo shows one)."""
     captions = ("A collage displays colorful deserts and fresh vegetables.", "A red fire hydrant on a city sidewalk.",
                 "A sink and mirror in a very small bathroom.")
-    made = {v.text for caption in captions
-            for seed in range(3) for v in perturb(caption, ["addition"], seed=seed, max_per_subtype=20, scorer=None)}
-    assert not any(word in text for text in made for word in (" a rice", " a sign", " a towel"))
+    added = {v.text for caption in captions for v in every_variant(caption, ["addition"])}
+    assert not any(word in text for text in added for word in (" a rice", " a sign", " a towel"))
