@@ -83,6 +83,16 @@ OPENED = frozenset({
 })
 # Words after the verb that need the thing open: "closing a refrigerator to get a drink", "water flowing out".
 _OPEN_FOR = frozenset({"to", "flowing", "spewing", "gushing", "pouring", "spraying", "inside", "into", "out"})
+# Things read by leafing through them, and which a photo shows shut instead ("flipping through a large book" ->
+# "closing a large book").
+LEAFED = frozenset({"book", "magazine", "newspaper", "paper", "menu", "notebook", "album", "catalog", "binder"})
+# Feats a person does and could be watching instead ("A person doing a skateboarding trick" -> "watching"), as a
+# game played is watched.
+FEATS = frozenset({"trick", "stunt", "flip", "jump", "wheelie", "kickflip", "ollie"})
+# Teeth a person brushes and could be flossing instead: a toothbrush and a string look different, so not where the
+# caption names the brush or paste.
+TEETH = frozenset({"teeth", "tooth"})
+_BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "with"})
 # Phones one talks on and could be putting away instead ("A man talking on a cell phone" -> "putting away").
 PHONES = frozenset({"phone", "cellphone", "smartphone", "telephone", "iphone"})
 # What a surfer rides and could be wiping out on instead (SugarCrepe: "surfing a large wave" -> "wiping out on").
@@ -148,6 +158,10 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG, STRUCK),
     PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
     PhraseSwap(frozenset({"talk", "chat"}), "on", "put away", _person, PHONES),
+    PhraseSwap(frozenset({"work", "type", "play", "text"}), "on", "put away", _person, DEVICES),
+    PhraseSwap(frozenset({"flip", "leaf", "page", "thumb"}), "through", "close", _person, LEAFED),
+    PhraseSwap(frozenset({"do", "perform", "attempt"}), "", "watch", _person, FEATS),
+    PhraseSwap(frozenset({"brush"}), "", "floss", _person, TEETH, _BRUSHES),
     PhraseSwap(frozenset({"open"}), "", "close", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"close", "shut"}), "", "open", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"ride", "surf", "catch"}), "", "wipe out on", _person, WAVES),
@@ -158,7 +172,7 @@ SWAPS: tuple[PhraseSwap, ...] = (
 )
 
 
-def _doer(verb: Token) -> str | None:
+def doer_of(verb: Token) -> str | None:
     """The lemma of who does the act: the verb's subject, or the noun a participle hangs on ("people" for "a
     group of people"), seen past a garment (`_garment_owner`)."""
     subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
@@ -290,7 +304,7 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         things = [child for child in verb.children if child.dep_ == "dobj" and child.tag_ in NOUN_TAGS]
         if verb_lemma(verb) not in _HAVING or verb.tag_ not in ("VBZ", "VBP") or not things:
             continue
-        doer = _doer(verb)
+        doer = doer_of(verb)
         if doer is not None and doer not in SETTING_NOUNS and not _animate(doer) and plain_object(things[0]):
             slots.append((doc[verb.i : verb.i + 1], [verb_form("lack", verb.tag_)]))
     return slots
@@ -329,7 +343,7 @@ def _turned_away_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if (verb.pos_ != "VERB" or verb.tag_ not in _TAGS or verb_lemma(verb) not in _LOOKS
                 or adverb.lower_ not in _LOOK_ADVERBS or at.lower_ != "at" or at.head.i not in (verb.i, adverb.i)):
             continue
-        doer = _doer(verb)
+        doer = doer_of(verb)
         if doer is not None and _animate(doer) and not any(_reflexive_word(child) for child in at.children):
             slots.append((doc[verb.i : at.i + 1], [verb_form("look away from", verb.tag_)]))
     return slots
@@ -350,7 +364,7 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if on is not None and looks_on and (any(child.dep_ == "pobj" for child in on.children)
                                             or (on.i + 1 < len(doc) and doc[on.i + 1].pos_ == "ADP")):
             continue  # "looking on a computer": a place; "look on from behind a rail" -> "look away from behind"
-        doer = _doer(verb)
+        doer = doer_of(verb)
         if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _person(doer):
             end = verb.i + 2 if looks_on else verb.i + 1
             slots.append((doc[verb.i : end], [verb_form("look away", tag)]))
@@ -366,7 +380,7 @@ def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     for verb in doc:
         if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
             continue
-        lemma, doer = verb_lemma(verb), _doer(verb)
+        lemma, doer = verb_lemma(verb), doer_of(verb)
         for swap in SWAPS:
             span = _phrase(verb, swap) if lemma in swap.verbs else None
             if span is not None and doer is not None and swap.doer(doer):
