@@ -2,12 +2,14 @@
 phone up" -> "a man putting his cell phone down", "A tennis player taking a swing at a ball" -> "A tennis player
 catching a ball", "prepares to swing at a tennis ball" -> "prepares to catch a tennis ball", "kisses the girl on
 the head" -> "pats the girl on the head" (SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" ->
-"hits", "kisses" -> "hugs").
+"hits", "kisses" -> "hugs"), "A kid brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
+-> "cuts a slice of her pizza".
 
 `verb_phrases.SWAPS` replaces a verb with the particle or preposition right after it; these are the same acts
 with the object between verb and particle, with "a swing" for the verb, or in the base form after "to", which
-the word swaps leave alone, and a kiss, which the lexicon has no opposite for. A photo tells them apart: a thing
-held up is not being set down, a swing at a ball is not a catch, lips on a head are not a hand.
+the word swaps leave alone, and a kiss, a bite or a brushing, which the lexicon has no opposite for. A photo
+tells them apart: a thing held up is not being set down, a swing at a ball is not a catch, lips on a head are not a
+hand, teeth in food are no knife, a toothbrush is no string of floss.
 """
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ SWUNG_AT = frozenset({"ball", "balloon", "birdie", "shuttlecock", "frisbee"})
 # Where a kiss lands that a hand could pat instead ("kisses the top of a woman's head" -> "pats the top of ..."):
 # lips and a hand on a head look different; a kiss on the lips or cheek has no patting opposite.
 _PATTED = frozenset({"head", "forehead"})
+# Teeth a person brushes and could be flossing instead: a toothbrush and a string look different, so not where the
+# caption names the brush or paste anywhere ("holding a toothbrush and flossing their teeth" was judged doubtful).
+TEETH = frozenset({"teeth", "tooth"})
+_BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "brushes"})
 # Verb forms the new phrase can take: "to swing at" keeps its base form.
 _TAGS = frozenset({"VB", "VBG", "VBZ", "VBP", "VBD"})
 
@@ -81,14 +87,34 @@ def _kiss_slot(verb: Token) -> tuple[Span, list[str]] | None:
     return verb.doc[verb.i : verb.i + 1], [verb_form("pat", verb.tag_)]
 
 
+def _bite_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"takes a bite of her pizza", "taking a bite out of a donut" -> "cutting a slice of": teeth and a knife on food
+    look different."""
+    doc = verb.doc
+    words = [token.lower_ for token in doc[verb.i + 1 : verb.i + 5]]
+    if verb_lemma(verb) != "take" or words[:2] != ["a", "bite"]:
+        return None
+    length = 3 if words[2:3] == ["of"] else 4 if words[2:4] == ["out", "of"] else 0
+    return (doc[verb.i : verb.i + 1 + length], [verb_form("cut", verb.tag_) + " a slice of"]) if length else None
+
+
+def _brush_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A kid brushing his teeth" -> "A kid flossing his teeth", where no brush or paste is named."""
+    doc = verb.doc
+    teeth = [child for child in verb.children if child.dep_ == "dobj" and noun_lemma(child) in TEETH]
+    if verb_lemma(verb) != "brush" or not teeth or any(token.lower_ in _BRUSHES for token in doc if token.i != verb.i):
+        return None
+    return doc[verb.i : verb.i + 1], [verb_form("floss", verb.tag_)]
+
+
 def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Separated particle verbs of a held thing, swings at a ball and kisses on a head, done by a person, with the
-    opposite act."""
+    """Separated particle verbs of a held thing, swings at a ball, kisses on a head, bites of food and teeth brushed,
+    done by a person, with the opposite act."""
     slots = []
     for verb in doc:
         if verb.pos_ != "VERB" or verb.tag_ not in _TAGS or not _person_does(verb):
             continue
-        for found in (_separated_slot(verb), _swing_slot(verb), _kiss_slot(verb)):
+        for found in (_separated_slot(verb), _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
             if found is not None:
                 slots.append(found)
     return slots

@@ -5,7 +5,8 @@ by a wall" -> "Several refrigerators are scattered by a wall", "Tall boxes are s
 
 A photo tells a stack, a pile or a line from things strewn about. Only the participle or past of many things (a
 passive, one hung on the noun, or spaCy's past for "Bananas piled up at a stand"), where "scattered" reads as
-their state or what they did; the place after it stays.
+their state or what they did; the place after it stays. Not the participle before its noun (`_before_noun`):
+"in glass stacked casings" -> "in glass scattered casings" was judged garbled.
 """
 from __future__ import annotations
 
@@ -28,12 +29,18 @@ def _many(verb: Token) -> bool:
     return noun is not None and noun.tag_ in ("NNS", "NNPS") and noun.tag_ in NOUN_TAGS
 
 
+def _before_noun(verb: Token) -> bool:
+    """The participle is a modifier of a noun after it, which spaCy may read as its object ("in glass stacked
+    casings": "casings" the object of a past "stacked")."""
+    return verb.dep_ == "amod" or any(child.dep_ == "dobj" for child in verb.children)
+
+
 def arrangement_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """"lined up", "stacked", "piled (up)" said of many things -> "scattered", where nothing after it needs the
     order (`_ORDER_WORDS`, `_GOALS`): "line" only with "up" ("lined with trees" is another act)."""
     slots = []
     for verb in doc:
-        if verb.tag_ not in ("VBN", "VBD") or verb_lemma(verb) not in ORDERED or not _many(verb):
+        if verb.tag_ not in ("VBN", "VBD") or verb_lemma(verb) not in ORDERED or not _many(verb) or _before_noun(verb):
             continue
         end = verb.i + 1
         if end < len(doc) and doc[end].lower_ == "up" and doc[end].dep_ == "prt":

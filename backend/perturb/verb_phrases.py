@@ -89,10 +89,9 @@ LEAFED = frozenset({"book", "magazine", "newspaper", "paper", "menu", "notebook"
 # Feats a person does and could be watching instead ("A person doing a skateboarding trick" -> "watching"), as a
 # game played is watched.
 FEATS = frozenset({"trick", "stunt", "flip", "jump", "wheelie", "kickflip", "ollie"})
-# Teeth a person brushes and could be flossing instead: a toothbrush and a string look different, so not where the
-# caption names the brush or paste.
-TEETH = frozenset({"teeth", "tooth"})
-_BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "with"})
+# What people wait for and could be getting off instead ("People waiting for a train" -> "getting off a train"); not
+# with a purpose after it ("waiting for the bus to arrive").
+RIDES = frozenset({"train", "bus", "subway", "tram", "trolley", "ferry", "shuttle"})
 # Phones one talks on and could be putting away instead ("A man talking on a cell phone" -> "putting away").
 PHONES = frozenset({"phone", "cellphone", "smartphone", "telephone", "iphone"})
 # What a surfer rides and could be wiping out on instead (SugarCrepe: "surfing a large wave" -> "wiping out on").
@@ -161,7 +160,7 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"work", "type", "play", "text"}), "on", "put away", _person, DEVICES),
     PhraseSwap(frozenset({"flip", "leaf", "page", "thumb"}), "through", "close", _person, LEAFED),
     PhraseSwap(frozenset({"do", "perform", "attempt"}), "", "watch", _person, FEATS),
-    PhraseSwap(frozenset({"brush"}), "", "floss", _person, TEETH, _BRUSHES),
+    PhraseSwap(frozenset({"wait"}), "for", "get off", _person, RIDES, frozenset({"to", "arrive", "coming", "come"})),
     PhraseSwap(frozenset({"open"}), "", "close", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"close", "shut"}), "", "open", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"ride", "surf", "catch"}), "", "wipe out on", _person, WAVES),
