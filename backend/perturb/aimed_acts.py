@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
-from backend.perturb.verb_phrases import doer_of
+from backend.perturb.verb_phrases import doer_of, readied
 
 # Separated particle verbs of a held thing, and their opposite: "holding his phone up" -> "putting his phone down".
 _SEPARATED = {("hold", "up"): ("put", "down"), ("pick", "up"): ("put", "down"), ("lift", "up"): ("put", "down"),
@@ -34,14 +34,12 @@ _PATTED = frozenset({"head", "forehead"})
 # caption names the brush or paste anywhere ("holding a toothbrush and flossing their teeth" was judged doubtful).
 TEETH = frozenset({"teeth", "tooth"})
 _BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "brushes"})
-# Verb forms the new phrase can take: "to swing at" keeps its base form.
-_TAGS = frozenset({"VB", "VBG", "VBZ", "VBP", "VBD"})
+# Verb forms the new phrase can take; the base form where the act is about to be done ("prepares to swing at").
+_TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 
 
 def _person_does(verb: Token) -> bool:
-    doer = doer_of(verb)
-    if doer is None and verb.tag_ == "VB" and verb.head.pos_ in ("VERB", "AUX"):
-        doer = doer_of(verb.head)  # "A player prepares to swing at a ball": the player of "prepares"
+    doer = doer_of(verb)  # "A player prepares to swing at a ball": the player of "prepares"
     return doer is not None and lexicon().is_person(doer)
 
 
@@ -112,7 +110,7 @@ def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     done by a person, with the opposite act."""
     slots = []
     for verb in doc:
-        if verb.pos_ != "VERB" or verb.tag_ not in _TAGS or not _person_does(verb):
+        if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)) or not _person_does(verb):
             continue
         for found in (_separated_slot(verb), _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
             if found is not None:

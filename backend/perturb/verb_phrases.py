@@ -98,8 +98,11 @@ PHONES = frozenset({"phone", "cellphone", "smartphone", "telephone", "iphone"})
 WAVES = frozenset({"wave"})
 # What a grazing animal eats and could be lying in instead (SugarCrepe: "eating hay" -> "sleeping in the hay").
 FODDER = frozenset({"grass", "hay", "straw"})
-# Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten).
+# Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten); the base
+# form only where the act is about to be done (`readied`).
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
+_READY = frozenset({"about", "ready"})
+_READYING = frozenset({"prepare", "try", "attempt"})
 # Words after which "each other" is close by, and the phrase that says they are apart.
 _TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
 _APART = "far from"
@@ -171,9 +174,19 @@ SWAPS: tuple[PhraseSwap, ...] = (
 )
 
 
+def readied(verb: Token) -> bool:
+    """A base form of an act about to be done: "is about to catch", "gets ready to fly", "prepares to swing",
+    "trying to pick up" (not "to" of a purpose: "using a phone to take a picture")."""
+    head = verb.head
+    return verb.tag_ == "VB" and verb.dep_ == "xcomp" and (head.lower_ in _READY or verb_lemma(head) in _READYING)
+
+
 def doer_of(verb: Token) -> str | None:
     """The lemma of who does the act: the verb's subject, or the noun a participle hangs on ("people" for "a
-    group of people"), seen past a garment (`_garment_owner`)."""
+    group of people"), seen past a garment (`_garment_owner`); for an act about to be done (`readied`), who is
+    about to do it."""
+    if readied(verb):
+        verb = verb.head.head if verb.head.lower_ in _READY else verb.head
     subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
     if subject is None or subject.tag_ not in NOUN_TAGS:
         return None
@@ -371,13 +384,14 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 
 def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form; things close
+    """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form (the base form of
+    an act about to be done too: "A young boy gets ready to fly a kite" -> "... to carry a kite"); things close
     to each other or together set apart; things filled emptied; things had lacked; looks turned away; things on
     display packed away."""
     slots = _apart_slots(doc) + _spread_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
     slots += _turned_away_slots(doc) + _onlooker_slots(doc) + _stored_slots(doc)
     for verb in doc:
-        if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
+        if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)):
             continue
         lemma, doer = verb_lemma(verb), doer_of(verb)
         for swap in SWAPS:
