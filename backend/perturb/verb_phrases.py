@@ -103,6 +103,8 @@ FODDER = frozenset({"grass", "hay", "straw"})
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 _READY = frozenset({"about", "ready"})
 _READYING = frozenset({"prepare", "try", "attempt"})
+# Acts nobody gets ready for: "trying to wipe out on a wave" was judged absurd.
+_MISHAPS = frozenset({"wipe out on", "drop", "let go of"})
 # Words after which "each other" is close by, and the phrase that says they are apart.
 _TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
 _APART = "far from"
@@ -396,6 +398,7 @@ def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         lemma, doer = verb_lemma(verb), doer_of(verb)
         for swap in SWAPS:
             span = _phrase(verb, swap) if lemma in swap.verbs else None
-            if span is not None and doer is not None and swap.doer(doer):
+            if span is not None and doer is not None and swap.doer(doer) and not (
+                    readied(verb) and swap.new in _MISHAPS):
                 slots.append((span, [verb_form(swap.new, verb.tag_)]))
     return slots
