@@ -15,6 +15,7 @@ from backend.perturb.counted import WORD_NUMBERS
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.kind_modifiers import BASEBALL_POSITIONS, ROOMS, SPORTS
 from backend.perturb.lexicon import ADJ, NOUN, VERB, lexicon
+from backend.perturb.verb_phrases import SWAPS
 from tests.support.perturb_outputs import every_variant
 
 
@@ -92,10 +93,10 @@ def test_audited_mistakes_are_never_produced(caption, wrong, kind):
 
 def _lexicon_words():
     """The lexicon's words, and the closed word lists of the phrase replacements (counts, sports, rooms,
-    baseball positions, "without")."""
+    baseball positions, "without", the verb phrases of `verb_phrases.SWAPS`)."""
     lex = lexicon()
     words = {w for pos in (NOUN, ADJ, VERB) for group in lex.groups[pos] for w in group} | set(WORD_NUMBERS)
-    words |= {"without", "children", "modern", *SPORTS, *ROOMS, *BASEBALL_POSITIONS}
+    words |= {"without", "children", "modern", *SPORTS, *ROOMS, *BASEBALL_POSITIONS, *(swap.new for swap in SWAPS)}
     return words | {o.word for index in lex.opposites.values() for options in index.values() for o in options}
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.ages import child_slots
+from backend.perturb.aimed_acts import aimed_act_slots
+from backend.perturb.arrangement import arrangement_slots
 from backend.perturb.athletes import athlete_slots
 from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.attribute_phrases import attribute_phrase_slots
@@ -123,7 +125,8 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
     "object": (kind_slots, people_slots, child_slots, athlete_slots),
     "attribute": (count_slots, attribute_phrase_slots),
-    "relation": (without_slots, motion_slots, verb_phrase_slots, placement_slots, held_garment_slots),
+    "relation": (without_slots, motion_slots, verb_phrase_slots, placement_slots, held_garment_slots,
+                 aimed_act_slots, arrangement_slots),
 }
 
 

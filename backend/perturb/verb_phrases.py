@@ -83,14 +83,28 @@ OPENED = frozenset({
 })
 # Words after the verb that need the thing open: "closing a refrigerator to get a drink", "water flowing out".
 _OPEN_FOR = frozenset({"to", "flowing", "spewing", "gushing", "pouring", "spraying", "inside", "into", "out"})
+# Things read by leafing through them, and which a photo shows shut instead ("flipping through a large book" ->
+# "closing a large book").
+LEAFED = frozenset({"book", "magazine", "newspaper", "paper", "menu", "notebook", "album", "catalog", "binder"})
+# Feats a person does and could be watching instead ("A person doing a skateboarding trick" -> "watching"), as a
+# game played is watched.
+FEATS = frozenset({"trick", "stunt", "flip", "jump", "wheelie", "kickflip", "ollie"})
+# What people wait for and could be getting off instead ("People waiting for a train" -> "getting off a train"); not
+# with a purpose after it ("waiting for the bus to arrive").
+RIDES = frozenset({"train", "bus", "subway", "tram", "trolley", "ferry", "shuttle"})
 # Phones one talks on and could be putting away instead ("A man talking on a cell phone" -> "putting away").
 PHONES = frozenset({"phone", "cellphone", "smartphone", "telephone", "iphone"})
 # What a surfer rides and could be wiping out on instead (SugarCrepe: "surfing a large wave" -> "wiping out on").
 WAVES = frozenset({"wave"})
 # What a grazing animal eats and could be lying in instead (SugarCrepe: "eating hay" -> "sleeping in the hay").
 FODDER = frozenset({"grass", "hay", "straw"})
-# Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten).
+# Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten); the base
+# form only where the act is about to be done (`readied`).
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
+_READY = frozenset({"about", "ready"})
+_READYING = frozenset({"prepare", "try", "attempt"})
+# Acts nobody gets ready for: "trying to wipe out on a wave" was judged absurd.
+_MISHAPS = frozenset({"wipe out on", "drop", "let go of"})
 # Words after which "each other" is close by, and the phrase that says they are apart.
 _TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
 _APART = "far from"
@@ -148,6 +162,10 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG, STRUCK),
     PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
     PhraseSwap(frozenset({"talk", "chat"}), "on", "put away", _person, PHONES),
+    PhraseSwap(frozenset({"work", "type", "play", "text"}), "on", "put away", _person, DEVICES),
+    PhraseSwap(frozenset({"flip", "leaf", "page", "thumb"}), "through", "close", _person, LEAFED),
+    PhraseSwap(frozenset({"do", "perform", "attempt"}), "", "watch", _person, FEATS),
+    PhraseSwap(frozenset({"wait"}), "for", "get off", _person, RIDES, frozenset({"to", "arrive", "coming", "come"})),
     PhraseSwap(frozenset({"open"}), "", "close", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"close", "shut"}), "", "open", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"ride", "surf", "catch"}), "", "wipe out on", _person, WAVES),
@@ -158,9 +176,19 @@ SWAPS: tuple[PhraseSwap, ...] = (
 )
 
 
-def _doer(verb: Token) -> str | None:
+def readied(verb: Token) -> bool:
+    """A base form of an act about to be done: "is about to catch", "gets ready to fly", "prepares to swing",
+    "trying to pick up" (not "to" of a purpose: "using a phone to take a picture")."""
+    head = verb.head
+    return verb.tag_ == "VB" and verb.dep_ == "xcomp" and (head.lower_ in _READY or verb_lemma(head) in _READYING)
+
+
+def doer_of(verb: Token) -> str | None:
     """The lemma of who does the act: the verb's subject, or the noun a participle hangs on ("people" for "a
-    group of people"), seen past a garment (`_garment_owner`)."""
+    group of people"), seen past a garment (`_garment_owner`); for an act about to be done (`readied`), who is
+    about to do it."""
+    if readied(verb):
+        verb = verb.head.head if verb.head.lower_ in _READY else verb.head
     subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
     if subject is None or subject.tag_ not in NOUN_TAGS:
         return None
@@ -290,7 +318,7 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         things = [child for child in verb.children if child.dep_ == "dobj" and child.tag_ in NOUN_TAGS]
         if verb_lemma(verb) not in _HAVING or verb.tag_ not in ("VBZ", "VBP") or not things:
             continue
-        doer = _doer(verb)
+        doer = doer_of(verb)
         if doer is not None and doer not in SETTING_NOUNS and not _animate(doer) and plain_object(things[0]):
             slots.append((doc[verb.i : verb.i + 1], [verb_form("lack", verb.tag_)]))
     return slots
@@ -329,7 +357,7 @@ def _turned_away_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if (verb.pos_ != "VERB" or verb.tag_ not in _TAGS or verb_lemma(verb) not in _LOOKS
                 or adverb.lower_ not in _LOOK_ADVERBS or at.lower_ != "at" or at.head.i not in (verb.i, adverb.i)):
             continue
-        doer = _doer(verb)
+        doer = doer_of(verb)
         if doer is not None and _animate(doer) and not any(_reflexive_word(child) for child in at.children):
             slots.append((doc[verb.i : at.i + 1], [verb_form("look away from", verb.tag_)]))
     return slots
@@ -350,7 +378,7 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         if on is not None and looks_on and (any(child.dep_ == "pobj" for child in on.children)
                                             or (on.i + 1 < len(doc) and doc[on.i + 1].pos_ == "ADP")):
             continue  # "looking on a computer": a place; "look on from behind a rail" -> "look away from behind"
-        doer = _doer(verb)
+        doer = doer_of(verb)
         if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _person(doer):
             end = verb.i + 2 if looks_on else verb.i + 1
             slots.append((doc[verb.i : end], [verb_form("look away", tag)]))
@@ -358,17 +386,19 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 
 def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form; things close
+    """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form (the base form of
+    an act about to be done too: "A young boy gets ready to fly a kite" -> "... to carry a kite"); things close
     to each other or together set apart; things filled emptied; things had lacked; looks turned away; things on
     display packed away."""
     slots = _apart_slots(doc) + _spread_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
     slots += _turned_away_slots(doc) + _onlooker_slots(doc) + _stored_slots(doc)
     for verb in doc:
-        if verb.pos_ != "VERB" or verb.tag_ not in _TAGS:
+        if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)):
             continue
-        lemma, doer = verb_lemma(verb), _doer(verb)
+        lemma, doer = verb_lemma(verb), doer_of(verb)
         for swap in SWAPS:
             span = _phrase(verb, swap) if lemma in swap.verbs else None
-            if span is not None and doer is not None and swap.doer(doer):
+            if span is not None and doer is not None and swap.doer(doer) and not (
+                    readied(verb) and swap.new in _MISHAPS):
                 slots.append((span, [verb_form(swap.new, verb.tag_)]))
     return slots

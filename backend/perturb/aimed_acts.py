@@ -1,0 +1,118 @@
+"""Acts on a held or aimed-at thing that spread over several words, as a relation phrase: "a man holding his cell
+phone up" -> "a man putting his cell phone down", "A tennis player taking a swing at a ball" -> "A tennis player
+catching a ball", "prepares to swing at a tennis ball" -> "prepares to catch a tennis ball", "kisses the girl on
+the head" -> "pats the girl on the head" (SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" ->
+"hits", "kisses" -> "hugs"), "A kid brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
+-> "cuts a slice of her pizza".
+
+`verb_phrases.SWAPS` replaces a verb with the particle or preposition right after it; these are the same acts
+with the object between verb and particle, with "a swing" for the verb, or in the base form after "to", which
+the word swaps leave alone, and a kiss, a bite or a brushing, which the lexicon has no opposite for. A photo
+tells them apart: a thing held up is not being set down, a swing at a ball is not a catch, lips on a head are not a
+hand, teeth in food are no knife, a toothbrush is no string of floss.
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from backend.perturb.inflect import verb_form
+from backend.perturb.lexicon import lexicon
+from backend.perturb.parse_reading import noun_lemma, verb_lemma
+from backend.perturb.verb_phrases import doer_of, readied
+
+# Separated particle verbs of a held thing, and their opposite: "holding his phone up" -> "putting his phone down".
+_SEPARATED = {("hold", "up"): ("put", "down"), ("pick", "up"): ("put", "down"), ("lift", "up"): ("put", "down"),
+              ("put", "down"): ("pick", "up"), ("set", "down"): ("pick", "up")}
+# Prepositions of where the act happens, which the new act keeps ("putting his cell phone down in a crowd").
+_SETTINGS = frozenset({"in", "at", "on", "near", "with", "while", "during", "inside", "outside"})
+# What a swing is aimed at, and could be caught instead; not a pitch, which only a catcher catches.
+SWUNG_AT = frozenset({"ball", "balloon", "birdie", "shuttlecock", "frisbee"})
+# Where a kiss lands that a hand could pat instead ("kisses the top of a woman's head" -> "pats the top of ..."):
+# lips and a hand on a head look different; a kiss on the lips or cheek has no patting opposite.
+_PATTED = frozenset({"head", "forehead"})
+# Teeth a person brushes and could be flossing instead: a toothbrush and a string look different, so not where the
+# caption names the brush or paste anywhere ("holding a toothbrush and flossing their teeth" was judged doubtful).
+TEETH = frozenset({"teeth", "tooth"})
+_BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "brushes"})
+# Verb forms the new phrase can take; the base form where the act is about to be done ("prepares to swing at").
+_TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
+
+
+def _person_does(verb: Token) -> bool:
+    doer = doer_of(verb)  # "A player prepares to swing at a ball": the player of "prepares"
+    return doer is not None and lexicon().is_person(doer)
+
+
+def _separated_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"holding his cell phone up" -> "putting his cell phone down": a particle after the verb's object, which
+    stays between the new verb and its particle."""
+    doc = verb.doc
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    particles = [child for child in verb.children if child.dep_ == "prt"]
+    if len(objects) != 1 or len(particles) != 1 or particles[0].i <= objects[0].i:
+        return None
+    new = _SEPARATED.get((verb_lemma(verb), particles[0].lower_))
+    after = doc[particles[0].i + 1] if particles[0].i + 1 < len(doc) else None
+    if new is None or (after is not None and after.pos_ == "ADP" and after.lower_ not in _SETTINGS):
+        return None  # "holding a knife up to a cake", "picks the ball up off the ground": the new act has no goal
+    words = doc[verb.i + 1 : particles[0].i].text
+    return doc[verb.i : particles[0].i + 1], [f"{verb_form(new[0], verb.tag_)} {words} {new[1]}"]
+
+
+def _swing_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"swinging at a ball", "taking a swing at a ball" -> "catching a ball", where the ball (`SWUNG_AT`) is the
+    object of the "at" right after "swing"."""
+    doc = verb.doc
+    lemma = verb_lemma(verb)
+    if lemma == "swing":
+        at = verb.i + 1
+    elif lemma == "take" and [token.lower_ for token in doc[verb.i + 1 : verb.i + 3]] == ["a", "swing"]:
+        at = verb.i + 3
+    else:
+        return None
+    if at >= len(doc) or doc[at].lower_ != "at":
+        return None
+    targets = [child for child in doc[at].children if child.dep_ == "pobj"]
+    if not targets or noun_lemma(targets[0]) not in SWUNG_AT:
+        return None
+    return doc[verb.i : at + 1], [verb_form("catch", verb.tag_)]
+
+
+def _kiss_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"kisses the girl on the head" -> "pats the girl on the head": a kiss with a head after it, in its clause."""
+    if verb_lemma(verb) != "kiss" or not any(token.lower_ in _PATTED for token in verb.subtree if token.i > verb.i):
+        return None
+    return verb.doc[verb.i : verb.i + 1], [verb_form("pat", verb.tag_)]
+
+
+def _bite_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"takes a bite of her pizza", "taking a bite out of a donut" -> "cutting a slice of": teeth and a knife on food
+    look different."""
+    doc = verb.doc
+    words = [token.lower_ for token in doc[verb.i + 1 : verb.i + 5]]
+    if verb_lemma(verb) != "take" or words[:2] != ["a", "bite"]:
+        return None
+    length = 3 if words[2:3] == ["of"] else 4 if words[2:4] == ["out", "of"] else 0
+    return (doc[verb.i : verb.i + 1 + length], [verb_form("cut", verb.tag_) + " a slice of"]) if length else None
+
+
+def _brush_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A kid brushing his teeth" -> "A kid flossing his teeth", where no brush or paste is named."""
+    doc = verb.doc
+    teeth = [child for child in verb.children if child.dep_ == "dobj" and noun_lemma(child) in TEETH]
+    if verb_lemma(verb) != "brush" or not teeth or any(token.lower_ in _BRUSHES for token in doc if token.i != verb.i):
+        return None
+    return doc[verb.i : verb.i + 1], [verb_form("floss", verb.tag_)]
+
+
+def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """Separated particle verbs of a held thing, swings at a ball, kisses on a head, bites of food and teeth brushed,
+    done by a person, with the opposite act."""
+    slots = []
+    for verb in doc:
+        if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)) or not _person_does(verb):
+            continue
+        for found in (_separated_slot(verb), _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
+            if found is not None:
+                slots.append(found)
+    return slots
