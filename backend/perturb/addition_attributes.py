@@ -37,7 +37,11 @@ FAMILY = "addition"
 MIN_TOGETHER = 2
 IMPLIED_SHARE = 0.2
 ADDED_CLASSES = ("colour", "material", "pattern")
-MANY_COLOURED = MANY_COLOURS | {"multi-colored", "rainbow"}  # already coloured: no colour is added
+# Already coloured: no colour is added ("A brightly colored single black engine plane" was judged err).
+MANY_COLOURED = MANY_COLOURS | {"multi-colored", "rainbow", "colored", "coloured"}
+# A count of parts before a compound modifier makes one adjective with it: "a single engine plane", "a double
+# decker bus", "twin engine": nothing goes between them.
+MULTIPLIERS = frozenset("single double twin triple quadruple".split())
 PAINTING = frozenset({"paint", "color", "colour", "dye"})
 # Size, age, opinion and state words: an added colour, material or pattern goes after them ("a large brown
 # bench"); after any other modifier it may split a compound ("the front green seat").
@@ -160,8 +164,8 @@ def _attribute_site(noun: Token, visual_class: str) -> int | None:
     if doc[start - 1].text in HYPHENS or not doc[start - 1].whitespace_:
         return None  # inside "double-decker"
     before = doc[start - 1]
-    if start < noun.i and is_compound_word(before.lower_, doc[start].lower_):
-        return None  # "big horn sheep" are bighorn sheep: no "big brown horn sheep"
+    if start < noun.i and (is_compound_word(before.lower_, doc[start].lower_) or before.lower_ in MULTIPLIERS):
+        return None  # "big horn sheep" are bighorn sheep, "single engine" one adjective: no "single black engine"
     if before.tag_ in ("DT", "PRP$", "POS", "WP$") or (before.tag_ == "CD" and start == noun.i):
         return doc[start].idx
     if before.lower_ in EARLIER_ADJECTIVES or set(visual_values(before.lower_, None)) - {visual_class}:

@@ -97,6 +97,8 @@ def _new_phrase(verb: Token, moving: bool, kind: str) -> str | None:
             return f"are {tail}"
         return tail if verb.tag_ == "VBG" else None
     lemma, tail = ("fly", "over") if kind == "air" else ("drive", "down")
+    if any(child.dep_ == "aux" and child.lemma_.lower() == "have" for child in verb.children):
+        return None  # "A green car has parked on the curb" -> "has driving down" was judged err
     tag = "VBG" if verb.tag_ == "VBN" else verb.tag_
     if tag not in ("VBG", "VBZ", "VBP"):
         return None
