@@ -19,7 +19,7 @@ MAKES = [
     ("object", "A person is holding up a half eaten pastry.", "A child is holding up a half eaten pastry."),
     # an invariant plural counted many is replaced by a plural; a grazer by a grazer (slots, refill_fit)
     ("object", "A group of sheep grazing in a grassy valley.", "A group of cows grazing in a grassy valley."),
-    # a participle spaCy hung on a garment is done by its wearer (slots.wearer)
+    # a participle spaCy hung on a garment is done by its wearer (wearing.wearer)
     ("relation", "A little league baseball team in orange uniforms posing for a group picture.",
      "A little league baseball team in orange uniforms taking a group picture."),
     ("relation", "Two young girls in uniforms sitting on a bench.", "Two young girls in uniforms standing on a bench."),
@@ -34,7 +34,7 @@ MAKES = [
      "a woman letting go of a piece of pizza with her mouth"),
     ("relation", "A girl swinging a tennis racket in a match.", "A girl dropping a tennis racket in a match."),
     ("relation", "A woman using her laptop on a couch.", "A woman putting away her laptop on a couch."),
-    # a person on skis is one without them (lexicon.json: foot_gear); an npadvmod noun is the doer (slots.actor)
+    # a person on skis is one without them (lexicon.json: foot_gear); an npadvmod noun is the doer (wearing.actor)
     ("relation", "A man on skis is going down a slope.", "A man without skis is going down a slope."),
     ("relation", "Two barefoot women holding game controllers in each hand.",
      "Two barefoot women throwing game controllers in each hand."),

@@ -18,11 +18,11 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   it ("a sheep and a dog"), never where the subject acts on an object (but for one ridden thing each: "riding
   skateboards") or a pronoun points back to it (`addition_references`; who may join is `addition_partners`'), and in
   front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"), also through a
-  depiction's "of" ("a close up of a bowl and a plate of food"; where the join goes is `addition_subject`'s). Where the counts are too few, `kindred` things
-  stand in for them: a cow beside a sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and
-  a car") or second object ("holding a phone and a camera"), at the sites `lists` reads; and a grown bear takes a
-  cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a kitchen with a stove" is still true of its
-  photo);
+  depiction's "of" ("a close up of a bowl and a plate of food"; where the join goes is `addition_subject`'s).
+  Where the counts are too few, `kindred` things stand in for them: a cow beside a sheep, a bus joined to "a car" as
+  subject, third list member ("a tram, a bus and a car") or second object ("holding a phone and a camera"), at the
+  sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a
+  kitchen with a stove" is still true of its photo);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """

@@ -13,7 +13,7 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.lexicon import lexicon
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
-from backend.perturb.slots import actor, wearer
+from backend.perturb.wearing import actor, wearer
 
 # What a person can do holding a garment in their hands.
 HANDS_FREE = frozenset({

@@ -28,8 +28,9 @@ from backend.perturb.parse_reading import (
     verb_lemma,
 )
 from backend.perturb.rearrange import conjunct_reorders, spatial_converses
-from backend.perturb.slots import PERSON_PRONOUNS, Slot, head_lemma, inflected, introduces_clothing, places_a_thing
+from backend.perturb.slots import PERSON_PRONOUNS, Slot, head_lemma, inflected, places_a_thing
 from backend.perturb.units import SHADES
+from backend.perturb.wearing import introduces_clothing
 
 FAMILY = "hard_positive"
 # Verbs of motion or looking: "in" after them is a direction ("puts her

@@ -45,7 +45,7 @@ from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_k
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, living, placements
 from backend.perturb.refill_neighbours import neighbours_fit
-from backend.perturb.slots import wearer
+from backend.perturb.wearing import wearer
 
 T = TypeVar("T")
 

@@ -37,13 +37,13 @@ from backend.perturb.parse_reading import (
     verb_lemma,
 )
 from backend.perturb.verb_fit import refill_fits_clause
+from backend.perturb.wearing import actor, introduces_clothing, is_color
 
 # Nouns whose plural is the singular: "A sheep" or "two sheep" is only
 # clear from a determiner.
 INVARIANT_PLURALS = frozenset({"sheep", "deer", "fish", "moose", "bison", "cattle", "elk"})
 SINGULAR_DETERMINERS = frozenset({"a", "an", "one", "this", "that", "each", "every", "another"})
 PERSON_PRONOUNS = frozenset({"he", "she", "i", "we", "you", "someone", "somebody", "everyone", "him", "her"})
-COLOR = "color"
 # Participles that suit nearly any object ("a car parked", "a vase placed");
 # others say what was done to this one ("the window rolled down", "a cake
 # cut into pieces") and may not suit its replacement.
@@ -88,22 +88,6 @@ def head_lemma(token: Token | None) -> str | None:
     # "teddy bears" are toys, whatever arc spaCy drew between the two words.
     compound = f"{token.doc[token.i - 1].lower_} {lemma}"
     return compound if compound in lexicon().multiword_nouns else lemma
-
-
-def introduces_clothing(phrase: Span) -> bool:
-    """True for "in" in "a man in a red shirt" or "a goalkeeper in orange":
-    wearing, not a spatial relation. Noun modifiers count too, since a
-    mis-parse can make the garment one ("a blue dress poses")."""
-    obj = object_of(phrase)
-    if obj is None:
-        return False
-    lex = lexicon()
-    nouns = [obj] + [child for child in obj.children if child.dep_ == "compound"]
-    return lex.is_worn(noun_lemma(obj)) or any(lex.is_worn(n.lemma_.lower()) for n in nouns) or _is_color(obj.lower_)
-
-
-def _is_color(word: str) -> bool:
-    return COLOR in lexicon().attribute_classes(word)
 
 
 def taken(doc: Doc) -> tuple[list[Span], list[Span], set[int]]:
@@ -238,29 +222,6 @@ def attribute_slots(doc: Doc) -> list[Slot]:
     ]
 
 
-def wearer(noun: Token) -> Token:
-    """The person a garment noun is worn by, where spaCy hung a participle on the garment ("a woman in a dress
-    and pale makeup sitting by a table": "sitting" on "makeup"), else `noun` itself."""
-    first = noun
-    while first.dep_ == "conj" and first.head.tag_ in NOUN_TAGS:
-        first = first.head
-    preposition = first.head
-    if first.dep_ != "pobj" or preposition.lower_ != "in" or preposition.head.tag_ not in NOUN_TAGS:
-        return noun
-    return preposition.head if introduces_clothing(preposition.doc[preposition.i : preposition.i + 1]) else noun
-
-
-def actor(verb: Token) -> Token | None:
-    """Who does what `verb` says (`parse_reading.subject_of`), seen past a garment to its wearer (`wearer`). Where
-    the parse gives no subject, a noun spaCy hung on the verb as an adverb before it still is one ("Two barefoot
-    women holding ...": "women" an npadvmod)."""
-    subject = subject_of(verb)
-    if subject is None:
-        before = [child for child in verb.children if child.dep_ == "npadvmod" and child.i < verb.i]
-        subject = before[0] if before and before[0].tag_ in NOUN_TAGS else None
-    return None if subject is None else wearer(subject)
-
-
 def _subject_fits(verb: Token, who: str) -> bool:
     if who == "any":
         return True
@@ -365,7 +326,7 @@ def _attribute_words(slot: Slot, with_antonyms: bool) -> list[str]:
     token = slot.span[0]
     head = head_noun(token)
     head_word = head_lemma(head) if head is not None and head.pos_ in ("NOUN", "PROPN") else None
-    if _is_color(slot.lemma) and (head_word is None or lex.is_person(head_word)):
+    if is_color(slot.lemma) and (head_word is None or lex.is_person(head_word)):
         return []  # "a black man" is about skin, not paint
     words = lex.co_hyponyms(slot.lemma, ADJ)
     if with_antonyms:

@@ -24,7 +24,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
 from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
-from backend.perturb.slots import actor, wearer
+from backend.perturb.wearing import actor, wearer
 from backend.perturb.without import SETTING_NOUNS, plain_object
 
 # Games a person plays and could be watching instead; "playing with a ball" and "playing a guitar" are not
