@@ -2,7 +2,8 @@
 perturb-judged-addition8-natural.csv) are never made again, and the rules that barred them leave alone what they
 must: a holder full "of" things stays a holder (`refill_neighbours`), a perfect "has parked" takes no "driving
 down" (`motion`), an added colour never splits "single engine" nor joins "brightly colored"
-(`addition_attributes`)."""
+(`addition_attributes`); a ball game's home plate or base takes no kindred thing, and no dog joins a batter
+(`addition`, `addition_partners`)."""
 import pytest
 
 from backend.perturb.core import normalized
@@ -15,6 +16,10 @@ NEVER = [
      "A green car has driving down the curb in a parking lot"),
     ("A brightly colored single engine plane is high in the clear sky.", ["addition"],
      "A brightly colored single black engine plane is high in the clear sky."),
+    # noticed this stop: a ball game's own things take no kindred, and no dog joins a player in the game
+    ("A catcher is ready to catch the ball after it crosses the plate", ["addition"],
+     "A catcher is ready to catch the ball after it crosses the plate and a bowl"),
+    ("A batter stands at home plate", ["addition"], "A batter and a dog stand at home plate"),
 ]
 
 STILL_MADE = [
@@ -22,6 +27,8 @@ STILL_MADE = [
     ("A red car parked on the street.", ["replace"], "A red car driving down the street."),
     ("A car is parked on the road.", ["replace"], "A car is driving down the road."),
     ("A single plane flying in the clear sky.", ["addition"], "A single black plane flying in the clear sky."),
+    ("A sandwich sitting on a plate", ["addition"], "A sandwich sitting on a plate with a banana"),
+    ("A man standing on a beach", ["addition"], "A man and a dog standing on a beach"),
 ]
 
 

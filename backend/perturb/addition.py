@@ -171,11 +171,16 @@ def _seen_beside(stats: CaptionStats, word: str, scene: list[str], site: str) ->
     return any(stats.together(word, noun) >= MIN_TOGETHER for noun in scene if noun not in (site, *FRAME_NOUNS))
 
 
+# A ball game's own things, which a caption of the game names by a common word: its ball, home plate, a base.
+GAME_THINGS = frozenset({"ball", "plate", "base", "mound"})
+
+
 def _site_kin(noun: Token) -> frozenset[str]:
-    """`kindred` things that may go beside a lone noun; none beside a game's ball ("getting ready to hit the
-    ball next to a kite" at a tennis tournament was judged absurd)."""
+    """`kindred` things that may go beside a lone noun; none beside a game's own thing ("getting ready to hit the
+    ball next to a kite" at a tennis tournament was judged absurd; "after it crosses the plate and a bowl" is home
+    plate)."""
     lemma = noun_lemma(noun)
-    if lemma == "ball" and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
+    if lemma in GAME_THINGS and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
         return frozenset()
     return kindred(lemma)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from spacy.tokens import Span, Token
 
 from backend.perturb.addition_references import relative_clauses
+from backend.perturb.kind_modifiers import BASEBALL_POSITIONS
 from backend.perturb.kindred import KIND_COMPOUNDS, OWN_HOLDERS, TOY, TOY_MARKS, YOUNG, YOUNG_MARKS, kindred
 from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import one_object_verb
@@ -36,6 +37,8 @@ LOOK_VERBS = frozenset({"wear", "dress"})
 # woman" would be one person twice): another person of the group joins them ("a lady and a man").
 PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": frozenset({"boy", "girl"}),
               "kid": frozenset({"boy", "girl"}), "baby": frozenset({"boy", "girl"})}
+# People named by their place in a game under way: no dog stands at home plate with a batter.
+GAME_ROLES = frozenset({*BASEBALL_POSITIONS, "referee", "goalie", "goalkeeper", "quarterback", "linebacker"})
 # A person's own acts, which a dog joined to them would do too (`person_only`).
 PERSON_ACTS = frozenset("laugh smile grin talk chat speak read write cook shop sing dance text type shave".split())
 # Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
@@ -111,7 +114,7 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
         people = ([word for word in groups["person"] if word != lemma and word not in PERSON_KIN.get(lemma, ())]
                   if named else ["child"] if counted else [])
         people += sorted(kindred(lemma) - {*groups["person"], "child", "dog", "person", "people"})
-        dog_acts = person_only(own_verbs(subject, noun))
+        dog_acts = person_only(own_verbs(subject, noun)) or lemma in GAME_ROLES
         return people if dog_acts or person_described(noun) else ["dog", *people]
     if acts:
         return []
