@@ -220,13 +220,16 @@ def _names_a_kind_of(noun: Token) -> bool:
 
 
 def _mentioned_again(noun: Token) -> bool:
-    """A later "the" noun of the caption is this one again ("A bus stopped ... to board the bus"): the refill would
-    leave the second mention naming the old thing. Two of a kind ("a small elephant walks underneath a big
+    """A later "the" noun of the caption is this one again ("A bus stopped ... to board the bus"), or a later one
+    of its kind is compared with it ("from a large boat as a smaller boat is lowered", "another boat"): the
+    refill would leave the second mention naming or measured against the old thing ("from a large jet ski as a
+    smaller boat is lowered" was judged absurd). Two of a kind ("a small elephant walks underneath a big
     elephant") are two things, and either may change."""
     lex = lexicon()
     key = lex.canonical(noun_lemma(noun))
     return any(token.tag_ in NOUN_TAGS and lex.canonical(noun_lemma(token)) == key
-               and any(child.dep_ == "det" and child.lower_ == "the" for child in token.children)
+               and any((child.dep_ == "det" and child.lower_ == "the") or child.tag_ == "JJR"
+                       or child.lower_ in ("other", "another") for child in token.children)
                for token in noun.doc[noun.i + 1:])
 
 
