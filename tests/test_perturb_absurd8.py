@@ -38,6 +38,11 @@ NEVER = [
      "People watch from a large jet ski as a smaller boat is lowered into the ocean."),
     ("A green stand holding several bananas for sale.", "binding_swap", "count",
      "Several green stands holding a banana for sale."),
+    ("A cat looking at another cat on the television.", "replace", "object",
+     "A dog looking at another cat on the television."),
+    ("A cat looking at another cat on the television.", "replace", "object",
+     "A cat looking at another rabbit on the television."),
+    ("a man pets a horse attached to other horses", "replace", "object", "a man pets a cow attached to other horses"),
 ]
 
 STILL_SHOWN = [
