@@ -38,6 +38,7 @@ LOCATIVE_PREPOSITIONS = frozenset({
 })
 FILLING_VERBS = frozenset({"fill", "load", "stack", "pile", "pack", "cover", "crowd", "line", "stock", "full"})
 # ("rid": spaCy's small model lemmatises "riding" so.)
+HOLDING_VERBS = frozenset({"hold", "display", "contain", "offer"})
 SEATED_VERBS = frozenset({"sit", "lie", "lay", "sleep", "ride", "rid", "stand", "perch"})
 # What one person works one of at a time: "a person paddles several canoes" is absurd.
 STEERED_VERBS = frozenset({"paddle", "row", "drive", "steer", "pilot"})
@@ -92,16 +93,29 @@ def _seated_on(noun: Token, tag: str) -> bool:
     return any(seat.tag_ == tag for seat in seats_of(noun))
 
 
+def holders_of(noun: Token) -> list[Token]:
+    """The things (not people) that hold, display or contain `noun`: "a green stand holding several bananas",
+    "shelves that hold many books"."""
+    verb = noun.head
+    if noun.dep_ != "dobj" or verb.lemma_.lower() not in HOLDING_VERBS:
+        return []
+    agents = [child for child in verb.children if child.dep_ in SUBJECT_DEPS and child.tag_ not in ("WDT", "WP")]
+    if not agents and verb.dep_ in ("acl", "relcl"):
+        agents = [verb.head]
+    return [agent for agent in agents if agent.pos_ == "NOUN" and animacy(agent) is None]
+
+
 def _rank(count: int | str) -> int | None:
     """A count's size where it can be compared: a number, or "several", "many" as more than two."""
     return count if isinstance(count, int) else 3 if count in MANY else None
 
 
 def swap_outnumbers_sitters(sitters: set[Token], sitters_count: int | str, seat: Token, seat_count: int | str) -> bool:
-    """Would trading counts leave fewer people or animals than the seats they sit on? "Many people are sitting on
-    two benches" -> "Two people are sitting on many benches" was judged absurd (several sit on one seat, not one
-    on several)."""
-    if not any(seat in seats_of(word) for word in sitters):
+    """Would trading counts leave fewer people or animals than the seats they sit on, or fewer things than the
+    stands that hold them? "Many people are sitting on two benches" -> "Two people are sitting on many benches"
+    and "A green stand holding several bananas" -> "Several green stands holding a banana" were judged absurd
+    (several sit on one seat, not one on several; one stand holds many bananas)."""
+    if not any(seat in seats_of(word) or seat in holders_of(word) for word in sitters):
         return False
     before_sitters, before_seats = _rank(sitters_count), _rank(seat_count)
     return before_sitters is not None and before_seats is not None and before_sitters > before_seats

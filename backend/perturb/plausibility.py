@@ -56,6 +56,7 @@ from backend.perturb.plausibility_parse import (
     make_violation,
     placements,
 )
+from backend.perturb.plausibility_use import use_violations
 from backend.perturb.selection import selection_violations
 from backend.perturb.selection_ground import ground_violations
 
@@ -181,9 +182,10 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
 
 
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
-    """The three rules here and the selectional ones (`selection`) over one parse."""
+    """The three rules here, the selectional ones (`selection`, `selection_ground`) and those of use
+    (`plausibility_use`) over one parse."""
     return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc)
-                 + ground_violations(doc))
+                 + ground_violations(doc) + use_violations(doc))
 
 
 class _Violations:

@@ -206,6 +206,9 @@ def _free_in_replace(noun: Token, original: str, word: str) -> bool:
     return group not in CLASS_BOUND_GROUPS
 
 
+OTHER = frozenset(["other", "another"])
+
+
 def _names_a_kind_of(noun: Token) -> bool:
     """A modifier that names a kind of the noun ("a tabby cat", "a dalmatian dog"): a refill would keep it
     ("a baby tabby dog" was judged absurd). WordNet: some sense of the modifier is under the noun's first. A
@@ -220,13 +223,20 @@ def _names_a_kind_of(noun: Token) -> bool:
 
 
 def _mentioned_again(noun: Token) -> bool:
-    """A later "the" noun of the caption is this one again ("A bus stopped ... to board the bus"): the refill would
-    leave the second mention naming the old thing. Two of a kind ("a small elephant walks underneath a big
-    elephant") are two things, and either may change."""
+    """A later "the" noun of the caption is this one again ("A bus stopped ... to board the bus"), or a later one
+    of its kind is compared with it ("from a large boat as a smaller boat is lowered", "another boat"): the
+    refill would leave the second mention naming or measured against the old thing ("from a large jet ski as a
+    smaller boat is lowered" was judged absurd); nor may "another" one become another kind ("a cat looking at
+    another rabbit"). Two of a kind ("a small elephant walks underneath a big elephant") are two things, and
+    either may change."""
     lex = lexicon()
     key = lex.canonical(noun_lemma(noun))
+    if any(child.lower_ in OTHER for child in noun.children) and any(
+            token.tag_ in NOUN_TAGS and lex.canonical(noun_lemma(token)) == key for token in noun.doc[:noun.i]):
+        return True  # "a cat looking at another cat" -> "at another rabbit"
     return any(token.tag_ in NOUN_TAGS and lex.canonical(noun_lemma(token)) == key
-               and any(child.dep_ == "det" and child.lower_ == "the" for child in token.children)
+               and any((child.dep_ == "det" and child.lower_ == "the") or child.tag_ == "JJR"
+                       or child.lower_ in OTHER for child in token.children)
                for token in noun.doc[noun.i + 1:])
 
 

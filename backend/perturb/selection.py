@@ -24,7 +24,8 @@ verbs, fillers or rooms:
   wrong_room        a fixture in a room it has no place in ("a toilet in a
                     living room", "a kitchen with a bathtub").
   inside_living     a thing in a person or an animal ("a shirt in a guy").
-  inedible          eating a person or an artifact ("eating a frisbee").
+  inedible          eating a person, a drink or an artifact ("eating a frisbee", "eating a
+                    beverage").
   wild_company      a bear, a lion or a tiger joined to or beside birds,
                     cats or dogs ("two birds and a bear").
 
@@ -98,6 +99,7 @@ _TAME_SYNSETS = frozenset(["bird.n.01", "dog.n.01", "domestic_cat.n.01", "cat.n.
 
 # What a room does not hold: a toilet in a living room, a bed in a dining room, a bathtub in a kitchen.
 BATH_FIXTURES = frozenset("toilet bathtub tub urinal shower commode bidet".split())
+_BEVERAGE_SYNSETS = frozenset(["beverage.n.01"])
 COOKERS = frozenset("oven stove refrigerator fridge dishwasher stovetop".split())
 MISPLACED: dict[str, frozenset[str]] = {
     "kitchen": BATH_FIXTURES | {"bed"},
@@ -288,11 +290,13 @@ def _inside_living(doc: Doc) -> list[Violation]:
 
 
 def _is_inedible(obj: Token) -> bool:
-    """A person, or an artifact with no sense that is food ("eating a frisbee", "eating a woman"; "cake" is
-    first a cake of soap, and food too). "A plate of food" names its food in the "of" phrase, so a noun
-    with one is left alone."""
+    """A person, a drink ("eating a beverage", from "drinking"), or an artifact with no sense that is food
+    ("eating a frisbee", "eating a woman"; "cake" is first a cake of soap, and food too). "A plate of food"
+    names its food in the "of" phrase, so a noun with one is left alone."""
     if any(child.dep_ == "prep" and child.lower_ == "of" for child in obj.children):
         return False
+    if is_under(noun_key(obj), _BEVERAGE_SYNSETS):
+        return True
     lexnames = [sense.lexname() for sense in noun_senses(noun_key(obj))]
     edible = {"noun.food", "noun.plant", "noun.animal"}.intersection(lexnames)
     return kind_of(obj) == PERSON or (lexnames[:1] == ["noun.artifact"] and not edible)
