@@ -77,7 +77,7 @@ ROOMS = frozenset(MISPLACED) | {"office", "restroom", "washroom", "room"}  # Wor
 FIXTURE_ROOMS = ((BATH_FIXTURES, frozenset(["bathroom", "restroom", "washroom"])), (COOKERS, frozenset(["kitchen"])))
 # What holds things "of" which it is full ("a shelf of books", "a bowl of fruit"): WordNet's classes, and words
 # whose first sense is another thing ("plate" is first a sheet of metal).
-HOLDER_SYNSETS = ("container.n.01", "tableware.n.01", "support.n.10")
+HOLDER_SYNSETS = frozenset(["container.n.01", "tableware.n.01", "support.n.10"])
 HOLDER_WORDS = frozenset("plate rack cabinet bookcase table".split())
 PHOTOS = frozenset("picture photo photograph pic selfie snapshot".split())
 CAMERAS = frozenset(["camera", "phone", "cellphone", "smartphone", "tablet", "ipad", "cell phone", "smart phone"])
@@ -163,7 +163,7 @@ def _camera_fits(noun: Token, word: str) -> bool:
 
 
 def _is_holder(word: str) -> bool:
-    return word in HOLDER_WORDS or _is_a(*HOLDER_SYNSETS)(word)
+    return word in HOLDER_WORDS or is_under(word, HOLDER_SYNSETS)
 
 
 def _holder_fits(noun: Token, original: str, word: str) -> bool:
