@@ -4,7 +4,7 @@ found while tuning and the outputs judged invalid in the held-out sample (tests/
 import pytest
 
 from backend.perturb.core import normalized
-from tests.test_perturb_replace_rel_coverage import replaced
+from tests.support.perturb_outputs import made
 
 MAKES = [
     # a thing set on a made object the surface class leaves out is set beside it (placement.set_beside_slots)
@@ -48,7 +48,7 @@ MAKES = [
 
 @pytest.mark.parametrize(("subtype", "caption", "expected"), MAKES)
 def test_new_replacements_are_made(subtype, caption, expected):
-    assert normalized(expected) in replaced(caption, subtype)
+    assert normalized(expected) in made(caption, ["replace"], subtype=subtype)
 
 
 NEVER = [
@@ -103,4 +103,4 @@ NEVER = [
 
 @pytest.mark.parametrize(("subtype", "caption", "output"), NEVER)
 def test_invalid_replacements_are_never_made(subtype, caption, output):
-    assert normalized(output) not in replaced(caption, subtype)
+    assert normalized(output) not in made(caption, ["replace"], subtype=subtype)

@@ -5,7 +5,7 @@ the "never" cases are guards found while tuning and the outputs judged invalid i
 import pytest
 
 from backend.perturb.core import normalized
-from tests.test_perturb_replace_rel_coverage import replaced
+from tests.support.perturb_outputs import made
 
 MAKES = [
     # depth: background <-> foreground, the distance brought forward (placement.depth_slots)
@@ -62,7 +62,7 @@ MAKES = [
 
 @pytest.mark.parametrize(("subtype", "caption", "expected"), MAKES)
 def test_new_replacements_are_made(subtype, caption, expected):
-    assert normalized(expected) in replaced(caption, subtype)
+    assert normalized(expected) in made(caption, ["replace"], subtype=subtype)
 
 
 NEVER = [
@@ -113,4 +113,4 @@ NEVER = [
 
 @pytest.mark.parametrize(("subtype", "caption", "output"), NEVER)
 def test_invalid_replacements_are_never_made(subtype, caption, output):
-    assert normalized(output) not in replaced(caption, subtype)
+    assert normalized(output) not in made(caption, ["replace"], subtype=subtype)

@@ -5,7 +5,7 @@ the "never" cases are the invalid outputs met while tuning and those judged inva
 import pytest
 
 from backend.perturb.core import normalized
-from tests.test_perturb_replace_rel_coverage import replaced
+from tests.support.perturb_outputs import made
 
 MAKES = [
     # a particle after the held thing (aimed_acts._separated_slot)
@@ -42,7 +42,7 @@ MAKES = [
 
 @pytest.mark.parametrize(("subtype", "caption", "expected"), MAKES)
 def test_new_replacements_are_made(subtype, caption, expected):
-    assert normalized(expected) in replaced(caption, subtype)
+    assert normalized(expected) in made(caption, ["replace"], subtype=subtype)
 
 
 NEVER = [
@@ -81,4 +81,4 @@ NEVER = [
 
 @pytest.mark.parametrize(("subtype", "caption", "output"), NEVER)
 def test_invalid_replacements_are_never_made(subtype, caption, output):
-    assert normalized(output) not in replaced(caption, subtype)
+    assert normalized(output) not in made(caption, ["replace"], subtype=subtype)

@@ -4,7 +4,7 @@ the judged held-out samples (tests/data/perturb-judged-replace3-*.csv)."""
 import pytest
 
 from backend.perturb.core import normalized
-from tests.test_perturb_replace_rel_coverage import replaced
+from tests.support.perturb_outputs import made
 
 MAKES = [
     # "young" marks no childhood: SugarCrepe's own negative (ages.py)
@@ -50,7 +50,7 @@ MAKES = [
 
 @pytest.mark.parametrize(("subtype", "caption", "expected"), MAKES)
 def test_new_replacements_are_made(subtype, caption, expected):
-    assert normalized(expected) in replaced(caption, subtype)
+    assert normalized(expected) in made(caption, ["replace"], subtype=subtype)
 
 
 NEVER = [
@@ -91,4 +91,4 @@ NEVER = [
 
 @pytest.mark.parametrize(("subtype", "caption", "output"), NEVER)
 def test_invalid_replacements_are_never_made(subtype, caption, output):
-    assert normalized(output) not in replaced(caption, subtype)
+    assert normalized(output) not in made(caption, ["replace"], subtype=subtype)
