@@ -37,6 +37,16 @@ GENDER_BOUND = frozenset({
     "dress", "dresses", "skirt", "gown", "bikini", "bra", "heels", "purse", "lipstick", "makeup", "ponytail",
     "tuxedo", "necktie", "pigtails", "braids",
 })
+# What only women wear, and the words that name a man or a woman (a person, a pronoun, a gender): a caption
+# naming only men takes none of these garments as a refill (`refill_fit`).
+WOMENS_WEAR = frozenset({"dress", "dresses", "skirt", "skirts", "gown", "gowns", "bikini", "bikinis", "bra",
+                         "heels", "purse", "lipstick", "makeup"})
+FEMALE_WORDS = FEMALE | {"she", "her", "hers", "herself", "female", "females", "bride", "queen", "princess", "aunt",
+                         "niece", "grandmother", "grandma", "girlfriend", "actress", "waitress", "businesswoman",
+                         "policewoman"}
+MALE_WORDS = frozenset(COUNTERPARTS) - FEMALE | {"he", "him", "his", "himself", "male", "males", "gentleman",
+                                                "gentlemen", "groom", "king", "prince", "uncle", "nephew",
+                                                "grandfather", "grandpa", "boyfriend", "businessman", "policeman"}
 _TO_FEMALE = {"he": "she", "him": "her", "his": "her", "himself": "herself"}
 _TO_MALE = {"she": "he", "hers": "his", "herself": "himself"}
 

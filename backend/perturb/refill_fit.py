@@ -39,7 +39,7 @@ from typing import TypeVar
 from spacy.tokens import Token
 
 from backend.perturb.attribute_fit import attribute_fits
-from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
+from backend.perturb.gendered import FEMALE_WORDS, MALE_WORDS, WOMENS_WEAR
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
@@ -265,10 +265,18 @@ def _faces_the_camera(noun: Token) -> bool:
 
 
 def _worn_by_a_man(noun: Token, word: str) -> bool:
-    """A garment only women wear, on a man ("a guy in a green shirt" -> "in a green dress")."""
+    """A garment only women wear, where a man may be its wearer: in a caption whose people are all men ("a guy
+    in a green shirt", "A man wearing a gray vest", "A man has a checked shirt", "a male tennis player in a
+    white shirt", however the parse hangs the garment), or, where the caption names both, unless it is worn
+    "in" by a woman alone ("A man and a woman in shirts" -> "in dresses" is refused)."""
+    if word not in WOMENS_WEAR:
+        return False
+    words = {token.lower_ for token in noun.doc}
+    if not words & MALE_WORDS:
+        return False
     person = wearer(noun)
-    key = person.lower_
-    return word in GENDER_BOUND and person is not noun and key in COUNTERPARTS and key not in FEMALE
+    together = {person.lower_, person.head.lower_} | {child.lower_ for child in person.children if child.dep_ == "conj"}
+    return person is noun or person.lower_ not in FEMALE_WORDS or bool(together & MALE_WORDS)
 
 
 def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) -> bool:
