@@ -1,5 +1,6 @@
 """The admin of a test server under the password policy: the settings that make one (`CREDENTIALS`, for
-`running_app` or `workspace_settings`) and a gradio_client signed in as them (`sign_in`)."""
+`running_app` or `workspace_settings`: an admin's name and password, and the server name 0.0.0.0 of a public
+deployment) and a gradio_client signed in as that admin (`sign_in`)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
