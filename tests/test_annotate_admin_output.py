@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -22,20 +18,12 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import annotate_app, workspace_settings
+from tests.support.campaign_cli import cli
 from tests.support.clients import local_client
 
 pytestmark = pytest.mark.system
 
-ROOT = Path(__file__).resolve().parents[1]
 FORMULA = '=HYPERLINK("http://evil.example","click")'
-
-
-def cli(settings, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COMPLAB_WORKSPACE": str(settings.workspace), "COMPLAB_DOWNLOADS_DIR": str(settings.workspace)}
-    done = subprocess.run([sys.executable, "-m", "backend", "campaign", *args, "--db", str(settings.db)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, f"campaign {' '.join(args)} exited {done.returncode}: {done.stderr}"
-    return done
 
 
 def original_side(store, task) -> str:

@@ -12,20 +12,16 @@ page to docs/annotate-step3.png, docs/annotate-step4.png, docs/annotate-done.png
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from app import build_annotate_app, launch_options
 from backend.annotate import assign, campaigns, db
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from backend.models.registry import EmbeddingCache, ModelRegistry
 from tests.support.annotate_fixtures import toy_campaign
-from tests.support.appserver import free_port, workspace_settings
+from tests.support.appserver import annotate_server, workspace_settings
 from tests.support.browser import VIEWPORT, inside
-from ui.context import AppContext
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 
@@ -35,22 +31,6 @@ LINK = f"?campaign=study&PROLIFIC_PID={PID}&STUDY_ID=s1&SESSION_ID=x1"
 TASKS = 5
 WAIT_MS = 20_000
 IMAGES = "[1, 2, 3, 4].map(k => document.querySelector(`#annotate-image-${k} img`))"
-
-
-@contextmanager
-def annotate_server(settings):
-    """`python app.py --mode annotate` on a free port: the annotation app with the launch options it gets
-    there (the keyboard script in the page's head, the theme, the folders files may come from)."""
-    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
-                     model_choices=[], default_models=[], store=Store(settings.db))
-    demo = build_annotate_app(ctx).queue(default_concurrency_limit=2)
-    port = free_port()
-    demo.launch(**launch_options(ctx) | {"server_name": "127.0.0.1", "server_port": port, "quiet": True,
-                                         "prevent_thread_lock": True})
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from backend.annotate import assign, db, gold
-from tests.test_annotate_assign import make_campaign, truthful
+from tests.support.assign_campaign import make_campaign, truthful
 
 
 def walk(path, annotator) -> list[bool]:

@@ -4,7 +4,7 @@ more; a dropped item asks for nothing more; gold items are left out."""
 from __future__ import annotations
 
 from backend.annotate import assign, campaigns, progress, queries, report
-from tests.test_annotate_assign import make_campaign, truthful
+from tests.support.assign_campaign import make_campaign, truthful
 
 
 def left(path: str) -> dict:

@@ -9,7 +9,7 @@ from backend.annotate import assign, db, report, resume
 from backend.annotate.prolific import Identity
 from backend.annotate.quality import HELD_SESSIONS_PER_CLIENT, SPEED_FLAG_AFTER, UNSTARTED_RECLAIM_S
 from backend.annotate.undo import undo_last
-from tests.test_annotate_assign import make_campaign, truthful
+from tests.support.assign_campaign import make_campaign, truthful
 
 
 def held(path, who) -> int:

@@ -5,7 +5,7 @@ session's length. Times are passed in (`now`) so the reclaim rule is exercised w
 from __future__ import annotations
 
 from backend.annotate import assign, db, report
-from tests.test_annotate_assign import make_campaign, truthful
+from tests.support.assign_campaign import make_campaign, truthful
 
 
 def serve_and_answer(path, who, now, limit=100) -> int:

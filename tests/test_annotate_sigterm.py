@@ -9,7 +9,6 @@ holds every answer any of them saw acknowledged.
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -28,53 +27,11 @@ from tests.support.appprocess import CLEARED
 from tests.support.appserver import free_port
 from tests.support.clients import local_client
 from tests.support.crowd_server import ServerProcess
-from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
-from tests.test_annotate_mirror import space_settings
+from tests.support.fake_hub import CHILD, TOKEN, FakeHfApi, FakeHub, load, save, space_settings
 
 pytestmark = pytest.mark.system
 
 REPO = "lab/backup"
-# The child: the real entry point, its backup talking to a fake Hub kept in a file (bytes as latin-1 text).
-CHILD = """
-    import json, os, sys
-    from pathlib import Path
-    from tests.support.fake_hub import FakeHfApi, FakeHub
-    import app
-    from backend.annotate import mirror
-
-    HUB = Path(os.environ["TEST_HUB_FILE"])
-    hub = FakeHub()
-    hub.repos.update({name: {**repo, "files": {k: v.encode("latin-1") for k, v in repo["files"].items()}}
-                      for name, repo in json.loads(HUB.read_text()).items()})
-
-    class SavedApi(FakeHfApi):
-        def create_commit(self, *args, **kwargs):
-            result = super().create_commit(*args, **kwargs)
-            with self.hub.lock:
-                text = json.dumps({name: {**repo, "files": {k: v.decode("latin-1") for k, v in repo["files"].items()}}
-                                   for name, repo in self.hub.repos.items()})
-            HUB.with_suffix(".tmp").write_text(text)
-            os.replace(HUB.with_suffix(".tmp"), HUB)
-            return result
-
-    start = mirror.start
-    mirror.start = lambda settings, api=None, every_minutes=5: start(settings, api=SavedApi(hub), every_minutes=60)
-    app.main(["--mode", "annotate"])
-"""
-
-
-def save(hub: FakeHub, path: Path) -> None:
-    path.write_text(json.dumps({name: {**repo, "files": {k: v.decode("latin-1") for k, v in repo["files"].items()}}
-                                for name, repo in hub.repos.items()}))
-
-
-def load(path: Path) -> FakeHub:
-    hub = FakeHub()
-    hub.repos.update({name: {**repo, "files": {k: v.encode("latin-1") for k, v in repo["files"].items()}}
-                      for name, repo in json.loads(path.read_text()).items()})
-    return hub
-
-
 def work(url: str, name: str, acked: list[int], stop: threading.Event) -> None:
     """An annotator answering until the server goes away; `acked` gets each task whose answer came back."""
     try:

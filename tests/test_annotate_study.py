@@ -16,9 +16,8 @@ from backend.annotate import campaigns, db, report
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
-from tests.support.appserver import workspace_settings
+from tests.support.appserver import annotate_server, workspace_settings
 from tests.support.browser import new_page, screenshot
-from tests.test_annotate_browser import annotate_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 

@@ -23,7 +23,7 @@ from tests.support.appserver import running_app, workspace_settings
 from tests.support.bad_files import BAD_IMAGES, good_image, malformed_record_files, write_bad_images, write_csv
 from tests.support.browser import new_page, upload_image
 from tests.support.clients import local_client
-from tests.test_train_tab import form as train_form
+from tests.support.forms import form as train_form
 
 LONG = "a brown dog on the green grass " * 646  # 20,026 characters
 CAMPAIGN_ROW = {"image": "good.jpg", "caption": "a brown dog on the grass",

@@ -24,8 +24,8 @@ from backend.patching.sweep import patched_model
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.bad_files import good_image, pickled_checkpoint
 from tests.support.clients import local_client
+from tests.support.forms import form as train_form
 from tests.support.tiny import ARCH, save_wider_model
-from tests.test_train_tab import form as train_form
 
 UNKNOWN_SPECS = {  # spec -> (message, refused before any model loads)
     "nosuch-arch:openai": ("Could not load 'nosuch-arch:openai': open_clip has no architecture 'nosuch-arch'", True),

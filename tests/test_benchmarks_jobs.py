@@ -126,7 +126,7 @@ def test_results_of_a_hugging_face_evaluate_job_reach_the_local_leaderboard(sett
     """The container's store is lost with it; the results it logged are stored here when it completes."""
     from backend.benchmarks.job import RESULT_MARK
     from backend.jobs import hf
-    from tests.test_jobs import FakeHfApi
+    from tests.support.fake_hf_jobs import FakeHfApi
 
     monkeypatch.setattr(hf, "POLL_S", 0.05)
     settings = workspace_settings(settings.workspace, COMPLAB_HF_IMAGE="ghcr.io/me/complab:1", HF_TOKEN="hf_x")

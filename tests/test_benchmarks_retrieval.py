@@ -3,10 +3,6 @@
 hand-made matrix, missing data."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -16,27 +12,7 @@ from backend.benchmarks import prepare, run_task
 from backend.benchmarks.data import DataMissing
 from backend.benchmarks.stream import StreamEncoder
 from backend.models.loading import load_model
-
-ROWS = [  # the BLIP file's fields: image path relative to the folder, the image's captions
-    {"image": "val2014/COCO_val2014_000000391895.jpg",
-     "caption": ["A man with a red helmet on a small moped on a dirt road. ", "Man riding a motor bike on a dirt road"]},
-    {"image": "val2014/COCO_val2014_000000060623.jpg",
-     "caption": ["A young girl inhales with the intent of blowing out a candle. ", "A girl blowing out a candle"]},
-    {"image": "val2014/COCO_val2014_000000483108.jpg", "caption": ["A man on a bicycle riding next to a train"]},
-    {"image": "val2014/COCO_val2014_000000384213.jpg",
-     "caption": ["A kitchen is shown with a variety of items", "A kitchen with a stove and a sink",
-                 "an empty kitchen"]},
-]
-
-
-def write_root(root: Path) -> Path:
-    folder = root / "aro-coco-order"
-    (folder / "val2014").mkdir(parents=True)
-    (folder / "coco_karpathy_test.json").write_text(json.dumps(ROWS))
-    for n, row in enumerate(ROWS):
-        pixels = np.random.default_rng(n).integers(0, 256, (4, 4, 3), dtype=np.uint8)
-        Image.fromarray(pixels).resize((48, 48), Image.NEAREST).save(folder / row["image"], format="JPEG")
-    return root
+from tests.support.object_centric_files import ROWS, write_root
 
 
 def brute_force(sim: torch.Tensor, owner: list[int], k: int) -> tuple[float, float]:

@@ -17,40 +17,22 @@ import re
 from pathlib import Path
 
 import pytest
-from gradio_client import Client
 
 from backend.benchmarks import evaluate_many
 from backend.benchmarks.results import items, model_label, results
 from backend.benchmarks.stats import mcnemar_exact
 from backend.core.store import Store
-from backend.models.checkpoint import save_checkpoint
 from backend.models.loading import load_model
-from backend.train.config import TrainConfig
-from backend.train.loop import build_model
+from tests.support.admin import CREDENTIALS, sign_in
 from tests.support.appserver import running_app
 from tests.support.browser import choose, new_page, read_table
 from tests.support.clients import local_client
+from tests.support.tiny import random_toy_checkpoint
 from tests.support.waiting import wait_for
 from ui.tabs.benchmarks_chart import column_title
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
-               "GRADIO_SERVER_NAME": "0.0.0.0"}
 LIMIT = 12
 BENCHMARK = "toy-sugarcrepe"
-
-
-def random_toy_checkpoint(folder: Path) -> str:
-    """The toy architecture freshly initialised (seed 0), saved as a checkpoint folder; returns its spec."""
-    loaded = build_model(TrainConfig(base_model="toyworld:random"), "cpu")
-    save_checkpoint(folder, loaded.model, loaded.architecture, {"trained_from": "toyworld:random"})
-    return f"local-dir:{folder}"
-
-
-def sign_in(url: str) -> Client:
-    client = local_client(url)
-    status, *_ = client.predict("admin", "s3cret pass", api_name="/login")  # the status line first
-    assert "(admin)" in status
-    return client
 
 
 @pytest.fixture(scope="module")

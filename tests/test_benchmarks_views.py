@@ -24,11 +24,12 @@ from backend.benchmarks.job import EvaluateConfig, evaluate_models
 from backend.benchmarks.results import items, probe_hand_off, results
 from backend.cli import main
 from backend.core.store import Store
+from tests.support.admin import CREDENTIALS, sign_in
 from tests.support.appserver import running_app
 from tests.support.browser import choose, horizontal_overflow, new_page, offered, read_table, screenshot
 from tests.support.clients import local_client
+from tests.support.tiny import random_toy_checkpoint
 from tests.support.waiting import wait_for
-from tests.test_benchmarks_tab import CREDENTIALS, random_toy_checkpoint, sign_in
 from ui.tabs.benchmarks_chart import column_title
 
 pytestmark = pytest.mark.system

@@ -12,10 +12,9 @@ import pytest
 from backend.annotate import assign
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.support.annotate_fixtures import toy_campaign
+from tests.support.annotate_fixtures import answer, toy_campaign
 from tests.support.appserver import workspace_settings
-from tests.test_annotate_admin_output import cli
-from tests.test_campaigns_live import answer
+from tests.support.campaign_cli import cli
 
 pytestmark = pytest.mark.system
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 import zipfile
 
@@ -22,7 +21,7 @@ from playwright.sync_api import expect
 from backend.annotate import assign, campaigns, db
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
-from tests.support.annotate_fixtures import toy_campaign
+from tests.support.annotate_fixtures import answer, toy_campaign
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot, sign_in
 from tests.support.clients import local_client
@@ -31,25 +30,6 @@ pytestmark = [pytest.mark.system, pytest.mark.browser]
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
                "GRADIO_SERVER_NAME": "0.0.0.0"}
-
-
-def truthful(store_path, task: assign.Task) -> str:
-    """A careful participant's answer: the image the renderer says shows the caption (1 when none is known), the
-    original image's side at step 4."""
-    row = db.rows(store_path, "select a.layout, i.truth from assignments a join items i on i.id = a.item_id "
-                              "where a.id = ?", (task.assignment_id,))[0]
-    if task.task == "select":
-        return (db.loads(row["truth"], {}).get("select") or ["1"])[0]
-    return "left" if json.loads(row["layout"])["images"][0] == "original" else "right"
-
-
-def answer(store_path, who: int, n: int) -> int:
-    """Up to `n` answers from one participant; how many were given."""
-    done = 0
-    while done < n and (task := assign.next_task(store_path, who)) is not None:
-        assert assign.submit(store_path, who, task.assignment_id, truthful(store_path, task)).recorded
-        done += 1
-    return done
 
 
 def test_the_admin_sees_answers_still_needed_fall_by_themselves_and_downloads_the_zip(tmp_path, browser):

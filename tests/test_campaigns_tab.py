@@ -30,6 +30,7 @@ from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import choose, new_page, read_table, screenshot, sign_in_to_campaigns
 from tests.support.clients import local_client
 from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_candidates
+from tests.support.forms import create
 from tests.support.waiting import wait_for
 
 CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
@@ -57,16 +58,6 @@ def admin(app):
 def toy_model():
     from backend.models.loading import load_model
     return load_model("toyworld", device="cpu")
-
-
-def create(client, name, n_items=6, **overrides):
-    """/create_campaign with the form's arguments in order (a toyworld campaign unless overridden)."""
-    values = {"name": name, "source": "toyworld", "n_items": n_items, "seed": 0, "path": "", "images_dir": "",
-              "probe_image": "", "overlap": 2, "rule": "third", "gold_rate": 0.1, "gold_from": "",
-              "tasks_per_session": 50,
-              "min_seconds": 0, "human_baseline": False, "preset": "toyworld"}
-    values.update(overrides)
-    return client.predict(*values.values(), api_name="/create_campaign")
 
 
 def existing(client, settings, name: str) -> None:

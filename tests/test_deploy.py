@@ -18,7 +18,7 @@ import yaml
 
 from backend.core import wordnet_data
 from backend.models import choices
-from tests.test_imports import imports
+from tests.support.source_imports import imports
 
 ROOT = Path(__file__).resolve().parents[1]
 HARDWARE = {"cpu-basic", "cpu-upgrade", "t4-small", "t4-medium", "l4x1", "l4x4", "l40sx1", "l40sx4", "l40sx8",

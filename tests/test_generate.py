@@ -16,11 +16,10 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from backend.generate import regenerate, storage
 from backend.generate.diffusion import GenerationError, generate, load_pipeline
-from backend.generate.job import GenerateConfig, run_job, shard
+from backend.generate.job import GenerateConfig, shard
 from backend.generate.presets import PRESETS, Preset, prompt_for
 from backend.generate.seeds import image_seed, item_seed
 from backend.jobs.kinds import get_kind
-from backend.jobs.reporter import Reporter
 from backend.toyworld import candidates as toy
 from backend.toyworld.benchmarks import BIVLC_TYPES, pair_for_type
 from backend.toyworld.campaign import toy_items
@@ -28,12 +27,9 @@ from backend.toyworld.grammar import realise
 from backend.toyworld.oracle import holds
 from backend.toyworld.render import render
 from tests.support import tiny_diffusion
+from tests.support.generate_campaign import make_campaign, pixels, run
 
 CAPTION = "A red circle to the left of a blue square."
-
-
-def pixels(image: Image.Image) -> np.ndarray:
-    return np.asarray(image.convert("RGB"))
 
 
 def torch_equal(a, b) -> bool:
@@ -177,20 +173,6 @@ def test_seeds_depend_on_base_item_and_slot_only():
     seeds = {image_seed(base, item, slot) for base in range(3) for item in range(50) for slot in range(4)}
     assert len(seeds) == 600 and all(0 <= s < 2**63 for s in seeds)
     assert image_seed(0, 5, 2) == image_seed(0, 5, 2)
-
-
-def make_campaign(tmp_path, n_items: int, n_gold: int, generator: str) -> str:
-    path = tmp_path / "lab.db"
-    Store(path)  # migrations
-    folder = campaigns.campaign_dir(tmp_path / "data", "c1")
-    items = toy_items(n_items, 0, folder) + toy_items(n_gold, 1, folder, gold=True)
-    campaigns.create(path, "c1", items, CampaignConfig.from_dict({"generator": generator}), source="test")
-    return str(path)
-
-
-def run(path: str, tmp_path, **values) -> dict:
-    config = GenerateConfig.from_dict({"campaign": "c1", "data_dir": str(tmp_path / "data"), **values})
-    return run_job(config, Reporter(Store(path)))
 
 
 def test_toy_job_fills_the_campaign_resumably(tmp_path):

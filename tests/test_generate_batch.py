@@ -16,7 +16,7 @@ from backend.generate.diffusion import GenerationError, generate, generate_batch
 from backend.generate.job import MAX_BATCH_SIZE, GenerateConfig
 from backend.generate.presets import Preset
 from tests.support import tiny_diffusion
-from tests.test_generate import make_campaign, pixels, run
+from tests.support.generate_campaign import make_campaign, pixels, run
 
 CAPTIONS = ["A red circle to the left of a blue square.", "A blue square above a green triangle.",
             "A small yellow star."]

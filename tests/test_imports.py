@@ -6,27 +6,14 @@ lazy import that closes a cycle still ties two modules into one.
 import ast
 from pathlib import Path
 
+from tests.support.source_imports import imports
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(path: Path, modules: set[str]) -> set[str]:
-    """Modules a file imports anywhere; `from pkg import sub` is an edge to pkg.sub when that is a module
-    (its parent package is then already being imported), else to pkg."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            submodules = {f"{node.module}.{alias.name}" for alias in node.names} & modules
-            names |= submodules
-            if len(submodules) < len(node.names):
-                names.add(node.module)
-    return names
 
 
 def backend_graph() -> dict[str, set[str]]:

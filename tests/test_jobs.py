@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from huggingface_hub import JobInfo
 
 from backend import jobs
 from backend.cli import main
@@ -20,6 +19,7 @@ from backend.core.store import Store
 from backend.jobs import hf, process
 from backend.models import choices
 from tests.support.appserver import workspace_settings
+from tests.support.fake_hf_jobs import FakeHfApi
 from tests.support.waiting import wait_for
 
 SLEEPER = "import time; print('working', flush=True); time.sleep(120)"
@@ -212,36 +212,6 @@ def test_torchrun_target_runs_the_command_as_ranks(store, tmp_path):
     log = Path(job["log_path"]).read_text()
     assert "rank 0 of 2" in log and "rank 1 of 2" in log
     assert jobs.label(job) == "torchrun x2"
-
-
-class FakeHfApi:
-    """The four HfApi methods the HF target uses, scripted: stages to report, log lines to stream."""
-
-    def __init__(self, stages, logs):
-        self.stages, self.logs, self.calls = list(stages), logs, []
-
-    def run_job(self, *, image, command, env=None, secrets=None, flavor=None, timeout=None, labels=None,
-                token=None, **rest):
-        self.calls.append(("run_job", dict(image=image, command=command, env=env, secrets=secrets,
-                                           flavor=flavor, labels=labels, token=token)))
-        return self._info("SCHEDULING")
-
-    def inspect_job(self, *, job_id, namespace=None, token=None):
-        self.calls.append(("inspect_job", dict(job_id=job_id, token=token)))
-        stage, message = self.stages.pop(0) if len(self.stages) > 1 else self.stages[0]
-        return self._info(stage, message)
-
-    def fetch_job_logs(self, *, job_id, namespace=None, follow=False, tail=None, token=None):
-        self.calls.append(("fetch_job_logs", dict(job_id=job_id, follow=follow, token=token)))
-        yield from self.logs
-
-    def cancel_job(self, *, job_id, namespace=None, token=None):
-        self.calls.append(("cancel_job", dict(job_id=job_id, token=token)))
-
-    @staticmethod
-    def _info(stage, message=None):
-        return JobInfo(id="hf-123", owner={"id": "u1", "name": "me", "type": "user"},
-                       status={"stage": stage, "message": message})
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ from backend.benchmarks.zeroshot_suite import SUITE
 from backend.jobs.reporter import Reporter
 from backend.patching.config import SweepConfig, axis_choices
 from backend.patching.sweep import run_job
-from tests.test_benchmarks_retrieval import write_root
-from tests.test_benchmarks_zeroshot_suite import eurosat
+from tests.support.object_centric_files import eurosat, write_root
 
 
 def test_retrieval_and_every_zero_shot_set_are_offered_on_the_x_axis_only(tmp_path):

@@ -23,6 +23,7 @@ import pytest
 import backend.perturb
 from backend.perturb import lexicon as lexicon_module
 from backend.perturb import perturb
+from tests.support.perturb_outputs import variants_of
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = "hash seeds differ"  # hashed in both processes: the proof needs two different hash seeds
@@ -63,16 +64,9 @@ CAPTIONS = [
 
 _CHILD = f"""
 import json, sys
-from tests.test_perturb_determinism import variants_of
+from tests.support.perturb_outputs import variants_of
 print(json.dumps([hash({PROBE!r}), variants_of(json.loads(sys.stdin.read()))]))
 """
-
-
-def variants_of(captions: list[str]) -> list[list]:
-    """Every variant of every caption, all families, seed 0, as JSON-ready lists."""
-    return [[[v.text, v.kind, v.family, v.subtype, [[e.before, e.after, e.start, e.end] for e in v.edits]]
-             for v in perturb(caption, families=None, seed=0)]
-            for caption in captions]
 
 
 def clear_caches() -> None:

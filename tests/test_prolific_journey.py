@@ -31,7 +31,7 @@ from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import annotate_app, workspace_settings
 from tests.support.browser import new_page, screenshot
-from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub, save
 from tests.support.fake_prolific import PLACEHOLDERS, FakeProlific, prolific_env
 from tests.support.prolific_crowd import arrive as arrive_in
 from tests.support.prolific_crowd import work
@@ -49,7 +49,6 @@ from tests.support.prolific_journey import (
     wait_until,
 )
 from tests.support.study_visitor import Participant, StudyApp
-from tests.test_annotate_sigterm import save
 
 pytestmark = pytest.mark.system
 

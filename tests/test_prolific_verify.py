@@ -15,10 +15,9 @@ from backend.annotate.verify import NotVerified, admit
 from backend.core.auth import cli_actor
 from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
-from tests.support.appserver import workspace_settings
+from tests.support.appserver import annotate_server, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.fake_prolific import FakeProlific, prolific_env
-from tests.test_annotate_browser import annotate_server
 
 pytestmark = pytest.mark.system
 PID = "5f3c2b1a0e9d8c7b6a5f4e3d"

@@ -130,7 +130,7 @@ def test_the_page_names_no_admin(tmp_path, monkeypatch):
     """On a Space with Hugging Face sign-in (Gradio's real OAuth path, against the Space build's fake provider)."""
     import gradio.oauth
 
-    from tests.test_space_build import space_build
+    from tests.support.space_build_script import space_build
 
     provider = space_build.FakeProvider()
     try:

@@ -15,10 +15,9 @@ from backend.jobs import slurm
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.clients import local_client
+from tests.support.forms import create, form
 from tests.support.slurm import SLURM_ENV, ensure_cluster
 from tests.support.waiting import wait_for
-from tests.test_campaigns_tab import create
-from tests.test_train_tab import form
 
 pytestmark = pytest.mark.system
 

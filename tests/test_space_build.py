@@ -6,7 +6,6 @@ Space's OAuth variables once, at import, so they are set on its `gradio.oauth` m
 (Its local mock of the sign-in needs a Hugging Face token and the network, so it cannot be served here.)
 One app as the Space serves it, for both OAuth checks.
 """
-import importlib.util
 from pathlib import Path
 
 import gradio.http_server
@@ -14,11 +13,7 @@ import gradio.oauth
 import pytest
 
 from tests.support.appserver import running_app
-
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("space_build", ROOT / "scripts" / "space_build.py")
-space_build = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(space_build)
+from tests.support.space_build_script import space_build
 
 
 @pytest.fixture(scope="module")

@@ -27,9 +27,9 @@ from tests.support.appprocess import app_process
 from tests.support.appserver import running_app
 from tests.support.clients import local_client
 from tests.support.fake_hub import TOKEN, FakeHfApi, FakeHub
+from tests.support.forms import form
 from tests.support.tiny import solid_image
 from tests.support.waiting import wait_for
-from tests.test_train_tab import form
 
 SPACE = "lab/compositionality"
 FAKE_SPACES = Path(__file__).parent / "fake_spaces"

@@ -11,10 +11,9 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from tests.support.annotate_fixtures import toy_campaign
-from tests.support.appserver import launch, workspace_settings
+from tests.support.appserver import annotate_server, launch, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.clients import local_client
-from tests.test_annotate_browser import annotate_server
 from ui.context import AppContext
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]

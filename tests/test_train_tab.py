@@ -17,6 +17,7 @@ from backend.models import checkpoint
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.clients import local_client
 from tests.support.crashes import settled
+from tests.support.forms import form
 
 SLEEPER = "import time; print('step 1 of 3', flush=True); time.sleep(120)"
 
@@ -27,18 +28,6 @@ def app(tmp_path_factory):
     store = Store(output / "lab.db")
     with running_app(output, ["toyworld"], output, db_path=store.path) as url:
         yield local_client(url), store, output
-
-
-def form(**overrides):
-    """The launch endpoint's arguments in order, with small valid values."""
-    values = dict(name="", base_model="toyworld", data="toyworld-finetune", manifest="", loss="ce_clip",
-                  alpha=0.2, beta=0.4, imc="contrastive", aux_types=["relation", "attribute", "action", "object"],
-                  w_hn=1.0, w_hp=1.0, families=["negclip_swap"],
-                  hard_negative_images=False, steps=5, batch_size=8, lr=1e-4, warmup_steps=1, grad_accum=1,
-                  seed=0, eval_every=5, eval_benchmarks=[], recipe=None, target="local", nproc=1,
-                  flavor="a10g-small", nodes=1, gpus_per_node=1)
-    values.update(overrides)
-    return list(values.values())
 
 
 @pytest.mark.parametrize("overrides, message", [

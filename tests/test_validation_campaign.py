@@ -23,10 +23,9 @@ import pytest
 from backend.annotate import campaigns, db, report
 from backend.core.store import Store
 from backend.toyworld.campaign import toy_items
-from tests.support.appserver import workspace_settings
+from tests.support.appserver import annotate_server, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.clients import local_client
-from tests.test_annotate_browser import annotate_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 

@@ -4,7 +4,8 @@ The candidates come from the real `generate` job with the built-in world's
 renderer (`backend.toyworld.candidates`): no download, no GPU, a few milliseconds an
 image, and the oracle knows what each shows. Its plan gives some items one
 exact slot and some none, so step 3 answers disagree, some items reach step 4
-and others are dropped, as in a real campaign.
+and others are dropped, as in a real campaign. Annotators answer from that truth
+(`answer_session`, or `answer` as a careful participant).
 """
 from __future__ import annotations
 
@@ -57,5 +58,24 @@ def answer_session(store_path: Path | str, annotator_id: int, good: bool, limit:
             original = "left" if json.loads(row["layout"])["images"][0] == "original" else "right"
             value = original if good else {"left": "right", "right": "left"}[original]
         assert assign.submit(store_path, annotator_id, task.assignment_id, value).recorded
+        done += 1
+    return done
+
+
+def truthful(store_path, task: assign.Task) -> str:
+    """A careful participant's answer: the image the renderer says shows the caption (1 when none is known), the
+    original image's side at step 4."""
+    row = db.rows(store_path, "select a.layout, i.truth from assignments a join items i on i.id = a.item_id "
+                              "where a.id = ?", (task.assignment_id,))[0]
+    if task.task == "select":
+        return (db.loads(row["truth"], {}).get("select") or ["1"])[0]
+    return "left" if json.loads(row["layout"])["images"][0] == "original" else "right"
+
+
+def answer(store_path, who: int, n: int) -> int:
+    """Up to `n` answers from one participant; how many were given."""
+    done = 0
+    while done < n and (task := assign.next_task(store_path, who)) is not None:
+        assert assign.submit(store_path, who, task.assignment_id, truthful(store_path, task)).recorded
         done += 1
     return done

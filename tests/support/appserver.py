@@ -75,3 +75,19 @@ def annotate_app(settings: Settings, **options):
         yield launch(demo, **{"app_kwargs": {"middleware": [task_image_route(ctx)]}, **options})
     finally:
         demo.close()
+
+
+@contextmanager
+def annotate_server(settings):
+    """`python app.py --mode annotate` on a free port: the annotation app with the launch options it gets
+    there (the keyboard script in the page's head, the theme, the folders files may come from)."""
+    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
+                     model_choices=[], default_models=[], store=Store(settings.db))
+    demo = build_annotate_app(ctx).queue(default_concurrency_limit=2)
+    port = free_port()
+    demo.launch(**launch_options(ctx) | {"server_name": "127.0.0.1", "server_port": port, "quiet": True,
+                                         "prevent_thread_lock": True})
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()

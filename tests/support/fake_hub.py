@@ -1,7 +1,9 @@
 """A fake Hugging Face Hub at the API boundary: the HfApi methods CommitScheduler and `backup.restore` call.
 
-The "remote repo" is a dict of bytes, so tests see exactly what was committed.
+The "remote repo" is a dict of bytes, so tests see exactly what was committed. A hub can be kept in a file
+(`save`, `load`) for the app in a process of its own (`CHILD`: its real entry point, backed up to that file).
 """
+import json
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -94,3 +96,45 @@ class FakeHfApi:
             with open(target, "wb") as handle:
                 handle.write(files[name])
         return str(local_dir)
+
+
+# The child: the real entry point, its backup talking to a fake Hub kept in a file (bytes as latin-1 text, `save`
+# and `load`) that the test names in TEST_HUB_FILE, saved there at each commit.
+CHILD = """
+    import json, os, sys
+    from pathlib import Path
+    from tests.support.fake_hub import FakeHfApi, FakeHub
+    import app
+    from backend.annotate import mirror
+
+    HUB = Path(os.environ["TEST_HUB_FILE"])
+    hub = FakeHub()
+    hub.repos.update({name: {**repo, "files": {k: v.encode("latin-1") for k, v in repo["files"].items()}}
+                      for name, repo in json.loads(HUB.read_text()).items()})
+
+    class SavedApi(FakeHfApi):
+        def create_commit(self, *args, **kwargs):
+            result = super().create_commit(*args, **kwargs)
+            with self.hub.lock:
+                text = json.dumps({name: {**repo, "files": {k: v.decode("latin-1") for k, v in repo["files"].items()}}
+                                   for name, repo in self.hub.repos.items()})
+            HUB.with_suffix(".tmp").write_text(text)
+            os.replace(HUB.with_suffix(".tmp"), HUB)
+            return result
+
+    start = mirror.start
+    mirror.start = lambda settings, api=None, every_minutes=5: start(settings, api=SavedApi(hub), every_minutes=60)
+    app.main(["--mode", "annotate"])
+"""
+
+
+def save(hub: FakeHub, path: Path) -> None:
+    path.write_text(json.dumps({name: {**repo, "files": {k: v.decode("latin-1") for k, v in repo["files"].items()}}
+                                for name, repo in hub.repos.items()}))
+
+
+def load(path: Path) -> FakeHub:
+    hub = FakeHub()
+    hub.repos.update({name: {**repo, "files": {k: v.encode("latin-1") for k, v in repo["files"].items()}}
+                      for name, repo in json.loads(path.read_text()).items()})
+    return hub

@@ -4,6 +4,9 @@ A test that says "the engine never makes X" must look at every output, not at th
 call with no practical cap per subtype (`EVERY`) returns every candidate the families have; what any seed shows
 at the Probe's cap is a subset of it (`tests/test_perturb_outputs.py` checks that on real captions), and it costs
 one engine pass where the tests used to run one per seed.
+
+`variants_of` is `perturb`'s capped call (every family, seed 0) on each caption, as JSON-ready lists:
+`tests/test_perturb_determinism.py` compares them between two processes with different hash seeds.
 """
 from __future__ import annotations
 
@@ -28,3 +31,10 @@ def made(caption: str, families: Sequence[str] | None = None, *, subtype: str | 
     return {normalized(variant.text) for variant in every_variant(caption, families)
             if (kind is None or variant.kind == kind) and (subtype is None or variant.subtype == subtype)
             and (variant.plausible or not shown)}
+
+
+def variants_of(captions: list[str]) -> list[list]:
+    """Every variant of every caption, all families, seed 0, as JSON-ready lists."""
+    return [[[v.text, v.kind, v.family, v.subtype, [[e.before, e.after, e.start, e.end] for e in v.edits]]
+             for v in perturb(caption, families=None, seed=0)]
+            for caption in captions]

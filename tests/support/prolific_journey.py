@@ -14,16 +14,15 @@ from backend.annotate.exclusion import STEPS
 from tests.support.appprocess import CLEARED
 from tests.support.appserver import free_port
 from tests.support.crowd_server import ServerProcess
-from tests.support.fake_hub import TOKEN
+from tests.support.fake_hub import CHILD, TOKEN
 from tests.support.study_visitor import Participant, StudyApp, right_answer
-from tests.test_annotate_sigterm import CHILD
 
 # The campaign's minimum time per task, and an attentive participant's think time. A hasty press comes right after
 # the page showed its task; 0.4 s leaves room for that round trip on a busy 2-core machine.
 MIN_S, THINK_S = 0.4, 0.45
 UNSTARTED_RECLAIM_S = 3.0  # the clock hook: holds of annotators who never answered come back after this (not 120 s)
 # The real entry point (`app.main`, annotation mode) with its backup on the fake Hub, saved to a file at each commit
-# (tests/test_annotate_sigterm.py), and the hoarder's holds reclaimed after seconds instead of minutes.
+# (`tests.support.fake_hub.CHILD`), and the hoarder's holds reclaimed after seconds instead of minutes.
 SPACE_CHILD = (f"from backend.annotate import quality\nquality.UNSTARTED_RECLAIM_S = {UNSTARTED_RECLAIM_S}\n"
                + textwrap.dedent(CHILD))
 KEYS = {"none": "n", "left": "l", "right": "r", "both": "b"}

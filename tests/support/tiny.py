@@ -1,4 +1,5 @@
-"""A tiny open_clip model for tests: real architecture code, random weights, a few MB."""
+"""A tiny open_clip model for tests: real architecture code, random weights, a few MB; and the built-in toy
+model's architecture freshly initialised, saved as a checkpoint folder (`random_toy_checkpoint`)."""
 from __future__ import annotations
 
 import json
@@ -85,3 +86,14 @@ def solid_image_file(folder: Path, rgb: tuple[int, int, int], size: int = 64, na
     path = folder / name
     solid_image(rgb, size=size).save(path)
     return path
+
+
+def random_toy_checkpoint(folder: Path) -> str:
+    """The toy architecture freshly initialised (seed 0), saved as a checkpoint folder; returns its spec."""
+    from backend.models.checkpoint import save_checkpoint  # here: the tiny model's users need no training code
+    from backend.train.config import TrainConfig
+    from backend.train.loop import build_model
+
+    loaded = build_model(TrainConfig(base_model="toyworld:random"), "cpu")
+    save_checkpoint(folder, loaded.model, loaded.architecture, {"trained_from": "toyworld:random"})
+    return f"local-dir:{folder}"
