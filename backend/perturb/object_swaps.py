@@ -47,7 +47,8 @@ from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import ANIMAL_NOUNS, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
 from backend.perturb.object_kinds import content, kind, may_be_sat_in, one_names_the_other, preposition, sat_in
-from backend.perturb.object_phrases import free_standing, living_group, phrase_edits
+from backend.perturb.object_phrases import living_group, phrase_edits
+from backend.perturb.object_together import BABIES, SHARED_VERBS, in_one_part, is_child
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     PORTION_NOUNS,
@@ -61,12 +62,7 @@ from backend.perturb.typical import swap_repairs_caption
 from backend.perturb.units import in_compound, is_hyphenated, noun_unit
 
 SUBTYPE = "object"
-BABIES = frozenset({"baby", "infant", "toddler", "newborn"})
-# Who holds whom: a child does not hold, carry or lift an adult ("a child holds a sick woman").
-CHILDREN = BABIES | {"child", "kid"}
 HOLDING_VERBS = frozenset({"hold", "carry", "lift", "cradle"})
-# Grounds a "with" noun may stand on apart from the other noun ("a dog on the floor").
-FLOORS = frozenset({"floor", "ground", "grass", "sand", "snow", "carpet", "rug"})
 # Where one thing holds, carries, covers or hangs over another.
 HOLDING_PREPOSITIONS = frozenset({
     "in", "inside", "into", "within", "on", "onto", "atop", "top", "over", "above", "under", "below", "beneath",
@@ -87,8 +83,6 @@ VAGUE_WORDS = frozenset({
     "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
 })
 BESIDE = frozenset({"next", "beside", "near", "by", "alongside"})
-# Verbs any person or animal does: a person and an animal may trade places around them.
-SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
 # Kinds of small things a person holds, that may trade places across kinds in slots that do not care which.
 HANDHELD = frozenset({"food", "tableware", "electronics", "sports equipment", "household object"})
 HANDLING_VERBS = frozenset({
@@ -99,9 +93,6 @@ HANDLING_VERBS = frozenset({
 # is not.
 PLACE_PREPOSITIONS = frozenset({"near", "beside", "by", "behind", "next", "in front of"})
 RESTING_VERBS = frozenset({"sit", "rest", "lie", "lay", "be", "place", "set", "stand"})
-# Where a person or thing is, and what stands beside it: "sits on a bed with a chair next to it".
-SEATING_PREPOSITIONS = frozenset({"on", "in", "onto", "inside", "atop", "under"})
-BESIDE_IT = (("next", "to"), ("beside",), ("behind",), ("in", "front", "of"), ("near",))
 
 
 def _indifferent_slot(noun: Token) -> bool:
@@ -134,12 +125,6 @@ def _handled_by_someone(verb: Token) -> bool:
         if verb.dep_ not in ("conj", "advcl", "xcomp") or verb.head == verb:
             return False
         verb = verb.head
-
-
-def is_child(noun: Token) -> bool:
-    """"a child", "a toddler", "a baby girl"."""
-    return noun_key(noun) in CHILDREN or any(child.lower_ in CHILDREN for child in noun.children
-                                             if child.dep_ in ("compound", "amod"))
 
 
 def _verb_of(noun: Token) -> str:
@@ -311,82 +296,13 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
         return False  # "a man sitting in a chair across from a table" -> "sitting in a table"
     if _one_holds_the_other(first, second):
         return False  # "a wooden spoon in a soup pot" -> "a wooden soup pot in a spoon"
-    if _in_one_part(first, second) or _in_one_part(second, first):
+    if in_one_part(first, second) or in_one_part(second, first):
         return False  # "an umpire is talking with two players", "a young man and a small boy": the same
     if _genders_differ(first, second) and any(token.lower_ in GENDER_BOUND for token in first.doc):
         return False  # "a woman in a white dress and a man in gray" -> "a man in a white dress"
     if GENDER_BOUND.intersection((first.lower_, second.lower_)):
         return False  # "a girl in a floral dress ... a boy in a blue shirt" -> "a boy in a blue dress"
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
-
-
-def _in_one_part(first: Token, second: Token) -> bool:
-    """`second` is `first`'s conjunct, or joined to it or its verb by "with" ("an umpire is talking with two
-    players", "cows grazing in a pasture with birds", "a man with a dog"): both sides do one thing, so a swap says
-    the same; or a neighbour in a list. Not where the "with" noun has a place of its own ("a cat on a couch with
-    a dog on the floor"), does a thing of its own while `first` does another ("a woman holding a controller with a
-    man looking on"), or belongs to a third noun while one of the two has a feature of its own ("scissors with
-    orange handles are in a container with pens"): the swap then moves the place, the doing or the feature."""
-    if (second.dep_ == "conj" and second.head == first) or _listed_together(first, second):
-        return not _doing_apart(first, second)  # "a baby sitting and a man standing": each does its own
-    while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
-        second = second.head
-    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second) or _beside_it(first, second):
-        return False
-    if second.head.i == first.i + 1:
-        return True  # "a television with a remote", however the parser hangs the "with"
-    if _doing_apart(first, second):
-        return False
-    if _held_by_a_third(first, second) and (_featured(first) or _featured(second)):
-        return False
-    return any(holder in (first, first.head) for holder in second.head.ancestors)
-
-
-def _listed_together(first: Token, second: Token) -> bool:
-    """Neighbours in a list, only commas and "and" between them ("noodles, a fork, and a knife"), however the
-    parser reads the list."""
-    earlier, later = (first, second) if first.i < second.i else (second, first)
-    between = earlier.doc[earlier.i + 1 : later.left_edge.i]
-    return len(between) > 0 and all(word.is_punct or word.pos_ == "CCONJ" for word in between)
-
-
-def _placed(noun: Token) -> bool:
-    """A place of its own: "a dog on the floor", not "a group of people"."""
-    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj) or obj.lower_ in FLOORS)
-               for prep in noun.children if prep.dep_ == "prep" and prep.lower_ != "of" for obj in prep.children)
-
-
-def _beside_it(first: Token, second: Token) -> bool:
-    """The "with" noun stands beside a pronoun for `first`, and `first` is where someone is: "a boy sits on a bed
-    with a chair next to it" -> "on a chair with a bed next to it" moves the seat, however the parser hangs "next
-    to it". Not "a table with a chair next to it", where the two only stand together."""
-    if not (first.dep_ == "pobj" and first.head.lower_ in SEATING_PREPOSITIONS and first.head.head.pos_ == "VERB"):
-        return False
-    pronoun = "them" if first.tag_ == "NNS" else "it"
-    after = [word.lower_ for word in first.doc[second.i + 1 : second.i + 5]]
-    return any(after[: len(place) + 1] == [*place, pronoun] for place in BESIDE_IT)
-
-
-def _held_by_a_third(first: Token, second: Token) -> bool:
-    """The "with" belongs to a room, a field or a container that neither noun is ("a container with pens"),
-    the two being free-standing and both adults or both children ("a small child ... with an adult")."""
-    holder = second.head.head
-    return ((is_place(holder) or kind(holder) == "tableware") and holder not in (first, first.head)
-            and free_standing(first) and free_standing(second) and is_child(first) == is_child(second))
-
-
-def _doing_apart(first: Token, second: Token) -> bool:
-    """Each noun has a participle of its own, and they differ ("holding" and "looking on"), where both can do
-    either: two people, or verbs any animal does ("three cows standing ... with birds flying" is no swap)."""
-    doings = [{child.lemma_ for child in noun.children if child.dep_ == "acl" and child.tag_ == "VBG"}
-              for noun in (first, second)]
-    both_can = kind(first) == kind(second) == "person" or doings[0] | doings[1] <= SHARED_VERBS
-    return all(doings) and not doings[0] & doings[1] and both_can
-
-
-def _featured(noun: Token) -> bool:
-    """An adjective or a "with" phrase of its own ("a brown dog", "a bed with stacked pillows")."""
-    return any(child.dep_ == "amod" or (child.dep_ == "prep" and child.lower_ == "with") for child in noun.children)
 
 
 def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | None:
