@@ -22,10 +22,13 @@ the result stays a scene a photo could show:
   beside the seat it trades with ("sits on a bed with a chair next to it" -> "on a chair with a bed next to it"), does
   something else ("a woman holding a game controller with a man looking on") or the "with" is a room's or a
   container's and one of the two has a feature of its own ("a bed with stacked pillows is in a bedroom with a
-  chair"); no man and woman trading places where a dress, a beard or a "bride" stays behind;
+  chair"); no man and woman trading places where a dress, a beard or a "bride" stays behind; a man and a woman
+  who are the caption's only people take their pronouns with them ("The young man is kissing the young woman on
+  top of her head" -> "The young woman is kissing the young man on top of his head");
 * nothing one sits on lands where a body sits "in" ("sitting in a table", `object_kinds.sat_in`);
 * not where one holds, carries or covers the other ("a spoon in a pot" -> "a pot in a spoon", "an airplane over
-  a van");
+  a van"), nor where a thing has things "with" it, which would stay with the other ("a wooden table with two
+  chairs next to a sink" -> "a wooden sink with two chairs next to a table");
 * same grammatical number and the same kind of determiner, or whole phrases (`object_phrases`: "People watch a
   man" -> "A man watches people", "A group of people watching a woman" -> "A woman watching a group of
   people"), no hyphenated word, and not a swap
@@ -40,9 +43,9 @@ from collections.abc import Iterator
 from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY
-from backend.perturb.core import Edit, Request, Variant, build, swapped, take_distinct
+from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
 from backend.perturb.counts import agreement_edits
-from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
+from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND, new_pronoun
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import ANIMAL_NOUNS, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
@@ -51,6 +54,7 @@ from backend.perturb.object_phrases import living_group, phrase_edits
 from backend.perturb.object_together import BABIES, SHARED_VERBS, in_one_part, is_child
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
+    GENDERED_PRONOUNS,
     PORTION_NOUNS,
     has_gendered_pronoun,
     in_fixed_phrase,
@@ -74,6 +78,7 @@ HAVING_VERBS = frozenset({"have", "hold", "contain", "carry", "support"})
 # What hits a ball: a ball and its bat never trade places ("hitting a tennis racket").
 STRIKERS = frozenset({"racket", "racquet", "bat", "club", "stick", "paddle"})
 SEX_WORDS = frozenset({"male", "female"})
+FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
 SEXED_NOUNS = frozenset("""
     man woman boy girl lady gentleman guy mother father son daughter husband wife bride groom king queen brother
     sister grandmother grandfather
@@ -262,6 +267,18 @@ def _one_holds_the_other(first: Token, second: Token) -> bool:
     return holder in (earlier, earlier.head) or (holder.dep_ == "acl" and earlier == holder.head)
 
 
+def _keeps_company(noun: Token, other: Token) -> bool:
+    """A thing with a "with" phrase naming things (`other` aside): what it has or comes with stays where the
+    thing was and goes to the thing that takes its place ("a wooden table with two chairs next to a sink" ->
+    "a wooden sink with two chairs next to a table"). Not between two pieces of tableware, which hold what either
+    held ("a wooden handle in a pot with soup next to an empty bowl" -> "in a bowl with soup next to an empty
+    pot")."""
+    if kind(noun) in (None, "person", "animal") or kind(noun) == kind(other) == "tableware":
+        return False
+    return any(obj.dep_ in ("pobj", "conj") and obj != other and kind(obj) not in (None, "person", "animal")
+               for prep in noun.children if prep.dep_ == "prep" and prep.lower_ == "with" for obj in prep.subtree)
+
+
 def _striker(noun: Token) -> bool:
     return noun.lemma_.lower() in STRIKERS
 
@@ -286,14 +303,16 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
             return False
     if not loose and (_sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first)):
         return False  # a phrase swap moves "male" with its skier
-    if _genders_differ(first, second) and has_gendered_pronoun(first.doc):
-        return False  # "a woman sits while a man looks at her" -> "a man sits while a woman looks at her"
+    if _genders_differ(first, second) and has_gendered_pronoun(first.doc) and not _pronouns_follow(first, second):
+        return False  # "a woman sits while a man looks at her, holding a child" -> "a man ... looks at her"
     if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
     if {_striker(first), _striker(second)} == {True, False} and "ball" in (noun_key(first) + noun_key(second)):
         return False  # "swinging a tennis racket and hitting a ball" -> "swinging a ball and hitting a racket"
     if any(sat_in(a) and not may_be_sat_in(b) for a, b in ((first, second), (second, first))):
         return False  # "a man sitting in a chair across from a table" -> "sitting in a table"
+    if any(_keeps_company(noun, other) for noun, other in ((first, second), (second, first))):
+        return False  # "a wooden table with two chairs next to a sink" -> "a wooden sink with two chairs"
     if _one_holds_the_other(first, second):
         return False  # "a wooden spoon in a soup pot" -> "a wooden soup pot in a spoon"
     if in_one_part(first, second) or in_one_part(second, first):
@@ -305,6 +324,25 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
 
 
+def _pronouns_follow(first: Token, second: Token) -> bool:
+    """A man and a woman, each one alone, are the caption's only people: every "he" or "her" points at one of
+    them, and turning each pronoun to the other gender keeps it on the same place in the scene ("The young man
+    is kissing the young woman on top of her head" -> "The young woman is kissing the young man on top of his
+    head"). Not with a third person, whose "her" would turn too, nor with a group ("two men"), whose pronouns
+    are "they"."""
+    people = {token.i for token in first.doc if token.pos_ in ("NOUN", "PROPN") and kind(token) == "person"}
+    return people == {first.i, second.i} and first.tag_ == second.tag_ == "NN"
+
+
+def _pronoun_edits(request: Request, first: Token, second: Token) -> list[Edit]:
+    """The gendered pronouns turned to the other gender, when a man and a woman trade places
+    (`_pronouns_follow`)."""
+    if not _genders_differ(first, second):
+        return []
+    return [replacement(request, token_span(token), new_pronoun(token, token.lower_ not in FEMALE_PRONOUNS))
+            for token in request.doc if token.lower_ in GENDERED_PRONOUNS]
+
+
 def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | None:
     """The nouns swapped alone, or whole phrases with their verbs made to agree ("this lady is using
     controllers and those men are watching" -> "those men are using controllers and this lady is watching")."""
@@ -314,8 +352,13 @@ def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | N
         if _said_alike(first, second) and _described(first) != _described(second):
             return None  # a colour moves to a thing that may have it: "a white shower ... next to a toilet"
         agreement = _portion_agreement(request, first, second)
-        return None if agreement is None else swapped(request, _unit(first), _unit(second)) + agreement
-    return phrase_edits(request, first, second) if compatible(first, second, loose=True) else None
+        if agreement is None:
+            return None
+        return swapped(request, _unit(first), _unit(second)) + agreement + _pronoun_edits(request, first, second)
+    if not compatible(first, second, loose=True):
+        return None
+    edits = phrase_edits(request, first, second)
+    return None if edits is None else edits + _pronoun_edits(request, first, second)
 
 
 def _portion_agreement(request: Request, first: Token, second: Token) -> list[Edit] | None:
