@@ -61,3 +61,9 @@ def test_a_group_takes_no_singular_pronoun():
     """"two men" and "a woman" would need "they": the pronouns do not follow a swap of different numbers."""
     outputs = binding("Two men watch a woman as she rides her horse.", "object")
     assert not [text for text in outputs if " he " in f" {text} " or " his " in f" {text} "]
+
+
+def test_a_pronoun_owned_by_a_swapped_noun_stays_out():
+    """"his wife" moves whole in a phrase swap: turning its "his" too would make "her wife"."""
+    outputs = binding("A man hugs his wife.") | binding("A woman kisses her husband on the cheek.")
+    assert not [text for text in outputs if "her wife" in text or "his husband" in text]

@@ -329,9 +329,11 @@ def _pronouns_follow(first: Token, second: Token) -> bool:
     them, and turning each pronoun to the other gender keeps it on the same place in the scene ("The young man
     is kissing the young woman on top of her head" -> "The young woman is kissing the young man on top of his
     head"). Not with a third person, whose "her" would turn too, nor with a group ("two men"), whose pronouns
-    are "they"."""
-    people = {token.i for token in first.doc if token.pos_ in ("NOUN", "PROPN") and kind(token) == "person"}
-    return people == {first.i, second.i} and first.tag_ == second.tag_ == "NN"
+    are "they", nor where a pronoun is a swapped noun's own ("his wife"), which a phrase swap moves."""
+    doc = first.doc
+    people = {token.i for token in doc if token.pos_ in ("NOUN", "PROPN") and kind(token) == "person"}
+    owned = any(token.lower_ in GENDERED_PRONOUNS and token.head in (first, second) for token in doc)
+    return people == {first.i, second.i} and first.tag_ == second.tag_ == "NN" and not owned
 
 
 def _pronoun_edits(request: Request, first: Token, second: Token) -> list[Edit]:
