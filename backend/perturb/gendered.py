@@ -55,7 +55,7 @@ def _pronoun_gender(token: Token) -> str:
     return "female" if token.lower_ in ("she", "her", "hers", "herself") else "male"
 
 
-def _new_pronoun(token: Token, to_female: bool) -> str:
+def new_pronoun(token: Token, to_female: bool) -> str:
     """"her" reads "his" where it owns something ("her mouth"), else "him" ("next to her")."""
     word = token.lower_
     if to_female:
@@ -80,7 +80,7 @@ def gender_swap(doc: Doc) -> list[tuple[Token, str]] | None:
     if any(_pronoun_gender(pronoun) != gender for pronoun in pronouns):
         return None
     to_female = gender == "male"
-    return [(person, COUNTERPARTS[person.lower_]), *((p, _new_pronoun(p, to_female)) for p in pronouns)]
+    return [(person, COUNTERPARTS[person.lower_]), *((p, new_pronoun(p, to_female)) for p in pronouns)]
 
 
 YOUNG_OR_ADULT_WORDS = frozenset({

@@ -22,10 +22,13 @@ the result stays a scene a photo could show:
   beside the seat it trades with ("sits on a bed with a chair next to it" -> "on a chair with a bed next to it"), does
   something else ("a woman holding a game controller with a man looking on") or the "with" is a room's or a
   container's and one of the two has a feature of its own ("a bed with stacked pillows is in a bedroom with a
-  chair"); no man and woman trading places where a dress, a beard or a "bride" stays behind;
+  chair"); no man and woman trading places where a dress, a beard or a "bride" stays behind; a man and a woman
+  who are the caption's only people take their pronouns with them ("The young man is kissing the young woman on
+  top of her head" -> "The young woman is kissing the young man on top of his head");
 * nothing one sits on lands where a body sits "in" ("sitting in a table", `object_kinds.sat_in`);
 * not where one holds, carries or covers the other ("a spoon in a pot" -> "a pot in a spoon", "an airplane over
-  a van");
+  a van"), nor where a thing has things "with" it, which would stay with the other ("a wooden table with two
+  chairs next to a sink" -> "a wooden sink with two chairs next to a table");
 * same grammatical number and the same kind of determiner, or whole phrases (`object_phrases`: "People watch a
   man" -> "A man watches people", "A group of people watching a woman" -> "A woman watching a group of
   people"), no hyphenated word, and not a swap
@@ -40,16 +43,18 @@ from collections.abc import Iterator
 from spacy.tokens import Span, Token
 
 from backend.perturb.attributes import FAMILY
-from backend.perturb.core import Edit, Request, Variant, build, swapped, take_distinct
+from backend.perturb.core import Edit, Request, Variant, build, replacement, swapped, take_distinct
 from backend.perturb.counts import agreement_edits
-from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND
+from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND, new_pronoun
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
 from backend.perturb.nouns import ANIMAL_NOUNS, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
 from backend.perturb.object_kinds import content, kind, may_be_sat_in, one_names_the_other, preposition, sat_in
-from backend.perturb.object_phrases import free_standing, living_group, phrase_edits
+from backend.perturb.object_phrases import living_group, phrase_edits
+from backend.perturb.object_together import BABIES, SHARED_VERBS, in_one_part, is_child
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
+    GENDERED_PRONOUNS,
     PORTION_NOUNS,
     has_gendered_pronoun,
     in_fixed_phrase,
@@ -61,12 +66,7 @@ from backend.perturb.typical import swap_repairs_caption
 from backend.perturb.units import in_compound, is_hyphenated, noun_unit
 
 SUBTYPE = "object"
-BABIES = frozenset({"baby", "infant", "toddler", "newborn"})
-# Who holds whom: a child does not hold, carry or lift an adult ("a child holds a sick woman").
-CHILDREN = BABIES | {"child", "kid"}
 HOLDING_VERBS = frozenset({"hold", "carry", "lift", "cradle"})
-# Grounds a "with" noun may stand on apart from the other noun ("a dog on the floor").
-FLOORS = frozenset({"floor", "ground", "grass", "sand", "snow", "carpet", "rug"})
 # Where one thing holds, carries, covers or hangs over another.
 HOLDING_PREPOSITIONS = frozenset({
     "in", "inside", "into", "within", "on", "onto", "atop", "top", "over", "above", "under", "below", "beneath",
@@ -78,6 +78,7 @@ HAVING_VERBS = frozenset({"have", "hold", "contain", "carry", "support"})
 # What hits a ball: a ball and its bat never trade places ("hitting a tennis racket").
 STRIKERS = frozenset({"racket", "racquet", "bat", "club", "stick", "paddle"})
 SEX_WORDS = frozenset({"male", "female"})
+FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
 SEXED_NOUNS = frozenset("""
     man woman boy girl lady gentleman guy mother father son daughter husband wife bride groom king queen brother
     sister grandmother grandfather
@@ -87,8 +88,6 @@ VAGUE_WORDS = frozenset({
     "few", "couple", "lot", "lots", "bunch", "different", "various", "other", "another", "same",
 })
 BESIDE = frozenset({"next", "beside", "near", "by", "alongside"})
-# Verbs any person or animal does: a person and an animal may trade places around them.
-SHARED_VERBS = frozenset({"sit", "stand", "lie", "lay", "rest", "wait", "walk", "run", "sleep", "stay"})
 # Kinds of small things a person holds, that may trade places across kinds in slots that do not care which.
 HANDHELD = frozenset({"food", "tableware", "electronics", "sports equipment", "household object"})
 HANDLING_VERBS = frozenset({
@@ -99,9 +98,6 @@ HANDLING_VERBS = frozenset({
 # is not.
 PLACE_PREPOSITIONS = frozenset({"near", "beside", "by", "behind", "next", "in front of"})
 RESTING_VERBS = frozenset({"sit", "rest", "lie", "lay", "be", "place", "set", "stand"})
-# Where a person or thing is, and what stands beside it: "sits on a bed with a chair next to it".
-SEATING_PREPOSITIONS = frozenset({"on", "in", "onto", "inside", "atop", "under"})
-BESIDE_IT = (("next", "to"), ("beside",), ("behind",), ("in", "front", "of"), ("near",))
 
 
 def _indifferent_slot(noun: Token) -> bool:
@@ -134,12 +130,6 @@ def _handled_by_someone(verb: Token) -> bool:
         if verb.dep_ not in ("conj", "advcl", "xcomp") or verb.head == verb:
             return False
         verb = verb.head
-
-
-def is_child(noun: Token) -> bool:
-    """"a child", "a toddler", "a baby girl"."""
-    return noun_key(noun) in CHILDREN or any(child.lower_ in CHILDREN for child in noun.children
-                                             if child.dep_ in ("compound", "amod"))
 
 
 def _verb_of(noun: Token) -> str:
@@ -277,6 +267,18 @@ def _one_holds_the_other(first: Token, second: Token) -> bool:
     return holder in (earlier, earlier.head) or (holder.dep_ == "acl" and earlier == holder.head)
 
 
+def _keeps_company(noun: Token, other: Token) -> bool:
+    """A thing with a "with" phrase naming things (`other` aside): what it has or comes with stays where the
+    thing was and goes to the thing that takes its place ("a wooden table with two chairs next to a sink" ->
+    "a wooden sink with two chairs next to a table"). Not between two pieces of tableware, which hold what either
+    held ("a wooden handle in a pot with soup next to an empty bowl" -> "in a bowl with soup next to an empty
+    pot")."""
+    if kind(noun) in (None, "person", "animal") or kind(noun) == kind(other) == "tableware":
+        return False
+    return any(obj.dep_ in ("pobj", "conj") and obj != other and kind(obj) not in (None, "person", "animal")
+               for prep in noun.children if prep.dep_ == "prep" and prep.lower_ == "with" for obj in prep.subtree)
+
+
 def _striker(noun: Token) -> bool:
     return noun.lemma_.lower() in STRIKERS
 
@@ -301,17 +303,19 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
             return False
     if not loose and (_sex_lands_on_sexed(first, second) or _sex_lands_on_sexed(second, first)):
         return False  # a phrase swap moves "male" with its skier
-    if _genders_differ(first, second) and has_gendered_pronoun(first.doc):
-        return False  # "a woman sits while a man looks at her" -> "a man sits while a woman looks at her"
+    if _genders_differ(first, second) and has_gendered_pronoun(first.doc) and not _pronouns_follow(first, second):
+        return False  # "a woman sits while a man looks at her, holding a child" -> "a man ... looks at her"
     if _beside_each_other(first, second):
         return False  # "a toilet in a bathroom next to a sink": the swap says the same
     if {_striker(first), _striker(second)} == {True, False} and "ball" in (noun_key(first) + noun_key(second)):
         return False  # "swinging a tennis racket and hitting a ball" -> "swinging a ball and hitting a racket"
     if any(sat_in(a) and not may_be_sat_in(b) for a, b in ((first, second), (second, first))):
         return False  # "a man sitting in a chair across from a table" -> "sitting in a table"
+    if any(_keeps_company(noun, other) for noun, other in ((first, second), (second, first))):
+        return False  # "a wooden table with two chairs next to a sink" -> "a wooden sink with two chairs"
     if _one_holds_the_other(first, second):
         return False  # "a wooden spoon in a soup pot" -> "a wooden soup pot in a spoon"
-    if _in_one_part(first, second) or _in_one_part(second, first):
+    if in_one_part(first, second) or in_one_part(second, first):
         return False  # "an umpire is talking with two players", "a young man and a small boy": the same
     if _genders_differ(first, second) and any(token.lower_ in GENDER_BOUND for token in first.doc):
         return False  # "a woman in a white dress and a man in gray" -> "a man in a white dress"
@@ -320,73 +324,25 @@ def compatible(first: Token, second: Token, *, loose: bool = False) -> bool:
     return loose or (first.tag_ == second.tag_ and determiner_kind(first) == determiner_kind(second))
 
 
-def _in_one_part(first: Token, second: Token) -> bool:
-    """`second` is `first`'s conjunct, or joined to it or its verb by "with" ("an umpire is talking with two
-    players", "cows grazing in a pasture with birds", "a man with a dog"): both sides do one thing, so a swap says
-    the same; or a neighbour in a list. Not where the "with" noun has a place of its own ("a cat on a couch with
-    a dog on the floor"), does a thing of its own while `first` does another ("a woman holding a controller with a
-    man looking on"), or belongs to a third noun while one of the two has a feature of its own ("scissors with
-    orange handles are in a container with pens"): the swap then moves the place, the doing or the feature."""
-    if (second.dep_ == "conj" and second.head == first) or _listed_together(first, second):
-        return not _doing_apart(first, second)  # "a baby sitting and a man standing": each does its own
-    while second.dep_ == "conj":  # "with tomato sauce and sausage": the sausage is in the "with" too
-        second = second.head
-    if not (second.dep_ == "pobj" and second.head.lower_ == "with") or _placed(second) or _beside_it(first, second):
-        return False
-    if second.head.i == first.i + 1:
-        return True  # "a television with a remote", however the parser hangs the "with"
-    if _doing_apart(first, second):
-        return False
-    if _held_by_a_third(first, second) and (_featured(first) or _featured(second)):
-        return False
-    return any(holder in (first, first.head) for holder in second.head.ancestors)
+def _pronouns_follow(first: Token, second: Token) -> bool:
+    """A man and a woman, each one alone, are the caption's only people: every "he" or "her" points at one of
+    them, and turning each pronoun to the other gender keeps it on the same place in the scene ("The young man
+    is kissing the young woman on top of her head" -> "The young woman is kissing the young man on top of his
+    head"). Not with a third person, whose "her" would turn too, nor with a group ("two men"), whose pronouns
+    are "they", nor where a pronoun is a swapped noun's own ("his wife"), which a phrase swap moves."""
+    doc = first.doc
+    people = {token.i for token in doc if token.pos_ in ("NOUN", "PROPN") and kind(token) == "person"}
+    owned = any(token.lower_ in GENDERED_PRONOUNS and token.head in (first, second) for token in doc)
+    return people == {first.i, second.i} and first.tag_ == second.tag_ == "NN" and not owned
 
 
-def _listed_together(first: Token, second: Token) -> bool:
-    """Neighbours in a list, only commas and "and" between them ("noodles, a fork, and a knife"), however the
-    parser reads the list."""
-    earlier, later = (first, second) if first.i < second.i else (second, first)
-    between = earlier.doc[earlier.i + 1 : later.left_edge.i]
-    return len(between) > 0 and all(word.is_punct or word.pos_ == "CCONJ" for word in between)
-
-
-def _placed(noun: Token) -> bool:
-    """A place of its own: "a dog on the floor", not "a group of people"."""
-    return any(obj.dep_ == "pobj" and (is_object_noun(obj) or is_place(obj) or obj.lower_ in FLOORS)
-               for prep in noun.children if prep.dep_ == "prep" and prep.lower_ != "of" for obj in prep.children)
-
-
-def _beside_it(first: Token, second: Token) -> bool:
-    """The "with" noun stands beside a pronoun for `first`, and `first` is where someone is: "a boy sits on a bed
-    with a chair next to it" -> "on a chair with a bed next to it" moves the seat, however the parser hangs "next
-    to it". Not "a table with a chair next to it", where the two only stand together."""
-    if not (first.dep_ == "pobj" and first.head.lower_ in SEATING_PREPOSITIONS and first.head.head.pos_ == "VERB"):
-        return False
-    pronoun = "them" if first.tag_ == "NNS" else "it"
-    after = [word.lower_ for word in first.doc[second.i + 1 : second.i + 5]]
-    return any(after[: len(place) + 1] == [*place, pronoun] for place in BESIDE_IT)
-
-
-def _held_by_a_third(first: Token, second: Token) -> bool:
-    """The "with" belongs to a room, a field or a container that neither noun is ("a container with pens"),
-    the two being free-standing and both adults or both children ("a small child ... with an adult")."""
-    holder = second.head.head
-    return ((is_place(holder) or kind(holder) == "tableware") and holder not in (first, first.head)
-            and free_standing(first) and free_standing(second) and is_child(first) == is_child(second))
-
-
-def _doing_apart(first: Token, second: Token) -> bool:
-    """Each noun has a participle of its own, and they differ ("holding" and "looking on"), where both can do
-    either: two people, or verbs any animal does ("three cows standing ... with birds flying" is no swap)."""
-    doings = [{child.lemma_ for child in noun.children if child.dep_ == "acl" and child.tag_ == "VBG"}
-              for noun in (first, second)]
-    both_can = kind(first) == kind(second) == "person" or doings[0] | doings[1] <= SHARED_VERBS
-    return all(doings) and not doings[0] & doings[1] and both_can
-
-
-def _featured(noun: Token) -> bool:
-    """An adjective or a "with" phrase of its own ("a brown dog", "a bed with stacked pillows")."""
-    return any(child.dep_ == "amod" or (child.dep_ == "prep" and child.lower_ == "with") for child in noun.children)
+def _pronoun_edits(request: Request, first: Token, second: Token) -> list[Edit]:
+    """The gendered pronouns turned to the other gender, when a man and a woman trade places
+    (`_pronouns_follow`)."""
+    if not _genders_differ(first, second):
+        return []
+    return [replacement(request, token_span(token), new_pronoun(token, token.lower_ not in FEMALE_PRONOUNS))
+            for token in request.doc if token.lower_ in GENDERED_PRONOUNS]
 
 
 def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | None:
@@ -398,8 +354,13 @@ def _swap_edits(request: Request, first: Token, second: Token) -> list[Edit] | N
         if _said_alike(first, second) and _described(first) != _described(second):
             return None  # a colour moves to a thing that may have it: "a white shower ... next to a toilet"
         agreement = _portion_agreement(request, first, second)
-        return None if agreement is None else swapped(request, _unit(first), _unit(second)) + agreement
-    return phrase_edits(request, first, second) if compatible(first, second, loose=True) else None
+        if agreement is None:
+            return None
+        return swapped(request, _unit(first), _unit(second)) + agreement + _pronoun_edits(request, first, second)
+    if not compatible(first, second, loose=True):
+        return None
+    edits = phrase_edits(request, first, second)
+    return None if edits is None else edits + _pronoun_edits(request, first, second)
 
 
 def _portion_agreement(request: Request, first: Token, second: Token) -> list[Edit] | None:

@@ -39,7 +39,8 @@ from backend.perturb.counts import agreement_edits
 from backend.perturb.nlp import Relation, is_plural, spatial_relations, verb_relations
 from backend.perturb.nouns import animacy, is_object_noun, is_place, noun_senses
 from backend.perturb.object_kinds import content, kind
-from backend.perturb.object_swaps import FLOORS, HOLDING_VERBS, SHARED_VERBS, VAGUE_WORDS, is_child
+from backend.perturb.object_swaps import HOLDING_VERBS, VAGUE_WORDS
+from backend.perturb.object_together import FLOORS, SHARED_VERBS, is_child
 from backend.perturb.slots import describes_alike
 from backend.perturb.units import SYMMETRIC_VERBS, is_hyphenated
 
