@@ -47,6 +47,7 @@ from backend.perturb.addition_references import (
     relative_agreement,
     verb_agreement,
 )
+from backend.perturb.addition_rooms import FURNISHINGS, room_edits, room_kind, topic_room
 from backend.perturb.addition_subject import PLACE_PREPOSITIONS, subject_noun
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
@@ -232,6 +233,7 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
                 for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
     options += [_one_noun_options(request, noun, stats)
                 for noun in one_noun_sites(request.doc, lambda token: animacy(token) == "person")]
+    options.append(_room_options(request, stats))
     for edits in spread(options, request.rng):
         yield build(request, edits, FAMILY, "object")
 
@@ -316,6 +318,17 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
              if word not in lex.mass_nouns and _may_stand_beside(word, noun)][:PARTNERS]
     end = noun.idx + len(noun)
     return [[Edit("", f" and {indefinite_article(word)} {word}", end, end)] for word in words]
+
+
+def _room_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
+    """Edits adding a furnishing to the room the caption is about (`addition_rooms`), one the counts do not
+    imply: "A corner of a kitchen with a big fridge and a toaster"."""
+    room = topic_room(request.doc)
+    kind = room_kind(room) if room is not None else None
+    if room is None or kind is None:
+        return []
+    things = FURNISHINGS[kind]
+    return room_edits(room, added_objects(request.doc, kind, stats, sorted(things), kin=things)[:PARTNERS])
 
 
 def addition(request: Request) -> list[Variant]:

@@ -22,6 +22,8 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "elephant giraffe zebra",                          # a savanna or a zoo (no lion: it eats the rest)
     "dog cat rabbit",                                  # a home
     "deer squirrel",                                   # a forest (no bear beside its prey)
+    "bird squirrel",                                   # a feeder, a lawn (none where the bird flies)
+    "duck goose swan",                                 # a pond
     "car bus truck van motorcycle bicycle bike scooter",  # a road
     "train tram",                                      # rails (no bus: "a bus and a train on train tracks")
     "tram bus",                                        # a city street
