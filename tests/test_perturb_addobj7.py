@@ -28,7 +28,8 @@ MAKES = [
      "A bedroom with a painting in an old house that is being renovated"),
     # a table's things
     ("A table with food and a drink on it", "A table with food, a vase and a drink on it"),
-    # birds: a squirrel on land, a swan on the water beside a duck
+    # birds: a squirrel on land (no bear: its counts come from teddy bears), a swan on the water beside a duck
+    ("Three birds walking around a dry grass field.", "Three birds and a squirrel walking around a dry grass field."),
     ("A bird is sitting on a bowl of birdseed.", "A bird and a squirrel are sitting on a bowl of birdseed."),
     ("A duck floating in the water near a bunch of grass and rocks",
      "A duck and a swan floating in the water near a bunch of grass and rocks"),
@@ -60,8 +61,10 @@ NEVER = [
     ("A bathroom with a toilet, a plant, a stand and several footwear on the floor.",
      "A bathroom with a toilet and a vase, a plant, a stand and several footwear on the floor."),
     # "with a X" right after the room, where the room's phrase goes on or spaCy read a noun as a verb
-    ("The view of a bathroom with a wall mounted sink.", "The view of a bathroom with a vase with a wall mounted sink."),
-    ("A bathroom sink beside a toilet and blue trashcan.", "A bathroom with a vase sink beside a toilet and blue trashcan."),
+    ("The view of a bathroom with a wall mounted sink.",
+     "The view of a bathroom with a vase with a wall mounted sink."),
+    ("A bathroom sink beside a toilet and blue trashcan.",
+     "A bathroom with a vase sink beside a toilet and blue trashcan."),
     ("Interior bathroom shot of a glass shower and white sink fixtures.",
      "Interior bathroom with a vase shot of a glass shower and white sink fixtures."),
     ("A view of a bathroom that needs to be fixed up.", "A view of a bathroom with a vase that needs to be fixed up."),
@@ -87,6 +90,7 @@ NEVER = [
      "A living room with a white carpet, rug and black furniture."),
     ("A room with a desktop computer and a picture of a mummy.",
      "A room with a desktop computer, a painting and a picture of a mummy."),
+    ("Three birds walking around a dry grass field.", "Three birds and a bear walking around a dry grass field."),
     # a piece of one thing: the join would be a piece of it too
     ("A piece of a broken car on the road.", "A piece of a broken car and a bike on the road."),
 ]

@@ -22,7 +22,9 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   Where the counts are too few, `kindred` things stand in for them: a cow beside a sheep, a bus joined to "a car" as
   subject, third list member ("a tram, a bus and a car") or second object ("holding a phone and a camera"), at the
   sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a
-  kitchen with a stove" is still true of its photo);
+  kitchen with a stove" is still true of its photo). The room, table or street a caption is about takes one of
+  its furnishings in the list of its things ("A hotel room with a small television, a plant and a work desk",
+  `addition_rooms`);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """

@@ -1,15 +1,17 @@
-"""Additions to a room a caption is about: "A corner of a kitchen with a big fridge" -> "... with a big fridge
-and a toaster", "A very nice living room that is very clean" -> "A very nice living room with a lamp ...".
+"""Additions to the room, table or street a caption is about: "A corner of a kitchen with a big fridge" -> "...
+with a big fridge and a blender", "The kitchen is clean" -> "The kitchen with a clock is clean".
 
 Most room captions have no subject a thing can join (a room takes no partner: "a bathroom and a kitchen" is two
 photos) and the caption counts are too few to say what else stands in a room (94 captions name a bathroom, 2 of
-them a vase). So a room takes one of its `FURNISHINGS`: movable things a photo of it may or may not show, never a
-fixture (`kindred.ROOM_FIXTURES`), one the caption names, or one that a noun of it implies by the counts
+them a vase). So the caption's topic (`topic_room`) takes one of its `FURNISHINGS`: movable things a photo of it
+may or may not show, never a fixture (`kindred.ROOM_FIXTURES`), one the caption names or may name otherwise
+(`kindred.OTHER_NAMES`: no rug beside a carpet), or one that a noun of it implies by the counts
 (`addition.added_objects`). The thing goes where the room's own things are listed: after the one thing of its
-"with" phrase ("a kitchen with a big fridge and a toaster"), or in the list of them ("A hotel room with a small
-television, a lamp and a work desk"), or, where the room lists nothing, in a new "with" phrase right after the
-room ("The small bathroom with a plant has a toilet"). It never goes before a relative word or a participle,
-which would then describe the added thing ("a living room with a lamp decorated with a modern theme").
+"with" or "has" ("a kitchen with a big fridge and a blender"), or in the list of them ("A hotel room with a small
+television, a plant and a work desk"), or, where the room lists nothing, in a new "with" phrase right after the
+room ("The small bathroom with a plant has a toilet"). Nothing is added where a phrase, a list or a clause would
+then describe the added thing too ("with a big mirror above the sink", "a living room decorated with a modern
+theme", "a bathroom that needs to be fixed up"), nor to a room said to be empty or bare.
 """
 from __future__ import annotations
 
@@ -78,6 +80,7 @@ def _holdings(room: Token) -> Token | None:
 
 
 def _has_with(room: Token) -> bool:
+    """The room has a "with" phrase of its own (whose object `_holdings` may not have read as a thing)."""
     return any(c.dep_ == "prep" and c.lower_ == "with" for c in room.children)
 
 
