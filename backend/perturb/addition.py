@@ -22,7 +22,9 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   Where the counts are too few, `kindred` things stand in for them: a cow beside a sheep, a bus joined to "a car" as
   subject, third list member ("a tram, a bus and a car") or second object ("holding a phone and a camera"), at the
   sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a
-  kitchen with a stove" is still true of its photo);
+  kitchen with a stove" is still true of its photo). The room, table or street a caption is about takes one of
+  its furnishings in the list of its things ("A hotel room with a small television, a plant and a work desk",
+  `addition_rooms`);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """
@@ -47,6 +49,7 @@ from backend.perturb.addition_references import (
     relative_agreement,
     verb_agreement,
 )
+from backend.perturb.addition_rooms import FURNISHINGS, room_edits, room_kind, topic_room
 from backend.perturb.addition_subject import PLACE_PREPOSITIONS, subject_noun
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
@@ -232,6 +235,7 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
                 for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
     options += [_one_noun_options(request, noun, stats)
                 for noun in one_noun_sites(request.doc, lambda token: animacy(token) == "person")]
+    options.append(_room_options(request, stats))
     for edits in spread(options, request.rng):
         yield build(request, edits, FAMILY, "object")
 
@@ -316,6 +320,17 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
              if word not in lex.mass_nouns and _may_stand_beside(word, noun)][:PARTNERS]
     end = noun.idx + len(noun)
     return [[Edit("", f" and {indefinite_article(word)} {word}", end, end)] for word in words]
+
+
+def _room_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
+    """Edits adding a furnishing to the room the caption is about (`addition_rooms`), one the counts do not
+    imply: "A corner of a kitchen with a big fridge and a toaster"."""
+    room = topic_room(request.doc)
+    kind = room_kind(room) if room is not None else None
+    if room is None or kind is None:
+        return []
+    things = FURNISHINGS[kind]
+    return room_edits(room, added_objects(request.doc, kind, stats, sorted(things), kin=things)[:PARTNERS])
 
 
 def addition(request: Request) -> list[Variant]:

@@ -44,6 +44,11 @@ PERSON_ACTS = frozenset("laugh smile grin talk chat speak read write cook shop s
 # Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
 # yellow and white flowers" was judged absurd).
 CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())
+# Verbs of flight: an animal joined to a flying one would fly too.
+FLIGHT_VERBS = frozenset("fly soar glide hover".split())
+# Birds, and the water a bird may sit on where no land animal joins it.
+BIRDS = frozenset({"bird", "duck", "goose", "swan", "seagull", "pigeon"})
+WATERS = frozenset("water lake pond river ocean sea bay puddle".split())
 # Verbs of how a thing is fixed in place: a thing joined to it would be fixed there too ("A stop sign and a bench
 # that are attached to a broken wooden pole", "Two hot dogs and a hamburger are sandwiched between two slices").
 FIXING_VERBS = frozenset("hang attach mount nail post tape fasten install sandwich".split())
@@ -98,10 +103,12 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     person does; where a person rides or throws one thing, only a person, and only with `own_objects`: one thing
     each), another animal beside an animal (none where it acts on an object: "two horses and a dog pull a plow";
     one named with it in `addition.PARTNER_SHARE` of its captions or `kindred` to it: no giraffe joins sheep
-    because both graze in fields, no elephant joins a cat). Other things join only `kindred` things ("a bike and
-    a scooter parked"; a compound's or a toy's by `kind_lemma`), and none where the thing holds something, is
-    fixed in place (`FIXING_VERBS`) or sits in its own holder (`kindred.OWN_HOLDERS`): by the counts alone, "a
-    table and a couch topped with a cake", "two airplanes and a car flying"."""
+    because both graze in fields, no elephant joins a cat; a bird `kindred` to a bird: "A duck and a swan
+    floating", and only such a bird where the animal flies, `FLIGHT_VERBS`, or a bird is on water, `WATERS`).
+    Other things join only `kindred` things ("a bike and a scooter parked"; a compound's or a toy's by
+    `kind_lemma`), and none where the thing holds something, is fixed in place (`FIXING_VERBS`) or sits in its
+    own holder (`kindred.OWN_HOLDERS`): by the counts alone, "a table and a couch topped with a cake", "two
+    airplanes and a car flying"."""
     groups, lemma = lexicon().object_groups, kind_lemma(noun)
     kind = animacy(noun)
     acting = acting_verbs(subject, noun)
@@ -124,7 +131,11 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
             OWN_HOLDERS.get(lemma, frozenset()) & caption_lemmas(noun.doc))
         return sorted(kindred(lemma)) if kind is None and lemma not in beings and not holds else []
     animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
-    return animals + sorted(young(noun))
+    birds = sorted(kindred(lemma) & set(groups["bird species"]))
+    flies = any(verb.lemma_.lower() in FLIGHT_VERBS for verb in own_verbs(subject, noun))
+    if flies or (lemma in BIRDS and caption_lemmas(noun.doc) & WATERS):
+        return birds  # "A flock of birds flying over the ocean", "A white bird sitting on top of a lake": no squirrel
+    return animals + sorted(young(noun)) + birds
 
 
 def person_only(verbs: list[Token]) -> bool:

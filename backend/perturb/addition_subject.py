@@ -12,12 +12,15 @@ from backend.perturb.kindred import KIND_COMPOUNDS
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy
-from backend.perturb.parse_reading import COLLECTIVE_NOUNS
+from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS
 from backend.perturb.units import is_hyphenated
 
 JOIN_FOLLOWERS = frozenset({"VERB", "AUX", "ADP", "ADV", "PUNCT", "SCONJ", "PART"})
 # Words saying the subject is alone: "a lone bicycle and a truck" contradicts itself.
-ALONE = frozenset({"lone", "single", "only", "solitary", "alone", "empty", "deserted"})
+ALONE = frozenset({"lone", "single", "only", "solitary", "alone"})
+# Words saying a place holds nothing: they bar a join only on the joined noun ("an empty bench and a chair"), not
+# elsewhere ("a train and a tram at an empty train station").
+EMPTY = frozenset({"empty", "deserted", "vacant"})
 # Nouns that show what follows their "of" in a caption without a verb: "A display of pizzas and a salad".
 DEPICTIONS = frozenset({"view", "picture", "photo", "photograph", "image", "display", "closeup", "close", "shot"})
 PLACE_PREPOSITIONS = frozenset({"on", "in", "at", "near", "by", "beside", "inside", "atop"})
@@ -27,10 +30,12 @@ PREMODIFIER_DEPS = frozenset({"det", "amod", "compound", "nummod", "poss", "advm
 
 def subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
     """(subject, noun the addition joins) of the caption's first subject or head noun (or what "There is"
-    names), through a group's "of" ("a herd of sheep" -> sheep, but not "the hand of a person"), or a depiction's
+    names), through a group's or a portion's "of" ("a herd of sheep" -> sheep, "Two slices of pizza" -> pizza, but
+    not "the hand of a person"), or a depiction's
     in a caption with no verb ("A picture of a cat sitting"). None where either is already a list or the noun
     part of a listed compound (but those `kindred.KIND_COMPOUNDS` names by their noun), and unless the joined
-    noun ends its phrase but for a participle ("A sheep standing in a field") or, for a thing or an animal, a
+    noun ends its phrase but for a participle ("A sheep standing in a field") or a predicative adjective ("asleep"),
+    or, for a thing or an animal, a
     place phrase ("A dog on a couch"), so "and a cow" joins it and nothing else ("a man and a dog in a white
     shirt" would move the shirt). Where another phrase is on its right, the third item is the word before which
     the addition goes instead, with "and" after it ("A cargo van with a chip sign is parked" -> "A bus and a
@@ -45,10 +50,10 @@ def subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
         return None
     noun = subject
     frames = DEPICTIONS if subject.dep_ == "ROOT" else frozenset()  # "A picture of a cat is": the verb stays
-    while noun.lemma_.lower() in COLLECTIVE_NOUNS | frames and (of := _of_phrases(noun)):
+    while noun.lemma_.lower() in COLLECTIVE_NOUNS | PORTION_NOUNS | frames and (of := _of_phrases(noun)):
         objects = [c for c in of[0].children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")]
-        if not objects:
-            return None
+        if not objects or (noun.lemma_.lower() in PORTION_NOUNS and any(c.dep_ == "det" for c in objects[0].children)):
+            return None  # "A piece of a broken car and a bike": a part of one thing, which the join would share
         noun = objects[0]
     multiword, front = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True), None
     for token in {subject, noun}:
@@ -58,17 +63,28 @@ def subject_noun(doc: Doc) -> tuple[Token, Token, Token | None] | None:
                  and not (token is noun and _placed_there(noun, c))]
         if any(c.dep_ in ("conj", "cc") for c in token.children) or token.dep_ == "conj":
             return None
-        if any((c.dep_ != "acl" or c.tag_ not in ("VBG", "VBN")) and c not in relative_clauses(token) for c in right):
+        if any(not _describes(c) and c not in relative_clauses(token) for c in right):
             front = front_of(subject, noun)
             if front is None:
                 return None
+    if any(t.lower_ in EMPTY for t in [*subject.children, *noun.children]):
+        return None
     if any(span.start <= noun.i < span.end and compound_key(span) not in KIND_COMPOUNDS for span in multiword) or (
             not noun.is_alpha or is_hyphenated(noun)):
         return None
     after = doc[noun.i + 1] if noun.i + 1 < len(doc) else None
-    if after is not None and after.pos_ not in JOIN_FOLLOWERS and not is_relative_subject(after):
+    if after is not None and after.pos_ not in JOIN_FOLLOWERS and not is_relative_subject(after) and not (
+            after.head.i == noun.i and _describes(after)):
         return None  # "An old doctors office": the noun was a modifier, not the head
     return subject, noun, front
+
+
+def _describes(child: Token) -> bool:
+    """A word on the noun's right that a joined thing shares: a participle ("A sheep standing", and "standing"
+    that spaCy tagged a noun) or a predicative adjective ("A big brown bear asleep in a hammock")."""
+    if child.dep_ == "acl":
+        return child.tag_ in ("VBG", "VBN") or (child.tag_ == "NN" and child.lower_.endswith("ing"))
+    return child.dep_ == "amod" and child.tag_ == "JJ" and not list(child.children)  # not "A vase full of flowers"
 
 
 def _of_phrases(noun: Token) -> list[Token]:
