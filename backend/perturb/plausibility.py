@@ -43,6 +43,7 @@ from backend.perturb.nlp import load_spacy, parse
 from backend.perturb.nouns import INANIMATE, LIVING, is_name, noun_class, noun_key, referent
 from backend.perturb.order import FAMILY as ORDER_FAMILY
 from backend.perturb.parse_reading import verb_lemma
+from backend.perturb.plausibility_fit import fit_violations
 from backend.perturb.plausibility_parse import (
     LARGE_ANIMALS,
     Span,
@@ -56,6 +57,7 @@ from backend.perturb.plausibility_parse import (
     make_violation,
     placements,
 )
+from backend.perturb.plausibility_scene import scene_violations
 from backend.perturb.plausibility_use import use_violations
 from backend.perturb.selection import selection_violations
 from backend.perturb.selection_ground import ground_violations
@@ -185,7 +187,8 @@ def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
     """The three rules here, the selectional ones (`selection`, `selection_ground`) and those of use
     (`plausibility_use`) over one parse."""
     return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc)
-                 + ground_violations(doc) + use_violations(doc))
+                 + ground_violations(doc) + use_violations(doc) + fit_violations(doc)
+                 + scene_violations(doc))
 
 
 class _Violations:
