@@ -13,17 +13,20 @@
                    her through a wall", "A dog looks out of the roof").
   beside_a_kite    a place next to or beside a kite ("a park beach next to a kite"): a kite is flown, and a beach
                    is no thing that stands at its side.
+  flown_misfit     flying a ball or a board ("attempt to fly a tennis ball", "flying surfboards").
+  handled_in_sky   carrying, pushing, washing ... something in the sky ("The man is carrying his kite in the sky",
+                   from "flying"); holding, throwing and kicking are left out (a kite held on its line is up there).
+  ski_on_sand      skiing, or riding skis or a snowboard, on sand, rock or grass or in a desert ("riding skis on a
+                   sandy surface", "skiing at a lodge right in the deserts").
 
 Each errs towards "plausible" like the rules in `selection`; a violation counts only where the perturbation made
 it (`plausibility.implausibilities`).
 """
 from __future__ import annotations
 
-import functools
-
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import ANIMAL, noun_key, noun_senses
+from backend.perturb.nouns import ANIMAL, noun_key
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_parse import (
     Violation,
@@ -32,9 +35,11 @@ from backend.perturb.plausibility_parse import (
     kind_of,
     make_violation,
     placements,
+    some_sense_under,
 )
 from backend.perturb.refill_fit import RIDDEN_ANIMALS
 from backend.perturb.refill_neighbours import THROUGH_OPENING
+from backend.perturb.selection_ground import HANDLING_VERBS, RIDDEN_BOARDS
 
 EATING_VERBS = frozenset(["eat", "bite", "chew"])
 _BEVERAGE = "beverage.n.01"
@@ -44,26 +49,29 @@ FLAT_DISHES = frozenset("plate tray platter saucer".split())
 _SOLID_DISHES = frozenset(["baked_goods.n.01", "sandwich.n.01", "pizza.n.01"])
 IN_OR_ON = frozenset(["in", "on", "onto", "atop"])
 _BALLS = frozenset(["ball.n.01"])
-# Animals that climb trees or perch in them; people climb them too.
+# Animals that climb trees or perch in them (goats climb argan trees: "a goat is way up in a tree" was judged
+# fine); people climb them too.
 _CLIMBERS = frozenset(["bird.n.01", "feline.n.01", "primate.n.02", "squirrel.n.01", "bear.n.01", "insect.n.01",
-                       "reptile.n.01"])
+                       "reptile.n.01", "goat.n.01"])
+_MAMMALS = frozenset(["mammal.n.01"])  # not "Two animals playing outside on a tree branch"
 TREES = frozenset("tree branch limb treetop".split())
 UP_IN = frozenset(["in", "on", "atop", "up", "into"])
 SEEING_VERBS = frozenset("look peer gaze stare see watch visible view peek".split())
 OPAQUE = frozenset("wall walls roof ceiling floor".split())
 KITES = frozenset(["kite", "kites"])
 BESIDE = frozenset(["beside", "by", "near"])
+SKY_HANDLING = HANDLING_VERBS - {"hold", "throw", "kick", "lift"}
+SKI_VERBS = frozenset(["ski", "snowboard"])
+SNOW_BOARDS = frozenset(["ski", "skis", "snowboard"])
+SNOWLESS_MARKS = frozenset("sandy rocky dusty grassy muddy dry".split())
+SNOWLESS_PLACES = frozenset("desert sand beach grass lawn".split())
 _PLACES = frozenset(["geographical_area.n.01", "geological_formation.n.01", "body_of_water.n.01", "way.n.06",
                      "tract.n.01", "urban_area.n.01"])
 
 
-@functools.lru_cache(maxsize=4096)
 def _only_a_drink(key: str) -> bool:
     """Some WordNet sense of `key` is a beverage and none is solid food ("soda", "coffee"; not "orange")."""
-    senses = noun_senses(key)
-    ancestors = [{sense.name()} | {s.name() for s in sense.closure(lambda synset: synset.hypernyms())}
-                 for sense in senses]
-    return any(_BEVERAGE in names for names in ancestors) and not any(names & _SOLID_FOOD for names in ancestors)
+    return some_sense_under(key, frozenset([_BEVERAGE])) and not some_sense_under(key, _SOLID_FOOD)
 
 
 def _eats_a_drink(doc: Doc) -> list[Violation]:
@@ -139,7 +147,7 @@ def _up_a_tree(doc: Doc) -> list[Violation]:
             prep = tree.head
         if tree.dep_ == "pobj" and tree.lemma_.lower() in TREES and prep.lower_ in UP_IN:
             found += [make_violation("up_a_tree", prep.lower_, [noun, tree], None) for noun in _located(prep)
-                      if kind_of(noun) == ANIMAL and not is_under(noun_key(noun), _CLIMBERS)]
+                      if is_under(noun_key(noun), _MAMMALS) and not is_under(noun_key(noun), _CLIMBERS)]
     return found
 
 
@@ -172,7 +180,42 @@ def _beside_kites(doc: Doc) -> list[Violation]:
             for thing in _located(kite.head) if is_under(noun_key(thing), _PLACES)]
 
 
+def _flown_misfits(doc: Doc) -> list[Violation]:
+    """Flying a tennis ball or a surfboard."""
+    return [make_violation("flown_misfit", "fly", [obj], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) == "fly"
+            for obj in verb.children if obj.dep_ == "dobj"
+            and (obj.lemma_.lower() in RIDDEN_BOARDS or is_under(noun_key(obj), _BALLS))]
+
+
+def _handled_in_sky(doc: Doc) -> list[Violation]:
+    """Carrying a kite in the sky."""
+    return [make_violation("handled_in_sky", verb_lemma(verb), [sky], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in SKY_HANDLING
+            for prep in verb.children if prep.dep_ == "prep" and prep.lower_ == "in"
+            for sky in prep.children if sky.dep_ == "pobj" and sky.lower_ == "sky"]
+
+
+def _skis(verb: Token) -> bool:
+    """Skiing, snowboarding, or riding skis or a snowboard."""
+    return verb_lemma(verb) in SKI_VERBS or (verb_lemma(verb) == "ride" and any(
+        child.dep_ == "dobj" and child.lower_ in SNOW_BOARDS for child in verb.children))
+
+
+def _snowless(place: Token) -> bool:
+    return place.lemma_.lower() in SNOWLESS_PLACES or any(child.lower_ in SNOWLESS_MARKS for child in place.children)
+
+
+def _skiing_on_sand(doc: Doc) -> list[Violation]:
+    """Skis on a sandy surface."""
+    return [make_violation("ski_on_sand", verb_lemma(verb), [place], verb) for verb in doc
+            if verb.pos_ == "VERB" and _skis(verb)
+            for prep in verb.children if prep.dep_ == "prep"
+            for place in prep.children if place.dep_ == "pobj" and _snowless(place)]
+
+
 def scene_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
     return (_eats_a_drink(doc) + _vessel_misfits(doc) + _ridden_misfits(doc) + _up_a_tree(doc)
-            + _through_walls(doc) + _beside_kites(doc))
+            + _through_walls(doc) + _beside_kites(doc) + _flown_misfits(doc) + _handled_in_sky(doc)
+            + _skiing_on_sand(doc))
