@@ -40,6 +40,7 @@ FLAGGED = [
     ("handled_in_sky", "The man is flying his kite in the sky.", "The man is carrying his kite in the sky."),
     ("ski_on_sand", "a group of people riding skis on a snowy surface", "a group of people riding skis on a sandy surface"),
     ("floor_and_atop", "a woman sitting on the floor next to a bed", "a woman sitting on the floor on a bed"),
+    ("joint_filling", "A vase filled with yellow and white flowers.", "A vase and a book filled with yellow and white flowers."),
 ]
 
 # (rule it must not fire, caption, output judged ok, or a caption)
@@ -68,6 +69,7 @@ LEFT_ALONE = [
     ("handled_in_sky", "The man is flying his kite in the sky.", "The man is flying his green kite in the sky."),
     ("ski_on_sand", "a person riding skis on a snowy slope", "a child riding skis on a snowy slope"),
     ("floor_and_atop", "A man sitting on the floor next to a rug.", "A man sitting on the floor on a rug."),
+    ("joint_filling", "The bowl is full of pasta and vegetables.", "The bowl and a mug are full of pasta and vegetables."),
 ]
 
 

@@ -16,6 +16,8 @@
   flown_misfit     flying a ball or a board ("attempt to fly a tennis ball", "flying surfboards").
   handled_in_sky   carrying, pushing, washing ... something in the sky ("The man is carrying his kite in the sky",
                    from "flying"); holding, throwing and kicking are left out (a kite held on its line is up there).
+  joint_filling    a thing that holds nothing joined by "and" to one that holds, and filled with it too ("A vase
+                   and a book filled with yellow and white flowers"; `addition_partners` stops such additions).
   ski_on_sand      skiing, or riding skis or a snowboard, on sand, rock or grass or in a desert ("riding skis on a
                    sandy surface", "skiing at a lodge right in the deserts").
 
@@ -38,7 +40,8 @@ from backend.perturb.plausibility_parse import (
     some_sense_under,
 )
 from backend.perturb.refill_fit import RIDDEN_ANIMALS
-from backend.perturb.refill_neighbours import THROUGH_OPENING
+from backend.perturb.refill_neighbours import HOLDER_SYNSETS, HOLDER_WORDS, THROUGH_OPENING
+from backend.perturb.selection import FILLING_WORDS
 from backend.perturb.selection_ground import HANDLING_VERBS, RIDDEN_BOARDS
 
 EATING_VERBS = frozenset(["eat", "bite", "chew"])
@@ -214,8 +217,37 @@ def _skiing_on_sand(doc: Doc) -> list[Violation]:
             for place in prep.children if place.dep_ == "pobj" and _snowless(place)]
 
 
+def _filled(word: Token) -> list[Token]:
+    """The nouns a filling word fills: the noun a participle hangs on ("A vase and a book filled with"), or the
+    subject of a copula ("The bowl and a mug are full of")."""
+    if word.dep_ == "acl" and word.head.pos_ == "NOUN":
+        noun = word.head
+    elif word.dep_ in ("acomp", "ROOT", "conj") or word.head.lemma_ == "be":
+        verb = word if word.pos_ in ("VERB", "AUX") else word.head
+        noun = next((child for child in verb.children if child.dep_ in ("nsubj", "nsubjpass")), None)
+    else:
+        return []
+    return [noun, *noun.conjuncts] if noun is not None and noun.pos_ == "NOUN" else []
+
+
+def _holds(noun: Token) -> bool:
+    """A container, tableware or a rack (`refill_neighbours`' holders), or a cup or mug (WordNet's first mug is a
+    face)."""
+    return noun_key(noun) in HOLDER_WORDS | DRINK_VESSELS or is_under(noun_key(noun), HOLDER_SYNSETS)
+
+
+def _joint_fillings(doc: Doc) -> list[Violation]:
+    """A vase and a book filled with flowers."""
+    found = []
+    for word in doc:
+        nouns = _filled(word) if word.lower_ in FILLING_WORDS else []
+        if len(nouns) > 1 and any(_holds(noun) for noun in nouns):
+            found += [make_violation("joint_filling", word.lower_, [noun], word) for noun in nouns if not _holds(noun)]
+    return found
+
+
 def scene_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
     return (_eats_a_drink(doc) + _vessel_misfits(doc) + _ridden_misfits(doc) + _up_a_tree(doc)
             + _through_walls(doc) + _beside_kites(doc) + _flown_misfits(doc) + _handled_in_sky(doc)
-            + _skiing_on_sand(doc))
+            + _skiing_on_sand(doc) + _joint_fillings(doc))
