@@ -220,6 +220,7 @@ def _skiing_on_sand(doc: Doc) -> list[Violation]:
 def _filled(word: Token) -> list[Token]:
     """The nouns a filling word fills: the noun a participle hangs on ("A vase and a book filled with"), or the
     subject of a copula ("The bowl and a mug are full of")."""
+    noun: Token | None = None
     if word.dep_ == "acl" and word.head.pos_ == "NOUN":
         noun = word.head
     elif word.dep_ in ("acomp", "ROOT", "conj") or word.head.lemma_ == "be":
