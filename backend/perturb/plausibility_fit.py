@@ -55,6 +55,8 @@ DOG_TOYS = frozenset("frisbee ball stick toy disc disk leash bone".split())
 FLIMSY = frozenset(["paper"])
 VAGUE_THINGS = frozenset("object thing item structure stuff device room area place".split())
 GRASS_MEASURES = frozenset("bunch tuft clump blade bale pile patch".split())
+_ARTIFACTS = frozenset(["artifact.n.01"])
+_FRUIT = frozenset(["edible_fruit.n.01"])
 _DEVICES = frozenset(["device.n.01"])
 SCREENS = frozenset(["television", "tv", "monitor"])
 
@@ -103,10 +105,21 @@ def _greenery(noun: Token) -> bool:
     return NATURAL_COLOURS.get(noun_key(noun)) == NATURAL_COLOURS["grass"]
 
 
+def _colour_free(noun: Token, colour: str) -> bool:
+    """A colour a thing of `NATURAL_COLOURS` may have all the same: a made thing comes in any ("a blue tennis
+    ball", "a white traffic light" were judged fine or in doubt), and fruit is green before it is ripe ("green
+    oranges" was judged fine)."""
+    key = noun_key(noun)
+    return is_under(key, _ARTIFACTS) or (colour == "green" and is_under(key, _FRUIT))
+
+
 def _coloured_loosely(noun: Token) -> bool:
     """Colours a caption's own words may give: of greenery (autumn leaves, "an orange tree"), of a noun that
-    modifies another ("a red water bottle", "a black snow suit") or an adjective ("black orange and yellow")."""
-    return _greenery(noun) or noun.dep_ in ("compound", "nmod") or noun.head.pos_ == "ADJ"
+    modifies another ("a red water bottle", "a black snow suit") or an adjective ("black orange and yellow"), and
+    those `_colour_free`."""
+    if _greenery(noun) or noun.dep_ in ("compound", "nmod") or noun.head.pos_ == "ADJ":
+        return True
+    return any(_colour_free(noun, adjective.lower_) for adjective in _modifiers(noun))
 
 
 def _asked_of_refills_only(noun: Token) -> bool:
@@ -137,8 +150,8 @@ def _fits_all_the_same(noun: Token, word: str) -> bool:
     """Where `attribute_fits` is stricter than the judges: a picture's colours (a "pink and white photograph" was
     judged fine, a "green and white" one absurd), a mammal's red or orange coat ("An orange dog", "A red and white
     cat" were judged fine), a coloured toy or ornament ("a stuffed green cat", "a brown vase has four pink horses
-    on it"), greenery in autumn or in bloom ("a red tree", "pink leaves"), a material other than paper (`FLIMSY`),
-    a word for any thing."""
+    on it"), greenery in autumn or in bloom ("a red tree", "pink leaves"), a made thing or unripe fruit
+    (`_colour_free`), a material other than paper (`FLIMSY`), a word for any thing."""
     key = noun_key(noun)
     if key in PICTURES or key in VAGUE_THINGS or word in COAT_COLOURS.get(key, ()):
         return True
@@ -147,7 +160,7 @@ def _fits_all_the_same(noun: Token, word: str) -> bool:
     if kind_of(noun) == ANIMAL:
         toy = any(token.lower_ in TOY_MARKS for token in noun.subtree) or verb_lemma(noun.head) == "have"
         return toy or word not in UNNATURAL_COATS
-    return _greenery(noun)
+    return _greenery(noun) or _colour_free(noun, word)
 
 
 def _attribute_misfits(doc: Doc) -> list[Violation]:
