@@ -78,6 +78,13 @@ LEFT_ALONE = [
     ("handled_in_sky", "The man is flying his kite in the sky.", "The man is flying his green kite in the sky."),
     ("ski_on_sand", "a person riding skis on a snowy slope", "a child riding skis on a snowy slope"),
     ("floor_and_atop", "A man sitting on the floor next to a rug.", "A man sitting on the floor on a rug."),
+    # Hidden in the odd-id engine pass by a first version, judged fine there:
+    ("neighbour_misfit", "A tan horse with a blond mane inside of a coral.",
+     "A dog and a tan horse with a blond mane inside of a coral."),
+    ("attribute_misfit", "A chair with a toddler and a big toy bear.",
+     "A chair with a toddler and a big pink toy bear."),
+    ("partner_misfit", "A man in black carrying a sheep on his shoulders.",
+     "A man in black carrying a sheep and a cow on his shoulders."),
     ("joint_filling", "The bowl is full of pasta and vegetables.",
      "The bowl and a mug are full of pasta and vegetables."),
 ]

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.addition_partners import PERSON_ACTS, own_verbs, person_only
 from backend.perturb.attribute_fit import MATERIAL_FITS, PICTURES, attribute_fits
-from backend.perturb.kindred import TOY_MARKS
+from backend.perturb.kindred import TOY, TOY_MARKS
 from backend.perturb.nouns import ANIMAL, PERSON, is_physical, noun_key
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import Violation, is_under, kind_of, make_violation, some_sense_under
@@ -53,6 +53,7 @@ DOG_TOYS = frozenset("frisbee ball stick toy disc disk leash bone".split())
 # absurd); stone, brick and glass things of kinds `attribute_fits` does not list are made ("a glass fence", "a stone
 # board", "a stone spoon" were judged fine or in doubt).
 FLIMSY = frozenset(["paper"])
+TOY_WORDS = TOY_MARKS | {TOY, "toy"}  # "a big pink toy bear"
 VAGUE_THINGS = frozenset("object thing item structure stuff device room area place".split())
 GRASS_MEASURES = frozenset("bunch tuft clump blade bale pile patch".split())
 _ARTIFACTS = frozenset(["artifact.n.01"])
@@ -123,10 +124,11 @@ def _coloured_loosely(noun: Token) -> bool:
 
 
 def _asked_of_refills_only(noun: Token) -> bool:
-    """Where `neighbours_fit` reads a refill, not a word the caption chose (each predicate above), and a word for
-    any thing or room ("a room with a sink, bed and toilet")."""
-    return (noun_key(noun) in VAGUE_THINGS or _sliced(noun) or _shown_with(noun) or _grass_word_only(noun)
-            or _sweet_by_meat(noun) or _coloured_loosely(noun))
+    """Where `neighbours_fit` reads a refill, not a word the caption chose (each predicate above), a word for any
+    thing or room ("a room with a sink, bed and toilet"), and a noun joined to others, whose "with" phrase may be
+    the last one's ("A dog and a tan horse with a blond mane")."""
+    return (noun_key(noun) in VAGUE_THINGS or bool(noun.conjuncts) or _sliced(noun) or _shown_with(noun)
+            or _grass_word_only(noun) or _sweet_by_meat(noun) or _coloured_loosely(noun))
 
 
 def _neighbour_misfits(doc: Doc) -> list[Violation]:
@@ -158,7 +160,7 @@ def _fits_all_the_same(noun: Token, word: str) -> bool:
     if word in MATERIAL_FITS:
         return word not in FLIMSY
     if kind_of(noun) == ANIMAL:
-        toy = any(token.lower_ in TOY_MARKS for token in noun.subtree) or verb_lemma(noun.head) == "have"
+        toy = any(token.lower_ in TOY_WORDS for token in noun.subtree) or verb_lemma(noun.head) == "have"
         return toy or word not in UNNATURAL_COATS
     return _greenery(noun) or _colour_free(noun, word)
 
@@ -195,11 +197,14 @@ def _acts_as_people_do(verb: Token) -> bool:
 
 
 def _partner_misfits(doc: Doc) -> list[Violation]:
-    """An animal joined by "and" to people who do what only people do."""
+    """An animal joined by "and" to people who do what only people do; not to people's object ("A man carrying a
+    sheep and a cow": a verb between them)."""
     found = []
     for animal in doc:
         person = animal.head
         if animal.dep_ != "conj" or kind_of(animal) != ANIMAL or kind_of(person) != PERSON:
+            continue
+        if any(token.pos_ in ("VERB", "AUX") for token in doc[person.i:animal.i]):
             continue
         if person_only([verb for verb in own_verbs(person, animal) if _acts_as_people_do(verb)]):
             found.append(make_violation("partner_misfit", noun_key(animal), [person, animal], None))
