@@ -27,8 +27,11 @@ of the original are excused the same way). What a noun names comes from
 NLTK corpus is installed), the one classifier the swap rules use too; a
 noun neither knows is UNKNOWN and fires no rule. The selectional rules of
 `selection` (what fits a place, a verb, a container) and `selection_ground`
-(where a body can be: water, air, ground) run beside these three. The result is
-deterministic and errs towards "plausible".
+(where a body can be: water, air, ground) run beside these three, with those of
+`plausibility_use` (what things are used for), `plausibility_fit` (words that misfit the words kept around
+them, read with the generation-time checks of `refill_neighbours` and `attribute_fit`) and `plausibility_scene`
+(things where they cannot be, beings doing what they cannot). The result is deterministic and errs towards
+"plausible".
 """
 from __future__ import annotations
 
@@ -184,8 +187,8 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
 
 
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
-    """The three rules here, the selectional ones (`selection`, `selection_ground`) and those of use
-    (`plausibility_use`) over one parse."""
+    """The three rules here, the selectional ones (`selection`, `selection_ground`) and those of use, fit and
+    scene (`plausibility_use`, `plausibility_fit`, `plausibility_scene`) over one parse."""
     return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc)
                  + ground_violations(doc) + use_violations(doc) + fit_violations(doc)
                  + scene_violations(doc))
