@@ -32,11 +32,11 @@ from backend.perturb import PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
 from backend.perturb.plausibility import implausibilities, is_labelled  # noqa: E402
 from backend.perturb.plausibility_parse import Span  # noqa: E402
 
-# The flagged sample was drawn from what the label flags: it measures precision, and in the pool it would
-# inflate recall, so it is read only when named.
-FLAGGED_SAMPLE = "perturb-judged-plausibility-flagged.csv"
+# The flagged samples were drawn from what the label flags (label9's: every odd-id output the label9 rules hid
+# or removed): they measure precision, and in the pool they would inflate recall, so they are read only when named.
+FLAGGED_SAMPLES = frozenset(["perturb-judged-plausibility-flagged.csv", "perturb-judged-label9.csv"])
 JUDGED = sorted(path for path in (BENCH.parent / "tests" / "data").glob("perturb-judged*.csv")
-                if path.name != FLAGGED_SAMPLE)
+                if path.name not in FLAGGED_SAMPLES)
 _WORD = re.compile(r"\S+")
 
 

@@ -36,6 +36,18 @@ def is_under(key: str, synsets: frozenset[str]) -> bool:
     return bool(first_sense_ancestors(key) & synsets)
 
 
+@functools.lru_cache(maxsize=8192)
+def sense_ancestors(key: str) -> tuple[frozenset[str], ...]:
+    """`first_sense_ancestors` for every noun sense of `key`, most frequent first."""
+    return tuple(frozenset({sense.name()} | {s.name() for s in sense.closure(lambda synset: synset.hypernyms())})
+                 for sense in noun_senses(key))
+
+
+def some_sense_under(key: str, synsets: frozenset[str]) -> bool:
+    """Can `key` name one of `synsets`, or a kind of one, in any sense ("hot dog" is first a show-off)?"""
+    return any(names & synsets for names in sense_ancestors(key))
+
+
 Span = tuple[int, int]
 
 

@@ -3,8 +3,9 @@
 
   wrong_tool      cooking or baking with a cutting tool ("cooking a cake with a knife", from "cutting").
   under_dish      food under a plate, a dish or a tray ("crackers sitting under a plate, ready to eat").
-  floor_and_atop  one verb placing its agent both on the floor or the ground and on top of something else
-                  ("laying on a bathroom floor on top of a toilet").
+  floor_and_atop  one verb placing its agent both on the floor or the ground and on top of something else, or
+                  on a piece of furniture ("laying on a bathroom floor on top of a toilet", "a woman sitting on
+                  the floor on a bed"; not "on the floor on a rug").
   wave_on_land    riding or catching a wave along, in or at a dry place ("riding the wave along the park").
   atop_people     standing, sitting or lying on top of "him", "her", or "them" where "them" can only be the
                   people or animals named before ("a girl holds a baby ... with a boy standing on top of them").
@@ -28,6 +29,8 @@ CUTTING_TOOLS = frozenset("knife knives scissors saw blade cutter cleaver".split
 DISHES = frozenset("plate plates dish dishes tray trays saucer platter".split())
 BELOW = frozenset(["under", "beneath", "underneath", "below"])
 FLOORS = frozenset("floor ground grass sand".split())
+RAISED = frozenset("top bed couch sofa chair table bench desk counter".split())  # WordNet's first table is data
+_FURNITURE = frozenset(["furniture.n.01"])
 WAVES = frozenset(["wave", "waves"])
 DRY_PLACES = frozenset("park street road city field lawn yard sidewalk grass desert forest".split())
 WAVE_PLACES = frozenset(["along", "in", "at", "through", "across", "on"])
@@ -68,12 +71,13 @@ def _on_objects(verb: Token) -> list[Token]:
 
 
 def _floor_and_atop(doc: Doc) -> list[Violation]:
-    """On the floor and on top of something, at once."""
+    """On the floor and on top of something, or on a bed, at once."""
     found = []
     for verb in doc:
         places = _on_objects(verb) if verb.pos_ == "VERB" else []
         floor = next((place for place in places if place.lower_ in FLOORS), None)
-        top = next((place for place in places if place.lower_ == "top"), None)
+        top = next((place for place in places
+                    if place.lower_ in RAISED or is_under(noun_key(place), _FURNITURE)), None)
         if floor is not None and top is not None:
             found.append(make_violation("floor_and_atop", verb_lemma(verb), [floor, top], verb))
     return found
