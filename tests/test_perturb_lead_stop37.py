@@ -2,13 +2,15 @@
 
 A garment only women wear is no refill where a man may wear it, however the parse hangs the garment on him
 (`refill_fit._worn_by_a_man`; the old check read only "in"): all six outputs below were made on odd SugarCrepe
-ids before the fix.
+ids before the fix. A noun only plural ("scissors") has the kind of its WordNet sense (`object_kinds.kind`).
 """
 import re
 
 import pytest
 
 from backend.perturb.core import normalized
+from backend.perturb.nlp import parse
+from backend.perturb.object_kinds import kind
 from tests.support.perturb_outputs import made
 
 WOMENS = re.compile(r"\b(dress|dresses|skirt|skirts|gown|bikini)\b")
@@ -41,3 +43,13 @@ def test_a_man_and_a_woman_in_shirts_are_not_put_in_dresses():
 ])
 def test_a_woman_may_still_be_refilled_into_a_dress(caption, expected):
     assert expected in made(caption, ["replace"], subtype="object")
+
+
+@pytest.mark.parametrize(("caption", "word", "expected"), [
+    ("Scissors with orange handles are in a container with pens.", "Scissors", "tool"),
+    ("A knife on a cutting board.", "knife", "tableware"),
+])
+def test_a_noun_only_plural_has_the_kind_of_its_wordnet_sense(caption, word, expected):
+    """`object_kinds.kind` looked "scissor" up in WordNet, which has only "scissors": no kind, so no swap."""
+    noun = next(token for token in parse(caption) if token.text == word)
+    assert kind(noun) == expected

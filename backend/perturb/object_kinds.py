@@ -71,7 +71,9 @@ def kind(noun: Token) -> str | None:
     # The curated group decides for a thing: "square" is also a person in WordNet, but not in a caption.
     if noun_class(noun) in LIVING:
         return None
-    return _kind_of_thing(noun_key(noun)) or _wordnet_kind(noun_key(noun))
+    key = noun_key(noun)
+    # A noun only plural ("scissors", "tongs") has no WordNet sense under its singular lemma.
+    return _kind_of_thing(key) or _wordnet_kind(key if noun_senses(key) else noun.lower_)
 
 
 @functools.lru_cache(maxsize=4096)
