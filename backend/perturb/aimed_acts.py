@@ -1,8 +1,9 @@
 """Acts on a held or aimed-at thing that spread over several words, as a relation phrase: "a man holding his cell
-phone up" -> "a man putting his cell phone down", "A tennis player taking a swing at a ball" -> "A tennis player
-catching a ball", "prepares to swing at a tennis ball" -> "prepares to catch a tennis ball", "kisses the girl on
-the head" -> "pats the girl on the head" (SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" ->
-"hits", "kisses" -> "hugs"), "A kid brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
+phone up" -> "a man putting his cell phone down", "holds a furry animal in her arms" -> "puts down a furry animal",
+"A tennis player taking a swing at a ball" -> "A tennis player catching a ball", "prepares to swing at a tennis
+ball" -> "prepares to catch a tennis ball", "kisses the girl on the head" -> "pats the girl on the head"
+(SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" -> "hits", "kisses" -> "hugs"), "A kid
+brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
 -> "cuts a slice of her pizza".
 
 `verb_phrases.SWAPS` replaces a verb with the particle or preposition right after it; these are the same acts
@@ -34,6 +35,8 @@ _PATTED = frozenset({"head", "forehead"})
 # caption names the brush or paste anywhere ("holding a toothbrush and flossing their teeth" was judged doubtful).
 TEETH = frozenset({"teeth", "tooth"})
 _BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "brushes"})
+# What a thing is held in, and is no longer in once put down ("holding a baby in her arms" -> "putting down a baby").
+_HOLDING_PARTS = frozenset({"hand", "arm", "palm"})
 # Verb forms the new phrase can take; the base form where the act is about to be done ("prepares to swing at").
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 
@@ -57,6 +60,27 @@ def _separated_slot(verb: Token) -> tuple[Span, list[str]] | None:
         return None  # "holding a knife up to a cake", "picks the ball up off the ground": the new act has no goal
     words = doc[verb.i + 1 : particles[0].i].text
     return doc[verb.i : particles[0].i + 1], [f"{verb_form(new[0], verb.tag_)} {words} {new[1]}"]
+
+
+def _held_in_hand_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"holds a furry animal in her arms" -> "puts down a furry animal": a thing held in someone's hands or arms,
+    with the hands dropped (a thing put down is no longer in them). Nothing but a setting (`_SETTINGS`) or the
+    caption's end may follow the hands ("holding a phone in one hand up to her ear" has a goal)."""
+    doc = verb.doc
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    if verb_lemma(verb) != "hold" or len(objects) != 1 or objects[0].right_edge.i + 1 >= len(doc):
+        return None
+    word = doc[objects[0].right_edge.i + 1]
+    hands = [child for child in word.children if child.dep_ == "pobj" and noun_lemma(child) in _HOLDING_PARTS]
+    if word.lower_ != "in" or word.head.i not in (verb.i, objects[0].i) or not hands:
+        return None
+    after = doc[hands[0].i + 1] if hands[0].i + 1 < len(doc) else None
+    if after is not None and not after.is_punct and after.lower_ not in _SETTINGS | {"and"}:
+        return None
+    if any(token.lower_ == "other" for token in doc[hands[0].i :]):
+        return None  # "holds a carrot in her right hand with a beverage in the other": "the other" needs the hand
+    thing = doc[verb.i + 1 : word.i].text
+    return doc[verb.i : hands[0].i + 1], [f"{verb_form('put', verb.tag_)} down {thing}"]
 
 
 def _swing_slot(verb: Token) -> tuple[Span, list[str]] | None:
@@ -106,13 +130,14 @@ def _brush_slot(verb: Token) -> tuple[Span, list[str]] | None:
 
 
 def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Separated particle verbs of a held thing, swings at a ball, kisses on a head, bites of food and teeth brushed,
-    done by a person, with the opposite act."""
+    """Separated particle verbs of a held thing, things held in the hands or arms, swings at a ball, kisses on a
+    head, bites of food and teeth brushed, done by a person, with the opposite act."""
     slots = []
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)) or not _person_does(verb):
             continue
-        for found in (_separated_slot(verb), _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
+        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _swing_slot(verb), _kiss_slot(verb),
+                      _bite_slot(verb), _brush_slot(verb)):
             if found is not None:
                 slots.append(found)
     return slots

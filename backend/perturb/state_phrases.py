@@ -1,8 +1,8 @@
 """Where things are, said as a state rather than an act, and the opposite state, replaced whole as a relation
 phrase: things "next to each other" set "far from each other", bodies that "stand together" set "far apart", a
-thing "filled with" others "empty of" them, and things "on display" "packed in boxes" (SugarCrepe: "filled with"
--> "empty of", "is on display" -> "is hidden in a cabinet"). `verb_phrases.verb_phrase_slots` offers them with its
-acts.
+thing "filled with" others "empty of" them, things "on display" "packed in boxes", and a toilet seat "up" set
+"down" (SugarCrepe: "filled with" -> "empty of", "is on display" -> "is hidden in a cabinet", "is up" -> "is
+down"). `verb_phrases.verb_phrase_slots` offers them with its acts.
 """
 from __future__ import annotations
 
@@ -90,4 +90,36 @@ def stored_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         second_place = on.i + 2 < len(doc) and doc[on.i + 2].lower_ in ("on", "in", "inside")
         if thing is not None and not second_place:  # "packed in a box on a plate" was judged absurd
             slots.append((doc[on.i : on.i + 2], ["packed in a box" if _one_thing(thing) else "packed in boxes"]))
+    return slots
+
+
+# A toilet's seat or lid and the state it is left in, which a photo shows: "The lid is up on the toilet bowl" ->
+# "The lid is down" (SugarCrepe: "is up" -> "is down"). Open and shut only for a lid.
+_LEFT_STATES = {"up": "down", "down": "up"}
+_LID_STATES = {"open": "closed", "closed": "open"}
+_TOILET_COVERS = frozenset({"seat", "lid"})
+
+
+def _cover_before(word: Token) -> Token | None:
+    """The seat or lid right before `word` ("the seat up"), or before a form of "be" before it ("the lid is up")."""
+    doc = word.doc
+    before = doc[word.i - 1] if word.i > 0 else None
+    if before is not None and before.lemma_ == "be" and word.i > 1:
+        before = doc[word.i - 2]
+    return before if before is not None and noun_lemma(before) in _TOILET_COVERS else None
+
+
+def cover_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """A toilet seat or lid up <-> down ("A white toilet with the seat up" -> "with the seat down"), a lid open <->
+    closed; only where a toilet is named, and not a particle of an act ("lifts the lid up" is no state)."""
+    if not any(noun_lemma(token) == "toilet" for token in doc if token.tag_ in NOUN_TAGS):
+        return []
+    slots = []
+    for word in doc[1:]:
+        cover = _cover_before(word)
+        if cover is None or (word.dep_ == "prt" and word.head.lemma_ != "be"):
+            continue
+        states = _LEFT_STATES | (_LID_STATES if noun_lemma(cover) == "lid" else {})
+        if word.lower_ in states:
+            slots.append((doc[word.i : word.i + 1], [states[word.lower_]]))
     return slots

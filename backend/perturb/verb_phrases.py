@@ -23,8 +23,9 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import PERSON_PRONOUNS
 from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
-from backend.perturb.state_phrases import apart_slots, emptied_slots, spread_slots, stored_slots
+from backend.perturb.state_phrases import apart_slots, cover_slots, emptied_slots, spread_slots, stored_slots
 from backend.perturb.wearing import actor, wearer
 from backend.perturb.without import SETTING_NOUNS, plain_object
 
@@ -59,6 +60,8 @@ CROSSED = frozenset({
     "street", "road", "intersection", "crosswalk", "river", "stream", "creek", "bridge", "track", "tracks",
     "railroad", "highway", "avenue", "lane",
 })
+# Ways a person or animal blocks, and could be standing beside instead ("A herd of sheep are blocking the road").
+BLOCKED = CROSSED | frozenset({"path", "driveway", "sidewalk", "trail", "way", "entrance", "doorway"})
 # What one looks into and could be looking away from ("looking into a mirror"); not "in the distance".
 LOOKED_INTO = frozenset({
     "mirror", "window", "camera", "refrigerator", "fridge", "oven", "microwave", "box", "bag", "lens", "telescope",
@@ -97,6 +100,8 @@ RIDES = frozenset({"train", "bus", "subway", "tram", "trolley", "ferry", "shuttl
 PHONES = frozenset({"phone", "cellphone", "smartphone", "telephone", "iphone"})
 # What a surfer rides and could be wiping out on instead (SugarCrepe: "surfing a large wave" -> "wiping out on").
 WAVES = frozenset({"wave"})
+# What a person or animal takes and could be getting out of instead ("twins taking a bath" -> "getting out of").
+BATHS = frozenset({"bath", "bubblebath"})
 # What a grazing animal eats and could be lying in instead (SugarCrepe: "eating hay" -> "sleeping in the hay").
 FODDER = frozenset({"grass", "hay", "straw"})
 # Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten); the base
@@ -104,6 +109,8 @@ FODDER = frozenset({"grass", "hay", "straw"})
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 _READY = frozenset({"about", "ready"})
 _READYING = frozenset({"prepare", "try", "attempt"})
+# Prepositions of where a doer is, whose object spaCy often takes for the doer of a participle after it.
+_AT_PLACE = frozenset({"at", "in", "on", "by", "near", "inside", "beside"})
 # Acts nobody gets ready for: "trying to wipe out on a wave" was judged absurd.
 _MISHAPS = frozenset({"wipe out on", "drop", "let go of"})
 # Verbs of a place or thing having something, whose opposite is "lacks" ("A bathroom features big mirrors").
@@ -125,7 +132,7 @@ class PhraseSwap:
 
 
 def _person(noun: str) -> bool:
-    return lexicon().is_person(noun)
+    return lexicon().is_person(noun) or noun in PERSON_PRONOUNS  # "Everyone in the group is using ..."
 
 
 def _animate(noun: str) -> bool:
@@ -136,15 +143,26 @@ def _animal(noun: str) -> bool:
     return _animate(noun) and not _person(noun)
 
 
+def _holder(noun: str) -> bool:
+    """Who holds things up and puts them down: a person, or a hand ("A person's hand holding up a smartphone")."""
+    return _person(noun) or noun == "hand"
+
+
+def _skier(noun: str) -> bool:
+    """Who climbs up a slope on skis and could be skiing down it ("Three skiers climb up a snow covered hill")."""
+    return noun == "skier"
+
+
 SWAPS: tuple[PhraseSwap, ...] = (
-    PhraseSwap(frozenset({"hold", "pick", "lift"}), "up", "put down", _person),
-    PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _person),
+    PhraseSwap(frozenset({"hold", "pick", "lift"}), "up", "put down", _holder),
+    PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _holder),
     PhraseSwap(frozenset({"look", "stare", "gaze", "glance"}), "at", "look away from", _animate),
     PhraseSwap(frozenset({"look", "stare", "gaze"}), "out", "look away from", _animate),
     PhraseSwap(_LOOKS, "in", "look away from", _animate, LOOKED_INTO, _FACING),
     PhraseSwap(_LOOKS, "into", "look away from", _animate, LOOKED_INTO, _FACING),
     PhraseSwap(frozenset({"ski", "snowboard", "sled", "slide"}), "down", "climb up", _person, SLOPES, _UPHILL),
     PhraseSwap(frozenset({"cross"}), "", "stand next to", _animate, CROSSED, frozenset({"to", "toward", "towards"})),
+    PhraseSwap(frozenset({"block"}), "", "stand next to", _animate, BLOCKED),
     PhraseSwap(frozenset({"play"}), "", "watch", _person, GAMES),
     PhraseSwap(frozenset({"sit"}), "", "lie", PLUSH.__contains__),
     PhraseSwap(frozenset({"take"}), "", "pose for", _person, PICTURES),
@@ -158,6 +176,9 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"flip", "leaf", "page", "thumb"}), "through", "close", _person, LEAFED),
     PhraseSwap(frozenset({"do", "perform", "attempt"}), "", "watch", _person, FEATS),
     PhraseSwap(frozenset({"wait"}), "for", "get off", _person, RIDES, frozenset({"to", "arrive", "coming", "come"})),
+    PhraseSwap(frozenset({"wait"}), "for", "ride", _person, WAVES, frozenset({"to", "coming", "come"})),
+    PhraseSwap(frozenset({"take"}), "", "get out of", _animate, BATHS),
+    PhraseSwap(frozenset({"climb", "hike", "trek"}), "up", "ski down", _skier, SLOPES),
     PhraseSwap(frozenset({"open"}), "", "close", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"close", "shut"}), "", "open", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"ride", "surf", "catch"}), "", "wipe out on", _person, WAVES),
@@ -181,10 +202,23 @@ def doer_of(verb: Token) -> str | None:
     about to do it."""
     if readied(verb):
         verb = verb.head.head if verb.head.lower_ in _READY else verb.head
-    subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
-    if subject is None or subject.tag_ not in NOUN_TAGS:
+    if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS:
+        subject: Token | None = _place_owner(wearer(verb.head))
+    else:
+        subject = actor(verb)
+    if subject is None or content_noun(subject).tag_ not in NOUN_TAGS:  # "Group of people" is read as a name
         return None
     return noun_lemma(content_noun(_garment_owner(subject)))
+
+
+def _place_owner(noun: Token) -> Token:
+    """The living thing at a place where spaCy hung the participle on the place ("A giraffe at a zoo eating some
+    grass": "eating" on "zoo"); else `noun`. Not where the place is itself alive ("a man on a horse riding")."""
+    at, owner = noun.head, noun.head.head
+    if (noun.dep_ == "pobj" and at.lower_ in _AT_PLACE and owner.tag_ in NOUN_TAGS
+            and not _animate(noun_lemma(noun)) and _animate(noun_lemma(content_noun(owner)))):
+        return owner
+    return noun
 
 
 def _garment_owner(noun: Token) -> Token:
@@ -284,8 +318,9 @@ def _turned_away_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 
 def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """"A woman prepares a pizza while a man watches" -> "... while a man looks away": a person who watches or
-    looks on, with nothing watched named after it (the act watched is the rest of the caption)."""
+    """"A woman prepares a pizza while a man watches" -> "... while a man looks away": a person or animal
+    ("Cow eating grass while a bull watches nearby") who watches or looks on, with nothing watched named after it
+    (the act watched is the rest of the caption)."""
     slots = []
     for verb in doc:
         lemma, tag = verb_lemma(verb), verb.tag_
@@ -299,7 +334,7 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
                                             or (on.i + 1 < len(doc) and doc[on.i + 1].pos_ == "ADP")):
             continue  # "looking on a computer": a place; "look on from behind a rail" -> "look away from behind"
         doer = doer_of(verb)
-        if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _person(doer):
+        if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _animate(doer):
             end = verb.i + 2 if looks_on else verb.i + 1
             slots.append((doc[verb.i : end], [verb_form("look away", tag)]))
     return slots
@@ -309,9 +344,9 @@ def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form (the base form of
     an act about to be done too: "A young boy gets ready to fly a kite" -> "... to carry a kite"); things close
     to each other or together set apart; things filled emptied; things had lacked; looks turned away; things on
-    display packed away."""
+    display packed away; toilet seats and lids up set down (`state_phrases.cover_slots`)."""
     slots = apart_slots(doc) + spread_slots(doc) + emptied_slots(doc) + _lacking_slots(doc)
-    slots += _turned_away_slots(doc) + _onlooker_slots(doc) + stored_slots(doc)
+    slots += _turned_away_slots(doc) + _onlooker_slots(doc) + stored_slots(doc) + cover_slots(doc)
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)):
             continue
