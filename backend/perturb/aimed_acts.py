@@ -4,7 +4,7 @@ phone up" -> "a man putting his cell phone down", "holds a furry animal in her a
 ball" -> "prepares to catch a tennis ball", "kisses the girl on the head" -> "pats the girl on the head"
 (SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" -> "hits", "kisses" -> "hugs"), "A kid
 brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
--> "cuts a slice of her pizza".
+-> "cuts a slice of her pizza", "taking a picture of a dog" -> "looking away from a dog".
 
 `verb_phrases.SWAPS` replaces a verb with the particle or preposition right after it; these are the same acts
 with the object between verb and particle, with "a swing" for the verb, or in the base form after "to", which
@@ -19,7 +19,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
-from backend.perturb.verb_phrases import doer_of, readied
+from backend.perturb.verb_phrases import PICTURES, doer_of, readied
 
 # Separated particle verbs of a held thing, and their opposite: "holding his phone up" -> "putting his phone down".
 _SEPARATED = {("hold", "up"): ("put", "down"), ("pick", "up"): ("put", "down"), ("lift", "up"): ("put", "down"),
@@ -35,6 +35,8 @@ _PATTED = frozenset({"head", "forehead"})
 # caption names the brush or paste anywhere ("holding a toothbrush and flossing their teeth" was judged doubtful).
 TEETH = frozenset({"teeth", "tooth"})
 _BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "brushes"})
+# Words after a photo's subject that need the camera: what it is taken with or through.
+_AIMED_WITH = frozenset({"with", "using", "through", "on", "from"})
 # What a thing is held in, and is no longer in once put down ("holding a baby in her arms" -> "putting down a baby").
 _HOLDING_PARTS = frozenset({"hand", "arm", "palm"})
 # Verb forms the new phrase can take; the base form where the act is about to be done ("prepares to swing at").
@@ -81,6 +83,23 @@ def _held_in_hand_slot(verb: Token) -> tuple[Span, list[str]] | None:
         return None  # "holds a carrot in her right hand with a beverage in the other": "the other" needs the hand
     thing = doc[verb.i + 1 : word.i].text
     return doc[verb.i : hands[0].i + 1], [f"{verb_form('put', verb.tag_)} down {thing}"]
+
+
+def _photo_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A man taking a picture of a dog" -> "A man looking away from a dog": a camera aimed at a thing, and eyes
+    turned from it. Not of oneself, nor with a device or a way named after ("looking away from food with a
+    mobile device" leaves the device dangling)."""
+    doc = verb.doc
+    pictures = [child for child in verb.children if child.dep_ == "dobj" and noun_lemma(child) in PICTURES]
+    if verb_lemma(verb) != "take" or not pictures or pictures[0].i + 1 >= len(doc):
+        return None
+    of = doc[pictures[0].i + 1]
+    things = [child for child in of.children if child.dep_ == "pobj"]
+    if of.lower_ != "of" or of.head.i != pictures[0].i or not things or things[0].lower_.endswith(("self", "selves")):
+        return None
+    if any(token.lower_ in _AIMED_WITH for token in doc[of.i :]):
+        return None
+    return doc[verb.i : of.i + 1], [verb_form("look away from", verb.tag_)]
 
 
 def _swing_slot(verb: Token) -> tuple[Span, list[str]] | None:
@@ -130,14 +149,14 @@ def _brush_slot(verb: Token) -> tuple[Span, list[str]] | None:
 
 
 def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Separated particle verbs of a held thing, things held in the hands or arms, swings at a ball, kisses on a
-    head, bites of food and teeth brushed, done by a person, with the opposite act."""
+    """Separated particle verbs of a held thing, things held in the hands or arms, pictures taken of a thing, swings
+    at a ball, kisses on a head, bites of food and teeth brushed, done by a person, with the opposite act."""
     slots = []
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)) or not _person_does(verb):
             continue
-        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _swing_slot(verb), _kiss_slot(verb),
-                      _bite_slot(verb), _brush_slot(verb)):
+        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _photo_slot(verb), _swing_slot(verb),
+                      _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
             if found is not None:
                 slots.append(found)
     return slots

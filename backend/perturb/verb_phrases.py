@@ -79,6 +79,9 @@ PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
 # Directions of a walk or a run, kept when one becomes the other ("walking down a sidewalk" -> "running down a
 # sidewalk"); the lexicon's locomotion group leaves these alone where spaCy reads the word as a particle.
 _STRIDES = frozenset({"down", "along", "across", "through", "up", "past", "toward", "towards", "on"})
+# The other gait, and adverbs of pace between a gait and its direction ("walking slowly across").
+_GAITS = {"walk": "run", "run": "walk", "jog": "walk"}
+_PACES = frozenset({"slowly", "quickly", "briskly", "leisurely", "fast", "rapidly", "calmly", "casually"})
 # Things a person opens or closes, which a photo shows open or shut ("A man opening an oven" -> "closing");
 # not a present or a bottle, whose closing is odd, nor an eye or mouth.
 OPENED = frozenset({
@@ -302,6 +305,22 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
+def _paced_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"Two adult pheasants walking slowly across a street" -> "... running across a street": a walk or run with
+    an adverb of its pace before the direction, replaced with the adverb, which would not suit the other gait."""
+    slots = []
+    for verb in doc[:-2]:
+        pace, way = doc[verb.i + 1], doc[verb.i + 2]
+        lemma = verb_lemma(verb)
+        if (verb.pos_ != "VERB" or verb.tag_ not in _TAGS or lemma not in _GAITS or pace.lower_ not in _PACES
+                or way.lower_ not in _STRIDES or way.head.i != verb.i):
+            continue
+        doer = doer_of(verb)
+        if doer is not None and _animate(doer):
+            slots.append((doc[verb.i : way.i + 1], [verb_form(f"{_GAITS[lemma]} {way.lower_}", verb.tag_)]))
+    return slots
+
+
 def _turned_away_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """"A man looking down at an open laptop" -> "A man looking away from an open laptop": a look with an adverb
     before its "at" (the adverb goes with the look), by anything animate."""
@@ -344,9 +363,10 @@ def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form (the base form of
     an act about to be done too: "A young boy gets ready to fly a kite" -> "... to carry a kite"); things close
     to each other or together set apart; things filled emptied; things had lacked; looks turned away; things on
-    display packed away; toilet seats and lids up set down (`state_phrases.cover_slots`)."""
+    display packed away; toilet seats and lids up set down (`state_phrases.cover_slots`); a walk at a pace run."""
     slots = apart_slots(doc) + spread_slots(doc) + emptied_slots(doc) + _lacking_slots(doc)
     slots += _turned_away_slots(doc) + _onlooker_slots(doc) + stored_slots(doc) + cover_slots(doc)
+    slots += _paced_slots(doc)
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)):
             continue
