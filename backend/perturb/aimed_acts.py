@@ -4,7 +4,7 @@ phone up" -> "a man putting his cell phone down", "holds a furry animal in her a
 ball" -> "prepares to catch a tennis ball", "kisses the girl on the head" -> "pats the girl on the head"
 (SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" -> "hits", "kisses" -> "hugs"), "A kid
 brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
--> "cuts a slice of her pizza", "taking a picture of a dog" -> "looking away from a dog".
+-> "cuts a slice of her pizza", "taking a picture of a dog" or "watching a train" -> "looking away from" it.
 
 `verb_phrases.SWAPS` replaces a verb with the particle or preposition right after it; these are the same acts
 with the object between verb and particle, with "a swing" for the verb, or in the base form after "to", which
@@ -18,8 +18,8 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
-from backend.perturb.parse_reading import noun_lemma, verb_lemma
-from backend.perturb.verb_phrases import PICTURES, doer_of, readied
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
+from backend.perturb.verb_phrases import PICTURES, doer_of, has_purpose, readied
 
 # Separated particle verbs of a held thing, and their opposite: "holding his phone up" -> "putting his phone down".
 _SEPARATED = {("hold", "up"): ("put", "down"), ("pick", "up"): ("put", "down"), ("lift", "up"): ("put", "down"),
@@ -37,8 +37,10 @@ TEETH = frozenset({"teeth", "tooth"})
 _BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "brushes"})
 # Words after a photo's subject that need the camera: what it is taken with or through.
 _AIMED_WITH = frozenset({"with", "using", "through", "on", "from"})
+# Dependents a watch may have and keep when it becomes a look away.
+_WATCH_DEPS = frozenset({"nsubj", "aux", "dobj", "prep", "punct", "cc", "conj", "advmod", "advcl", "mark", "npadvmod"})
 # What a thing is held in, and is no longer in once put down ("holding a baby in her arms" -> "putting down a baby").
-_HOLDING_PARTS = frozenset({"hand", "arm", "palm"})
+_HOLDING_PARTS = frozenset({"hand", "arm", "palm", "lap"})
 # Verb forms the new phrase can take; the base form where the act is about to be done ("prepares to swing at").
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 
@@ -65,7 +67,7 @@ def _separated_slot(verb: Token) -> tuple[Span, list[str]] | None:
 
 
 def _held_in_hand_slot(verb: Token) -> tuple[Span, list[str]] | None:
-    """"holds a furry animal in her arms" -> "puts down a furry animal": a thing held in someone's hands or arms,
+    """"holds a furry animal in her arms" -> "puts down a furry animal": a thing held in someone's hands, arms or lap,
     with the hands dropped (a thing put down is no longer in them). Nothing but a setting (`_SETTINGS`) or the
     caption's end may follow the hands ("holding a phone in one hand up to her ear" has a goal)."""
     doc = verb.doc
@@ -100,6 +102,20 @@ def _photo_slot(verb: Token) -> tuple[Span, list[str]] | None:
     if any(token.lower_ in _AIMED_WITH for token in doc[of.i :]):
         return None
     return doc[verb.i : of.i + 1], [verb_form("look away from", verb.tag_)]
+
+
+def _watch_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A woman and a small child watch a train as it passes" -> "... look away from a train": eyes on a thing and
+    turned from it. Only a plain object and nothing that needs the watching after it ("watch a man ride": no object
+    of its own; "watching TV to relax": a purpose)."""
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    if verb_lemma(verb) != "watch" or len(objects) != 1 or objects[0].tag_ not in NOUN_TAGS:
+        return None
+    if any(child.dep_ not in _WATCH_DEPS for child in verb.children) or has_purpose(verb):
+        return None
+    if any(child.tag_ == "VB" for child in objects[0].children):
+        return None  # "watching a rider approach": a bare verb after the object needs the watching
+    return verb.doc[verb.i : verb.i + 1], [verb_form("look away from", verb.tag_)]
 
 
 def _swing_slot(verb: Token) -> tuple[Span, list[str]] | None:
@@ -149,14 +165,15 @@ def _brush_slot(verb: Token) -> tuple[Span, list[str]] | None:
 
 
 def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Separated particle verbs of a held thing, things held in the hands or arms, pictures taken of a thing, swings
-    at a ball, kisses on a head, bites of food and teeth brushed, done by a person, with the opposite act."""
+    """Separated particle verbs of a held thing, things held in the hands or arms, pictures taken of a thing, things
+    watched, swings at a ball, kisses on a head, bites of food and teeth brushed, done by a person, with the
+    opposite act."""
     slots = []
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)) or not _person_does(verb):
             continue
-        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _photo_slot(verb), _swing_slot(verb),
-                      _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
+        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _photo_slot(verb), _watch_slot(verb),
+                      _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
             if found is not None:
                 slots.append(found)
     return slots

@@ -44,6 +44,9 @@ SWUNG = frozenset({"bat", "racket", "racquet", "club", "stick"})
 ALOFT = frozenset({"sky", "air", "above", "over", "high", "overhead", "up", "aloft"})
 # What a swing hits: "dropping a tennis racket and hitting a ball" was judged absurd.
 STRUCK = frozenset({"hit", "hits", "hitting", "ball", "pitch", "at"})
+# Balls a player hits and could be catching instead ("getting ready to hit the ball" -> "to catch the ball"); not
+# with the bat or racket named after ("catching the ball with a racket" is odd).
+BALLS = frozenset({"ball", "baseball", "softball", "birdie", "shuttlecock", "volleyball", "balloon"})
 # Devices a person uses and could be putting away instead ("Everyone is using electronic devices").
 DEVICES = frozenset({
     "laptop", "computer", "phone", "cellphone", "smartphone", "device", "tablet", "ipad", "iphone", "camera",
@@ -173,6 +176,7 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"hold", "hang"}), "onto", "let go of", _person),
     PhraseSwap(frozenset({"fly"}), "", "carry", _person, frozenset({"kite"}), ALOFT),
     PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG, STRUCK),
+    PhraseSwap(frozenset({"hit", "strike", "smack", "whack"}), "", "catch", _person, BALLS, frozenset({"with"})),
     PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
     PhraseSwap(frozenset({"talk", "chat"}), "on", "put away", _person, PHONES),
     PhraseSwap(frozenset({"work", "type", "play", "text"}), "on", "put away", _person, DEVICES),
@@ -261,7 +265,7 @@ def _reflexive(of: Token) -> bool:
     return any(_reflexive_word(child) for child in of.children)
 
 
-def _purpose(verb: Token) -> bool:
+def has_purpose(verb: Token) -> bool:
     """The act has a purpose ("using a phone to take a picture"), which the opposite act would not serve."""
     return any(child.dep_ in ("xcomp", "advcl") and any(grand.lower_ == "to" and grand.dep_ == "aux"
                                                         for grand in child.children) for child in verb.children)
@@ -273,7 +277,7 @@ def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
     doc = verb.doc
     if any(token.lower_ in swap.unless for token in doc[verb.i + 1 :]):
         return None
-    if _purpose(verb):
+    if has_purpose(verb):
         return None  # "using a laptop to watch a movie" -> "putting away a laptop to watch a movie"
     if not swap.word:
         return doc[verb.i : verb.i + 1] if _object_fits(verb, swap) else None
