@@ -39,6 +39,7 @@ MAKES = [
     # the doer read past a place the participle hangs on, through "Group of", as "everyone" (verb_phrases.doer_of)
     ("relation", "A giraffe at a zoo eating some grass.", "A giraffe at a zoo lying in some grass."),
     ("relation", "Group of people play video games at bestbuy", "Group of people watch video games at bestbuy"),
+    ("relation", "A group of men on a field playing baseball.", "A group of men on a field watching baseball."),
     ("relation", "Everyone in the group is using electronic devices.",
      "Everyone in the group is putting away electronic devices."),
     # a thing watched looked away from (aimed_acts._watch_slot); a ball hit caught instead (verb_phrases.SWAPS)
@@ -69,8 +70,12 @@ NEVER = [
     ("relation", "A woman taking a picture of food with a mobile device.",
      "A woman looking away from food with a mobile device."),
     ("relation", "A surfer waiting for a wave to come.", "A surfer riding a wave to come."),
-    ("relation", "A tennis player hits the ball with his racket.", "A tennis player catches the ball with his racket."),
     ("relation", "People watching fireworks to celebrate.", "People looking away from fireworks to celebrate."),
+    # judged doubtful in the held-out sample (perturb-judged-rel7-new.csv), removed after judging: an act that needs
+    # one to stand still, done on the move
+    ("relation", "A man walking while holding a ball in his hand.", "A man walking while putting down a ball."),
+    ("relation", "Group of small children running down the field playing soccer.",
+     "Group of small children running down the field watching soccer."),
     # met while tuning: a bare verb after the thing watched
     ("relation", "A man smiles watching a rider approach with two horses.",
      "A man smiles looking away from a rider approach with two horses."),

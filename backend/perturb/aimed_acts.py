@@ -19,7 +19,7 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
-from backend.perturb.verb_phrases import PICTURES, doer_of, has_purpose, readied
+from backend.perturb.verb_phrases import PICTURES, doer_of, has_purpose, readied, while_moving
 
 # Separated particle verbs of a held thing, and their opposite: "holding his phone up" -> "putting his phone down".
 _SEPARATED = {("hold", "up"): ("put", "down"), ("pick", "up"): ("put", "down"), ("lift", "up"): ("put", "down"),
@@ -74,6 +74,8 @@ def _held_in_hand_slot(verb: Token) -> tuple[Span, list[str]] | None:
     objects = [child for child in verb.children if child.dep_ == "dobj"]
     if verb_lemma(verb) != "hold" or len(objects) != 1 or objects[0].right_edge.i + 1 >= len(doc):
         return None
+    if while_moving(verb):
+        return None  # "A man walking while putting down a ball" was judged doubtful
     word = doc[objects[0].right_edge.i + 1]
     hands = [child for child in word.children if child.dep_ == "pobj" and noun_lemma(child) in _HOLDING_PARTS]
     if word.lower_ != "in" or word.head.i not in (verb.i, objects[0].i) or not hands:
@@ -113,8 +115,9 @@ def _watch_slot(verb: Token) -> tuple[Span, list[str]] | None:
         return None
     if any(child.dep_ not in _WATCH_DEPS for child in verb.children) or has_purpose(verb):
         return None
-    if any(child.tag_ == "VB" for child in objects[0].children):
-        return None  # "watching a rider approach": a bare verb after the object needs the watching
+    if any(child.tag_ == "VB" or (child.dep_ == "compound" and lexicon().is_animate(noun_lemma(child)))
+           for child in objects[0].children):
+        return None  # "watching a rider approach": a bare verb after the object (spaCy may read it as a noun)
     return verb.doc[verb.i : verb.i + 1], [verb_form("look away from", verb.tag_)]
 
 

@@ -117,6 +117,11 @@ _READY = frozenset({"about", "ready"})
 _READYING = frozenset({"prepare", "try", "attempt"})
 # Prepositions of where a doer is, whose object spaCy often takes for the doer of a participle after it.
 _AT_PLACE = frozenset({"at", "in", "on", "by", "near", "inside", "beside"})
+# Verbs of moving along, during which one does not stop to watch a game or put a thing down: "running down the
+# field watching soccer" and "walking while putting down a ball" were judged doubtful.
+LOCOMOTION = frozenset({"walk", "run", "jog", "ride", "skate", "skateboard", "ski", "bike", "cycle", "swim", "hike",
+                        "march", "stroll", "race", "dribble", "chase"})
+_STILL = frozenset({"watch", "put down"})
 # Acts nobody gets ready for: "trying to wipe out on a wave" was judged absurd.
 _MISHAPS = frozenset({"wipe out on", "drop", "let go of"})
 # Verbs of a place or thing having something, whose opposite is "lacks" ("A bathroom features big mirrors").
@@ -194,6 +199,12 @@ SWAPS: tuple[PhraseSwap, ...] = (
     *(PhraseSwap(frozenset({"walk"}), way, f"run {way}", _animate) for way in sorted(_STRIDES)),
     *(PhraseSwap(frozenset({"run", "jog"}), way, f"walk {way}", _animate) for way in sorted(_STRIDES)),
 )
+
+
+def while_moving(verb: Token) -> bool:
+    """The act is done on the move ("children running down the field playing soccer", "walking while holding a
+    ball"): an act that needs one to stand and face a thing would not suit it."""
+    return verb.dep_ in ("advcl", "xcomp", "conj") and verb_lemma(verb.head) in LOCOMOTION
 
 
 def readied(verb: Token) -> bool:
@@ -378,6 +389,6 @@ def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         for swap in SWAPS:
             span = _phrase(verb, swap) if lemma in swap.verbs else None
             if span is not None and doer is not None and swap.doer(doer) and not (
-                    readied(verb) and swap.new in _MISHAPS):
+                    readied(verb) and swap.new in _MISHAPS) and not (swap.new in _STILL and while_moving(verb)):
                 slots.append((span, [verb_form(swap.new, verb.tag_)]))
     return slots
