@@ -19,6 +19,11 @@ MAKES = [
      "A woman wearing a blue coat puts down a furry animal"),
     ("relation", "A man holding a tennis racket in his hand while on the tennis court",
      "A man putting down a tennis racket while on the tennis court"),
+    # any thing held put down (aimed_acts._held_slot)
+    ("relation", "An elderly woman seated at a table holding three pizzas.",
+     "An elderly woman seated at a table putting down three pizzas."),
+    ("relation", "A man holding a tennis racquet on a tennis court.",
+     "A man putting down a tennis racquet on a tennis court."),
     # a picture taken of a thing, and eyes turned from it (aimed_acts._photo_slot)
     ("relation", "A man taking a picture of his reflection in a motorcycle mirror.",
      "A man looking away from his reflection in a motorcycle mirror."),
@@ -76,6 +81,11 @@ NEVER = [
     ("relation", "A man walking while holding a ball in his hand.", "A man walking while putting down a ball."),
     ("relation", "Group of small children running down the field playing soccer.",
      "Group of small children running down the field watching soccer."),
+    # met while tuning: an animal held by its lead, a hand named after the thing held
+    ("relation", "A woman holds a brown horse while a woman watches.",
+     "A woman puts down a brown horse while a woman watches."),
+    ("relation", "A baby holds a toothbrush in its hand.", "A baby puts down a toothbrush in its hand."),
+    ("relation", "A man holding an umbrella over his head.", "A man putting down an umbrella over his head."),
     # met while tuning: a bare verb after the thing watched
     ("relation", "A man smiles watching a rider approach with two horses.",
      "A man smiles looking away from a rider approach with two horses."),

@@ -1,5 +1,6 @@
 """Acts on a held or aimed-at thing that spread over several words, as a relation phrase: "a man holding his cell
-phone up" -> "a man putting his cell phone down", "holds a furry animal in her arms" -> "puts down a furry animal",
+phone up" -> "a man putting his cell phone down", "holds a furry animal in her arms" -> "puts down a furry animal"
+(and any thing held, "holding a cup" -> "putting down a cup"),
 "A tennis player taking a swing at a ball" -> "A tennis player catching a ball", "prepares to swing at a tennis
 ball" -> "prepares to catch a tennis ball", "kisses the girl on the head" -> "pats the girl on the head"
 (SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" -> "hits", "kisses" -> "hugs"), "A kid
@@ -18,8 +19,10 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import is_physical
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
 from backend.perturb.verb_phrases import PICTURES, doer_of, has_purpose, readied, while_moving
+from backend.perturb.without import BODY_PARTS
 
 # Separated particle verbs of a held thing, and their opposite: "holding his phone up" -> "putting his phone down".
 _SEPARATED = {("hold", "up"): ("put", "down"), ("pick", "up"): ("put", "down"), ("lift", "up"): ("put", "down"),
@@ -87,6 +90,27 @@ def _held_in_hand_slot(verb: Token) -> tuple[Span, list[str]] | None:
         return None  # "holds a carrot in her right hand with a beverage in the other": "the other" needs the hand
     thing = doc[verb.i + 1 : word.i].text
     return doc[verb.i : hands[0].i + 1], [f"{verb_form('put', verb.tag_)} down {thing}"]
+
+
+def _held_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A man holding a cup" -> "A man putting down a cup": a thing held, no body part or animal, and nothing after
+    it but a setting (`_SETTINGS`), "and" or the caption's end ("holding an umbrella over her head" needs the hold).
+    A particle or the hands after the thing are read by `_separated_slot` and `_held_in_hand_slot`."""
+    doc = verb.doc
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    if (verb_lemma(verb) != "hold" or len(objects) != 1 or objects[0].tag_ not in NOUN_TAGS or while_moving(verb)
+            or any(child.dep_ == "prt" for child in verb.children)):
+        return None
+    thing = noun_lemma(objects[0])
+    if thing in BODY_PARTS or not is_physical(thing) or lexicon().is_animate(thing):
+        return None  # "A woman put down a brown horse" (held by its lead) was met while tuning
+    end = objects[0].right_edge.i + 1
+    after = doc[end] if end < len(doc) else None
+    if after is not None and not after.is_punct and after.lower_ not in _SETTINGS | {"and"}:
+        return None
+    if any(noun_lemma(token) in _HOLDING_PARTS or token.lower_ == "other" for token in doc[verb.i + 1 :]):
+        return None  # "puts down a toothbrush in its hand": the hands go with the hold (`_held_in_hand_slot`)
+    return doc[verb.i : verb.i + 1], [verb_form("put down", verb.tag_)]
 
 
 def _photo_slot(verb: Token) -> tuple[Span, list[str]] | None:
@@ -168,15 +192,15 @@ def _brush_slot(verb: Token) -> tuple[Span, list[str]] | None:
 
 
 def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Separated particle verbs of a held thing, things held in the hands or arms, pictures taken of a thing, things
+    """Separated particle verbs of a held thing, things held (in the hands or arms), pictures taken of a thing, things
     watched, swings at a ball, kisses on a head, bites of food and teeth brushed, done by a person, with the
     opposite act."""
     slots = []
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)) or not _person_does(verb):
             continue
-        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _photo_slot(verb), _watch_slot(verb),
-                      _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
+        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _held_slot(verb), _photo_slot(verb),
+                      _watch_slot(verb), _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
             if found is not None:
                 slots.append(found)
     return slots
