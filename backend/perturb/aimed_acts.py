@@ -94,7 +94,8 @@ def _held_in_hand_slot(verb: Token) -> tuple[Span, list[str]] | None:
 
 def _held_slot(verb: Token) -> tuple[Span, list[str]] | None:
     """"A man holding a cup" -> "A man putting down a cup": a thing held, no body part or animal, and nothing after
-    it but a setting (`_SETTINGS`), "and" or the caption's end ("holding an umbrella over her head" needs the hold).
+    it but a setting (`_SETTINGS`), "and" or the caption's end ("holding an umbrella over her head" needs the hold);
+    no body part named after it and no second act joined to the hold, which may need the thing held.
     A particle or the hands after the thing are read by `_separated_slot` and `_held_in_hand_slot`."""
     doc = verb.doc
     objects = [child for child in verb.children if child.dep_ == "dobj"]
@@ -108,8 +109,11 @@ def _held_slot(verb: Token) -> tuple[Span, list[str]] | None:
     after = doc[end] if end < len(doc) else None
     if after is not None and not after.is_punct and after.lower_ not in _SETTINGS | {"and"}:
         return None
-    if any(noun_lemma(token) in _HOLDING_PARTS or token.lower_ == "other" for token in doc[verb.i + 1 :]):
-        return None  # "puts down a toothbrush in its hand": the hands go with the hold (`_held_in_hand_slot`)
+    parts = _HOLDING_PARTS | BODY_PARTS
+    if any(noun_lemma(token) in parts or token.lower_ == "other" for token in doc[verb.i + 1 :]):
+        return None  # "puts down a toothbrush in its hand", "... a slice of pizza with her mouth" (judged absurd)
+    if any(other.pos_ == "VERB" for other in verb.conjuncts):
+        return None  # "putting down a toothbrush and brushing their teeth" (judged absurd): the other act may use it
     return doc[verb.i : verb.i + 1], [verb_form("put down", verb.tag_)]
 
 
