@@ -23,7 +23,7 @@ MAKES = [
     ("relation", "A little league baseball team in orange uniforms posing for a group picture.",
      "A little league baseball team in orange uniforms taking a group picture."),
     ("relation", "Two young girls in uniforms sitting on a bench.", "Two young girls in uniforms standing on a bench."),
-    # bodies together set far apart (verb_phrases._spread_slots)
+    # bodies together set far apart (state_phrases.spread_slots)
     ("relation", "A group of zebras stand together by a rock wall.",
      "A group of zebras stand far apart by a rock wall."),
     ("relation", "Two young girls in uniforms sitting closely together.",

@@ -1,9 +1,11 @@
 """Acts on a held or aimed-at thing that spread over several words, as a relation phrase: "a man holding his cell
-phone up" -> "a man putting his cell phone down", "A tennis player taking a swing at a ball" -> "A tennis player
-catching a ball", "prepares to swing at a tennis ball" -> "prepares to catch a tennis ball", "kisses the girl on
-the head" -> "pats the girl on the head" (SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" ->
-"hits", "kisses" -> "hugs"), "A kid brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
--> "cuts a slice of her pizza".
+phone up" -> "a man putting his cell phone down", "holds a furry animal in her arms" -> "puts down a furry animal"
+(and any thing held, "holding a cup" -> "putting down a cup"),
+"A tennis player taking a swing at a ball" -> "A tennis player catching a ball", "prepares to swing at a tennis
+ball" -> "prepares to catch a tennis ball", "kisses the girl on the head" -> "pats the girl on the head"
+(SugarCrepe's replace_rel: "holding up" -> "putting down", "swing at" -> "hits", "kisses" -> "hugs"), "A kid
+brushing his teeth" -> "A kid flossing his teeth", "takes a bite of her pizza"
+-> "cuts a slice of her pizza", "taking a picture of a dog" or "watching a train" -> "looking away from" it.
 
 `verb_phrases.SWAPS` replaces a verb with the particle or preposition right after it; these are the same acts
 with the object between verb and particle, with "a swing" for the verb, or in the base form after "to", which
@@ -17,8 +19,10 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
-from backend.perturb.parse_reading import noun_lemma, verb_lemma
-from backend.perturb.verb_phrases import doer_of, readied
+from backend.perturb.nouns import is_physical
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
+from backend.perturb.verb_phrases import PICTURES, doer_of, has_purpose, readied, while_moving
+from backend.perturb.without import BODY_PARTS
 
 # Separated particle verbs of a held thing, and their opposite: "holding his phone up" -> "putting his phone down".
 _SEPARATED = {("hold", "up"): ("put", "down"), ("pick", "up"): ("put", "down"), ("lift", "up"): ("put", "down"),
@@ -34,6 +38,12 @@ _PATTED = frozenset({"head", "forehead"})
 # caption names the brush or paste anywhere ("holding a toothbrush and flossing their teeth" was judged doubtful).
 TEETH = frozenset({"teeth", "tooth"})
 _BRUSHES = frozenset({"toothbrush", "toothbrushes", "toothpaste", "brush", "brushes"})
+# Words after a photo's subject that need the camera: what it is taken with or through.
+_AIMED_WITH = frozenset({"with", "using", "through", "on", "from"})
+# Dependents a watch may have and keep when it becomes a look away.
+_WATCH_DEPS = frozenset({"nsubj", "aux", "dobj", "prep", "punct", "cc", "conj", "advmod", "advcl", "mark", "npadvmod"})
+# What a thing is held in, and is no longer in once put down ("holding a baby in her arms" -> "putting down a baby").
+_HOLDING_PARTS = frozenset({"hand", "arm", "palm", "lap"})
 # Verb forms the new phrase can take; the base form where the act is about to be done ("prepares to swing at").
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 
@@ -57,6 +67,86 @@ def _separated_slot(verb: Token) -> tuple[Span, list[str]] | None:
         return None  # "holding a knife up to a cake", "picks the ball up off the ground": the new act has no goal
     words = doc[verb.i + 1 : particles[0].i].text
     return doc[verb.i : particles[0].i + 1], [f"{verb_form(new[0], verb.tag_)} {words} {new[1]}"]
+
+
+def _held_in_hand_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"holds a furry animal in her arms" -> "puts down a furry animal": a thing held in someone's hands, arms or lap,
+    with the hands dropped (a thing put down is no longer in them). Nothing but a setting (`_SETTINGS`) or the
+    caption's end may follow the hands ("holding a phone in one hand up to her ear" has a goal)."""
+    doc = verb.doc
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    if verb_lemma(verb) != "hold" or len(objects) != 1 or objects[0].right_edge.i + 1 >= len(doc):
+        return None
+    if while_moving(verb):
+        return None  # "A man walking while putting down a ball" was judged doubtful
+    word = doc[objects[0].right_edge.i + 1]
+    hands = [child for child in word.children if child.dep_ == "pobj" and noun_lemma(child) in _HOLDING_PARTS]
+    if word.lower_ != "in" or word.head.i not in (verb.i, objects[0].i) or not hands:
+        return None
+    after = doc[hands[0].i + 1] if hands[0].i + 1 < len(doc) else None
+    if after is not None and not after.is_punct and after.lower_ not in _SETTINGS | {"and"}:
+        return None
+    if any(token.lower_ == "other" for token in doc[hands[0].i :]):
+        return None  # "holds a carrot in her right hand with a beverage in the other": "the other" needs the hand
+    thing = doc[verb.i + 1 : word.i].text
+    return doc[verb.i : hands[0].i + 1], [f"{verb_form('put', verb.tag_)} down {thing}"]
+
+
+def _held_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A man holding a cup" -> "A man putting down a cup": a thing held, no body part or animal, and nothing after
+    it but a setting (`_SETTINGS`), "and" or the caption's end ("holding an umbrella over her head" needs the hold);
+    no body part named after it and no second act joined to the hold, which may need the thing held.
+    A particle or the hands after the thing are read by `_separated_slot` and `_held_in_hand_slot`."""
+    doc = verb.doc
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    if (verb_lemma(verb) != "hold" or len(objects) != 1 or objects[0].tag_ not in NOUN_TAGS or while_moving(verb)
+            or any(child.dep_ == "prt" for child in verb.children)):
+        return None
+    thing = noun_lemma(objects[0])
+    if thing in BODY_PARTS or not is_physical(thing) or lexicon().is_animate(thing):
+        return None  # "A woman put down a brown horse" (held by its lead) was met while tuning
+    end = objects[0].right_edge.i + 1
+    after = doc[end] if end < len(doc) else None
+    if after is not None and not after.is_punct and after.lower_ not in _SETTINGS | {"and"}:
+        return None
+    parts = _HOLDING_PARTS | BODY_PARTS
+    if any(noun_lemma(token) in parts or token.lower_ == "other" for token in doc[verb.i + 1 :]):
+        return None  # "puts down a toothbrush in its hand", "... a slice of pizza with her mouth" (judged absurd)
+    if any(other.pos_ == "VERB" for other in verb.conjuncts):
+        return None  # "putting down a toothbrush and brushing their teeth" (judged absurd): the other act may use it
+    return doc[verb.i : verb.i + 1], [verb_form("put down", verb.tag_)]
+
+
+def _photo_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A man taking a picture of a dog" -> "A man looking away from a dog": a camera aimed at a thing, and eyes
+    turned from it. Not of oneself, nor with a device or a way named after ("looking away from food with a
+    mobile device" leaves the device dangling)."""
+    doc = verb.doc
+    pictures = [child for child in verb.children if child.dep_ == "dobj" and noun_lemma(child) in PICTURES]
+    if verb_lemma(verb) != "take" or not pictures or pictures[0].i + 1 >= len(doc):
+        return None
+    of = doc[pictures[0].i + 1]
+    things = [child for child in of.children if child.dep_ == "pobj"]
+    if of.lower_ != "of" or of.head.i != pictures[0].i or not things or things[0].lower_.endswith(("self", "selves")):
+        return None
+    if any(token.lower_ in _AIMED_WITH for token in doc[of.i :]):
+        return None
+    return doc[verb.i : of.i + 1], [verb_form("look away from", verb.tag_)]
+
+
+def _watch_slot(verb: Token) -> tuple[Span, list[str]] | None:
+    """"A woman and a small child watch a train as it passes" -> "... look away from a train": eyes on a thing and
+    turned from it. Only a plain object and nothing that needs the watching after it ("watch a man ride": no object
+    of its own; "watching TV to relax": a purpose)."""
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    if verb_lemma(verb) != "watch" or len(objects) != 1 or objects[0].tag_ not in NOUN_TAGS:
+        return None
+    if any(child.dep_ not in _WATCH_DEPS for child in verb.children) or has_purpose(verb):
+        return None
+    if any(child.tag_ == "VB" or (child.dep_ == "compound" and lexicon().is_animate(noun_lemma(child)))
+           for child in objects[0].children):
+        return None  # "watching a rider approach": a bare verb after the object (spaCy may read it as a noun)
+    return verb.doc[verb.i : verb.i + 1], [verb_form("look away from", verb.tag_)]
 
 
 def _swing_slot(verb: Token) -> tuple[Span, list[str]] | None:
@@ -106,13 +196,15 @@ def _brush_slot(verb: Token) -> tuple[Span, list[str]] | None:
 
 
 def aimed_act_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Separated particle verbs of a held thing, swings at a ball, kisses on a head, bites of food and teeth brushed,
-    done by a person, with the opposite act."""
+    """Separated particle verbs of a held thing, things held (in the hands or arms), pictures taken of a thing, things
+    watched, swings at a ball, kisses on a head, bites of food and teeth brushed, done by a person, with the
+    opposite act."""
     slots = []
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)) or not _person_does(verb):
             continue
-        for found in (_separated_slot(verb), _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
+        for found in (_separated_slot(verb), _held_in_hand_slot(verb), _held_slot(verb), _photo_slot(verb),
+                      _watch_slot(verb), _swing_slot(verb), _kiss_slot(verb), _bite_slot(verb), _brush_slot(verb)):
             if found is not None:
                 slots.append(found)
     return slots

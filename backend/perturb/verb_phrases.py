@@ -10,9 +10,9 @@ depends on "up"); these phrases are the particle verbs and verb-preposition pair
 phrase, replaced whole so the new verb gets its own particle. Each phrase is offered only where its doer can
 do the opposite: a person puts a thing down or watches a game, anything with eyes looks away.
 
-Three relations of the same kind are not verbs of an act but are replaced whole too: things "next to each
-other" set "far from each other", a thing "filled with" others "empty of" them, and a place that "has" or
-"features" a thing one that "lacks" it (SugarCrepe: "features" -> "lacks", "filled with" -> "empty of").
+A place that "has" or "features" a thing becomes one that "lacks" it (SugarCrepe: "features" -> "lacks"): no act,
+but its doer is read as an act's is. The other states replaced whole (things "next to each other", "filled with",
+"on display") are in state_phrases.py and offered here with the acts.
 """
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import PERSON_PRONOUNS
 from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
+from backend.perturb.state_phrases import apart_slots, cover_slots, emptied_slots, spread_slots, stored_slots
 from backend.perturb.wearing import actor, wearer
 from backend.perturb.without import SETTING_NOUNS, plain_object
 
@@ -42,6 +44,9 @@ SWUNG = frozenset({"bat", "racket", "racquet", "club", "stick"})
 ALOFT = frozenset({"sky", "air", "above", "over", "high", "overhead", "up", "aloft"})
 # What a swing hits: "dropping a tennis racket and hitting a ball" was judged absurd.
 STRUCK = frozenset({"hit", "hits", "hitting", "ball", "pitch", "at"})
+# Balls a player hits and could be catching instead ("getting ready to hit the ball" -> "to catch the ball"); not
+# with the bat or racket named after ("catching the ball with a racket" is odd).
+BALLS = frozenset({"ball", "baseball", "softball", "birdie", "shuttlecock", "volleyball", "balloon"})
 # Devices a person uses and could be putting away instead ("Everyone is using electronic devices").
 DEVICES = frozenset({
     "laptop", "computer", "phone", "cellphone", "smartphone", "device", "tablet", "ipad", "iphone", "camera",
@@ -58,6 +63,8 @@ CROSSED = frozenset({
     "street", "road", "intersection", "crosswalk", "river", "stream", "creek", "bridge", "track", "tracks",
     "railroad", "highway", "avenue", "lane",
 })
+# Ways a person or animal blocks, and could be standing beside instead ("A herd of sheep are blocking the road").
+BLOCKED = CROSSED | frozenset({"path", "driveway", "sidewalk", "trail", "way", "entrance", "doorway"})
 # What one looks into and could be looking away from ("looking into a mirror"); not "in the distance".
 LOOKED_INTO = frozenset({
     "mirror", "window", "camera", "refrigerator", "fridge", "oven", "microwave", "box", "bag", "lens", "telescope",
@@ -75,6 +82,9 @@ PLUSH = frozenset({"bear", "teddy", "doll", "toy", "animal", "plush"})
 # Directions of a walk or a run, kept when one becomes the other ("walking down a sidewalk" -> "running down a
 # sidewalk"); the lexicon's locomotion group leaves these alone where spaCy reads the word as a particle.
 _STRIDES = frozenset({"down", "along", "across", "through", "up", "past", "toward", "towards", "on"})
+# The other gait, and adverbs of pace between a gait and its direction ("walking slowly across").
+_GAITS = {"walk": "run", "run": "walk", "jog": "walk"}
+_PACES = frozenset({"slowly", "quickly", "briskly", "leisurely", "fast", "rapidly", "calmly", "casually"})
 # Things a person opens or closes, which a photo shows open or shut ("A man opening an oven" -> "closing");
 # not a present or a bottle, whose closing is odd, nor an eye or mouth.
 OPENED = frozenset({
@@ -96,6 +106,8 @@ RIDES = frozenset({"train", "bus", "subway", "tram", "trolley", "ferry", "shuttl
 PHONES = frozenset({"phone", "cellphone", "smartphone", "telephone", "iphone"})
 # What a surfer rides and could be wiping out on instead (SugarCrepe: "surfing a large wave" -> "wiping out on").
 WAVES = frozenset({"wave"})
+# What a person or animal takes and could be getting out of instead ("twins taking a bath" -> "getting out of").
+BATHS = frozenset({"bath", "bubblebath"})
 # What a grazing animal eats and could be lying in instead (SugarCrepe: "eating hay" -> "sleeping in the hay").
 FODDER = frozenset({"grass", "hay", "straw"})
 # Verb forms a new phrase can take (a passive or past participle would need its auxiliary rewritten); the base
@@ -103,19 +115,17 @@ FODDER = frozenset({"grass", "hay", "straw"})
 _TAGS = frozenset({"VBG", "VBZ", "VBP", "VBD"})
 _READY = frozenset({"about", "ready"})
 _READYING = frozenset({"prepare", "try", "attempt"})
+# Prepositions of where a doer is, whose object spaCy often takes for the doer of a participle after it.
+_AT_PLACE = frozenset({"at", "in", "on", "by", "near", "inside", "beside"})
+# Verbs of moving along, during which one does not stop to watch a game or put a thing down: "running down the
+# field watching soccer" and "walking while putting down a ball" were judged doubtful.
+LOCOMOTION = frozenset({"walk", "run", "jog", "ride", "skate", "skateboard", "ski", "bike", "cycle", "swim", "hike",
+                        "march", "stroll", "race", "dribble", "chase"})
+_STILL = frozenset({"watch", "put down"})
 # Acts nobody gets ready for: "trying to wipe out on a wave" was judged absurd.
 _MISHAPS = frozenset({"wipe out on", "drop", "let go of"})
-# Words after which "each other" is close by, and the phrase that says they are apart.
-_TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
-_APART = "far from"
-# Verbs of where bodies are, after which "together" says they are close ("zebras stand together"); not verbs that
-# are themselves a coming together ("huddled far apart", "gathered far apart").
-_PLACED = frozenset({"sit", "stand", "lie", "lay", "walk", "graze", "rest", "wait"})
-_QUANTIFIERS = frozenset({"more", "many", "some", "several", "few", "much", "all", "various", "numerous"})
 # Verbs of a place or thing having something, whose opposite is "lacks" ("A bathroom features big mirrors").
 _HAVING = frozenset({"have", "feature", "contain", "include"})
-# Words that count what fills a thing: "empty of lots of traffic" reads badly.
-_AMOUNTS = frozenset({"lot", "lots", "plenty", "bunch", "variety", "assortment", "number", "pile", "ton", "tons"})
 
 
 @dataclass(frozen=True)
@@ -133,7 +143,7 @@ class PhraseSwap:
 
 
 def _person(noun: str) -> bool:
-    return lexicon().is_person(noun)
+    return lexicon().is_person(noun) or noun in PERSON_PRONOUNS  # "Everyone in the group is using ..."
 
 
 def _animate(noun: str) -> bool:
@@ -144,15 +154,26 @@ def _animal(noun: str) -> bool:
     return _animate(noun) and not _person(noun)
 
 
+def _holder(noun: str) -> bool:
+    """Who holds things up and puts them down: a person, or a hand ("A person's hand holding up a smartphone")."""
+    return _person(noun) or noun == "hand"
+
+
+def _skier(noun: str) -> bool:
+    """Who climbs up a slope on skis and could be skiing down it ("Three skiers climb up a snow covered hill")."""
+    return noun == "skier"
+
+
 SWAPS: tuple[PhraseSwap, ...] = (
-    PhraseSwap(frozenset({"hold", "pick", "lift"}), "up", "put down", _person),
-    PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _person),
+    PhraseSwap(frozenset({"hold", "pick", "lift"}), "up", "put down", _holder),
+    PhraseSwap(frozenset({"put", "set"}), "down", "pick up", _holder),
     PhraseSwap(frozenset({"look", "stare", "gaze", "glance"}), "at", "look away from", _animate),
     PhraseSwap(frozenset({"look", "stare", "gaze"}), "out", "look away from", _animate),
     PhraseSwap(_LOOKS, "in", "look away from", _animate, LOOKED_INTO, _FACING),
     PhraseSwap(_LOOKS, "into", "look away from", _animate, LOOKED_INTO, _FACING),
     PhraseSwap(frozenset({"ski", "snowboard", "sled", "slide"}), "down", "climb up", _person, SLOPES, _UPHILL),
     PhraseSwap(frozenset({"cross"}), "", "stand next to", _animate, CROSSED, frozenset({"to", "toward", "towards"})),
+    PhraseSwap(frozenset({"block"}), "", "stand next to", _animate, BLOCKED),
     PhraseSwap(frozenset({"play"}), "", "watch", _person, GAMES),
     PhraseSwap(frozenset({"sit"}), "", "lie", PLUSH.__contains__),
     PhraseSwap(frozenset({"take"}), "", "pose for", _person, PICTURES),
@@ -160,12 +181,16 @@ SWAPS: tuple[PhraseSwap, ...] = (
     PhraseSwap(frozenset({"hold", "hang"}), "onto", "let go of", _person),
     PhraseSwap(frozenset({"fly"}), "", "carry", _person, frozenset({"kite"}), ALOFT),
     PhraseSwap(frozenset({"swing"}), "", "drop", _person, SWUNG, STRUCK),
+    PhraseSwap(frozenset({"hit", "strike", "smack", "whack"}), "", "catch", _person, BALLS, frozenset({"with"})),
     PhraseSwap(frozenset({"use"}), "", "put away", _person, DEVICES),
     PhraseSwap(frozenset({"talk", "chat"}), "on", "put away", _person, PHONES),
     PhraseSwap(frozenset({"work", "type", "play", "text"}), "on", "put away", _person, DEVICES),
     PhraseSwap(frozenset({"flip", "leaf", "page", "thumb"}), "through", "close", _person, LEAFED),
     PhraseSwap(frozenset({"do", "perform", "attempt"}), "", "watch", _person, FEATS),
     PhraseSwap(frozenset({"wait"}), "for", "get off", _person, RIDES, frozenset({"to", "arrive", "coming", "come"})),
+    PhraseSwap(frozenset({"wait"}), "for", "ride", _person, WAVES, frozenset({"to", "coming", "come"})),
+    PhraseSwap(frozenset({"take"}), "", "get out of", _animate, BATHS),
+    PhraseSwap(frozenset({"climb", "hike", "trek"}), "up", "ski down", _skier, SLOPES),
     PhraseSwap(frozenset({"open"}), "", "close", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"close", "shut"}), "", "open", _person, OPENED, _OPEN_FOR),
     PhraseSwap(frozenset({"ride", "surf", "catch"}), "", "wipe out on", _person, WAVES),
@@ -174,6 +199,12 @@ SWAPS: tuple[PhraseSwap, ...] = (
     *(PhraseSwap(frozenset({"walk"}), way, f"run {way}", _animate) for way in sorted(_STRIDES)),
     *(PhraseSwap(frozenset({"run", "jog"}), way, f"walk {way}", _animate) for way in sorted(_STRIDES)),
 )
+
+
+def while_moving(verb: Token) -> bool:
+    """The act is done on the move ("children running down the field playing soccer", "walking while holding a
+    ball"): an act that needs one to stand and face a thing would not suit it."""
+    return verb.dep_ in ("advcl", "xcomp", "conj") and verb_lemma(verb.head) in LOCOMOTION
 
 
 def readied(verb: Token) -> bool:
@@ -189,10 +220,23 @@ def doer_of(verb: Token) -> str | None:
     about to do it."""
     if readied(verb):
         verb = verb.head.head if verb.head.lower_ in _READY else verb.head
-    subject = wearer(verb.head) if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS else actor(verb)
-    if subject is None or subject.tag_ not in NOUN_TAGS:
+    if verb.dep_ == "acl" and verb.head.tag_ in NOUN_TAGS:
+        subject: Token | None = _place_owner(wearer(verb.head))
+    else:
+        subject = actor(verb)
+    if subject is None or content_noun(subject).tag_ not in NOUN_TAGS:  # "Group of people" is read as a name
         return None
     return noun_lemma(content_noun(_garment_owner(subject)))
+
+
+def _place_owner(noun: Token) -> Token:
+    """The living thing at a place where spaCy hung the participle on the place ("A giraffe at a zoo eating some
+    grass": "eating" on "zoo"); else `noun`. Not where the place is itself alive ("a man on a horse riding")."""
+    at, owner = noun.head, noun.head.head
+    if (noun.dep_ == "pobj" and at.lower_ in _AT_PLACE and owner.tag_ in NOUN_TAGS
+            and not _animate(noun_lemma(noun)) and _animate(noun_lemma(content_noun(owner)))):
+        return owner
+    return noun
 
 
 def _garment_owner(noun: Token) -> Token:
@@ -232,7 +276,7 @@ def _reflexive(of: Token) -> bool:
     return any(_reflexive_word(child) for child in of.children)
 
 
-def _purpose(verb: Token) -> bool:
+def has_purpose(verb: Token) -> bool:
     """The act has a purpose ("using a phone to take a picture"), which the opposite act would not serve."""
     return any(child.dep_ in ("xcomp", "advcl") and any(grand.lower_ == "to" and grand.dep_ == "aux"
                                                         for grand in child.children) for child in verb.children)
@@ -244,7 +288,7 @@ def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
     doc = verb.doc
     if any(token.lower_ in swap.unless for token in doc[verb.i + 1 :]):
         return None
-    if _purpose(verb):
+    if has_purpose(verb):
         return None  # "using a laptop to watch a movie" -> "putting away a laptop to watch a movie"
     if not swap.word:
         return doc[verb.i : verb.i + 1] if _object_fits(verb, swap) else None
@@ -259,54 +303,6 @@ def _phrase(verb: Token, swap: PhraseSwap) -> Span | None:
         return None  # "looking away from himself in the mirror" was judged absurd
     fits = _object_fits(word, swap) or (word.dep_ == "prt" and _object_fits(verb, swap))  # "skiing down a hill":
     return doc[verb.i : verb.i + 2] if fits else None  # the object may hang on the verb past its particle
-
-
-def _apart_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """"next to each other", "near one another" -> "far from each other"."""
-    words, slots = [token.lower_ for token in doc], []
-    for i in range(len(doc)):
-        for near in _TOGETHER:
-            end = i + len(near)
-            if tuple(words[i:end]) == near and tuple(words[end : end + 2]) in (("each", "other"), ("one", "another")):
-                slots.append((doc[i:end], [_APART]))
-    return slots
-
-
-def _spread_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """"Zebras stand together" -> "Zebras stand far apart", with the adverb that said how close ("sitting closely
-    together"), where the verb (`_PLACED`) says where bodies are."""
-    slots = []
-    for word in doc:
-        if word.lower_ != "together" or word.head.pos_ != "VERB" or verb_lemma(word.head) not in _PLACED:
-            continue
-        start = word.i - 1 if word.i > 0 and doc[word.i - 1].lower_ in ("closely", "close") else word.i
-        slots.append((doc[start : word.i + 1], ["far apart"]))
-    return slots
-
-
-def _counted(noun: Token) -> bool:
-    """"lots of traffic", "two apples", "even more flowers", "some food": an amount is said of the noun."""
-    return noun_lemma(noun) in _AMOUNTS or any(
-        child.dep_ == "nummod" or child.lower_ in _QUANTIFIERS for child in noun.children)
-
-
-def _one_filling(noun: Token) -> bool:
-    """"filled with a soup": one thing named with "a" is a portion, and "empty of a soup" reads wrong."""
-    return any(child.dep_ == "det" and child.lower_ in ("a", "an") for child in noun.children)
-
-
-def _emptied_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """"A plate filled with marshmallows" -> "A plate empty of marshmallows": the participle on a noun only,
-    whose filling is named without counting it."""
-    slots = []
-    for verb in doc[:-1]:
-        word = doc[verb.i + 1]
-        if verb.lower_ != "filled" or verb.dep_ != "acl" or word.lower_ != "with" or word.head.i != verb.i:
-            continue
-        fillings = [child for child in word.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
-        if fillings and not _counted(fillings[0]) and not _one_filling(fillings[0]):
-            slots.append((doc[verb.i : verb.i + 2], ["empty of"]))
-    return slots
 
 
 def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
@@ -324,27 +320,19 @@ def _lacking_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     return slots
 
 
-def _one_thing(noun: Token) -> bool:
-    """"A brand new motorcycle", not "furniture", "a bunch of cakes" or "a bear and mouse": one box holds it."""
-    noun = content_noun(noun)
-    return (noun.tag_ == "NN" and not any(child.dep_ == "conj" for child in noun.children)
-            and any(child.dep_ == "det" and child.lower_ in ("a", "an", "the", "this") for child in noun.children))
-
-
-def _stored_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """Things shown off, and the same things put away, which a photo tells apart: "A group of motorcycles are on
-    display" -> "... are packed in boxes" (SugarCrepe: "is on display" ->
-    "is hidden in a cabinet"): only after the thing itself or a form of "be", where the new phrase reads as its
-    state ("parked packed in boxes", "put packed in boxes" would not)."""
+def _paced_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
+    """"Two adult pheasants walking slowly across a street" -> "... running across a street": a walk or run with
+    an adverb of its pace before the direction, replaced with the adverb, which would not suit the other gait."""
     slots = []
-    for on in doc[1:-1]:
-        before, display = doc[on.i - 1], doc[on.i + 1]
-        if on.lower_ != "on" or display.lower_ != "display":
+    for verb in doc[:-2]:
+        pace, way = doc[verb.i + 1], doc[verb.i + 2]
+        lemma = verb_lemma(verb)
+        if (verb.pos_ != "VERB" or verb.tag_ not in _TAGS or lemma not in _GAITS or pace.lower_ not in _PACES
+                or way.lower_ not in _STRIDES or way.head.i != verb.i):
             continue
-        thing = before if before.tag_ in NOUN_TAGS else subject_of(before) if before.lemma_ == "be" else None
-        second_place = on.i + 2 < len(doc) and doc[on.i + 2].lower_ in ("on", "in", "inside")
-        if thing is not None and not second_place:  # "packed in a box on a plate" was judged absurd
-            slots.append((doc[on.i : on.i + 2], ["packed in a box" if _one_thing(thing) else "packed in boxes"]))
+        doer = doer_of(verb)
+        if doer is not None and _animate(doer):
+            slots.append((doc[verb.i : way.i + 1], [verb_form(f"{_GAITS[lemma]} {way.lower_}", verb.tag_)]))
     return slots
 
 
@@ -364,8 +352,9 @@ def _turned_away_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
 
 
 def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
-    """"A woman prepares a pizza while a man watches" -> "... while a man looks away": a person who watches or
-    looks on, with nothing watched named after it (the act watched is the rest of the caption)."""
+    """"A woman prepares a pizza while a man watches" -> "... while a man looks away": a person or animal
+    ("Cow eating grass while a bull watches nearby") who watches or looks on, with nothing watched named after it
+    (the act watched is the rest of the caption)."""
     slots = []
     for verb in doc:
         lemma, tag = verb_lemma(verb), verb.tag_
@@ -379,7 +368,7 @@ def _onlooker_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
                                             or (on.i + 1 < len(doc) and doc[on.i + 1].pos_ == "ADP")):
             continue  # "looking on a computer": a place; "look on from behind a rail" -> "look away from behind"
         doer = doer_of(verb)
-        if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _person(doer):
+        if (looks_on or watches) and verb.dep_ != "ROOT" and doer is not None and _animate(doer):
             end = verb.i + 2 if looks_on else verb.i + 1
             slots.append((doc[verb.i : end], [verb_form("look away", tag)]))
     return slots
@@ -389,9 +378,10 @@ def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """Each verb phrase of `SWAPS` with its doer, with the opposite phrase in the verb's form (the base form of
     an act about to be done too: "A young boy gets ready to fly a kite" -> "... to carry a kite"); things close
     to each other or together set apart; things filled emptied; things had lacked; looks turned away; things on
-    display packed away."""
-    slots = _apart_slots(doc) + _spread_slots(doc) + _emptied_slots(doc) + _lacking_slots(doc)
-    slots += _turned_away_slots(doc) + _onlooker_slots(doc) + _stored_slots(doc)
+    display packed away; toilet seats and lids up set down (`state_phrases.cover_slots`); a walk at a pace run."""
+    slots = apart_slots(doc) + spread_slots(doc) + emptied_slots(doc) + _lacking_slots(doc)
+    slots += _turned_away_slots(doc) + _onlooker_slots(doc) + stored_slots(doc) + cover_slots(doc)
+    slots += _paced_slots(doc)
     for verb in doc:
         if verb.pos_ != "VERB" or (verb.tag_ not in _TAGS and not readied(verb)):
             continue
@@ -399,6 +389,6 @@ def verb_phrase_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         for swap in SWAPS:
             span = _phrase(verb, swap) if lemma in swap.verbs else None
             if span is not None and doer is not None and swap.doer(doer) and not (
-                    readied(verb) and swap.new in _MISHAPS):
+                    readied(verb) and swap.new in _MISHAPS) and not (swap.new in _STILL and while_moving(verb)):
                 slots.append((span, [verb_form(swap.new, verb.tag_)]))
     return slots
