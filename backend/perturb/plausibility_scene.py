@@ -13,6 +13,10 @@
                    her through a wall", "A dog looks out of the roof").
   beside_a_kite    a place next to or beside a kite ("a park beach next to a kite"): a kite is flown, and a beach
                    is no thing that stands at its side.
+  beside_ground    a thing next to or beside the floor or the ground ("A woman laying next to a bathroom floor",
+                   from "on"): both are under everything in the photo.
+  airborne_under   flying, jumping or soaring under snow, sand, grass, the ground or water ("A snowboarder is flying
+                   in the air under snow", from "over").
   flown_misfit     flying a ball or a board ("attempt to fly a tennis ball", "flying surfboards").
   handled_in_sky   carrying, pushing, washing ... something in the sky ("The man is carrying his kite in the sky",
                    from "flying"); holding, throwing and kicking are left out (a kite held on its line is up there).
@@ -63,6 +67,9 @@ SEEING_VERBS = frozenset("look peer gaze stare see watch visible view peek".spli
 OPAQUE = frozenset("wall walls roof ceiling floor".split())
 KITES = frozenset(["kite", "kites"])
 BESIDE = frozenset(["beside", "by", "near"])
+GROUNDS = frozenset(["floor", "ground"])
+BELOW_ALL = frozenset("snow sand grass ground water ocean sea field lawn".split())
+AIRBORNE_VERBS = frozenset("fly soar jump leap glide".split())
 SKY_HANDLING = HANDLING_VERBS - {"hold", "throw", "kick", "lift"}
 SKI_VERBS = frozenset(["ski", "snowboard"])
 SNOW_BOARDS = frozenset(["ski", "skis", "snowboard"])
@@ -131,7 +138,7 @@ def _located(prep: Token) -> list[Token]:
     """What a place phrase locates: the noun it hangs on, or the agents of its verb, through the adverbs and
     prepositions between ("are way up in a tree", "next to a kite"), with their conjuncts ("a cat and a dog")."""
     owner = prep.head
-    while owner.pos_ in ("ADV", "ADP") and owner.head is not owner:
+    while owner.pos_ in ("ADV", "ADP") and owner.dep_ != "ROOT":
         owner = owner.head
     if owner.pos_ in ("VERB", "AUX"):
         nouns = [noun for option in agent_options(owner) for noun in option]
@@ -181,6 +188,28 @@ def _beside_kites(doc: Doc) -> list[Violation]:
             if kite.dep_ == "pobj" and kite.lower_ in KITES
             and (kite.head.lower_ in BESIDE or (kite.head.lower_ == "to" and kite.head.head.lower_ == "next"))
             for thing in _located(kite.head) if is_under(noun_key(thing), _PLACES)]
+
+
+def _beside_the_ground(doc: Doc) -> list[Violation]:
+    """Lying next to the floor."""
+    return [make_violation("beside_ground", "next to", [ground], ground.head) for ground in doc
+            if ground.dep_ == "pobj" and ground.lemma_.lower() in GROUNDS
+            and (ground.head.lower_ == "beside" or (ground.head.lower_ == "to" and ground.head.head.lower_ == "next"))]
+
+
+def _airborne_under(doc: Doc) -> list[Violation]:
+    """Flying under snow."""
+    found = []
+    for prep in doc:
+        if prep.dep_ != "prep" or prep.lower_ != "under":
+            continue
+        verb = prep.head
+        while verb.pos_ in ("ADV", "ADP", "NOUN") and verb.dep_ not in ("ROOT", "nsubj"):
+            verb = verb.head
+        if verb.pos_ == "VERB" and verb_lemma(verb) in AIRBORNE_VERBS:
+            found += [make_violation("airborne_under", verb_lemma(verb), [ground], prep) for ground in prep.children
+                      if ground.dep_ == "pobj" and ground.lemma_.lower() in BELOW_ALL]
+    return found
 
 
 def _flown_misfits(doc: Doc) -> list[Violation]:
@@ -251,4 +280,4 @@ def scene_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
     return (_eats_a_drink(doc) + _vessel_misfits(doc) + _ridden_misfits(doc) + _up_a_tree(doc)
             + _through_walls(doc) + _beside_kites(doc) + _flown_misfits(doc) + _handled_in_sky(doc)
-            + _skiing_on_sand(doc) + _joint_fillings(doc))
+            + _skiing_on_sand(doc) + _joint_fillings(doc) + _beside_the_ground(doc) + _airborne_under(doc))

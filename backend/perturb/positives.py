@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from spacy.tokens import Span
+from spacy.tokens import Span, Token
 
 from backend.perturb.core import Request, Variant, build, replacement, spread, take_distinct
-from backend.perturb.lexicon import SynonymRule, lexicon
+from backend.perturb.lexicon import SynonymRule, lexicon, wordnet
 from backend.perturb.nlp import find_phrases, token_span
+from backend.perturb.nouns import noun_senses
 from backend.perturb.parse_reading import (
     direct_object,
     has_particle,
@@ -117,15 +118,21 @@ def _plain_adjective(span: Span) -> bool:
 def _colour_of_a_thing(span: Span) -> bool:
     """A colour of an object: not a person's skin, not "black and white"
     photography, not a set phrase ("red light", "white wine"), not the second
-    word of a shaded colour ("baby blue" would become "baby sapphire")."""
+    word of a shaded colour ("baby blue" would become "baby sapphire"), not on a word WordNet knows no noun
+    sense of (a parse slip: "A woman in black sits" has "sits" a noun, and "in ebony" was judged err)."""
     token = span[0]
     head = head_noun(token)
     if not _plain_adjective(span) or head is None or _is_animate_noun(head, person=True):
         return False
-    if token.i > 0 and token.doc[token.i - 1].lower_ in SHADES:
+    if (token.i > 0 and token.doc[token.i - 1].lower_ in SHADES) or _unknown_noun(head):
         return False
     partners = {child.lower_ for child in token.children if child.dep_ == "conj"} | {token.head.lower_}
     return not ({token.lower_} | partners) >= {"black", "white"}
+
+
+def _unknown_noun(noun: Token) -> bool:
+    """WordNet (where installed) knows no noun sense of the word."""
+    return wordnet() is not None and not (noun_senses(noun.lemma_.lower()) or noun_senses(noun.lower_))
 
 
 # Conditions a synonym rule can require in lexicon.json ("when").

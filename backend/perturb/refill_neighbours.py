@@ -14,7 +14,8 @@ natural samples of stop 37 had these (labelled impl):
   * a taste: a sweet among savoury things, a savoury thing for a sweet
     marked as one ("a slice of pizza with ham slices" -> "of cake", "a
     white frosted cake" -> "hot dog", "a cake with candles" -> "pizza");
-  * a piece of what comes in no pieces ("a slice of pizza" -> "of soup");
+  * a piece of what comes in no pieces ("a slice of pizza" -> "of soup"), a crust of what has none ("a
+    crust of pie" -> "of salad");
   * an opening that is no opening ("looks out of the window" -> "the roof");
   * grass on what grows none ("a green grass covered field" -> "street",
     "a field of grass" -> "a beach of grass");
@@ -66,6 +67,8 @@ SLICED = frozenset("""
     tomato cucumber ham meat turkey beef pork bacon
 """.split())
 PIECES = frozenset(["piece", "chunk"])  # "a bite of salad" is fine
+CRUSTS = frozenset(["crust"])  # "A brown crust of pie" -> "of salad" was judged absurd
+CRUSTED = frozenset("pie pizza bread toast quiche tart cheesecake loaf baguette".split())
 UNSLICED = frozenset("soup stew salad cereal rice pasta spaghetti noodle broth yogurt oatmeal porridge".split())
 OPENINGS = frozenset("window door doorway hatch sunroof porthole gate".split())
 THROUGH_OPENING = frozenset(["out", "through"])
@@ -128,9 +131,11 @@ def _taste_fits(noun: Token, original: str, word: str) -> bool:
 
 
 def _piece_fits(noun: Token, word: str) -> bool:
-    """"a slice of" something that comes in slices, "a piece of" anything but soup (`SLICED`, `UNSLICED`)."""
+    """"a slice of" something that comes in slices, "a piece of" anything but soup, "a crust of" what is baked
+    in one (`SLICED`, `UNSLICED`, `CRUSTED`)."""
     unit = noun_lemma(noun.head.head) if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
-    return (unit not in SLICES or word in SLICED) and (unit not in PIECES or word not in UNSLICED)
+    return ((unit not in SLICES or word in SLICED) and (unit not in PIECES or word not in UNSLICED)
+            and (unit not in CRUSTS or word in CRUSTED))
 
 
 def _opening_fits(noun: Token, original: str, word: str) -> bool:
