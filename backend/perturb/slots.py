@@ -102,14 +102,10 @@ def taken(doc: Doc) -> tuple[list[Span], list[Span], set[int]]:
     return phrases, multiword, covered
 
 
-def _numbered_many(token: Token) -> bool:
-    return any(child.dep_ == "nummod" and child.lower_ not in ("one", "1") for child in token.children)
-
-
 def _counted_many(token: Token) -> bool:
     """"three sheep", "a group of sheep": a number above one, or a collective noun, says an invariant plural
     ("sheep", "deer") is many, so its replacement is plural ("three cows")."""
-    if _numbered_many(token):
+    if any(child.dep_ == "nummod" and child.lower_ not in ("one", "1") for child in token.children):
         return True
     of = token.head
     return token.dep_ == "pobj" and of.lower_ == "of" and of.head.lemma_.lower() in COLLECTIVE_NOUNS
@@ -120,10 +116,8 @@ def _plural(token: Token) -> bool:
 
 
 def _number_is_clear(token: Token) -> bool:
-    """A singular noun counted above one is a parse slip ("Three teddy bears laying": "bears" read as a verb,
-    "teddy" as a singular noun, refilled "Three doll"): its number is not clear."""
     if token.lemma_.lower() not in INVARIANT_PLURALS or token.tag_ == "NNS":
-        return not is_counted_mass(token) and (token.tag_ == "NNS" or not _numbered_many(token))
+        return not is_counted_mass(token)
     return _counted_many(token) or any(
         child.dep_ == "det" and child.lower_ in SINGULAR_DETERMINERS for child in token.children)
 
@@ -203,12 +197,12 @@ def _split_noun(verb: Token) -> bool:
 
 
 def object_slots(doc: Doc) -> list[Slot]:
-    """Head nouns, and the lexicon's multi-word nouns ("hot dog") as one slot, where the parse reads the last word
-    as a noun: "Three teddy bears laying" has "bears" a verb, and the refill took its number from it ("Three
-    doll laying", judged err)."""
+    """Head nouns, and the lexicon's multi-word nouns ("hot dog") as one slot, unless the parse reads the last
+    word as a verb with an "s" ("Three teddy bears laying" has "bears" a verb: the refill took its number from it,
+    "Three doll laying", judged err)."""
     _, multiword, covered = taken(doc)
     slots = [Slot(span, " ".join(t.lemma_.lower() for t in span), NOUN) for span in multiword
-             if span.root.dep_ != "compound" and span[-1].tag_ in NOUN_TAGS]
+             if span.root.dep_ != "compound" and span[-1].tag_ != "VBZ"]
     slots += [Slot(token_span(t), noun_lemma(t), NOUN) for t in doc if _plain_noun(t, covered)]
     return sorted(slots, key=lambda slot: slot.span.start)
 
