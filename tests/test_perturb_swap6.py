@@ -9,11 +9,6 @@ from backend.perturb.core import normalized
 from tests.support.perturb_outputs import made
 
 
-def binding(caption, subtype=None):
-    """Every binding_swap negative, as normalized texts, optionally of one subtype."""
-    return made(caption, ["binding_swap"], subtype=subtype)
-
-
 MAKES = [
     # the caption's only two people trade places, each pronoun turning with them: "her head" is still the kissed one's
     ("The young man is kissing the young woman on top of her head.", "object",
@@ -28,7 +23,7 @@ MAKES = [
 
 @pytest.mark.parametrize(("caption", "subtype", "expected"), MAKES)
 def test_new_swaps_are_made(caption, subtype, expected):
-    assert normalized(expected) in binding(caption, subtype)
+    assert normalized(expected) in made(caption, ["binding_swap"], subtype=subtype)
 
 
 NEVER = [
@@ -48,22 +43,22 @@ NEVER = [
 
 @pytest.mark.parametrize(("caption", "never"), NEVER)
 def test_invalid_swaps_are_never_made(caption, never):
-    assert normalized(never) not in binding(caption)
+    assert normalized(never) not in made(caption, ["binding_swap"])
 
 
 def test_a_third_person_keeps_the_pronouns_still():
     """With a baby in the caption "her bike" may be the baby's or the woman's: no man and woman swap is made."""
-    outputs = binding("A woman holding a baby watches a man fix her bike.", "object")
+    outputs = made("A woman holding a baby watches a man fix her bike.", ["binding_swap"], subtype="object")
     assert not [text for text in outputs if "a man holding a baby" in text]
 
 
 def test_a_group_takes_no_singular_pronoun():
     """"two men" and "a woman" would need "they": the pronouns do not follow a swap of different numbers."""
-    outputs = binding("Two men watch a woman as she rides her horse.", "object")
+    outputs = made("Two men watch a woman as she rides her horse.", ["binding_swap"], subtype="object")
     assert not [text for text in outputs if " he " in f" {text} " or " his " in f" {text} "]
 
 
 def test_a_pronoun_owned_by_a_swapped_noun_stays_out():
     """"his wife" moves whole in a phrase swap: turning its "his" too would make "her wife"."""
-    outputs = binding("A man hugs his wife.") | binding("A woman kisses her husband on the cheek.")
+    outputs = made("A man hugs his wife.", ["binding_swap"]) | made("A woman kisses her husband on the cheek.", ["binding_swap"])
     assert not [text for text in outputs if "her wife" in text or "his husband" in text]
