@@ -72,13 +72,14 @@ def kind(noun: Token) -> str | None:
     if noun_class(noun) in LIVING:
         return None
     key = noun_key(noun)
-    # A noun only plural ("scissors", "tongs") has no WordNet sense under its singular lemma.
-    return _kind_of_thing(key) or _wordnet_kind(key if noun_senses(key) else noun.lower_)
+    return _kind_of_thing(key) or _wordnet_kind(key, noun.lower_)
 
 
 @functools.lru_cache(maxsize=4096)
-def _wordnet_kind(key: str) -> str | None:
-    senses = noun_senses(key)
+def _wordnet_kind(key: str, word: str) -> str | None:
+    """The `WORDNET_KINDS` name of `key`'s most frequent sense, or of the word as written where its lemma has none
+    (a noun only plural: "scissors" has no sense as "scissor")."""
+    senses = noun_senses(key) or noun_senses(word)
     if not senses:
         return None
     ancestors = {synset.name() for synset in [senses[0], *senses[0].closure(lambda synset: synset.hypernyms())]}

@@ -67,6 +67,7 @@ SEEING_VERBS = frozenset("look peer gaze stare see watch visible view peek".spli
 OPAQUE = frozenset("wall walls roof ceiling floor".split())
 KITES = frozenset(["kite", "kites"])
 BESIDE = frozenset(["beside", "by", "near"])
+BESIDE_ONLY = frozenset(["beside"])  # "near the ground" is fine ("flying near the ground")
 GROUNDS = frozenset(["floor", "ground"])
 BELOW_ALL = frozenset("snow sand grass ground water ocean sea field lawn".split())
 AIRBORNE_VERBS = frozenset("fly soar jump leap glide".split())
@@ -182,11 +183,16 @@ def _through_walls(doc: Doc) -> list[Violation]:
     return found
 
 
+def _beside(prep: Token, words: frozenset[str]) -> bool:
+    """`prep` is one of `words`, or the "to" of "next to"."""
+    return prep.lower_ in words or (prep.lower_ == "to" and prep.head.lower_ == "next")
+
+
 def _beside_kites(doc: Doc) -> list[Violation]:
     """A beach next to a kite."""
     return [make_violation("beside_a_kite", "next to", [thing, kite], None) for kite in doc
             if kite.dep_ == "pobj" and kite.lower_ in KITES
-            and (kite.head.lower_ in BESIDE or (kite.head.lower_ == "to" and kite.head.head.lower_ == "next"))
+            and _beside(kite.head, BESIDE)
             for thing in _located(kite.head) if is_under(noun_key(thing), _PLACES)]
 
 
@@ -194,7 +200,7 @@ def _beside_the_ground(doc: Doc) -> list[Violation]:
     """Lying next to the floor."""
     return [make_violation("beside_ground", "next to", [ground], ground.head) for ground in doc
             if ground.dep_ == "pobj" and ground.lemma_.lower() in GROUNDS
-            and (ground.head.lower_ == "beside" or (ground.head.lower_ == "to" and ground.head.head.lower_ == "next"))]
+            and _beside(ground.head, BESIDE_ONLY)]
 
 
 def _airborne_under(doc: Doc) -> list[Violation]:
