@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import time
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from backend.generate.job import GenerateConfig, run_job
 from backend.jobs.reporter import Reporter
 from backend.toyworld.render import render, to_pil
 from backend.toyworld.scene import sample_scene
+from tests.support.annotate_fixtures import careful_answer
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.clients import local_client
 from tests.support.tiny_diffusion import save_tiny_sdxl
@@ -63,9 +63,7 @@ class Annotator:
         """What a careful annotator answers: the image the renderer says shows the caption (image 1 when nobody
         knows), and the original image's side in step 4."""
         task = self.task()
-        if task["stage"] == "select":
-            return (db.loads(task["truth"], {}).get("select") or ["1"])[0]
-        return "left" if json.loads(task["layout"])["images"][0] == "original" else "right"
+        return careful_answer(task["stage"], task["truth"], task["layout"])
 
     def work(self, choose=None, limit: int = 100) -> int:
         done = 0

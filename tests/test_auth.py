@@ -10,6 +10,7 @@ from gradio_client import handle_file
 
 from backend.core import auth
 from backend.core.auth import Actor, PermissionDenied
+from tests.support.admin import ADMIN_LOGIN
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.clients import local_client
 from tests.support.tiny import solid_image
@@ -20,13 +21,12 @@ from tests.support.tiny import solid_image
 READING = {"/leaderboard", "/leaderboard_csv", "/evaluate_status", "/failure_results", "/failure_subtypes",
            "/failures", "/failure_item", "/disagreements", "/paired_test", "/send_to_probe"}
 PUBLIC = {"/probe", "/model_choices", "/login", "/logout", "/start", "/answer", "/undo", *READING}
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 
 
 @pytest.mark.parametrize("env, mode", [
     ({}, "open-local"),
     ({"GRADIO_SERVER_NAME": "0.0.0.0"}, "disabled"),
-    ({"GRADIO_SERVER_NAME": "0.0.0.0", **CREDENTIALS}, "password"),
+    ({"GRADIO_SERVER_NAME": "0.0.0.0", **ADMIN_LOGIN}, "password"),
     ({"GRADIO_SERVER_NAME": "0.0.0.0", "SPACE_ID": "lab/app", "COMPLAB_ADMINS": "alice,lab-org"}, "hf-oauth"),
     ({"GRADIO_SERVER_NAME": "0.0.0.0", "SPACE_ID": "lab/app"}, "disabled"),
 ])
@@ -37,7 +37,7 @@ def test_policy_follows_the_settings(tmp_path, env, mode):
 
 
 def test_password_login_and_hugging_face_admins(tmp_path):
-    settings = workspace_settings(tmp_path, **CREDENTIALS)
+    settings = workspace_settings(tmp_path, **ADMIN_LOGIN)
     assert auth.password_login(settings, "admin", "s3cret pass") == Actor("admin", "admin", "password")
     for user, password in (("admin", "wrong"), ("root", "s3cret pass"), ("", "")):
         with pytest.raises(PermissionDenied, match="Wrong user name or password"):
@@ -59,7 +59,7 @@ def test_password_login_and_hugging_face_admins(tmp_path):
 def guarded(tiny_checkpoints, tmp_path_factory):
     """An app with the password policy, as a public deployment would run."""
     workspace = tmp_path_factory.mktemp("guarded")
-    with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], workspace, **CREDENTIALS) as url:
+    with running_app(tiny_checkpoints.directory, [tiny_checkpoints.dir_spec], workspace, **ADMIN_LOGIN) as url:
         yield url, workspace
 
 

@@ -18,7 +18,8 @@ from backend.core.store import Store
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import workspace_settings
 from tests.support.clients import local_client
-from tests.support.public_support import CREDENTIALS, public_app
+from tests.support.admin import ADMIN_LOGIN
+from tests.support.public_support import public_app
 from tests.support.security_support import Page, Visitor
 
 pytestmark = pytest.mark.system
@@ -30,7 +31,7 @@ def lab(tmp_path_factory):
     workspace = tmp_path_factory.mktemp("bad-input")
     settings = workspace_settings(workspace)
     toy_campaign(Store(settings.db).path, settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
-    with public_app(workspace, **CREDENTIALS) as (url, ctx):
+    with public_app(workspace, **ADMIN_LOGIN) as (url, ctx):
         admin = local_client(url, download_files=False)
         admin.predict("admin", "s3cret pass", api_name="/login")
         yield url, ctx, admin, workspace

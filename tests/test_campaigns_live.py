@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 from backend.annotate import assign, campaigns, db
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
+from tests.support.admin import CREDENTIALS
 from tests.support.annotate_fixtures import answer, toy_campaign
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot, sign_in
@@ -28,8 +29,6 @@ from tests.support.clients import local_client
 
 pytestmark = [pytest.mark.system, pytest.mark.browser]
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
-               "GRADIO_SERVER_NAME": "0.0.0.0"}
 
 
 def test_the_admin_sees_answers_still_needed_fall_by_themselves_and_downloads_the_zip(tmp_path, browser):

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 from backend.annotate import assign, db, exclusion
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
+from tests.support.admin import ADMIN_LOGIN
 from tests.support.annotate_fixtures import answer_session, toy_campaign
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import choose, new_page, read_table, screenshot, sign_in_to_campaigns
@@ -25,7 +26,6 @@ from tests.support.security_support import database_rows
 
 pytestmark = pytest.mark.system
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 ITEMS = 10
 
 
@@ -33,14 +33,14 @@ ITEMS = 10
 def app(tmp_path_factory):
     """The app over campaign "crowd": 10 items and 6 gold, answered by "careful" (right) and "bad" (wrong)."""
     workspace = tmp_path_factory.mktemp("quality")
-    settings = workspace_settings(workspace, **CREDENTIALS)
+    settings = workspace_settings(workspace, **ADMIN_LOGIN)
     Store(settings.db)
     config = CampaignConfig.from_dict({"overlap": 2, "resolution": "majority", "gold_rate": 0.25, "gold_items": 6,
                                        "tasks_per_session": 24, "min_gold": 3})
     campaign_id = toy_campaign(settings.db, settings.data_dir, "crowd", ITEMS, config, seed=4)
     for name, good in (("careful", True), ("bad", False)):
         assert answer_session(settings.db, assign.join(settings.db, campaign_id, name), good) > ITEMS
-    with running_app(workspace, ["toyworld"], workspace, **CREDENTIALS) as url:
+    with running_app(workspace, ["toyworld"], workspace, **ADMIN_LOGIN) as url:
         yield url, settings
 
 

@@ -26,6 +26,7 @@ from backend.toyworld.negative_images import negative_scene, scene_for_caption
 from backend.toyworld.oracle import evaluate
 from backend.toyworld.render import render, to_pil
 from tests.support import tiny_diffusion
+from tests.support.admin import CREDENTIALS
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import choose, new_page, read_table, screenshot, sign_in_to_campaigns
 from tests.support.clients import local_client
@@ -33,8 +34,6 @@ from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_ca
 from tests.support.forms import create
 from tests.support.waiting import wait_for
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
-               "GRADIO_SERVER_NAME": "0.0.0.0"}
 SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "campaigns.png"
 
 

@@ -23,7 +23,6 @@ import pytest
 
 from backend.annotate import assign, campaigns, db, mirror, prolific_study, report
 from backend.annotate.campaigns import CampaignConfig
-from backend.annotate.quality import HELD_SESSIONS_PER_CLIENT
 from backend.cli import main
 from backend.core.auth import cli_actor
 from backend.core.settings import Settings

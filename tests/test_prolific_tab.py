@@ -12,6 +12,7 @@ import pytest
 from backend.annotate import campaigns, prolific_study
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.auth import cli_actor
+from tests.support.admin import CREDENTIALS
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot, sign_in_to_campaigns
@@ -20,8 +21,6 @@ from tests.support.fake_prolific import FakeProlific, prolific_env
 from tests.support.prolific_crowd import arrive, work
 
 pytestmark = pytest.mark.system
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
-               "GRADIO_SERVER_NAME": "0.0.0.0"}
 
 
 @pytest.fixture(scope="module")

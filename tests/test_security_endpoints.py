@@ -18,6 +18,7 @@ import pytest
 from backend.annotate import campaigns, db, prolific, resume
 from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
+from tests.support.admin import ADMIN_LOGIN
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import annotate_app, workspace_settings
 from tests.support.clients import TIMEOUT, local_client
@@ -30,7 +31,6 @@ from tests.support.security_support import (
     served_app,
 )
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 REFUSED = "needs an admin; you are anonymous"
 
 # Who may call each handler, by the api_name the app's config gives it (Gradio numbers repeated names: tick_1).
@@ -89,7 +89,7 @@ def lab(tmp_path_factory):
                                                                                "tasks_per_session": 2}))
     store.create_job("train", {"name": "secret-run", "base_model": "toyworld"}, name="secret-run", actor="admin")
     store.create_job("sweep", {"pretrained": "toyworld", "finetuned": "local-dir:/srv/secret-model"}, actor="admin")
-    with served_app(workspace, ["toyworld"], **CREDENTIALS) as (url, settings):
+    with served_app(workspace, ["toyworld"], **ADMIN_LOGIN) as (url, settings):
         yield url, settings
 
 

@@ -23,6 +23,7 @@ from backend.core.auth import ADMIN, Actor
 from backend.core.store import Store
 from backend.jobs.kinds import get_kind
 from backend.jobs.service import confine_config
+from tests.support.admin import ADMIN_LOGIN
 from tests.support.annotate_fixtures import task_token, toy_campaign
 from tests.support.appserver import workspace_settings
 from tests.support.clients import TIMEOUT, local_client
@@ -36,7 +37,6 @@ from tests.support.security_support import (
 )
 from tests.support.tiny import solid_image
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 OUTSIDE = "outside the allowed folders"
 SLUG = "is not allowed: use 1-100 letters"
 NUL = "contains a NUL byte"
@@ -51,7 +51,7 @@ def lab(tmp_path_factory):
     """The app; an admin signed in; a campaign; a symlink to /etc inside the served data folder; a sweep to export
     from; a run's checkpoint, a patched model and a campaign export on disk; a folder outside every root."""
     workspace, outside = tmp_path_factory.mktemp("lab"), tmp_path_factory.mktemp("outside")
-    env = {"COMPLAB_DOWNLOADS_DIR": str(workspace / "downloads"), **CREDENTIALS}
+    env = {"COMPLAB_DOWNLOADS_DIR": str(workspace / "downloads"), **ADMIN_LOGIN}
     seed = workspace_settings(workspace, **env)
     store = Store(seed.db)
     toy_campaign(seed.db, seed.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))

@@ -28,7 +28,8 @@ from backend.core.auth import ADMIN, Actor
 from backend.jobs.base import job_dir
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.clients import local_client
-from tests.support.public_support import CREDENTIALS, SPACE, config_only, hub_repo, public_app
+from tests.support.admin import ADMIN_LOGIN
+from tests.support.public_support import SPACE, config_only, hub_repo, public_app
 from tests.support.security_support import Page, Visitor
 from tests.support.tiny import MODEL_CFG, solid_image
 from tests.support.waiting import wait_for
@@ -83,7 +84,7 @@ def space(tmp_path_factory, hub_cache):
         (folder / name).write_bytes(data)
     image = workspace / "red.png"
     solid_image((200, 30, 30)).save(image)
-    with public_app(workspace, **CREDENTIALS, **SPACE) as (url, ctx):
+    with public_app(workspace, **ADMIN_LOGIN, **SPACE) as (url, ctx):
         toy_campaign(ctx.store.path, ctx.settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
         admin = visitor(url, "192.0.2.1")
         admin.predict("admin", "s3cret pass", api_name="/login")
@@ -210,7 +211,7 @@ def test_a_probe_leaves_no_file_on_the_server(space):
 def test_an_upload_budget_per_visitor_and_for_everyone(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "UPLOAD_BYTES_PER_CLIENT", 3 * 2**20)
     monkeypatch.setattr(limits, "UPLOAD_BYTES_TOTAL", 5 * 2**20)
-    with public_app(tmp_path, **CREDENTIALS, **SPACE) as (url, _):
+    with public_app(tmp_path, **ADMIN_LOGIN, **SPACE) as (url, _):
         def upload(address: str) -> httpx.Response:
             return httpx.post(url + "gradio_api/upload", headers={"X-Forwarded-For": address},
                               files=[("files", (f"{time.time_ns()}.png", os.urandom(2**20), "image/png"))])
@@ -223,7 +224,7 @@ def test_an_upload_budget_per_visitor_and_for_everyone(tmp_path, monkeypatch):
 
 def test_uploads_are_deleted_from_the_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(app_module, "CLEAN_CACHE", (1, 1))
-    with public_app(tmp_path, **CREDENTIALS) as (url, _):
+    with public_app(tmp_path, **ADMIN_LOGIN) as (url, _):
         stored = Path(httpx.post(url + "gradio_api/upload", files=[("files", ("x.png", b"x" * 1000, "image/png"))]
                                  ).json()[0])
         assert stored.is_file()
@@ -231,7 +232,7 @@ def test_uploads_are_deleted_from_the_cache(tmp_path, monkeypatch):
 
 
 def test_the_annotation_app_takes_no_upload(tmp_path):
-    with public_app(tmp_path, annotate_only=True, **CREDENTIALS) as (url, ctx):
+    with public_app(tmp_path, annotate_only=True, **ADMIN_LOGIN) as (url, ctx):
         response = httpx.post(url + "gradio_api/upload", files=[("files", ("x.png", b"x" * 1000, "image/png"))])
         assert response.status_code == 404 and response.json()["detail"] == "This server takes no uploads."
 
@@ -261,7 +262,7 @@ def test_only_examples_are_served_of_everything_the_workspace_holds(tmp_path):
     and a campaign file in the data folder, the store, the backup's tables, a run's checkpoint, a download:
     every file under the workspace is fetched; only images of examples come back (campaign images go to
     annotators under opaque names only: `test_annotate_images.py`)."""
-    with public_app(tmp_path, **CREDENTIALS) as (url, ctx):
+    with public_app(tmp_path, **ADMIN_LOGIN) as (url, ctx):
         settings = ctx.settings
         toy_campaign(ctx.store.path, settings.data_dir, "study", 2, CampaignConfig.from_dict({"gold_rate": 0}))
         admin = Actor("admin", ADMIN, "password")

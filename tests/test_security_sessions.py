@@ -15,7 +15,8 @@ from gradio_client import Client
 
 from backend.core.credentials import Credentials
 from tests.support.clients import local_client
-from tests.support.public_support import CREDENTIALS, SPACE, public_app
+from tests.support.admin import ADMIN_LOGIN
+from tests.support.public_support import SPACE, public_app
 from tests.support.security_support import Page, Visitor
 from ui.context import Guards
 
@@ -52,7 +53,7 @@ def admin_call(url: str, session: Visitor) -> str | None:
 
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
-    with public_app(tmp_path_factory.mktemp("sessions"), **CREDENTIALS, **SPACE) as (url, ctx):
+    with public_app(tmp_path_factory.mktemp("sessions"), **ADMIN_LOGIN, **SPACE) as (url, ctx):
         yield url, ctx
 
 
@@ -117,7 +118,7 @@ def test_a_credential_expires(tmp_path):
     passes its lifetime, then refused."""
     now = [time.time()]
     guards = Guards(sessions=Credentials("admin", lifetime_s=3, clock=lambda: now[0]))
-    with public_app(tmp_path, guards=guards, **CREDENTIALS) as (url, _):
+    with public_app(tmp_path, guards=guards, **ADMIN_LOGIN) as (url, _):
         admin = local_client(url, download_files=False)
         sign_in(admin)
         session = Visitor(url, session_hash=admin.session_hash)
@@ -152,7 +153,7 @@ def test_the_page_names_no_admin(tmp_path, monkeypatch):
 def test_an_admin_who_reloads_the_page_still_sees_the_admin_tabs_until_signing_out(tmp_path, browser):
     from tests.support.browser import new_page
 
-    with public_app(tmp_path, **CREDENTIALS) as (url, _), new_page(browser, 60_000) as page:
+    with public_app(tmp_path, **ADMIN_LOGIN) as (url, _), new_page(browser, 60_000) as page:
         page.goto(url)
         train_tab = page.get_by_role("tab", name="Train")
         assert train_tab.count() == 0 or not train_tab.is_visible()

@@ -12,6 +12,7 @@ from gradio_client import Client
 
 from backend.core.store import Store
 from backend.jobs import slurm
+from tests.support.admin import CREDENTIALS
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import new_page, screenshot
 from tests.support.clients import local_client
@@ -21,8 +22,6 @@ from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.system
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
-               "GRADIO_SERVER_NAME": "0.0.0.0"}
 SETTINGS = {**CREDENTIALS, **SLURM_ENV, "COMPLAB_SLURM_SBATCH": "--comment=from-the-settings"}
 BENCHMARK = "toy-sugarcrepe"
 

@@ -11,12 +11,12 @@ from backend import jobs
 from backend.core.auth import Actor
 from backend.core.store import Store
 from backend.patching.figure import HEIGHT, PNG_SCALE, WIDTH
+from tests.support.admin import CREDENTIALS
 from tests.support.appserver import running_app, workspace_settings
 from tests.support.browser import choose, new_page, offered, screenshot, sign_in
 from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass", "GRADIO_SERVER_NAME": "0.0.0.0"}
 ADMIN = Actor("admin", "admin", "password")
 # A short real NegCLIP finetune of the shipped model: enough steps at a high rate to move both axes.
 RUN = {"name": "fresh-negclip", "base_model": "toyworld", "data": "toyworld-finetune", "loss": "negclip", "steps": 12,

@@ -19,13 +19,12 @@ from backend.models.loading import load_model
 from backend.toyworld.grammar import parse
 from backend.toyworld.negative_images import scene_for_caption
 from backend.toyworld.render import render, to_pil
+from tests.support.admin import CREDENTIALS
 from tests.support.appserver import running_app
 from tests.support.browser import choose, new_page, screenshot
 from tests.support.clients import local_client
 from tests.support.waiting import wait_for
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass",
-               "GRADIO_SERVER_NAME": "0.0.0.0"}
 ALPHAS = "0, 0.5, 1"
 CAPTION = "a red circle above a blue square"
 NEGATIVE = "- a blue circle above a red square"  # an extra caption, so the probe has something to compare

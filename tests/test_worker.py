@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from backend.core.worker import Worker, WorkerStopped
+from backend.core.worker import TimeLimitExceeded, Worker, WorkerStopped, time_limit
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.system  # starts processes
@@ -27,6 +27,13 @@ def report_then_sleep(seconds: float, progress) -> str:
     progress(0.5, "half")
     time.sleep(seconds)
     return "done"
+
+
+def endless_within(seconds: float) -> None:
+    """A loop that never ends, under `time_limit` (a rule stuck on a caption)."""
+    with time_limit(seconds, "stuck"):
+        while True:
+            pass
 
 
 def alive(pid: int) -> bool:
@@ -81,6 +88,13 @@ def test_a_worker_killed_during_a_call_is_a_message_and_the_next_call_gets_a_new
     wait_for(lambda: not alive(second), what="the idle worker to die")
     assert worker.call(report_then_sleep, 0, progress=lambda *_: None) == "done"
     assert worker.pid() not in (first, second)
+
+
+def test_a_time_limit_stops_a_stuck_call_in_the_worker_which_goes_on(worker):
+    pid = worker.pid()
+    with pytest.raises(TimeLimitExceeded, match="stuck"):
+        worker.call(endless_within, 0.5)
+    assert worker.pid() == pid and worker.call(report_then_sleep, 0, progress=lambda *_: None) == "done"
 
 
 def test_a_worker_ends_with_the_process_that_started_it():

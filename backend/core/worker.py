@@ -25,12 +25,14 @@ import itertools
 import multiprocessing
 import os
 import queue
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from multiprocessing.connection import wait as wait_for
 from typing import Any, TypeVar
 
@@ -47,6 +49,35 @@ Progress = Callable[[float, str], None]
 
 class WorkerStopped(RuntimeError):
     """The worker process ended during a call (out of memory, killed); the message is what a person reads."""
+
+
+class TimeLimitExceeded(RuntimeError):
+    """A part of a call bounded by `time_limit` ran past its limit; the message is what a person reads."""
+
+
+@contextmanager
+def time_limit(seconds: float | None, message: str) -> Iterator[None]:
+    """Raise `TimeLimitExceeded(message)` in the code inside if it runs longer than `seconds` (None: no limit).
+
+    Why: a rule that never ends (a loop on a parse that never meets its end) would hold the worker, and every
+    call queued behind it, for good. A worker runs its calls on its process's main thread, where SIGALRM
+    interrupts running Python code (C code is interrupted when it returns to Python). On any other thread (the
+    web process's handlers, where the probes of in-process apps run) no signal can reach the code, and no limit
+    is applied. Limits do not nest: the inner one replaces the outer one's alarm."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeLimitExceeded(message)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 class Worker:

@@ -27,6 +27,7 @@ from backend.core.images import ImageFileError, open_image, rgb
 from backend.core.limits import MAX_CAPTION_CHARS
 from backend.core.text import normalise as normalise_text
 from backend.core.text import problem as text_problem
+from backend.core.worker import TimeLimitExceeded, time_limit
 from backend.metrics import caption_probe_metrics
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.models.spec import ModelLoadError, local_path, parse_spec
@@ -253,7 +254,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
               extra=None, progress: Progress | None = None, actor: Actor | None = None,
               guest_models: Sequence[str] = (), plausible_only: bool = False,
               grammar_filter: GrammarFilter | None = None, blind_scorer=DEFAULT_BLIND,
-              image_name: str | None = None) -> ProbeResult:
+              image_name: str | None = None, texts_limit_s: float | None = None) -> ProbeResult:
     """Score every variant with every model that loads; models that fail (or are refused) are reported, not fatal.
 
     Models load first, so that variants draw new words from the vocabulary they declare (the built-in
@@ -263,6 +264,7 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
     blind_scorer: a `backend.perturb.blind` text scorer for the blind row ("default": the shipped n-gram
     model; None: no row).
     image_name: what a message about the image calls it (an upload's own name, not the server's copy).
+    texts_limit_s: how long writing the variants may take (`backend.core.worker.time_limit`: in a worker).
     """
     if image is None:
         raise ProbeInputError("No image: upload one, paste one, or pick an example.")
@@ -284,7 +286,11 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
     if not loaded_models:
         raise ProbeInputError("No model could be loaded:\n" + "\n".join(errors))
     vocabulary = shared_vocabulary([loaded.tokenizer for loaded in loaded_models.values()])
-    texts = build_texts(caption, families, seed, extra, vocabulary)
+    try:
+        with time_limit(texts_limit_s, "writing the variants"):
+            texts = build_texts(caption, families, seed, extra, vocabulary)
+    except TimeLimitExceeded:
+        raise ProbeInputError(_stuck(texts_limit_s or 0)) from None
     if grammar_filter is not None:
         texts = _grammar_checked(texts, grammar_filter)
     result = ProbeResult(texts, models=[], scores={}, errors=errors, blind=blind_row(texts, blind_scorer))
@@ -302,6 +308,11 @@ def run_probe(image, caption: str, model_specs: Sequence[str], registry: ModelRe
         result.models.append({**loaded.identity, **_metrics(margins, texts, plausible_only, set(unreadable)),
                               "notes": notes, "warnings": warnings, "n_unreadable": len(unreadable)})
     return result
+
+
+def _stuck(seconds: float) -> str:
+    return (f"Writing this caption's variants took over {seconds:g} s and was stopped: a perturbation rule may be "
+            "stuck on it (please report the caption). Try again with fewer families checked, or reword it.")
 
 
 def blind_row(texts: Sequence[ProbeText], scorer) -> dict:

@@ -67,9 +67,14 @@ def truthful(store_path, task: assign.Task) -> str:
     original image's side at step 4."""
     row = db.rows(store_path, "select a.layout, i.truth from assignments a join items i on i.id = a.item_id "
                               "where a.id = ?", (task.assignment_id,))[0]
-    if task.task == "select":
-        return (db.loads(row["truth"], {}).get("select") or ["1"])[0]
-    return "left" if json.loads(row["layout"])["images"][0] == "original" else "right"
+    return careful_answer(task.task, row["truth"], row["layout"])
+
+
+def careful_answer(stage: str, truth: str | None, layout: str) -> str:
+    """`truthful`'s answer from a task's stage and its stored truth and layout (JSON texts)."""
+    if stage == "select":
+        return (db.loads(truth, {}).get("select") or ["1"])[0]
+    return "left" if json.loads(layout)["images"][0] == "original" else "right"
 
 
 def answer(store_path, who: int, n: int) -> int:

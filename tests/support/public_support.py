@@ -18,7 +18,6 @@ from backend.models.registry import EmbeddingCache, ModelRegistry
 from tests.support.appserver import launch, workspace_settings
 from ui.context import AppContext, Guards
 
-CREDENTIALS = {"COMPLAB_ADMIN_USER": "admin", "COMPLAB_ADMIN_PASSWORD": "s3cret pass"}
 SPACE = {"SPACE_ID": "lab/public", "COMPLAB_BACKUP_REPO": "off"}  # behind the Space's proxy: X-Forwarded-For
 
 
