@@ -44,8 +44,19 @@ from collections.abc import Callable, Iterator
 
 from spacy.tokens import Doc, Token
 
+from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import wordnet
-from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, animacy, noun_key, noun_senses, referent
+from backend.perturb.nouns import (
+    ANIMAL,
+    INANIMATE,
+    PERSON,
+    animacy,
+    is_misread_participle,
+    noun_class,
+    noun_key,
+    noun_senses,
+    referent,
+)
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_parse import (
     LARGE_ANIMALS,
@@ -81,6 +92,10 @@ KNEELERS = frozenset(["proboscidean.n.01", "camel.n.01"])  # trained to kneel; p
 _NON_SITTERS = frozenset(["equine.n.01", "giraffe.n.01", "proboscidean.n.01"])
 # Animals said to squat: "a dog squatting on a bed" and "a bear squatting in front of a tree" were judged plausible.
 SQUATTERS = frozenset(["canine.n.02", "bear.n.01", "primate.n.02", "feline.n.01"])
+# What the animals that may do each of these verbs are, whatever else the caption says: "a cat kneeling on top of a
+# laptop" and "Some zebras and cattle are squatting together" were made; a kneeling elephant and a squatting dog
+# were judged ok.
+POSTURE_AGENTS = {"graze": GRAZERS, "kneel": KNEELERS, "squat": SQUATTERS}
 DRAWN_LOADS = frozenset("carriage cart wagon buggy plow plough sled sleigh chariot coach stagecoach".split())
 
 VESSEL_NOUNS = frozenset("vase bowl cup mug glass jar bottle pitcher teapot kettle".split())
@@ -145,12 +160,8 @@ def _allowed_agents(verb: Token) -> frozenset[str] | None:
     animals (and people and vehicles) pull a carriage, a cart or a sled; of the animals, only elephants and
     camels kneel."""
     lemma = verb_lemma(verb)
-    if lemma == "graze":
-        return GRAZERS
-    if lemma == "kneel":
-        return KNEELERS  # "a cat kneeling on top of a laptop" was made; a kneeling elephant was judged ok
-    if lemma == "squat":
-        return SQUATTERS  # "Some zebras and cattle are squatting together" was made; a squatting dog was judged ok
+    if lemma in POSTURE_AGENTS:
+        return POSTURE_AGENTS[lemma]
     objects = [child for child in verb.children if child.dep_ == "dobj"]
     load = any(noun_key(obj) in DRAWN_LOADS for obj in objects)
     if load and lemma == "push":
@@ -175,10 +186,23 @@ def _agent_misfits(verb: Token) -> Callable[[Token], bool] | None:
     return functools.partial(_misfit_agent, allowed=allowed, people_misfit=allowed is GRAZERS)
 
 
+def _misread_participles(doc: Doc) -> Iterator[tuple[Token, str, Token]]:
+    """(participle, its lemma, its agent) for the verbs of `POSTURE_AGENTS`, where spaCy read a doer and its
+    participle as one noun: "A dog kneeling on the grass" parses as the noun "kneeling" with "dog" its compound
+    ("Dog kneeling near a bench": a verb with its doer a compound), so no verb has the dog for an agent."""
+    for token in filter(is_misread_participle, doc):
+        agent = next(child for child in token.children if child.dep_ == "compound")
+        lemma = next((base for base in (token.lower_[:-3], token.lower_[:-3] + "e", token.lower_[:-4])
+                      if base in POSTURE_AGENTS and verb_form(base, "VBG") == token.lower_), None)
+        if lemma is not None and agent.i == token.i - 1:
+            yield token, lemma, agent
+
+
 def _wrong_subjects(doc: Doc) -> list[Violation]:
     """A person or an animal doing what its kind cannot: "a man grazing",
     "monkeys grazing", "a cat pulling a carriage", "elephants sitting"."""
-    found = []
+    found = [make_violation("wrong_subject", lemma, [agent], verb) for verb, lemma, agent in _misread_participles(doc)
+             if noun_class(agent) == ANIMAL and _outside(noun_key(agent), POSTURE_AGENTS[lemma])]
     for verb in doc:
         misfits = _agent_misfits(verb) if verb.pos_ == "VERB" and not is_passive(verb) else None
         if misfits is None:
@@ -195,10 +219,14 @@ def _misfit_agent(agent: Token, allowed: frozenset[str], *, people_misfit: bool)
     kind = kind_of(agent)
     if kind == PERSON:
         return people_misfit
-    key = noun_key(member)
+    return kind == ANIMAL and _is_real_animal(member) and _outside(noun_key(member), allowed)
+
+
+def _outside(key: str, allowed: frozenset[str]) -> bool:
+    """An animal word outside `allowed`, and not one as general as "animal" (which may name one inside)."""
     senses = noun_senses(key)
     general = bool(senses) and senses[0].name() in _above(allowed)
-    return kind == ANIMAL and _is_real_animal(member) and not general and not is_under(key, allowed)
+    return not general and not is_under(key, allowed)
 
 
 @functools.cache
