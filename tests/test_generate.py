@@ -8,7 +8,6 @@ import os
 import numpy as np
 import pytest
 import torch
-from diffusers import UNet2DConditionModel
 from PIL import Image
 
 from backend.annotate import campaigns, db, quality
@@ -84,6 +83,8 @@ def test_every_image_has_its_own_generator_and_regenerates_alone(loaded):
 
 
 def test_a_preset_unet_is_swapped_in(tiny_sdxl, tmp_path, loaded):
+    from diffusers import UNet2DConditionModel  # here, not at the top: every worker collects this module
+
     unet_repo = tiny_diffusion.save_tiny_unet(tmp_path / "dpo", seed=1)
     swapped = load_pipeline(Preset.custom(str(tiny_sdxl[0]), steps=2, guidance=5.0, unet_id=str(unet_repo)))
     own = swapped.pipeline.unet.state_dict()
