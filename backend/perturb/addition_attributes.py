@@ -2,7 +2,8 @@
 
 What is added:
 
-* a colour, material or pattern word that suits the noun (`visual_classes`), of a class the noun carries no
+* a colour, material or pattern word that suits the noun (`visual_classes`, and `attribute_fit`: no "leather
+  table", "cardboard bench" or "blue pizza"), of a class the noun carries no
   word of yet, that the counts (`caption_stats`) show on such nouns (the class occurs with the noun, or, for a
   colour on a made thing the counts name too seldom, with its lexicon group: "a red kite" from other sports
   equipment), but that is not the usual value (under `IMPLIED_SHARE` of the words of that class: no "white
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
+from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.caption_stats import SEP, CaptionStats
 from backend.perturb.core import Edit, Request, Variant, build, spread
 from backend.perturb.inflect import fit_case
@@ -141,7 +143,7 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         if total < MIN_TOGETHER:
             continue
         found += [(visual_class, word) for word in counts if visual_class in visual_values(word, kind, lemma)
-                  and not _usual(counts[word], total) and counts[word] < total]
+                  and not _usual(counts[word], total) and counts[word] < total and attribute_fits(noun, word)]
     return found
 
 

@@ -11,8 +11,10 @@ plate", "a concrete plate" and "paper floors". So:
     colours of its own (`visual_classes.NATURAL_COLOURS`: the sky, fruit,
     traffic lights) only one of those ("a cloudy green sky", "a blue apple",
     "pink granny smith apples" and "red and blue traffic lights" were made and
-    judged absurd); a bird, another thing or a person's clothes may be any
-    colour; a picture none (`PICTURES`: its "black and white" is its style);
+    judged absurd); food that is no sweet only the colours food comes in
+    (`FOOD_COLOURS`: no "blue crust", no "purple peas"); a bird, another
+    thing or a person's clothes may be any colour; a picture none
+    (`PICTURES`: its "black and white" is its style);
   * stone, brick and concrete make walls, fences, buildings, ways, floors,
     benches and sculptures; paper and cardboard make containers and
     tableware; ceramic makes tableware, vessels, fixtures, tiles and
@@ -32,6 +34,7 @@ from spacy.tokens import Token
 
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, DEPICTION_NOUNS, noun_key, referent
+from backend.perturb.object_kinds import kind
 from backend.perturb.plausibility_parse import is_under, kind_of
 from backend.perturb.visual_classes import NATURAL_COLOURS, visual_values
 
@@ -40,6 +43,20 @@ COAT_COLOURS = frozenset("white black brown gray tan beige".split())
 # (7 of ce_clip's 10 absurd negatives in a natural sample of 100).
 PICTURES = DEPICTION_NOUNS - {"view", "painting", "drawing", "closeup"} | {"snapshot", "selfie", "pic"}
 _BIRD = frozenset(["bird.n.01"])
+# Food that is not a sweet comes in the colours food comes in: "a pizza with a blue crust", "a bowl of rice with
+# purple peas" and "silver peas" were made (an even-id reading and a hand check of stop 38). Sweets are coloured at
+# will ("a blue cupcake", "pink frosting"); a few foods come in one more colour of their own (`FOODS_ALSO`).
+FOOD_COLOURS = frozenset("white black brown red green yellow orange tan beige".split())
+FOODS_ALSO = {
+    "purple": frozenset("grape cabbage onion eggplant plum berry potato cauliflower carrot olive fig".split()),
+    "pink": frozenset("ham salmon shrimp meat grapefruit watermelon bacon steak beef pork lox".split()),
+}
+FOOD_PARTS = frozenset("crust rind peel yolk".split())
+SWEETS = frozenset("""
+    cake cupcake cookie donut doughnut candy frosting icing sprinkle sprinkles dessert pastry macaron lollipop cereal
+    treat
+""".split())
+_SWEET_SYNSETS = frozenset(["dessert.n.01", "sweet.n.03", "cake.n.03", "frosting.n.01"])
 _HEAVY = frozenset(["wall.n.01", "fence.n.01", "barrier.n.01", "bridge.n.01", "building.n.01", "way.n.06",
                     "floor.n.01", "flooring.n.01", "bench.n.01", "sculpture.n.01", "stairway.n.01", "step.n.04",
                     "fireplace.n.01", "tower.n.01"])
@@ -73,9 +90,20 @@ def attribute_fits(noun: Token, word: str, mammal: bool = False) -> bool:
         return False
     if own_colours := _own_colours(noun):
         return word in own_colours
+    if _is_plain_food(noun):
+        return word in FOOD_COLOURS or noun_key(noun) in FOODS_ALSO.get(word, ())
     if word in COAT_COLOURS:
         return True
     return not mammal and (kind_of(noun) != ANIMAL or is_under(key, _BIRD))
+
+
+def _is_plain_food(noun: Token) -> bool:
+    """Food that is not a sweet (`SWEETS`), or a part of one (`FOOD_PARTS`): the noun itself, not what it holds
+    ("a blue plate of food" is the plate's colour)."""
+    key = noun_key(noun)
+    if key in FOOD_PARTS:
+        return True
+    return kind(noun) == "food" and key not in SWEETS and not is_under(key, _SWEET_SYNSETS)
 
 
 def _own_colours(noun: Token) -> frozenset[str] | None:

@@ -96,6 +96,9 @@ NATURAL_COLOURS = MappingProxyType({
     "broccoli": frozenset({"green"}), "carrot": frozenset({"orange"}), "lemon": frozenset({"yellow", "green"}),
     "orange": frozenset({"orange"}), "tomato": frozenset({"red", "green", "yellow"}),
     "lettuce": frozenset({"green"}), "strawberry": frozenset({"red"}),
+    **dict.fromkeys(("pea", "cucumber", "spinach", "celery", "lime", "avocado"), frozenset({"green"})),
+    "zucchini": frozenset({"green", "yellow"}), "eggplant": frozenset({"purple"}),
+    "corn": frozenset({"yellow", "white"}),
     **dict.fromkeys(("traffic light", "stoplight", "traffic signal"), frozenset({"red", "green", "yellow"})),
     # Made things of one typical colour, by their compound name: "a blue stop sign" is absurd.
     **dict.fromkeys(("stop sign", "fire truck", "fire engine"), frozenset({"red"})),
