@@ -6,6 +6,11 @@ the grass next to a ball" was shown as a plausible relation negative of the comm
 `selection._misread_participles` reads such a doer for the posture verbs of `selection.POSTURE_AGENTS`; no
 SugarCrepe caption is flagged by it (three have the shape: a child kneeling, zebras' company and a hillside
 grazing).
+
+Food that is no sweet takes only the colours food comes in (`attribute_fit.FOOD_COLOURS`, a few foods one more:
+purple onions, pink ham), a few vegetables only their own (`visual_classes.NATURAL_COLOURS`: peas are green): "a
+pizza with a blue crust" and "purple peas" were made. Attribute additions pass `attribute_fit` too: "A man sitting
+at a leather table" and "a cardboard bench" were made.
 """
 import pytest
 
@@ -36,3 +41,35 @@ def test_an_animal_read_as_a_compound_of_its_participle_is_its_doer(text):
 ])
 def test_real_and_fine_captions_of_that_shape_are_not_flagged(caption):
     assert plausibility.violations(caption) == ()
+
+
+@pytest.mark.parametrize(("caption", "absurd"), [
+    ("A pizza with a brown crust on a plate.", "A pizza with a blue crust on a plate."),
+    ("A pizza with a brown crust on a plate.", "A pizza with a silver crust on a plate."),
+    ("A bowl of white rice with green peas.", "A bowl of white rice with purple peas."),
+    ("A bowl of white rice with green peas.", "A bowl of white rice with red peas."),
+    ("A plate with purple onions and ham.", "A plate with blue onions and ham."),
+])
+def test_food_that_is_no_sweet_takes_no_colour_food_never_has(caption, absurd):
+    assert normalized(absurd) not in made(caption)
+
+
+@pytest.mark.parametrize(("caption", "fine"), [
+    ("A white cake with pink frosting.", "A white cake with blue frosting."),  # sweets are coloured at will
+    ("A plate with purple onions and ham.", "A plate with red onions and ham."),
+    ("A blue plate of food on a table.", "A purple plate of food on a table."),  # the plate's colour, not the food's
+])
+def test_sweets_plates_and_food_colours_still_change(caption, fine):
+    assert normalized(fine) in made(caption)
+
+
+@pytest.mark.parametrize(("caption", "absurd"), [
+    ("A man sitting at a table.", "A man sitting at a leather table."),
+    ("A man sitting at a table.", "A man sitting at a cardboard table."),
+    ("A blue plate of food on a table.", "A blue plate of food on a ceramic table."),
+    ("A cat on a bench.", "A cat on a cardboard bench."),
+])
+def test_an_added_material_suits_the_thing(caption, absurd):
+    assert normalized(absurd) not in made(caption, ["addition"])
+    assert normalized(caption.replace("a table", "a glass table").replace("a bench", "a stone bench")) in made(
+        caption, ["addition"])
