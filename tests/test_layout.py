@@ -232,3 +232,12 @@ def test_every_subcommand_answers_help():
         for action in nested:
             for inner in action.choices.values():
                 assert re.match(r"usage: python -m backend \S+ \S+", inner.format_help())
+
+
+def test_probe_help_names_every_family():
+    from backend.cli import build_parser
+    from backend.perturb import FAMILIES
+
+    probe = build_parser()._subparsers._group_actions[0].choices["probe"]
+    shown = " ".join(probe.format_help().split())  # argparse wraps the text
+    assert all(name in shown for name in FAMILIES), shown  # "addition" was missing from a list typed by hand

@@ -8,6 +8,7 @@ import sys
 
 from backend import plugins
 from backend.cli import options
+from backend.perturb import FAMILIES
 from backend.perturb.grammar import DEFAULT_GRAMMAR_MODEL
 
 
@@ -89,7 +90,7 @@ def add_parsers(subparsers) -> None:
                              "stderr)")
     parser.add_argument("--families", nargs="+", default=None,
                         help="perturbation families (default: every family but negclip_swap, NegCLIP's own noisy "
-                             "swaps): aro_order negclip_swap replace binding_swap ce_clip hard_positive")
+                             f"swaps): {' '.join(FAMILIES)}")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--extra", nargs="*", default=[],
                         help="extra captions to score; prefix '-' for a negative, '+' for a positive")
