@@ -17,6 +17,9 @@ import math
 MAX_IMAGE_PIXELS = 64_000_000  # 8,000 x 8,000: any camera photo; 192 MB decoded as RGB
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # 20 MB: the largest file the web app accepts
 MAX_CAPTION_CHARS = 1000
+# Writing a caption's variants takes well under a second warm (about 3 s at 1,000 characters): past this a rule is
+# stuck on the caption, and the probes' worker stops it (`backend.core.worker.time_limit`).
+PROBE_TEXTS_LIMIT_S = 60.0
 
 
 # What anonymous visitors of the web app may spend (docs/SECURITY.md, "Anonymous use"). A probe loads a model

@@ -6,7 +6,8 @@ engine and model leave the interpreter that answers the crowd (docs/RELIABILITY.
 crowd"); the worker keeps its own model registry and embedding cache, made with the web process's registry's
 settings, so models load once per worker. The image crosses as its file's path (a 20 MB upload is read there,
 not pickled across), the result as a pickled `ProbeResult`. Writing a probe's variants is bounded there
-(`TEXTS_LIMIT_S`): a rule stuck on a caption costs one probe a message, not the worker and every probe after it.
+(`backend.core.limits.PROBE_TEXTS_LIMIT_S`): a rule stuck on a caption costs one probe a message, not the worker
+and every probe after it.
 
 On a ZeroGPU Space the probe stays in the web process: `spaces.GPU` functions run in GPU workers that `spaces`
 forks from the process that declared them at launch, so only that process may call them. The model's work leaves
@@ -18,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from backend.core.limits import PROBE_TEXTS_LIMIT_S
 from backend.core.worker import Worker
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.probe import ProbeResult, run_probe
 
 Progress = Callable[[float, str], None]
-TEXTS_LIMIT_S = 60.0  # writing a caption's variants takes well under a second warm: past this a rule is stuck
 
 
 class InProcess:
@@ -88,8 +89,8 @@ def _models(settings: dict) -> tuple[ModelRegistry, EmbeddingCache]:
 def _probe(settings: dict, image: Any, caption: str, model_specs: list[str], options: dict,
            progress: Progress | None = None) -> ProbeResult:
     registry, cache = _models(settings)
-    return run_probe(image, caption, model_specs, registry, cache, progress=progress, texts_limit_s=TEXTS_LIMIT_S,
-                     **options)
+    return run_probe(image, caption, model_specs, registry, cache, progress=progress,
+                     texts_limit_s=PROBE_TEXTS_LIMIT_S, **options)
 
 
 def _loaded(settings: dict) -> list[str]:
