@@ -20,7 +20,7 @@ from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
 from backend.perturb.nouns import DEPICTION_NOUNS, EXPANSES, animacy, is_describable, is_object_noun, is_place, noun_key
-from backend.perturb.parse_reading import in_fixed_phrase
+from backend.perturb.parse_reading import RELATIVE_PRONOUNS, in_fixed_phrase
 from backend.perturb.replace import symmetric_between
 from backend.perturb.units import is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
@@ -88,13 +88,24 @@ def _bound_noun(word: Token) -> Token | None:
     if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
         return compound_head(word.head)
     if word.dep_ in ("acomp", "oprd") and is_whole_adjective(word):  # "is white", "is painted white"
-        subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
-        return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
+        return _predicated(word.head)
     if _material_modifier(word):
         return compound_head(word.head)
     if _colour_compound(word):
         return compound_head(word.head)
     return None
+
+
+def _predicated(verb: Token) -> Token | None:
+    """The noun a predicate adjective describes: the verb's one subject ("the bus is red"), or, through a
+    relative pronoun, the noun the clause hangs on ("a bus that is red next to a car that is white")."""
+    subjects = [child for child in verb.children if child.dep_ in SUBJECT_DEPS]
+    if len(subjects) != 1:
+        return None
+    subject = subjects[0]
+    if subject.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl":
+        subject = verb.head
+    return subject if subject.pos_ == "NOUN" else None
 
 
 def _colour_compound(token: Token) -> bool:

@@ -40,6 +40,7 @@ from backend.perturb.without import BODY_PARTS
 COLOUR_WORDS = frozenset(word for words in VISUAL_CLASSES["colour"].values() for word in words)
 COLOURING_WORDS = COLOUR_WORDS | MANY_COLOURS  # one colour named, or many
 SHADES = frozenset({"light", "dark", "bright", "pale", "deep"})
+SPLIT_COLOURED = frozenset({"colored", "coloured"})  # "a multi colored table cloth"
 NEUTRAL_COLOURS = frozenset({"white", "black", "gray", "grey", "silver", "brown", "tan", "beige"})
 # Kinds whose colour is their nature or state: a "blue sandwich" or "pink tulips" is rejected on its face.
 UNCOLOURED_KINDS = frozenset({"food", "plant"})
@@ -56,7 +57,9 @@ class ColourPhrase:
 
     @property
     def colours(self) -> tuple[str, ...]:
-        return tuple(word.lower_ for word in self.words if word.lower_ in COLOURING_WORDS)
+        """The colour words, a split "multi colored" read as "multicolored"."""
+        return tuple("multicolored" if _split_many(word) else word.lower_ for word in self.words
+                     if word.lower_ in COLOURING_WORDS or _split_many(word))
 
     @property
     def values(self) -> frozenset[str]:
@@ -69,7 +72,15 @@ class ColourPhrase:
 
 
 def _colour_word(token: Token) -> bool:
-    return token.lower_ in COLOURING_WORDS and not is_hyphenated(token)
+    return (token.lower_ in COLOURING_WORDS and not is_hyphenated(token)) or _split_many(token)
+
+
+def _split_many(token: Token) -> bool:
+    """"multi" of a "multi colored" written as two words, or that "colored": one word, "multicolored"."""
+    doc, i = token.doc, token.i
+    if token.lower_ == "multi":
+        return i + 1 < len(doc) and doc[i + 1].lower_ in SPLIT_COLOURED
+    return token.lower_ in SPLIT_COLOURED and i > 0 and doc[i - 1].lower_ == "multi"
 
 
 def _head_after(doc: Doc, end: int) -> Token | None:
