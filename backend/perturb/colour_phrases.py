@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
-from backend.perturb.attributes import FAMILY, same_object
+from backend.perturb.attributes import FAMILY, Attribute, cross_tradeable, same_object, visual_attributes
 from backend.perturb.core import Edit, Request, Variant, build, moved, replacement, take_distinct
+from backend.perturb.nlp import token_span
 from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_place, noun_key, noun_senses
 from backend.perturb.object_swaps import kind
 from backend.perturb.replace import FRAME_NOUNS
@@ -201,11 +202,37 @@ def _move(request: Request, phrase: ColourPhrase, target: Span) -> list[Edit]:
     return [taken, replacement(request, doc[first.i : first.i + 1], f"{colour} {first.text}")]
 
 
+def _as_attribute(phrase: ColourPhrase) -> Attribute | None:
+    """The phrase as one colour attribute of its noun, named by its last word, so that the single-word
+    cross-class checks (`attributes.cross_tradeable`) judge it."""
+    last = phrase.words[-1]
+    values = visual_values(last.lower_, animacy(phrase.noun), phrase.noun.lemma_.lower())
+    return Attribute(last, phrase.noun, (("colour", values["colour"]),)) if "colour" in values else None
+
+
+def _cross_tradeable(phrase: ColourPhrase, other: Attribute) -> bool:
+    """A phrase of several colours and a word of another class on a thing of another kind, each fitting the
+    other noun ("a small boat ... a red and yellow umbrella" -> "a red and yellow boat ... a small umbrella")."""
+    mine = _as_attribute(phrase)
+    return (mine is not None and other.word.i not in range(phrase.words.start, phrase.words.end)
+            and not same_object(phrase.noun, other.noun) and cross_tradeable(mine, other)
+            and suits(phrase.colours, other.noun))
+
+
+def _phrase_pairs(doc: Doc) -> list[tuple[Span, Span]]:
+    """Spans that trade places: two colour phrases, or a phrase of several colours and a word of another
+    class."""
+    phrases = colour_phrases(doc)
+    pairs = [(a.words, b.words) for a, b in itertools.combinations(phrases, 2) if _tradeable(a, b)]
+    attributes = [a for a in visual_attributes(doc) if "colour" not in a.by_class]
+    return pairs + [(phrase.words, token_span(other.word)) for phrase in phrases if phrase.is_phrase
+                    for other in attributes if _cross_tradeable(phrase, other)]
+
+
 def _phrase_swaps(request: Request) -> Iterator[Variant]:
-    phrases = colour_phrases(request.doc)
-    pairs = [(a, b) for a, b in itertools.combinations(phrases, 2) if _tradeable(a, b)]
+    pairs = _phrase_pairs(request.doc)
     request.rng.shuffle(pairs)
-    return take_distinct(request, (build(request, [moved(request, b.words, a.words), moved(request, a.words, b.words)],
+    return take_distinct(request, (build(request, [moved(request, b, a), moved(request, a, b)],
                                          FAMILY, "attribute_phrase") for a, b in pairs))
 
 
