@@ -21,6 +21,7 @@ from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
 from backend.perturb.nouns import DEPICTION_NOUNS, EXPANSES, animacy, is_describable, is_object_noun, is_place, noun_key
 from backend.perturb.parse_reading import RELATIVE_PRONOUNS, in_fixed_phrase
+from backend.perturb.plausibility_parse import is_under
 from backend.perturb.replace import symmetric_between
 from backend.perturb.units import is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
@@ -36,6 +37,8 @@ BUILDING_MATERIALS = frozenset({"wood", "metal", "stone", "brick", "concrete"})
 # What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
 # yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
+# WordNet classes of things made in any shape (`_shaped_at_will`).
+SHAPED_CLASSES = frozenset({"furniture.n.01", "container.n.01", "tableware.n.01"})
 # Parts that come as a left and a right one.
 SIDES = frozenset({"left", "right"})
 SIDED_NOUNS = frozenset({
@@ -187,9 +190,11 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
     pair = (first, second)
-    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
+    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or "openness" in a.by_class
            for a in pair) or not _cross(first, second):
         return False  # "an open field" is no open door
+    if any("shape" in giver.by_class and not _shaped_at_will(taker) for giver, taker in (pair, pair[::-1])):
+        return False
     if any("material" in a.by_class for a in pair) and not (all(_made_of_something(a) for a in pair)
                                                            or _built(first, second)):
         return False
@@ -236,6 +241,13 @@ def _built(first: Attribute, second: Attribute) -> bool:
                                      or (material == "brick" and taker.noun.i not in built)):
             return False
     return True
+
+
+def _shaped_at_will(attribute: Attribute) -> bool:
+    """Furniture, tableware or a container, which come round, square or oval ("square pastries on a white
+    platter" -> "white pastries on a square platter"); a shape moved onto a banana, a clock or a tower is
+    absurd or a guess."""
+    return _made_of_something(attribute) or is_under(noun_key(attribute.noun), SHAPED_CLASSES)
 
 
 def _made_of_something(attribute: Attribute) -> bool:
