@@ -37,6 +37,8 @@ BUILDING_MATERIALS = frozenset({"wood", "metal", "stone", "brick", "concrete"})
 # What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
 # yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
+# Groups that may be large or small: their size trades with an object's (`_sized_group`).
+SIZED_GROUPS = frozenset({"group", "crowd", "herd", "flock", "pile", "stack", "bunch", "cluster"})
 # WordNet classes of things made in any shape (`_shaped_at_will`).
 SHAPED_CLASSES = frozenset({"furniture.n.01", "container.n.01", "tableware.n.01"})
 # Parts that come as a left and a right one.
@@ -128,8 +130,18 @@ def _colour_compound(token: Token) -> bool:
 
 def _values_on(word: Token, noun: Token) -> dict[str, str]:
     """What `word` says of `noun`, where it stands or where a swap moves it: a dog may be yellow or red, a cat
-    orange (`COAT_COLOURS`)."""
+    orange (`COAT_COLOURS`); a group only how big it is ("a large group of people" is many people, not big
+    ones)."""
+    if _sized_group(noun):
+        return {cls: value for cls, value in visual_values(word.lower_, None).items() if cls == "size"}
     return visual_values(word.lower_, animacy(noun), noun.lemma_.lower(), with_coats=True)
+
+
+def _sized_group(noun: Token) -> bool:
+    """"group" in "a large group of horses": a group of something, whose size is a count ("Small horse
+    standing behind a large group of horses" -> "Large horse standing behind a small group of horses")."""
+    return noun.lemma_.lower() in SIZED_GROUPS and any(child.dep_ == "prep" and child.lower_ == "of"
+                                                       for child in noun.children)
 
 
 def visual_attributes(doc: Doc) -> list[Attribute]:
@@ -138,7 +150,7 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
     found = []
     for word in doc:
         noun = _bound_noun(word)
-        if noun is None or noun.dep_ == "compound" or not is_describable(noun):
+        if noun is None or noun.dep_ == "compound" or not (is_describable(noun) or _sized_group(noun)):
             continue
         if in_fixed_phrase(word, lexicon().fixed_phrases):
             continue  # "wrought iron", "top hat": the word is part of a name, not an attribute
