@@ -7,6 +7,11 @@ which one moves is a guess). A material noun in front of its head ("stone"
 in "a stone building") counts as an attribute: it says what the object is
 made of, unlike "stop" in "stop sign", which no swap touches. A left and a
 right on two parts trade too ("his right hand ... his left hand").
+
+A predicate adjective describes its subject, or through a relative pronoun the
+noun its clause hangs on ("a car that is blue"). A group's size ("a large
+group of horses") is how many, and trades only with another size. Across
+classes, a shape lands only on furniture, tableware or a container.
 """
 from __future__ import annotations
 

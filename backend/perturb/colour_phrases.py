@@ -5,7 +5,10 @@ and white", "blue and silver", "bright pink", "colorful"). SugarCrepe's swap_att
 these two subtypes of `binding_swap`:
 
 * "attribute_phrase": two nouns trade colour phrases, at least one of more than one word or "colorful" ("a red
-  car next to parked blue and silver motorcycles" -> "a blue and silver car next to parked red motorcycles");
+  car next to parked blue and silver motorcycles" -> "a blue and silver car next to parked red motorcycles"),
+  or a phrase of several colours trades with a word of another class under the single-word cross-class checks
+  (`attributes.cross_tradeable`: "a small boat ... a red and yellow umbrella" -> "a red and yellow boat ... a
+  small umbrella"). A split "multi colored" is one word, "multicolored";
 * "attribute_move": a colour phrase leaves its noun for a bare thing of another kind ("a plate holding a
   sandwich on a blue mat" -> "a blue plate holding a sandwich on a mat"). Only chromatic colours move (not
   white, black, gray or brown, which a plate, a bench or a tile often is anyway, so the move would stay true),
