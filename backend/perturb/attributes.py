@@ -7,6 +7,11 @@ which one moves is a guess). A material noun in front of its head ("stone"
 in "a stone building") counts as an attribute: it says what the object is
 made of, unlike "stop" in "stop sign", which no swap touches. A left and a
 right on two parts trade too ("his right hand ... his left hand").
+
+A predicate adjective describes its subject, or through a relative pronoun the
+noun its clause hangs on ("a car that is blue"). A group's size ("a large
+group of horses") is how many, and trades only with another size. Across
+classes, a shape lands only on furniture, tableware or a container.
 """
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.lexicon import NOUN, lexicon
 from backend.perturb.nlp import SUBJECT_DEPS, token_span
 from backend.perturb.nouns import DEPICTION_NOUNS, EXPANSES, animacy, is_describable, is_object_noun, is_place, noun_key
-from backend.perturb.parse_reading import in_fixed_phrase
+from backend.perturb.parse_reading import RELATIVE_PRONOUNS, in_fixed_phrase
+from backend.perturb.plausibility_parse import is_under
 from backend.perturb.replace import symmetric_between
 from backend.perturb.units import is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
@@ -36,6 +42,10 @@ BUILDING_MATERIALS = frozenset({"wood", "metal", "stone", "brick", "concrete"})
 # What a place or an expanse may trade across classes: "a yellow truck parked in tall grass" -> "a tall truck ...
 # yellow grass".
 SETTING_CLASSES = frozenset({"colour", "size"})
+# Groups that may be large or small: their size trades with an object's (`_sized_group`).
+SIZED_GROUPS = frozenset({"group", "crowd", "herd", "flock", "pile", "stack", "bunch", "cluster"})
+# WordNet classes of things made in any shape (`_shaped_at_will`).
+SHAPED_CLASSES = frozenset({"furniture.n.01", "container.n.01", "tableware.n.01"})
 # Parts that come as a left and a right one.
 SIDES = frozenset({"left", "right"})
 SIDED_NOUNS = frozenset({
@@ -88,13 +98,24 @@ def _bound_noun(word: Token) -> Token | None:
     if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
         return compound_head(word.head)
     if word.dep_ in ("acomp", "oprd") and is_whole_adjective(word):  # "is white", "is painted white"
-        subjects = [child for child in word.head.children if child.dep_ in SUBJECT_DEPS]
-        return subjects[0] if len(subjects) == 1 and subjects[0].pos_ == "NOUN" else None
+        return _predicated(word.head)
     if _material_modifier(word):
         return compound_head(word.head)
     if _colour_compound(word):
         return compound_head(word.head)
     return None
+
+
+def _predicated(verb: Token) -> Token | None:
+    """The noun a predicate adjective describes: the verb's one subject ("the bus is red"), or, through a
+    relative pronoun, the noun the clause hangs on ("a bus that is red next to a car that is white")."""
+    subjects = [child for child in verb.children if child.dep_ in SUBJECT_DEPS]
+    if len(subjects) != 1:
+        return None
+    subject = subjects[0]
+    if subject.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl":
+        subject = verb.head
+    return subject if subject.pos_ == "NOUN" else None
 
 
 def _colour_compound(token: Token) -> bool:
@@ -114,8 +135,18 @@ def _colour_compound(token: Token) -> bool:
 
 def _values_on(word: Token, noun: Token) -> dict[str, str]:
     """What `word` says of `noun`, where it stands or where a swap moves it: a dog may be yellow or red, a cat
-    orange (`COAT_COLOURS`)."""
+    orange (`COAT_COLOURS`); a group only how big it is ("a large group of people" is many people, not big
+    ones)."""
+    if _sized_group(noun):
+        return {cls: value for cls, value in visual_values(word.lower_, None).items() if cls == "size"}
     return visual_values(word.lower_, animacy(noun), noun.lemma_.lower(), with_coats=True)
+
+
+def _sized_group(noun: Token) -> bool:
+    """"group" in "a large group of horses": a group of something, whose size is a count ("Small horse
+    standing behind a large group of horses" -> "Large horse standing behind a small group of horses")."""
+    return noun.lemma_.lower() in SIZED_GROUPS and any(child.dep_ == "prep" and child.lower_ == "of"
+                                                       for child in noun.children)
 
 
 def visual_attributes(doc: Doc) -> list[Attribute]:
@@ -124,7 +155,7 @@ def visual_attributes(doc: Doc) -> list[Attribute]:
     found = []
     for word in doc:
         noun = _bound_noun(word)
-        if noun is None or noun.dep_ == "compound" or not is_describable(noun):
+        if noun is None or noun.dep_ == "compound" or not (is_describable(noun) or _sized_group(noun)):
             continue
         if in_fixed_phrase(word, lexicon().fixed_phrases):
             continue  # "wrought iron", "top hat": the word is part of a name, not an attribute
@@ -176,9 +207,11 @@ def cross_tradeable(first: Attribute, second: Attribute) -> bool:
     if first.noun.i == second.noun.i or set(first.by_class) & set(second.by_class):
         return False
     pair = (first, second)
-    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or {"shape", "openness"} & set(a.by_class)
+    if any((a.word.tag_ != "JJ" and not _material_modifier(a.word)) or "openness" in a.by_class
            for a in pair) or not _cross(first, second):
         return False  # "an open field" is no open door
+    if any("shape" in giver.by_class and not _shaped_at_will(taker) for giver, taker in (pair, pair[::-1])):
+        return False
     if any("material" in a.by_class for a in pair) and not (all(_made_of_something(a) for a in pair)
                                                            or _built(first, second)):
         return False
@@ -225,6 +258,13 @@ def _built(first: Attribute, second: Attribute) -> bool:
                                      or (material == "brick" and taker.noun.i not in built)):
             return False
     return True
+
+
+def _shaped_at_will(attribute: Attribute) -> bool:
+    """Furniture, tableware or a container, which come round, square or oval ("square pastries on a white
+    platter" -> "white pastries on a square platter"); a shape moved onto a banana, a clock or a tower is
+    absurd or a guess."""
+    return _made_of_something(attribute) or is_under(noun_key(attribute.noun), SHAPED_CLASSES)
 
 
 def _made_of_something(attribute: Attribute) -> bool:

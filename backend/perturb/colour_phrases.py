@@ -5,7 +5,10 @@ and white", "blue and silver", "bright pink", "colorful"). SugarCrepe's swap_att
 these two subtypes of `binding_swap`:
 
 * "attribute_phrase": two nouns trade colour phrases, at least one of more than one word or "colorful" ("a red
-  car next to parked blue and silver motorcycles" -> "a blue and silver car next to parked red motorcycles");
+  car next to parked blue and silver motorcycles" -> "a blue and silver car next to parked red motorcycles"),
+  or a phrase of several colours trades with a word of another class under the single-word cross-class checks
+  (`attributes.cross_tradeable`: "a small boat ... a red and yellow umbrella" -> "a red and yellow boat ... a
+  small umbrella"). A split "multi colored" is one word, "multicolored";
 * "attribute_move": a colour phrase leaves its noun for a bare thing of another kind ("a plate holding a
   sandwich on a blue mat" -> "a blue plate holding a sandwich on a mat"). Only chromatic colours move (not
   white, black, gray or brown, which a plate, a bench or a tile often is anyway, so the move would stay true),
@@ -22,8 +25,9 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
-from backend.perturb.attributes import FAMILY, same_object
+from backend.perturb.attributes import FAMILY, Attribute, cross_tradeable, same_object, visual_attributes
 from backend.perturb.core import Edit, Request, Variant, build, moved, replacement, take_distinct
+from backend.perturb.nlp import token_span
 from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_place, noun_key, noun_senses
 from backend.perturb.object_swaps import kind
 from backend.perturb.replace import FRAME_NOUNS
@@ -40,6 +44,7 @@ from backend.perturb.without import BODY_PARTS
 COLOUR_WORDS = frozenset(word for words in VISUAL_CLASSES["colour"].values() for word in words)
 COLOURING_WORDS = COLOUR_WORDS | MANY_COLOURS  # one colour named, or many
 SHADES = frozenset({"light", "dark", "bright", "pale", "deep"})
+SPLIT_COLOURED = frozenset({"colored", "coloured"})  # "a multi colored table cloth"
 NEUTRAL_COLOURS = frozenset({"white", "black", "gray", "grey", "silver", "brown", "tan", "beige"})
 # Kinds whose colour is their nature or state: a "blue sandwich" or "pink tulips" is rejected on its face.
 UNCOLOURED_KINDS = frozenset({"food", "plant"})
@@ -56,7 +61,9 @@ class ColourPhrase:
 
     @property
     def colours(self) -> tuple[str, ...]:
-        return tuple(word.lower_ for word in self.words if word.lower_ in COLOURING_WORDS)
+        """The colour words, a split "multi colored" read as "multicolored"."""
+        return tuple("multicolored" if _split_many(word) else word.lower_ for word in self.words
+                     if word.lower_ in COLOURING_WORDS or _split_many(word))
 
     @property
     def values(self) -> frozenset[str]:
@@ -69,7 +76,15 @@ class ColourPhrase:
 
 
 def _colour_word(token: Token) -> bool:
-    return token.lower_ in COLOURING_WORDS and not is_hyphenated(token)
+    return (token.lower_ in COLOURING_WORDS and not is_hyphenated(token)) or _split_many(token)
+
+
+def _split_many(token: Token) -> bool:
+    """"multi" of a "multi colored" written as two words, or that "colored": one word, "multicolored"."""
+    doc, i = token.doc, token.i
+    if token.lower_ == "multi":
+        return i + 1 < len(doc) and doc[i + 1].lower_ in SPLIT_COLOURED
+    return token.lower_ in SPLIT_COLOURED and i > 0 and doc[i - 1].lower_ == "multi"
 
 
 def _head_after(doc: Doc, end: int) -> Token | None:
@@ -190,11 +205,37 @@ def _move(request: Request, phrase: ColourPhrase, target: Span) -> list[Edit]:
     return [taken, replacement(request, doc[first.i : first.i + 1], f"{colour} {first.text}")]
 
 
+def _as_attribute(phrase: ColourPhrase) -> Attribute | None:
+    """The phrase as one colour attribute of its noun, named by its last word, so that the single-word
+    cross-class checks (`attributes.cross_tradeable`) judge it."""
+    last = phrase.words[-1]
+    values = visual_values(last.lower_, animacy(phrase.noun), phrase.noun.lemma_.lower())
+    return Attribute(last, phrase.noun, (("colour", values["colour"]),)) if "colour" in values else None
+
+
+def _cross_tradeable(phrase: ColourPhrase, other: Attribute) -> bool:
+    """A phrase of several colours and a word of another class on a thing of another kind, each fitting the
+    other noun ("a small boat ... a red and yellow umbrella" -> "a red and yellow boat ... a small umbrella")."""
+    mine = _as_attribute(phrase)
+    return (mine is not None and other.word.i not in range(phrase.words.start, phrase.words.end)
+            and not same_object(phrase.noun, other.noun) and cross_tradeable(mine, other)
+            and suits(phrase.colours, other.noun))
+
+
+def _phrase_pairs(doc: Doc) -> list[tuple[Span, Span]]:
+    """Spans that trade places: two colour phrases, or a phrase of several colours and a word of another
+    class."""
+    phrases = colour_phrases(doc)
+    pairs = [(a.words, b.words) for a, b in itertools.combinations(phrases, 2) if _tradeable(a, b)]
+    attributes = [a for a in visual_attributes(doc) if "colour" not in a.by_class]
+    return pairs + [(phrase.words, token_span(other.word)) for phrase in phrases if phrase.is_phrase
+                    for other in attributes if _cross_tradeable(phrase, other)]
+
+
 def _phrase_swaps(request: Request) -> Iterator[Variant]:
-    phrases = colour_phrases(request.doc)
-    pairs = [(a, b) for a, b in itertools.combinations(phrases, 2) if _tradeable(a, b)]
+    pairs = _phrase_pairs(request.doc)
     request.rng.shuffle(pairs)
-    return take_distinct(request, (build(request, [moved(request, b.words, a.words), moved(request, a.words, b.words)],
+    return take_distinct(request, (build(request, [moved(request, b, a), moved(request, a, b)],
                                          FAMILY, "attribute_phrase") for a, b in pairs))
 
 
