@@ -38,6 +38,7 @@ from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions,
 from backend.perturb.addition_partners import (
     PERSON_PREPOSITIONS,
     acting_verbs,
+    dress_phrase,
     kind_lemma,
     look_end,
     partner_words,
@@ -49,12 +50,13 @@ from backend.perturb.addition_references import (
     relative_agreement,
     verb_agreement,
 )
-from backend.perturb.addition_rooms import FURNISHINGS, room_edits, room_kind, topic_room
-from backend.perturb.addition_subject import PLACE_PREPOSITIONS, subject_noun
+from backend.perturb.addition_rooms import FURNISHINGS, place_furnishings, room_edits, room_kind, topic_room
+from backend.perturb.addition_subject import PLACE_PREPOSITIONS, front_of, subject_noun
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize
 from backend.perturb.kindred import (
+    FOOD_KINDS,
     NEVER_ADDED,
     OTHER_NAMES,
     ROOM_FIXTURES,
@@ -221,7 +223,7 @@ def _site_options(request: Request, stats: CaptionStats, noun: Token, connective
     stands only beside a counted noun (`_may_stand_beside`)."""
     scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
-    kin = _site_kin(noun) if connective == "next to" else frozenset()
+    kin = _site_kin(noun) if connective == "next to" else place_furnishings(noun)
     words = [w for w in added_objects(request.doc, lemma, stats, kin=kin) if not stray_animal(w, scene, animals)
              and (connective != "next to" or _fits_beside(stats, w, noun, scene, kin))][:CANDIDATES_PER_SITE]
     end = noun.idx + len(noun)
@@ -248,14 +250,21 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
         return []
     subject, noun, front = found
     end = noun.idx + len(noun) if front else look_end(noun)
-    if end is None:
-        return []
+    past_look = end is None
+    if past_look:  # "A woman and a man in white shirt and shorts playing tennis": the look stays next to him
+        front = front_of(subject, noun)
+        if front is None:
+            return []
+        end = front.idx
     agreement, relative = verb_agreement(request.caption, subject), relative_agreement(request.caption, subject, noun)
     if agreement is None or relative is None or points_back(subject, noun, bool(front)):
         return []
+    if past_look and not _joins_past_dress(noun, agreement):
+        return []
     agreement += relative
     owned = own_object_edits(acting_verbs(subject, noun))
-    partners = partner_words(subject, noun, owned is not None)
+    partners = [word for word in partner_words(subject, noun, owned is not None)
+                if not (past_look and word in lexicon().object_groups["animal"])]  # no dog wearing her shoe
     lemma, anywhere = kind_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular
@@ -264,6 +273,18 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
     return [[*_join_edits(word, end, front), *agreement, *(owned or [])] for word in words]
+
+
+def _joins_past_dress(noun: Token, agreement: list[Edit]) -> bool:
+    """A person joins in front of one whose look cannot be passed only where that look is dress
+    (`dress_phrase`: not "in a hospital bed", which both would share) and the caption's verb is known: made
+    plural, already plural, or a participle after the look ("A girl and a man in yellow shirt and black shorts
+    playing tennis"; not "A man wearing a tie poses", where spaCy read "poses" as the tie's noun)."""
+    look = dress_phrase(noun)
+    if look is None:
+        return False
+    return bool(agreement) or noun.tag_ == "NNS" or any(
+        c.dep_ == "acl" and c.tag_ in ("VBG", "VBN") and c.i > look.right_edge.i for c in noun.children)
 
 
 def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
@@ -291,11 +312,12 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     if any(any(span.start <= m.i < span.end for span in multiword) or in_fixed_phrase(m, lex.fixed_phrases)
            or not is_object_noun(m) or noun_lemma(m) in NEVER_ADDED for m in site.members):
         return []
-    kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
-    if not kin_sets:
-        return []
     members = [noun_lemma(m) for m in site.members]
-    kin = frozenset.intersection(*kin_sets) or frozenset(
+    kin_sets = [kindred(member) for member in members if kindred(member)]
+    kin = _food_kinds(members) if site.form != "article" else frozenset()
+    if not kin_sets and not kin:
+        return []
+    kin = kin or frozenset.intersection(*kin_sets) or frozenset(
         word for kin_set in kin_sets for word in kin_set if _fits_scene(stats, word, members))
     things = not all(lex.is_animate(noun_lemma(m)) for m in site.members)
     words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
@@ -303,6 +325,17 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     written = {"article": lambda word: f"{indefinite_article(word)} {word}", "plural": pluralize,
                "bare": lambda word: word}[site.form]
     return [[Edit("", f", {written(word)}", site.offset, site.offset)] for word in words]
+
+
+def _food_kinds(members: list[str]) -> frozenset[str]:
+    """The `FOOD_KINDS` a list of foods may take: two of its members are such kinds and the rest are foods of the
+    lexicon ("rice, vegetables and fresh fruit" -> "rice, vegetables, eggs and fresh fruit")."""
+    groups = lexicon().object_groups
+    foods = {word for name in ("fruit", "vegetable", "meat", "starch") for word in groups[name]}
+    kinds = [member for member in members if member in FOOD_KINDS]
+    if len(kinds) < 2 or any(member not in FOOD_KINDS | foods for member in members):
+        return frozenset()
+    return FOOD_KINDS - set(members)
 
 
 def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> list[list[Edit]]:

@@ -96,6 +96,20 @@ def look_end(noun: Token) -> int | None:
     return first.right_edge.idx + len(first.right_edge)
 
 
+def dress_phrase(noun: Token) -> Token | None:
+    """The person's first phrase on the right when it says what they wear: a participle of dress ("wearing a
+    tie", "dressed in black") or "in"/"with" a worn thing ("in yellow shirt and black shorts"); not a place ("in a
+    hospital bed") nor a thing held ("with a spoon"), which a person joined in front would share."""
+    right = sorted((c for c in noun.children if c.i > noun.i and not c.is_punct), key=lambda c: c.i)
+    if animacy(noun) != "person" or not right:
+        return None
+    first = right[0]
+    if first.dep_ == "acl" and first.lemma_.lower() in LOOK_VERBS:
+        return first
+    worn = any(c.dep_ == "pobj" and lexicon().is_worn(noun_lemma(c)) for c in first.children)
+    return first if first.dep_ == "prep" and first.lower_ in LOOK_PREPOSITIONS and worn else None
+
+
 def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
     woman", "skiers and a snowboarder"; beside "people", which may include any person, a dog, or a child where

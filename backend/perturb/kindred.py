@@ -31,6 +31,8 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room
     "bench sign lamppost hydrant",                     # a sidewalk
+    "building tower church house",                     # a town's skyline
+    "toilet bathtub shower",                           # a bathroom (no sink: most are in kitchens)
     "apple banana orange lemon strawberry pear peach pineapple grape",
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
     "pizza sandwich salad soup hamburger burger hotdog",  # a meal
@@ -97,6 +99,10 @@ KIND_COMPOUNDS = {"fire hydrant": "hydrant", "stop sign": "sign", "street sign":
 OTHER_NAMES = {"lamppost": ("light post", "lamp post", "light pole", "lamp pole", "street light", "street lamp"),
                "rug": ("carpet",), "painting": ("picture", "artwork", "poster", "portrait"),
                "plant": ("flower", "greenery", "fern", "cactus"), "vase": ("flower",)}
+
+# Kinds of food, which a list of two of them takes a third of ("There are meats, fruits and vegetables on a
+# flatbread"); only in a list, where a plural or bare word fits ("a fruit and a vegetable" is no one's caption).
+FOOD_KINDS = frozenset("fruit vegetable meat cheese bread egg".split())
 
 # Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").
 NEVER_ADDED = frozenset({"person", "people"})
