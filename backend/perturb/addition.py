@@ -8,23 +8,26 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   of the caption co-occurs with in at least `MIN_TOGETHER` captions (it fits), but that no noun of the caption
   predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with "bathroom"), and
   that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after the object of a place
-  preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"), or as "next to a X" at the
-  end of a caption that ends with a noun, where it must fit every well-counted noun of the scene (`_fits_scene`: no
-  bed beside men on bikes) or be `kindred` to that noun and seen with another ("A small toy is sitting on a plate of
-  pizza next to a salad"). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
-  "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person
-  or a dog beside a named person ("a man and a woman standing"; after a person's look phrase, which stays theirs: "A
-  woman in a red dress and a girl", `addition_partners.look_end`), an animal the counts name with an animal beside
-  it ("a sheep and a dog"), never where the subject acts on an object (but for one ridden thing each: "riding
-  skateboards") or a pronoun points back to it (`addition_references`; who may join is `addition_partners`'), and in
-  front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"), also through a
-  depiction's "of" ("a close up of a bowl and a plate of food"; where the join goes is `addition_subject`'s).
-  Where the counts are too few, `kindred` things stand in for them: a cow beside a sheep, a bus joined to "a car" as
-  subject, third list member ("a tram, a bus and a car") or second object ("holding a phone and a camera"), at the
-  sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a
-  kitchen with a stove" is still true of its photo). The room, table or street a caption is about takes one of
-  its furnishings in the list of its things ("A hotel room with a small television, a plant and a work desk",
-  `addition_rooms`);
+  preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"; an outdoor place also takes
+  one of its curated things there, `addition_rooms.PLACE_FURNISHINGS`: "in a garden with a fountain"), or as "next
+  to a X" at the end of a caption that ends with a noun, where it must fit every well-counted noun of the scene
+  (`_fits_scene`: no bed beside men on bikes) or be `kindred` to that noun and seen with another ("A small toy is
+  sitting on a plate of pizza next to a salad"). Or, as most of SugarCrepe's add_obj negatives do, joined to the
+  caption's subject with "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying
+  on a couch"): a person or a dog beside a named person ("a man and a woman standing"; after a person's look phrase,
+  which stays theirs: "A woman in a red dress and a girl", `addition_partners.look_end`; in front of them where the
+  look is dress that cannot be passed: "A woman and a man in yellow shirt and black shorts playing tennis"), an
+  animal the counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object
+  (but for one ridden thing each: "riding skateboards") or a pronoun points back to it (`addition_references`; who
+  may join is `addition_partners`'), and in front of a subject whose phrase on the right would move ("A bus and a
+  cargo van with a chip sign"), also through a depiction's "of" ("a close up of a bowl and a plate of food"; where
+  the join goes is `addition_subject`'s). Where the counts are too few, `kindred` things stand in for them: a cow
+  beside a sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
+  ("holding a phone and a camera"), at the sites `lists` reads (a list of two kinds of food takes a third,
+  `kindred.FOOD_KINDS`: "meats, fruits and vegetables"); and a grown bear takes a cub (`kindred.YOUNG`). A room's
+  fixtures are never added to it ("a kitchen with a stove" is still true of its photo). The room, table or street a
+  caption is about takes one of its furnishings in the list of its things ("A hotel room with a small television, a
+  plant and a work desk", `addition_rooms`);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """

@@ -11,7 +11,9 @@ may or may not show, never a fixture (`kindred.ROOM_FIXTURES`), one the caption 
 television, a plant and a work desk"), or, where the room lists nothing, in a new "with" phrase right after the
 room ("The small bathroom with a plant has a toilet"). Nothing is added where a phrase, a list or a clause would
 then describe the added thing too ("with a big mirror above the sink", "a living room decorated with a modern
-theme", "a bathroom that needs to be fixed up"), nor to a room said to be empty or bare.
+theme", "a bathroom that needs to be fixed up"), nor to a room said to be empty or bare. An outdoor place after a
+place preposition takes its own curated things the same way (`PLACE_FURNISHINGS`, placed by `addition`'s "with"
+sites: "on a train platform with a bench").
 """
 from __future__ import annotations
 
@@ -41,12 +43,12 @@ ROOM_NAMES = {"restroom": "bathroom", "washroom": "bathroom"}
 # park's bench). No "field" (mostly a ball game's), lake or mountain (a bear in a lake with a boat, a hike beside a
 # snowman).
 PLACE_FURNISHINGS = {
-    **dict.fromkeys(("park", "garden", "plaza", "square"), frozenset("fountain statue bench".split())),
+    **dict.fromkeys(("park", "garden", "plaza"), frozenset("fountain statue bench".split())),
     **dict.fromkeys(("pasture", "meadow", "farm", "grassland"), frozenset("barn tractor windmill".split())),
     **dict.fromkeys(("beach", "sand", "shore"), frozenset("umbrella sandcastle".split())),
     **dict.fromkeys(("platform", "station"), frozenset("bench clock".split())),
-    **dict.fromkeys(("street", "sidewalk"), FURNISHINGS["street"]),
-    **dict.fromkeys(("slope", "snow"), frozenset({"snowman"})),
+    "sidewalk": FURNISHINGS["street"],
+    "slope": frozenset({"snowman"}),
 }
 # Nouns that show what follows their "of": "A view of a bathroom", "A corner of a kitchen".
 FRAMES = frozenset("view picture photo photograph image corner inside interior shot part side".split())
