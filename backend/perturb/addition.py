@@ -39,6 +39,7 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions, is_compound_word
 from backend.perturb.addition_partners import (
+    FIXING_VERBS,
     PERSON_PREPOSITIONS,
     acting_verbs,
     dress_phrase,
@@ -262,7 +263,7 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     agreement, relative = verb_agreement(request.caption, subject), relative_agreement(request.caption, subject, noun)
     if agreement is None or relative is None or points_back(subject, noun, bool(front)):
         return []
-    if past_look and not _joins_past_dress(noun, agreement):
+    if past_look and not _joins_past_dress(subject, noun, agreement):
         return []
     agreement += relative
     owned = own_object_edits(acting_verbs(subject, noun))
@@ -278,13 +279,19 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     return [[*_join_edits(word, end, front), *agreement, *(owned or [])] for word in words]
 
 
-def _joins_past_dress(noun: Token, agreement: list[Edit]) -> bool:
-    """A person joins in front of one whose look cannot be passed only where that look is dress
-    (`dress_phrase`: not "in a hospital bed", which both would share) and the caption's verb is known: made
-    plural, already plural, or a participle after the look ("A girl and a man in yellow shirt and black shorts
-    playing tennis"; not "A man wearing a tie poses", where spaCy read "poses" as the tie's noun)."""
+def _joins_past_dress(subject: Token, noun: Token, agreement: list[Edit]) -> bool:
+    """A person joins in front of one whose look cannot be passed only where that look is dress (`dress_phrase`:
+    not "in a hospital bed", which both would share), the person acts on no object but a game or a picture (two
+    would share it: "A boy and a woman with a hat ... smoking a long cigarette" was judged absurd), is no player
+    named by their game ("A child and a male baseball player wearing red and white are up to bat"), and the
+    caption's verb is known: made plural, already plural, or a participle after the look ("A girl and a man in
+    yellow shirt and black shorts playing a game of tennis"; not "A man wearing a tie poses", where spaCy read
+    "poses" as the tie's noun)."""
     look = dress_phrase(noun)
-    if look is None:
+    if look is None or any(c.dep_ == "compound" and c.lower_ in BALL_GAMES for c in noun.children):
+        return False
+    objects = [c for verb in acting_verbs(subject, noun) if verb.i != look.i for c in verb.children if c.dep_ == "dobj"]
+    if any(c.lemma_.lower() not in FRAME_NOUNS for c in objects):
         return False
     return bool(agreement) or noun.tag_ == "NNS" or any(
         c.dep_ == "acl" and c.tag_ in ("VBG", "VBN") and c.i > look.right_edge.i for c in noun.children)
@@ -348,6 +355,9 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
     after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
     if animacy(noun) == "person" and after is not None and after.lower_ in PERSON_PREPOSITIONS:
         return []  # "next to a boy and a dog in a blue shirt": the boy's look would move to the dog
+    fixer = noun.head.head
+    if noun.head.dep_ == "prep" and fixer.pos_ == "VERB" and fixer.lemma_.lower() in FIXING_VERBS:
+        return []  # "A large clock fixed to a building and a house": one clock fixed to both
     if not is_object_noun(noun) or in_fixed_phrase(noun, lex.fixed_phrases) or any(
             span.start <= noun.i < span.end for span in find_phrases(noun.doc, lex.multiword_nouns, by_lemma=True)):
         return []

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import functools
 
+# The buildings of `KINDRED_SETS`, which stand beside one another ("A tall church tower and a house sitting on the
+# side of a road"), never on or above each other (`addition_partners.ABOVE_WORDS`).
+BUILDINGS = frozenset("building tower house".split())
+
 KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words in (
     "man woman boy girl child dog",                    # people, and the dog that walks with them
     "person people child dog",                         # who joins "a person" or "two people" (never added)
@@ -31,7 +35,8 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room
     "bench sign lamppost hydrant",                     # a sidewalk
-    "building tower church house",                     # a town's skyline
+    "building tower",                                  # a town; no house beside a building (it is one), no
+    "house tower",                                     # church ("Two giraffes next to a building and a church")
     "toilet bathtub shower",                           # a bathroom (no sink: most are in kitchens)
     "apple banana orange lemon strawberry pear peach pineapple grape",
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
