@@ -253,13 +253,16 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     if found is None or not is_object_noun(found[1]):
         return []
     subject, noun, front = found
-    end = noun.idx + len(noun) if front else look_end(noun)
-    past_look = end is None
+    after = noun.idx + len(noun) if front else look_end(noun)
+    past_look = after is None
     if past_look:  # "A woman and a man in white shirt and shorts playing tennis": the look stays next to him
         front = front_of(subject, noun)
-        if front is None:
-            return []
+    if front is not None:
         end = front.idx
+    elif after is not None:
+        end = after
+    else:
+        return []
     agreement, relative = verb_agreement(request.caption, subject), relative_agreement(request.caption, subject, noun)
     if agreement is None or relative is None or points_back(subject, noun, bool(front)):
         return []
