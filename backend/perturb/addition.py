@@ -8,23 +8,26 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
   of the caption co-occurs with in at least `MIN_TOGETHER` captions (it fits), but that no noun of the caption
   predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with "bathroom"), and
   that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after the object of a place
-  preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"), or as "next to a X" at the
-  end of a caption that ends with a noun, where it must fit every well-counted noun of the scene (`_fits_scene`: no
-  bed beside men on bikes) or be `kindred` to that noun and seen with another ("A small toy is sitting on a plate of
-  pizza next to a salad"). Or, as most of SugarCrepe's add_obj negatives do, joined to the caption's subject with
-  "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying on a couch"): a person
-  or a dog beside a named person ("a man and a woman standing"; after a person's look phrase, which stays theirs: "A
-  woman in a red dress and a girl", `addition_partners.look_end`), an animal the counts name with an animal beside
-  it ("a sheep and a dog"), never where the subject acts on an object (but for one ridden thing each: "riding
-  skateboards") or a pronoun points back to it (`addition_references`; who may join is `addition_partners`'), and in
-  front of a subject whose phrase on the right would move ("A bus and a cargo van with a chip sign"), also through a
-  depiction's "of" ("a close up of a bowl and a plate of food"; where the join goes is `addition_subject`'s).
-  Where the counts are too few, `kindred` things stand in for them: a cow beside a sheep, a bus joined to "a car" as
-  subject, third list member ("a tram, a bus and a car") or second object ("holding a phone and a camera"), at the
-  sites `lists` reads; and a grown bear takes a cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a
-  kitchen with a stove" is still true of its photo). The room, table or street a caption is about takes one of
-  its furnishings in the list of its things ("A hotel room with a small television, a plant and a work desk",
-  `addition_rooms`);
+  preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"; an outdoor place also takes
+  one of its curated things there, `addition_rooms.PLACE_FURNISHINGS`: "in a garden with a fountain"), or as "next
+  to a X" at the end of a caption that ends with a noun, where it must fit every well-counted noun of the scene
+  (`_fits_scene`: no bed beside men on bikes) or be `kindred` to that noun and seen with another ("A small toy is
+  sitting on a plate of pizza next to a salad"). Or, as most of SugarCrepe's add_obj negatives do, joined to the
+  caption's subject with "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying
+  on a couch"): a person or a dog beside a named person ("a man and a woman standing"; after a person's look phrase,
+  which stays theirs: "A woman in a red dress and a girl", `addition_partners.look_end`; in front of them where the
+  look is dress that cannot be passed: "A woman and a man in yellow shirt and black shorts playing tennis"), an
+  animal the counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object
+  (but for one ridden thing each: "riding skateboards") or a pronoun points back to it (`addition_references`; who
+  may join is `addition_partners`'), and in front of a subject whose phrase on the right would move ("A bus and a
+  cargo van with a chip sign"), also through a depiction's "of" ("a close up of a bowl and a plate of food"; where
+  the join goes is `addition_subject`'s). Where the counts are too few, `kindred` things stand in for them: a cow
+  beside a sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
+  ("holding a phone and a camera"), at the sites `lists` reads (a list of two kinds of food takes a third,
+  `kindred.FOOD_KINDS`: "meats, fruits and vegetables"); and a grown bear takes a cub (`kindred.YOUNG`). A room's
+  fixtures are never added to it ("a kitchen with a stove" is still true of its photo). The room, table or street a
+  caption is about takes one of its furnishings in the list of its things ("A hotel room with a small television, a
+  plant and a work desk", `addition_rooms`);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """
@@ -36,8 +39,10 @@ from spacy.tokens import Doc, Token
 
 from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions, is_compound_word
 from backend.perturb.addition_partners import (
+    FIXING_VERBS,
     PERSON_PREPOSITIONS,
     acting_verbs,
+    dress_phrase,
     kind_lemma,
     look_end,
     partner_words,
@@ -49,12 +54,13 @@ from backend.perturb.addition_references import (
     relative_agreement,
     verb_agreement,
 )
-from backend.perturb.addition_rooms import FURNISHINGS, room_edits, room_kind, topic_room
-from backend.perturb.addition_subject import PLACE_PREPOSITIONS, subject_noun
+from backend.perturb.addition_rooms import FURNISHINGS, place_furnishings, room_edits, room_kind, topic_room
+from backend.perturb.addition_subject import PLACE_PREPOSITIONS, front_of, subject_noun
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize
 from backend.perturb.kindred import (
+    FOOD_KINDS,
     NEVER_ADDED,
     OTHER_NAMES,
     ROOM_FIXTURES,
@@ -221,7 +227,7 @@ def _site_options(request: Request, stats: CaptionStats, noun: Token, connective
     stands only beside a counted noun (`_may_stand_beside`)."""
     scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
-    kin = _site_kin(noun) if connective == "next to" else frozenset()
+    kin = _site_kin(noun) if connective == "next to" else place_furnishings(noun)
     words = [w for w in added_objects(request.doc, lemma, stats, kin=kin) if not stray_animal(w, scene, animals)
              and (connective != "next to" or _fits_beside(stats, w, noun, scene, kin))][:CANDIDATES_PER_SITE]
     end = noun.idx + len(noun)
@@ -247,15 +253,25 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     if found is None or not is_object_noun(found[1]):
         return []
     subject, noun, front = found
-    end = noun.idx + len(noun) if front else look_end(noun)
-    if end is None:
+    after = noun.idx + len(noun) if front else look_end(noun)
+    past_look = after is None
+    if past_look:  # "A woman and a man in white shirt and shorts playing tennis": the look stays next to him
+        front = front_of(subject, noun)
+    if front is not None:
+        end = front.idx
+    elif after is not None:
+        end = after
+    else:
         return []
     agreement, relative = verb_agreement(request.caption, subject), relative_agreement(request.caption, subject, noun)
     if agreement is None or relative is None or points_back(subject, noun, bool(front)):
         return []
+    if past_look and not _joins_past_dress(subject, noun, agreement):
+        return []
     agreement += relative
     owned = own_object_edits(acting_verbs(subject, noun))
-    partners = partner_words(subject, noun, owned is not None)
+    partners = [word for word in partner_words(subject, noun, owned is not None)
+                if not (past_look and word in lexicon().object_groups["animal"])]  # no dog wearing her shoe
     lemma, anywhere = kind_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular
@@ -264,6 +280,24 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
     return [[*_join_edits(word, end, front), *agreement, *(owned or [])] for word in words]
+
+
+def _joins_past_dress(subject: Token, noun: Token, agreement: list[Edit]) -> bool:
+    """A person joins in front of one whose look cannot be passed only where that look is dress (`dress_phrase`:
+    not "in a hospital bed", which both would share), the person acts on no object but a game or a picture (two
+    would share it: "A boy and a woman with a hat ... smoking a long cigarette" was judged absurd), is no player
+    named by their game ("A child and a male baseball player wearing red and white are up to bat"), and the
+    caption's verb is known: made plural, already plural, or a participle after the look ("A girl and a man in
+    yellow shirt and black shorts playing a game of tennis"; not "A man wearing a tie poses", where spaCy read
+    "poses" as the tie's noun)."""
+    look = dress_phrase(noun)
+    if look is None or any(c.dep_ == "compound" and c.lower_ in BALL_GAMES for c in noun.children):
+        return False
+    objects = [c for verb in acting_verbs(subject, noun) if verb.i != look.i for c in verb.children if c.dep_ == "dobj"]
+    if any(c.lemma_.lower() not in FRAME_NOUNS for c in objects):
+        return False
+    return bool(agreement) or noun.tag_ == "NNS" or any(
+        c.dep_ == "acl" and c.tag_ in ("VBG", "VBN") and c.i > look.right_edge.i for c in noun.children)
 
 
 def _join_edits(word: str, end: int, front: Token | None) -> list[Edit]:
@@ -291,11 +325,12 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     if any(any(span.start <= m.i < span.end for span in multiword) or in_fixed_phrase(m, lex.fixed_phrases)
            or not is_object_noun(m) or noun_lemma(m) in NEVER_ADDED for m in site.members):
         return []
-    kin_sets = [kindred(noun_lemma(m)) for m in site.members if kindred(noun_lemma(m))]
-    if not kin_sets:
-        return []
     members = [noun_lemma(m) for m in site.members]
-    kin = frozenset.intersection(*kin_sets) or frozenset(
+    kin_sets = [kindred(member) for member in members if kindred(member)]
+    kin = _food_kinds(members) if site.form != "article" else frozenset()
+    if not kin_sets and not kin:
+        return []
+    kin = kin or frozenset.intersection(*kin_sets) or frozenset(
         word for kin_set in kin_sets for word in kin_set if _fits_scene(stats, word, members))
     things = not all(lex.is_animate(noun_lemma(m)) for m in site.members)
     words = [word for word in added_objects(doc, noun_lemma(site.members[-1]), stats, sorted(kin), kin=kin)
@@ -305,6 +340,17 @@ def _list_options(request: Request, site: ListSite, stats: CaptionStats) -> list
     return [[Edit("", f", {written(word)}", site.offset, site.offset)] for word in words]
 
 
+def _food_kinds(members: list[str]) -> frozenset[str]:
+    """The `FOOD_KINDS` a list of foods may take: two of its members are such kinds and the rest are foods of the
+    lexicon ("rice, vegetables and fresh fruit" -> "rice, vegetables, eggs and fresh fruit")."""
+    groups = lexicon().object_groups
+    foods = {word for name in ("fruit", "vegetable", "meat", "starch") for word in groups[name]}
+    kinds = [member for member in members if member in FOOD_KINDS]
+    if len(kinds) < 2 or any(member not in FOOD_KINDS | foods for member in members):
+        return frozenset()
+    return FOOD_KINDS - set(members)
+
+
 def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> list[list[Edit]]:
     """Edits joining a `kindred` thing to a lone object ("next to a toilet" -> "next to a toilet and a sink"), but
     no being beside a mass noun (`_may_stand_beside`)."""
@@ -312,6 +358,9 @@ def _one_noun_options(request: Request, noun: Token, stats: CaptionStats) -> lis
     after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
     if animacy(noun) == "person" and after is not None and after.lower_ in PERSON_PREPOSITIONS:
         return []  # "next to a boy and a dog in a blue shirt": the boy's look would move to the dog
+    fixer = noun.head.head
+    if noun.head.dep_ == "prep" and fixer.pos_ == "VERB" and fixer.lemma_.lower() in FIXING_VERBS:
+        return []  # "A large clock fixed to a building and a house": one clock fixed to both
     if not is_object_noun(noun) or in_fixed_phrase(noun, lex.fixed_phrases) or any(
             span.start <= noun.i < span.end for span in find_phrases(noun.doc, lex.multiword_nouns, by_lemma=True)):
         return []

@@ -12,7 +12,7 @@ from spacy.tokens import Span, Token
 
 from backend.perturb.addition_references import relative_clauses
 from backend.perturb.kind_modifiers import BASEBALL_POSITIONS
-from backend.perturb.kindred import KIND_COMPOUNDS, OWN_HOLDERS, TOY, TOY_MARKS, YOUNG, YOUNG_MARKS, kindred
+from backend.perturb.kindred import BUILDINGS, KIND_COMPOUNDS, OWN_HOLDERS, TOY, TOY_MARKS, YOUNG, YOUNG_MARKS, kindred
 from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import one_object_verb
 from backend.perturb.nlp import find_phrases
@@ -51,7 +51,11 @@ BIRDS = frozenset({"bird", "duck", "goose", "swan", "seagull", "pigeon"})
 WATERS = frozenset("water lake pond river ocean sea bay puddle".split())
 # Verbs of how a thing is fixed in place: a thing joined to it would be fixed there too ("A stop sign and a bench
 # that are attached to a broken wooden pole", "Two hot dogs and a hamburger are sandwiched between two slices").
-FIXING_VERBS = frozenset("hang attach mount nail post tape fasten install sandwich".split())
+FIXING_VERBS = frozenset("hang attach mount nail post tape fasten install sandwich fix".split())
+# Words placing a thing on or above another: a building joined to one would stand there too ("A house and a clock
+# tower on top of a tall historic building", "A clock tower and a house rise above another skyscraper" were judged
+# absurd).
+ABOVE_WORDS = frozenset("top atop above over rise".split())
 
 
 def compound_key(span: Span) -> str:
@@ -96,6 +100,20 @@ def look_end(noun: Token) -> int | None:
     return first.right_edge.idx + len(first.right_edge)
 
 
+def dress_phrase(noun: Token) -> Token | None:
+    """The person's first phrase on the right when it says what they wear: a participle of dress ("wearing a
+    tie", "dressed in black") or "in"/"with" a worn thing ("in yellow shirt and black shorts"); not a place ("in a
+    hospital bed") nor a thing held ("with a spoon"), which a person joined in front would share."""
+    right = sorted((c for c in noun.children if c.i > noun.i and not c.is_punct), key=lambda c: c.i)
+    if animacy(noun) != "person" or not right:
+        return None
+    first = right[0]
+    if first.dep_ == "acl" and first.lemma_.lower() in LOOK_VERBS:
+        return first
+    worn = any(c.dep_ == "pobj" and lexicon().is_worn(noun_lemma(c)) for c in first.children)
+    return first if first.dep_ == "prep" and first.lower_ in LOOK_PREPOSITIONS and worn else None
+
+
 def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     """Curated words of the joined noun's kind: a dog, or another person, beside a named person ("a man and a
     woman", "skiers and a snowboarder"; beside "people", which may include any person, a dog, or a child where
@@ -106,9 +124,9 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     because both graze in fields, no elephant joins a cat; a bird `kindred` to a bird: "A duck and a swan
     floating", and only such a bird where the animal flies, `FLIGHT_VERBS`, or a bird is on water, `WATERS`).
     Other things join only `kindred` things ("a bike and a scooter parked"; a compound's or a toy's by
-    `kind_lemma`), and none where the thing holds something, is fixed in place (`FIXING_VERBS`) or sits in its
-    own holder (`kindred.OWN_HOLDERS`): by the counts alone, "a table and a couch topped with a cake", "two
-    airplanes and a car flying"."""
+    `kind_lemma`), and none where the thing holds something, is fixed in place (`FIXING_VERBS`), sits in its
+    own holder (`kindred.OWN_HOLDERS`) or is a building on or above something (`ABOVE_WORDS`): by the counts
+    alone, "a table and a couch topped with a cake", "two airplanes and a car flying"."""
     groups, lemma = lexicon().object_groups, kind_lemma(noun)
     kind = animacy(noun)
     acting = acting_verbs(subject, noun)
@@ -128,7 +146,8 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     if kind != "animal":
         beings = (*groups["animal"], *groups["person"])  # "a stuffed dog" is no being, nor a thing's kin
         holds = any(verb.lemma_.lower() in CONTENT_VERBS | FIXING_VERBS for verb in own_verbs(subject, noun)) or bool(
-            OWN_HOLDERS.get(lemma, frozenset()) & caption_lemmas(noun.doc))
+            OWN_HOLDERS.get(lemma, frozenset()) & caption_lemmas(noun.doc)) or (
+            lemma in BUILDINGS and bool(ABOVE_WORDS & caption_lemmas(noun.doc)))
         return sorted(kindred(lemma)) if kind is None and lemma not in beings and not holds else []
     animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
     birds = sorted(kindred(lemma) & set(groups["bird species"]))

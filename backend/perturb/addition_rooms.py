@@ -11,12 +11,15 @@ may or may not show, never a fixture (`kindred.ROOM_FIXTURES`), one the caption 
 television, a plant and a work desk"), or, where the room lists nothing, in a new "with" phrase right after the
 room ("The small bathroom with a plant has a toilet"). Nothing is added where a phrase, a list or a clause would
 then describe the added thing too ("with a big mirror above the sink", "a living room decorated with a modern
-theme", "a bathroom that needs to be fixed up"), nor to a room said to be empty or bare.
+theme", "a bathroom that needs to be fixed up"), nor to a room said to be empty or bare. An outdoor place after a
+place preposition takes its own curated things the same way (`PLACE_FURNISHINGS`, placed by `addition`'s "with"
+sites: "on a train platform with a bench").
 """
 from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
+from backend.perturb.addition_attributes import BALL_GAMES
 from backend.perturb.addition_subject import EMPTY
 from backend.perturb.core import Edit
 from backend.perturb.inflect import indefinite_article, pluralize
@@ -35,10 +38,31 @@ FURNISHINGS = {
     "desk": frozenset("book plant vase".split()),
 }
 ROOM_NAMES = {"restroom": "bathroom", "washroom": "bathroom"}
+# Things an outdoor place may hold that a photo of it often lacks, added as "on a beach with a sandcastle" where the
+# counts know too few such captions (none names a fountain in a park); the counts still bar what they imply (a
+# park's bench). No "field" (mostly a ball game's), lake or mountain (a bear in a lake with a boat, a hike beside a
+# snowman).
+PLACE_FURNISHINGS = {
+    **dict.fromkeys(("park", "garden", "plaza"), frozenset("fountain statue bench".split())),
+    **dict.fromkeys(("pasture", "meadow", "farm", "grassland"), frozenset("barn tractor windmill".split())),
+    **dict.fromkeys(("beach", "sand", "shore"), frozenset("umbrella sandcastle".split())),
+    **dict.fromkeys(("platform", "station"), frozenset("bench clock".split())),
+    "sidewalk": FURNISHINGS["street"],
+    "slope": frozenset({"snowman"}),
+}
 # Nouns that show what follows their "of": "A view of a bathroom", "A corner of a kitchen".
 FRAMES = frozenset("view picture photo photograph image corner inside interior shot part side".split())
 # Words saying the room holds little: nothing is added ("an empty room", "bare walls").
 BARE = EMPTY | {"bare", "unfurnished"}
+
+
+def place_furnishings(noun: Token) -> frozenset[str]:
+    """The `PLACE_FURNISHINGS` a place noun may take after "with": none in a ball game ("a batter at the plate on
+    the sand with a bench"?) or a place said to be empty."""
+    words = {t.lower_ for t in noun.doc}
+    if words & (BALL_GAMES | BARE):
+        return frozenset()
+    return PLACE_FURNISHINGS.get(noun.lemma_.lower(), frozenset())
 
 
 def room_kind(token: Token) -> str | None:

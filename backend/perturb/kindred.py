@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import functools
 
+# The buildings of `KINDRED_SETS`, which stand beside one another ("A tall church tower and a house sitting on the
+# side of a road"), never on or above each other (`addition_partners.ABOVE_WORDS`).
+BUILDINGS = frozenset("building tower house".split())
+
 KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for words in (
     "man woman boy girl child dog",                    # people, and the dog that walks with them
     "person people child dog",                         # who joins "a person" or "two people" (never added)
@@ -31,6 +35,9 @@ KINDRED_SETS: tuple[frozenset[str], ...] = tuple(frozenset(words.split()) for wo
     "boat kayak canoe sailboat",                       # the water
     "chair couch bench stool cabinet dresser",         # furniture that stands about a room
     "bench sign lamppost hydrant",                     # a sidewalk
+    "building tower",                                  # a town; no house beside a building (it is one), no
+    "house tower",                                     # church ("Two giraffes next to a building and a church")
+    "toilet bathtub shower",                           # a bathroom (no sink: most are in kitchens)
     "apple banana orange lemon strawberry pear peach pineapple grape",
     "carrot broccoli tomato potato onion cucumber pepper mushroom",  # broccoli: a member, never added (mass)
     "pizza sandwich salad soup hamburger burger hotdog",  # a meal
@@ -97,6 +104,10 @@ KIND_COMPOUNDS = {"fire hydrant": "hydrant", "stop sign": "sign", "street sign":
 OTHER_NAMES = {"lamppost": ("light post", "lamp post", "light pole", "lamp pole", "street light", "street lamp"),
                "rug": ("carpet",), "painting": ("picture", "artwork", "poster", "portrait"),
                "plant": ("flower", "greenery", "fern", "cactus"), "vase": ("flower",)}
+
+# Kinds of food, which a list of two of them takes a third of ("There are meats, fruits and vegetables on a
+# flatbread"); only in a list, where a plural or bare word fits ("a fruit and a vegetable" is no one's caption).
+FOOD_KINDS = frozenset("fruit vegetable meat cheese bread egg".split())
 
 # Words that name anyone: joined to a caption they may name someone already there ("People, men and dishes").
 NEVER_ADDED = frozenset({"person", "people"})
