@@ -73,3 +73,9 @@ def test_an_added_material_suits_the_thing(caption, absurd):
     assert normalized(absurd) not in made(caption, ["addition"])
     assert normalized(caption.replace("a table", "a glass table").replace("a bench", "a stone bench")) in made(
         caption, ["addition"])
+
+
+def test_a_bath_room_in_two_words_has_its_fixtures():
+    """Found by addobj8: "in a bath room near a toilet with a bathtub" was made (a bathroom's photo shows one)."""
+    outputs = made("A cat sitting in a bath room near a toilet.", ["addition"], subtype="object")
+    assert outputs and not any("bathtub" in text or "shower" in text for text in outputs)

@@ -54,7 +54,14 @@ from backend.perturb.addition_references import (
     relative_agreement,
     verb_agreement,
 )
-from backend.perturb.addition_rooms import FURNISHINGS, place_furnishings, room_edits, room_kind, topic_room
+from backend.perturb.addition_rooms import (
+    FURNISHINGS,
+    place_furnishings,
+    room_edits,
+    room_kind,
+    room_lemma,
+    topic_room,
+)
 from backend.perturb.addition_subject import PLACE_PREPOSITIONS, front_of, subject_noun
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
@@ -103,9 +110,10 @@ def _object_words() -> list[str]:
 
 
 def _scene_nouns(doc: Doc) -> list[str]:
-    """The caption's common nouns, with a lower-case word spaCy tagged as a name ("a white formica kitchen")."""
-    return list(dict.fromkeys(noun_lemma(t) for t in doc if t.is_alpha and (
-        t.tag_ in ("NN", "NNS") or (t.tag_ == "NNP" and t.text.islower()))))
+    """The caption's common nouns, with a lower-case word spaCy tagged as a name ("a white formica kitchen") and a
+    bathroom written in two words read as one ("a bath room" has a toilet and a bathtub: `_implied`)."""
+    nouns = [t for t in doc if t.is_alpha and (t.tag_ in ("NN", "NNS") or (t.tag_ == "NNP" and t.text.islower()))]
+    return list(dict.fromkeys("bathroom" if room_lemma(t) == "bathroom" else noun_lemma(t) for t in nouns))
 
 
 def _named(word: str, scene: list[str], present: frozenset[str]) -> bool:

@@ -65,12 +65,17 @@ def place_furnishings(noun: Token) -> frozenset[str]:
     return PLACE_FURNISHINGS.get(noun.lemma_.lower(), frozenset())
 
 
+def room_lemma(token: Token) -> str:
+    """The token's lemma, with a bathroom written in two words read as one ("a rest room", "a bath room")."""
+    if any(c.dep_ == "compound" and c.lower_ in ("rest", "bath", "wash") for c in token.children):
+        return "bathroom"
+    lemma = token.lemma_.lower()
+    return ROOM_NAMES.get(lemma, lemma)
+
+
 def room_kind(token: Token) -> str | None:
     """The `FURNISHINGS` key of a room noun ("living room" reads its head, "room"), or None."""
-    lemma = token.lemma_.lower()
-    if any(c.dep_ == "compound" and c.lower_ in ("rest", "bath", "wash") for c in token.children):
-        lemma = "bathroom"  # "a rest room"
-    lemma = ROOM_NAMES.get(lemma, lemma)
+    lemma = room_lemma(token)
     return lemma if lemma in FURNISHINGS and token.tag_ in ("NN", "NNS") and token.dep_ != "compound" else None
 
 
