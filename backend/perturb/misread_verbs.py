@@ -80,9 +80,10 @@ def misread_verb_slots(doc: Doc, finders: Sequence[Finder]) -> list[tuple[Span, 
     if found is None:
         return []
     verb, lemma = found
-    text = doc.text
-    reread = parse(text[: verb.idx] + _PROGRESSIVE + verb_form(lemma, "VBG") + text[verb.idx + len(verb.text):])
-    new_verb = reread.char_span(verb.idx + len(_PROGRESSIVE), verb.idx + len(_PROGRESSIVE) + len(verb_form(lemma, "VBG")))
+    text, participle = doc.text, verb_form(lemma, "VBG")
+    reread = parse(text[: verb.idx] + _PROGRESSIVE + participle + text[verb.idx + len(verb.text):])
+    start = verb.idx + len(_PROGRESSIVE)
+    new_verb = reread.char_span(start, start + len(participle))
     if new_verb is None or new_verb.root.pos_ != "VERB" or not any(
             child.dep_ == "nsubj" for child in new_verb.root.children):
         return []
