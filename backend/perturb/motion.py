@@ -180,6 +180,8 @@ def motion_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
         still = lemma in STILL_VERBS and prep.lower_ in STILL_PREPOSITIONS
         if (moving and ground not in WAYS) or (still and ground not in (AIR_GROUND if kind == "air" else WAYS)):
             continue
+        if still and ground == "traffic":
+            continue  # "A school bus waits in traffic" -> "drives down traffic" was judged err
         if _airborne(lemma, prep, ground, kind) and not placed_aloft(place):
             phrase = _new_phrase(verb, True, kind)
             if phrase is not None:

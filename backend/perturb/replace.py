@@ -30,6 +30,7 @@ from backend.perturb.garments import held_garment_slots
 from backend.perturb.gendered import gender_swap, people_slots
 from backend.perturb.kind_modifiers import kind_slots
 from backend.perturb.lexicon import ADJ, lexicon
+from backend.perturb.misread_verbs import misread_verb_slots
 from backend.perturb.motion import motion_slots
 from backend.perturb.nlp import find_phrases, token_span
 from backend.perturb.nouns import group_kind, is_physical
@@ -122,11 +123,12 @@ CE_CLIP_SLOTS: dict[str, Callable[[Doc], list[Slot]]] = {
 
 
 # Replacements beyond one lexicon word per slot, per subtype: each finder gives (span, new texts) pairs.
+_RELATION_PHRASES = (without_slots, motion_slots, verb_phrase_slots, placement_slots, held_garment_slots,
+                     aimed_act_slots, arrangement_slots)
 PHRASE_SLOTS: dict[str, tuple[Callable[[Doc], list[tuple[Span, list[str]]]], ...]] = {
     "object": (kind_slots, people_slots, child_slots, athlete_slots),
     "attribute": (count_slots, attribute_phrase_slots),
-    "relation": (without_slots, motion_slots, verb_phrase_slots, placement_slots, held_garment_slots,
-                 aimed_act_slots, arrangement_slots),
+    "relation": (*_RELATION_PHRASES, functools.partial(misread_verb_slots, finders=_RELATION_PHRASES)),
 }
 
 

@@ -1,0 +1,91 @@
+"""Relation slots for a caption whose main verb spaCy read as a plural noun.
+
+In "A squinting tennis player stares at a tennis racket" spaCy tags "stares" NNS and makes it the root, so no
+relation slot sees a verb there. The caption is read again with the verb in the progressive ("A squinting
+tennis player is staring at a tennis racket"), which spaCy parses as a verb, and the relation finders' slots on
+the verb or after it are carried back to the caption as written, the new verb in the third person ("stares at"
+-> "looks away from"). Only a shape that is hardly a noun phrase is read again: a singular noun just before the
+plural noun, a preposition or an object just after it, no other finite verb in the caption, and either "a" or
+"an" before the plural noun or a person or animal just before the root ("The grey and white cat stares up near a
+laptop"). "The kitchen counters with food" is neither and is left alone; "in animal prints" is no root.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from spacy.tokens import Doc, Span, Token
+
+from backend.perturb.inflect import verb_form
+from backend.perturb.lexicon import wordnet
+from backend.perturb.nlp import parse
+from backend.perturb.nouns import animacy
+
+Finder = Callable[[Doc], list[tuple[Span, list[str]]]]
+_FINITE_TAGS = ("VBZ", "VBP", "VBD", "MD")
+_AFTER_VERB_TAGS = ("IN", "RP", "DT", "PRP$")
+_PROGRESSIVE = "is "
+
+
+def _verb_lemma(word: str, tag: str) -> str | None:
+    """The verb whose `tag` form is `word` ("stares", VBZ -> "stare"; "putting", VBG -> "put", not "putt")."""
+    reader = wordnet()
+    if reader is None:
+        return None
+    return next((lemma for lemma in reader._morphy(word, "v") if verb_form(lemma, tag) == word), None)
+
+
+def _after_article(token: Token) -> bool:
+    """"a" or "an" before a plural noun: no noun phrase ("A skateboarder balances")."""
+    return any(child.dep_ == "det" and child.lower_ in ("a", "an") for child in token.children)
+
+
+def _misread_verb(doc: Doc) -> tuple[Token, str] | None:
+    """The plural noun that must be the caption's verb, with its lemma (see the module docstring)."""
+    if any(token.tag_ in _FINITE_TAGS for token in doc):
+        return None
+    for token in doc[1:-1]:
+        if (token.tag_ == "NNS" and doc[token.i - 1].tag_ == "NN" and doc[token.i + 1].tag_ in _AFTER_VERB_TAGS
+                and (_after_article(token) or (token.dep_ == "ROOT" and animacy(doc[token.i - 1]) is not None))):
+            lemma = _verb_lemma(token.lower_, "VBZ")
+            return (token, lemma) if lemma else None
+    return None
+
+
+def _third_person(words: str) -> str:
+    """A progressive phrase in the third person ("looking away from" -> "looks away from"); a state keeps its
+    "is" ("parked on a runway" -> "is parked on a runway")."""
+    first, space, rest = words.partition(" ")
+    lemma = _verb_lemma(first, "VBG")
+    return verb_form(lemma, "VBZ") + space + rest if lemma else _PROGRESSIVE + words
+
+
+def _carried_back(doc: Doc, verb: Token, reread: Doc, slot: Span, words: list[str]) -> tuple[Span, list[str]] | None:
+    """`slot` of the caption read again as a slot of `doc`: at the verb (its words put in the third person) or
+    wholly after it (moved back by the words added); None for anything before the verb or on the "is"."""
+    added = len(reread.text) - len(doc.text)
+    verb_end = verb.idx + len(verb.text)
+    if slot.start_char == verb.idx + len(_PROGRESSIVE):
+        words = [_third_person(words_of) for words_of in words]
+        span = doc.char_span(verb.idx, slot.end_char - added)
+    elif slot.start_char >= verb_end + added:
+        span = doc.char_span(slot.start_char - added, slot.end_char - added)
+    else:
+        return None
+    return (span, words) if span is not None and words else None
+
+
+def misread_verb_slots(doc: Doc, finders: Sequence[Finder]) -> list[tuple[Span, list[str]]]:
+    """`finders`' slots of the caption read with its misread verb as a verb, carried back to the caption."""
+    found = _misread_verb(doc)
+    if found is None:
+        return []
+    verb, lemma = found
+    text, participle = doc.text, verb_form(lemma, "VBG")
+    reread = parse(text[: verb.idx] + _PROGRESSIVE + participle + text[verb.idx + len(verb.text):])
+    start = verb.idx + len(_PROGRESSIVE)
+    new_verb = reread.char_span(start, start + len(participle))
+    if new_verb is None or new_verb.root.pos_ != "VERB" or not any(
+            child.dep_ == "nsubj" for child in new_verb.root.children):
+        return []
+    slots = [_carried_back(doc, verb, reread, span, words) for find in finders for span, words in find(reread)]
+    return [slot for slot in slots if slot is not None]
