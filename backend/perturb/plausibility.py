@@ -29,8 +29,9 @@ noun neither knows is UNKNOWN and fires no rule. The selectional rules of
 `selection` (what fits a place, a verb, a container) and `selection_ground`
 (where a body can be: water, air, ground) run beside these three, with those of
 `plausibility_use` (what things are used for), `plausibility_fit` (words that misfit the words kept around
-them, read with the generation-time checks of `refill_neighbours` and `attribute_fit`) and `plausibility_scene`
-(things where they cannot be, beings doing what they cannot). The result is deterministic and errs towards
+them, read with the generation-time checks of `refill_neighbours` and `attribute_fit`), `plausibility_scene`
+(things where they cannot be, beings doing what they cannot) and `plausibility_kinds` (beings and boats out of their
+kind's places and acts). The result is deterministic and errs towards
 "plausible".
 """
 from __future__ import annotations
@@ -47,6 +48,7 @@ from backend.perturb.nouns import INANIMATE, LIVING, is_name, noun_class, noun_k
 from backend.perturb.order import FAMILY as ORDER_FAMILY
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_fit import fit_violations
+from backend.perturb.plausibility_kinds import kind_violations
 from backend.perturb.plausibility_parse import (
     LARGE_ANIMALS,
     Span,
@@ -188,10 +190,11 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
 
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
     """The three rules here, the selectional ones (`selection`, `selection_ground`) and those of use, fit and
-    scene (`plausibility_use`, `plausibility_fit`, `plausibility_scene`) over one parse."""
+    scene and kind (`plausibility_use`, `plausibility_fit`, `plausibility_scene`, `plausibility_kinds`) over one
+    parse."""
     return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc)
                  + ground_violations(doc) + use_violations(doc) + fit_violations(doc)
-                 + scene_violations(doc))
+                 + scene_violations(doc) + kind_violations(doc))
 
 
 class _Violations:

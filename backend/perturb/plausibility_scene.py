@@ -157,7 +157,7 @@ def _up_a_tree(doc: Doc) -> list[Violation]:
         else:
             prep = tree.head
         if tree.dep_ == "pobj" and tree.lemma_.lower() in TREES and prep.lower_ in UP_IN:
-            found += [make_violation("up_a_tree", prep.lower_, [noun, tree], None) for noun in _located(prep)
+            found += [make_violation("up_a_tree", prep.lower_, [noun, tree], prep) for noun in _located(prep)
                       if is_under(noun_key(noun), _MAMMALS) and not is_under(noun_key(noun), _CLIMBERS)]
     return found
 
@@ -226,12 +226,20 @@ def _flown_misfits(doc: Doc) -> list[Violation]:
             and (obj.lemma_.lower() in RIDDEN_BOARDS or is_under(noun_key(obj), _BALLS))]
 
 
+def _handler(sky: Token) -> Token:
+    """The word "in the sky" tells of: the verb it hangs on, through the verb's object and the place phrases between
+    ("carrying a kite in the sky", "carrying a kite above a tall building in a cloudy blue sky")."""
+    word = sky.head.head
+    while word.dep_ in ("dobj", "pobj", "prep") and word.pos_ != "VERB":
+        word = word.head
+    return word
+
+
 def _handled_in_sky(doc: Doc) -> list[Violation]:
     """Carrying a kite in the sky."""
-    return [make_violation("handled_in_sky", verb_lemma(verb), [sky], verb) for verb in doc
-            if verb.pos_ == "VERB" and verb_lemma(verb) in SKY_HANDLING
-            for prep in verb.children if prep.dep_ == "prep" and prep.lower_ == "in"
-            for sky in prep.children if sky.dep_ == "pobj" and sky.lower_ == "sky"]
+    return [make_violation("handled_in_sky", verb_lemma(verb), [sky], verb) for sky in doc
+            if sky.dep_ == "pobj" and sky.lower_ == "sky" and sky.head.lower_ == "in"
+            and (verb := _handler(sky)).pos_ == "VERB" and verb_lemma(verb) in SKY_HANDLING]
 
 
 def _skis(verb: Token) -> bool:

@@ -1,0 +1,166 @@
+"""Beings and vehicles doing, or being where, their kind cannot: negatives judged absurd in the hand-judged samples
+(tuning rows of `bench/plausibility_judged.py`), each rule a class of them:
+
+  breed_misfit     a breed or coat word of one animal on another ("A baby tabby rabbit", "a group of husky monkeys").
+  boat_on_road     a boat on, down or along a road, a street, a curb or a runway ("a boat on a wide runway", "A
+                   white boat driving down a street"); trains are left out (trams run down streets).
+  wild_handled     walking, leading or petting a wild beast ("A man walking his giraffe", "leading a white bear with
+                   a rope", "petting a polar bear"); people walk and pet elephants, horses and giraffes in zoos are fed
+                   (petting a giraffe is left alone).
+  beast_on_seat    a large animal sitting or lying on a couch, a bed, a chair or a lap ("Brown and black cow sitting
+                   on the brown couch"); bears are left out (teddy bears sit on couches).
+  cooked_on_cold   cooking or frying on a refrigerator, a freezer, a microwave or a dishwasher ("A woman is cooking
+                   on a large black refrigerator").
+  under_low        a person sitting, standing or doing a trick under something too low to be under: a bed, a couch,
+                   a board, a bicycle ("A man sitting under a bed", "A police man under a motorcycle").
+  over_shelter     a person or an animal sitting, standing or being over an umbrella, a canopy or an awning ("The
+                   father and daughter are over an umbrella").
+  sat_in_table     sitting in a table, a desk or a counter ("A man sitting in a table").
+  kite_struck      kicking or hitting a kite ("someone else kicks a kite", "prepares to hit the ball and a kite").
+
+Each errs towards "plausible"; a violation counts only where the perturbation made it
+(`plausibility.implausibilities`), so each names the preposition or verb the perturbation may have changed.
+"""
+from __future__ import annotations
+
+from spacy.tokens import Doc, Token
+
+from backend.perturb.nouns import ANIMAL, PERSON, noun_key
+from backend.perturb.parse_reading import noun_lemma, verb_lemma
+from backend.perturb.plausibility_parse import (
+    LARGE_ANIMALS,
+    Violation,
+    agent_options,
+    is_under,
+    kind_of,
+    make_violation,
+    placements,
+)
+
+BREEDS = {"tabby": frozenset(["cat", "kitten"]), "calico": frozenset(["cat", "kitten"]),
+          "husky": frozenset(["dog", "puppy"])}
+_BOATS = frozenset(["boat.n.01", "ship.n.01"])
+ROADS = frozenset("road street runway curb highway freeway avenue sidewalk".split())
+ALONG = frozenset(["on", "onto", "down", "along", "across", "up"])
+WILD_BEASTS = frozenset("bear lion tiger wolf zebra giraffe leopard cheetah rhino hippo".split())
+LED_VERBS = frozenset(["walk", "lead"])
+PETTED_BEASTS = WILD_BEASTS - {"giraffe", "zebra"}
+SEATS = frozenset("couch sofa bed chair armchair lap recliner loveseat".split())
+ON_SEATS = frozenset(["on", "onto", "atop", "in"])
+COOKING_VERBS = frozenset("cook fry grill boil saute sear".split())
+COLD_APPLIANCES = frozenset("refrigerator fridge freezer microwave dishwasher".split())
+LOW_THINGS = frozenset("bed couch sofa skateboard surfboard snowboard board motorcycle bicycle bike scooter".split())
+UNDER = frozenset(["under", "beneath", "underneath"])
+OVER = frozenset(["over", "above"])
+SHELTERS = frozenset("umbrella umbrellas canopy awning parasol".split())
+# Verbs of a body at rest or in a trick; lying, crawling and hiding under a bed or a motorcycle are left out (a
+# mechanic lies under one, a child hides under the other).
+POSED_VERBS = frozenset("sit stand do be perform idle".split())
+SURFACES = frozenset("table desk counter".split())
+SITTING_VERBS = frozenset(["sit", "seat"])
+STRUCK_VERBS = frozenset(["kick", "hit", "punch", "bat"])
+
+
+def _animal(token: Token) -> bool:
+    return kind_of(token) == ANIMAL
+
+
+def _breed_misfits(doc: Doc) -> list[Violation]:
+    """A tabby rabbit."""
+    return [make_violation("breed_misfit", mark.lower_, [mark, noun], None) for mark in doc
+            if mark.lower_ in BREEDS and mark.dep_ in ("amod", "compound", "nmod")
+            and (noun := mark.head).pos_ == "NOUN" and _animal(noun) and noun_lemma(noun) not in BREEDS[mark.lower_]]
+
+
+def _with_conjuncts(option: tuple[Token, ...]) -> list[Token]:
+    """An agent's nouns and their conjuncts: spaCy reads "Brown and black cow sitting" with "Brown" the subject."""
+    return list(dict.fromkeys(each for noun in option for each in (noun, *noun.conjuncts)))
+
+
+def _placed(doc: Doc, prepositions: frozenset[str], places: frozenset[str]) -> list[tuple[list[Token], Token, Token]]:
+    """(what is placed, where, the preposition) for `prepositions` whose object's lemma is one of `places`."""
+    found = []
+    for option, where, _ in placements(doc, prepositions):
+        prep = where.head if where.head.lower_ in prepositions else where.head.head.head  # "on top of"
+        if where.lemma_.lower() in places:
+            found.append((_with_conjuncts(option), where, prep))
+    return found
+
+
+def _head_verb(prep: Token) -> str | None:
+    """The lemma of the verb or copula `prep` hangs on; None where it hangs on a noun ("a man under a bike")."""
+    return verb_lemma(prep.head) if prep.head.pos_ in ("VERB", "AUX") else None
+
+
+def _boats_on_roads(doc: Doc) -> list[Violation]:
+    """A boat on a runway."""
+    return [make_violation("boat_on_road", prep.lower_, [thing, road], prep)
+            for things, road, prep in _placed(doc, ALONG, ROADS) for thing in things
+            if is_under(noun_key(thing), _BOATS)]
+
+
+def _wild_handled(doc: Doc) -> list[Violation]:
+    """Walking a giraffe, petting a bear."""
+    found = []
+    for verb in doc:
+        lemma = verb_lemma(verb) if verb.pos_ == "VERB" else ""
+        beasts = WILD_BEASTS if lemma in LED_VERBS else PETTED_BEASTS if lemma == "pet" else frozenset()
+        found += [make_violation("wild_handled", lemma, [obj], verb) for obj in verb.children
+                  if obj.dep_ == "dobj" and _animal(obj) and noun_key(obj) in beasts]
+    return found
+
+
+def _beasts_on_seats(doc: Doc) -> list[Violation]:
+    """A cow on a couch."""
+    return [make_violation("beast_on_seat", prep.lower_, [beast, seat], prep)
+            for beasts, seat, prep in _placed(doc, ON_SEATS, SEATS) for beast in beasts
+            if _animal(beast) and noun_key(beast) in LARGE_ANIMALS - {"bear"}]
+
+
+def _cooked_on_cold(doc: Doc) -> list[Violation]:
+    """Cooking on a refrigerator."""
+    return [make_violation("cooked_on_cold", verb_lemma(verb), [where], prep) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in COOKING_VERBS
+            for prep in verb.children if prep.dep_ == "prep" and prep.lower_ in ("on", "atop")
+            for where in prep.children if where.dep_ == "pobj" and where.lemma_.lower() in COLD_APPLIANCES]
+
+
+def _posed(prep: Token) -> bool:
+    """`prep` hangs on a verb of rest or a trick, a copula, or a noun."""
+    verb = _head_verb(prep)
+    return verb is None or verb in POSED_VERBS
+
+
+def _under_low(doc: Doc) -> list[Violation]:
+    """Sitting under a bed."""
+    return [make_violation("under_low", prep.lower_, [person, low], prep)
+            for people, low, prep in _placed(doc, UNDER, LOW_THINGS) for person in people
+            if kind_of(person) == PERSON and _posed(prep)]
+
+
+def _over_shelters(doc: Doc) -> list[Violation]:
+    """Standing over an umbrella."""
+    return [make_violation("over_shelter", prep.lower_, [being, shelter], prep)
+            for beings, shelter, prep in _placed(doc, OVER, SHELTERS) for being in beings
+            if kind_of(being) in (PERSON, ANIMAL) and _posed(prep)]
+
+
+def _sat_in_tables(doc: Doc) -> list[Violation]:
+    """Sitting in a table."""
+    return [make_violation("sat_in_table", "in", [surface], prep)
+            for _, surface, prep in _placed(doc, frozenset(["in"]), SURFACES) if _head_verb(prep) in SITTING_VERBS]
+
+
+def _kites_struck(doc: Doc) -> list[Violation]:
+    """Kicking a kite."""
+    return [make_violation("kite_struck", verb_lemma(verb), [kite], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in STRUCK_VERBS
+            for obj in verb.children if obj.dep_ == "dobj"
+            for kite in (obj, *obj.conjuncts) if kite.lemma_.lower() == "kite"]
+
+
+def kind_violations(doc: Doc) -> list[Violation]:
+    """The rules here over one parse."""
+    return (_breed_misfits(doc) + _boats_on_roads(doc) + _wild_handled(doc) + _beasts_on_seats(doc)
+            + _cooked_on_cold(doc) + _under_low(doc) + _over_shelters(doc) + _sat_in_tables(doc)
+            + _kites_struck(doc))
