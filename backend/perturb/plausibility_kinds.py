@@ -2,17 +2,13 @@
 (tuning rows of `bench/plausibility_judged.py`), each rule a class of them:
 
   breed_misfit     a breed or coat word of one animal on another ("A baby tabby rabbit", "a group of husky monkeys").
-  boat_on_road     a boat on, down or along a road, a street, a curb or a runway ("a boat on a wide runway", "A
-                   white boat driving down a street"); trains are left out (trams run down streets).
   wild_handled     walking, leading or petting a wild beast ("A man walking his giraffe", "leading a white bear with
                    a rope", "petting a polar bear"); people walk and pet elephants, horses and giraffes in zoos are fed
                    (petting a giraffe is left alone).
-  beast_on_seat    a large animal sitting or lying on a couch, a bed, a chair or a lap ("Brown and black cow sitting
-                   on the brown couch"); bears are left out (teddy bears sit on couches).
   cooked_on_cold   cooking or frying on a refrigerator, a freezer, a microwave or a dishwasher ("A woman is cooking
                    on a large black refrigerator").
   under_low        a person sitting, standing or doing a trick under something too low to be under: a bed, a couch,
-                   a board, a bicycle ("A man sitting under a bed", "A police man under a motorcycle").
+                   a bicycle ("A man sitting under a bed", "A police man under a motorcycle").
   over_shelter     a person or an animal sitting, standing or being over an umbrella, a canopy or an awning ("The
                    father and daughter are over an umbrella").
   sat_in_table     sitting in a table, a desk or a counter ("A man sitting in a table").
@@ -28,10 +24,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.nouns import ANIMAL, PERSON, noun_key
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import (
-    LARGE_ANIMALS,
     Violation,
-    agent_options,
-    is_under,
     kind_of,
     make_violation,
     placements,
@@ -39,17 +32,13 @@ from backend.perturb.plausibility_parse import (
 
 BREEDS = {"tabby": frozenset(["cat", "kitten"]), "calico": frozenset(["cat", "kitten"]),
           "husky": frozenset(["dog", "puppy"])}
-_BOATS = frozenset(["boat.n.01", "ship.n.01"])
-ROADS = frozenset("road street runway curb highway freeway avenue sidewalk".split())
-ALONG = frozenset(["on", "onto", "down", "along", "across", "up"])
 WILD_BEASTS = frozenset("bear lion tiger wolf zebra giraffe leopard cheetah rhino hippo".split())
 LED_VERBS = frozenset(["walk", "lead"])
 PETTED_BEASTS = WILD_BEASTS - {"giraffe", "zebra"}
-SEATS = frozenset("couch sofa bed chair armchair lap recliner loveseat".split())
-ON_SEATS = frozenset(["on", "onto", "atop", "in"])
 COOKING_VERBS = frozenset("cook fry grill boil saute sear".split())
 COLD_APPLIANCES = frozenset("refrigerator fridge freezer microwave dishwasher".split())
-LOW_THINGS = frozenset("bed couch sofa skateboard surfboard snowboard board motorcycle bicycle bike scooter".split())
+# Boards are `selection_ground`'s (under_a_board).
+LOW_THINGS = frozenset("bed couch sofa motorcycle bicycle bike scooter".split())
 UNDER = frozenset(["under", "beneath", "underneath"])
 OVER = frozenset(["over", "above"])
 SHELTERS = frozenset("umbrella umbrellas canopy awning parasol".split())
@@ -73,7 +62,7 @@ def _breed_misfits(doc: Doc) -> list[Violation]:
 
 
 def _with_conjuncts(option: tuple[Token, ...]) -> list[Token]:
-    """An agent's nouns and their conjuncts: spaCy reads "Brown and black cow sitting" with "Brown" the subject."""
+    """An agent's nouns and their conjuncts ("The father and daughter are over an umbrella")."""
     return list(dict.fromkeys(each for noun in option for each in (noun, *noun.conjuncts)))
 
 
@@ -92,13 +81,6 @@ def _head_verb(prep: Token) -> str | None:
     return verb_lemma(prep.head) if prep.head.pos_ in ("VERB", "AUX") else None
 
 
-def _boats_on_roads(doc: Doc) -> list[Violation]:
-    """A boat on a runway."""
-    return [make_violation("boat_on_road", prep.lower_, [thing, road], prep)
-            for things, road, prep in _placed(doc, ALONG, ROADS) for thing in things
-            if is_under(noun_key(thing), _BOATS)]
-
-
 def _wild_handled(doc: Doc) -> list[Violation]:
     """Walking a giraffe, petting a bear."""
     found = []
@@ -108,13 +90,6 @@ def _wild_handled(doc: Doc) -> list[Violation]:
         found += [make_violation("wild_handled", lemma, [obj], verb) for obj in verb.children
                   if obj.dep_ == "dobj" and _animal(obj) and noun_key(obj) in beasts]
     return found
-
-
-def _beasts_on_seats(doc: Doc) -> list[Violation]:
-    """A cow on a couch."""
-    return [make_violation("beast_on_seat", prep.lower_, [beast, seat], prep)
-            for beasts, seat, prep in _placed(doc, ON_SEATS, SEATS) for beast in beasts
-            if _animal(beast) and noun_key(beast) in LARGE_ANIMALS - {"bear"}]
 
 
 def _cooked_on_cold(doc: Doc) -> list[Violation]:
@@ -161,6 +136,5 @@ def _kites_struck(doc: Doc) -> list[Violation]:
 
 def kind_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
-    return (_breed_misfits(doc) + _boats_on_roads(doc) + _wild_handled(doc) + _beasts_on_seats(doc)
-            + _cooked_on_cold(doc) + _under_low(doc) + _over_shelters(doc) + _sat_in_tables(doc)
-            + _kites_struck(doc))
+    return (_breed_misfits(doc) + _wild_handled(doc) + _cooked_on_cold(doc) + _under_low(doc) + _over_shelters(doc)
+            + _sat_in_tables(doc) + _kites_struck(doc))
