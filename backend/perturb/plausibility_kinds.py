@@ -13,6 +13,10 @@
                    father and daughter are over an umbrella").
   sat_in_table     sitting in a table, a desk or a counter ("A man sitting in a table").
   kite_struck      kicking or hitting a kite ("someone else kicks a kite", "prepares to hit the ball and a kite").
+  flowers_held     flowers in, of or filling a thing that holds none: a book, an umbrella, a lamp ("A book filled
+                   with yellow and white flowers", "An umbrella of flowers", "flowers in the white book").
+  animal_throws    an animal throwing or tossing something: only people and apes throw ("A black and white dog
+                   throwing a blue flying disc").
 
 Each errs towards "plausible"; a violation counts only where the perturbation made it
 (`plausibility.implausibilities`), so each names the preposition or verb the perturbation may have changed.
@@ -25,10 +29,13 @@ from backend.perturb.nouns import ANIMAL, PERSON, noun_key
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import (
     Violation,
+    agent_options,
+    is_under,
     kind_of,
     make_violation,
     placements,
 )
+from backend.perturb.selection import FILLING_WORDS
 
 BREEDS = {"tabby": frozenset(["cat", "kitten"]), "calico": frozenset(["cat", "kitten"]),
           "husky": frozenset(["dog", "puppy"])}
@@ -48,6 +55,11 @@ POSED_VERBS = frozenset("sit stand do be perform idle".split())
 SURFACES = frozenset("table desk counter".split())
 SITTING_VERBS = frozenset(["sit", "seat"])
 STRUCK_VERBS = frozenset(["kick", "hit", "punch", "bat"])
+FLOWERS = frozenset("flower rose tulip daisy sunflower lily orchid".split())
+# Things that hold no flowers, though a book may hold pictures of them and a lamp may be on a vase.
+NON_HOLDERS = frozenset("book umbrella lamp clock laptop computer phone television keyboard remote".split())
+THROWING_VERBS = frozenset(["throw", "toss", "pitch", "hurl"])
+_THROWERS = frozenset(["primate.n.02"])
 
 
 def _animal(token: Token) -> bool:
@@ -134,7 +146,34 @@ def _kites_struck(doc: Doc) -> list[Violation]:
             for kite in (obj, *obj.conjuncts) if kite.lemma_.lower() == "kite"]
 
 
+def _flower_holders(doc: Doc) -> list[tuple[Token, Token]]:
+    """(holder, flowers) for "flowers in X", "X of flowers" and "X filled with flowers" or "full of flowers"."""
+    pairs = [(where, thing) for option, where, _ in placements(doc, frozenset(["in", "inside"])) for thing in option]
+    for flowers in doc:
+        prep = flowers.head
+        if flowers.dep_ != "pobj" or prep.lower_ not in ("of", "with"):
+            continue
+        holder = prep.head.head if prep.head.lower_ in FILLING_WORDS else prep.head if prep.lower_ == "of" else None
+        if holder is not None and holder.pos_ == "NOUN":
+            pairs += [(holder, flowers), *((conj, flowers) for conj in holder.conjuncts)]
+    return pairs
+
+
+def _flowers_held(doc: Doc) -> list[Violation]:
+    """A book filled with flowers."""
+    return [make_violation("flowers_held", noun_lemma(holder), [holder, flowers], None)
+            for holder, flowers in _flower_holders(doc)
+            if noun_lemma(flowers) in FLOWERS and noun_lemma(holder) in NON_HOLDERS]
+
+
+def _animals_throwing(doc: Doc) -> list[Violation]:
+    """A dog throwing a disc."""
+    return [make_violation("animal_throws", verb_lemma(verb), [option[0]], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in THROWING_VERBS for option in agent_options(verb)
+            if all(_animal(noun) and not is_under(noun_key(noun), _THROWERS) for noun in option)]
+
+
 def kind_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
     return (_breed_misfits(doc) + _wild_handled(doc) + _cooked_on_cold(doc) + _under_low(doc) + _over_shelters(doc)
-            + _sat_in_tables(doc) + _kites_struck(doc))
+            + _sat_in_tables(doc) + _kites_struck(doc) + _flowers_held(doc) + _animals_throwing(doc))
