@@ -17,6 +17,9 @@
                    with yellow and white flowers", "An umbrella of flowers", "flowers in the white book").
   animal_throws    an animal throwing or tossing something: only people and apes throw ("A black and white dog
                    throwing a blue flying disc").
+  other_kind       an animal among "other" animals of another class ("a man pets a horse attached to other birds"):
+                   "other" says it is one of them.
+  on_cutlery       a made thing resting on a fork, a spoon or a knife ("A plate rests on a fork"); food may.
 
 Each errs towards "plausible"; a violation counts only where the perturbation made it
 (`plausibility.implausibilities`), so each names the preposition or verb the perturbation may have changed.
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import ANIMAL, PERSON, noun_key
+from backend.perturb.nouns import ANIMAL, PERSON, is_kind_of, noun_key
 from backend.perturb.parse_reading import noun_lemma, verb_lemma
 from backend.perturb.plausibility_parse import (
     Violation,
@@ -34,6 +37,7 @@ from backend.perturb.plausibility_parse import (
     kind_of,
     make_violation,
     placements,
+    some_sense_under,
 )
 from backend.perturb.selection import FILLING_WORDS
 
@@ -60,6 +64,13 @@ FLOWERS = frozenset("flower rose tulip daisy sunflower lily orchid".split())
 NON_HOLDERS = frozenset("book umbrella lamp clock laptop computer phone television keyboard remote".split())
 THROWING_VERBS = frozenset(["throw", "toss", "pitch", "hurl"])
 _THROWERS = frozenset(["primate.n.02"])
+CUTLERY = frozenset("fork spoon knife chopstick chopsticks toothpick".split())
+# Dishes, containers, furniture and devices in some sense ("plate" is first a sheet of metal), food in none first.
+_RESTING_THINGS = frozenset(["tableware.n.01", "container.n.01", "furniture.n.01", "device.n.01"])
+_FOOD = frozenset(["food.n.01", "food.n.02"])
+# The classes of animal "other" keeps apart: a horse among other cows was judged in doubt, among other birds absurd.
+_ANIMAL_CLASSES = (frozenset(["mammal.n.01"]), frozenset(["bird.n.01"]), frozenset(["fish.n.01"]),
+                   frozenset(["reptile.n.01"]), frozenset(["insect.n.01"]))
 
 
 def _animal(token: Token) -> bool:
@@ -173,7 +184,36 @@ def _animals_throwing(doc: Doc) -> list[Violation]:
             if all(_animal(noun) and not is_under(noun_key(noun), _THROWERS) for noun in option)]
 
 
+def _kin(first: Token, second: Token) -> bool:
+    """Of one class of animal (`_ANIMAL_CLASSES`), or one a kind of the other ("a zebra and other animals")."""
+    one, two = noun_lemma(first), noun_lemma(second)
+    classes = [[is_under(key, group) for group in _ANIMAL_CLASSES] for key in (one, two)]
+    return is_kind_of(one, two) or is_kind_of(two, one) or not any(classes[0]) or classes[0] == classes[1]
+
+
+def _other_kinds(doc: Doc) -> list[Violation]:
+    """A horse attached to other birds: the animal named last before "other" is of another class."""
+    found = []
+    for other in doc:
+        group = other.head
+        if other.lower_ != "other" or other.dep_ != "amod" or not _animal(group) or group.tag_ != "NNS":
+            continue
+        before = [noun for noun in doc[group.sent.start:other.i] if noun.pos_ == "NOUN" and _animal(noun)]
+        if before and not _kin(before[-1], group):
+            found.append(make_violation("other_kind", "other", [before[-1], group], None))
+    return found
+
+
+def _on_cutlery(doc: Doc) -> list[Violation]:
+    """A plate on a fork."""
+    return [make_violation("on_cutlery", word, [thing, cutlery], None)
+            for option, cutlery, word in placements(doc, frozenset(["on", "atop"])) for thing in option
+            if noun_lemma(cutlery) in CUTLERY and some_sense_under(noun_key(thing), _RESTING_THINGS)
+            and not is_under(noun_key(thing), _FOOD)]
+
+
 def kind_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
     return (_breed_misfits(doc) + _wild_handled(doc) + _cooked_on_cold(doc) + _under_low(doc) + _over_shelters(doc)
-            + _sat_in_tables(doc) + _kites_struck(doc) + _flowers_held(doc) + _animals_throwing(doc))
+            + _sat_in_tables(doc) + _kites_struck(doc) + _flowers_held(doc) + _animals_throwing(doc)
+            + _other_kinds(doc) + _on_cutlery(doc))
