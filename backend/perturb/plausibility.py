@@ -11,6 +11,8 @@ read the spaCy parse:
                      grazing"). Posture and motion verbs (sit, stand, lie,
                      run, fly, drive, hold, carry) are not on the list: COCO
                      says "a laptop sitting on a desk", "a bus driving".
+                     Doing a trick is ("A skateboard does a flip"), but for
+                     a motor vehicle or an aircraft.
   on_top_of_living   a heavy or fixed thing or a large animal is on top of
                      a person or an animal, or a thing rides one ("a bench
                      sitting on a man", "a horse riding a man").
@@ -78,6 +80,9 @@ AGENT_VERBS = frozenset("""
     cuddle grab grasp clutch type text cook bake sleep nap wear use brush shave comb herd dance sing yell shout cry
     frown photograph kneel squat repair prepare buy shop
 """.split())
+TRICK_VERBS = frozenset(["do", "perform"])
+TRICKS = frozenset("trick flip stunt wheelie kickflip ollie jump".split())
+_STUNT_VEHICLES = frozenset(["self-propelled_vehicle.n.01", "aircraft.n.01"])
 # Things too heavy, large or fixed to lie on a person or an animal.
 HEAVY_NOUNS = frozenset("""
     bench table desk couch sofa bed chair dresser cabinet refrigerator fridge oven stove dishwasher piano toilet
@@ -118,15 +123,28 @@ def is_heavy(token: Token) -> bool:
     return noun_class(token) == INANIMATE and _wordnet_heavy(key)
 
 
+def _does_a_trick(verb: Token) -> bool:
+    """Doing or performing a trick, a flip or a stunt: "A skateboard on a person does a flip" (the board only
+    carries the rider)."""
+    return verb_lemma(verb) in TRICK_VERBS and any(
+        child.dep_ == "dobj" and child.lemma_.lower() in TRICKS for child in verb.children)
+
+
+def _performs_tricks(agent: Token) -> bool:
+    """A motor vehicle or an aircraft may do a stunt ("a plane doing a loop", "a motorcycle doing a wheelie")."""
+    return is_under(noun_key(referent(agent)), _STUNT_VEHICLES)
+
+
 def _inanimate_agents(doc: Doc) -> list[Violation]:
     """Rule 1: an inanimate thing does what only people and animals do."""
     found = []
     for verb in doc:
         lemma = verb_lemma(verb)
-        if verb.pos_ != "VERB" or lemma not in AGENT_VERBS or is_linking(verb):
+        trick = verb.pos_ == "VERB" and _does_a_trick(verb)
+        if verb.pos_ != "VERB" or (lemma not in AGENT_VERBS and not trick) or is_linking(verb):
             continue
         for option in agent_options(verb):
-            if all(kind_of(agent) == INANIMATE for agent in option):
+            if all(kind_of(agent) == INANIMATE and not (trick and _performs_tricks(agent)) for agent in option):
                 found.append(make_violation("inanimate_agent", lemma, [option[0]], verb))
     return found
 
