@@ -90,6 +90,17 @@ FINE = [
     ("other_kind", "a man pets a horse attached to other horses", "a man pets a horse attached to other cows"),  # doubt
 ]
 
+# Hidden in the odd-id engine pass by a first version, judged fine there.
+ENGINE_FINE = [
+    ("attribute_misfit", "A man in a black jacket holding a zebra print umbrella.",
+     "A man in a black jacket holding a blue zebra print umbrella."),
+    ("attribute_misfit", "A plate of finger foods next to a blue and raspberry topped cake.",
+     "A plate of finger foods next to a blue and apple topped cake."),
+    ("animal_throws", "White horse carrying a man in a black buggy.", "White horse throwing a man in a black buggy."),
+    ("under_low", "A boy asleep on a large bed under a mosquito net",
+     "A boy asleep under a large bed under a mosquito net"),
+]
+
 
 def _rules(output: str, caption: str) -> set[str]:
     return {violation.rule for violation in implausibilities(output, caption)}
@@ -105,7 +116,7 @@ def test_a_real_caption_is_left_alone(rule, caption):
     assert rule not in {violation.rule for violation in violations(caption)}
 
 
-@pytest.mark.parametrize(("rule", "caption", "fine"), FINE)
+@pytest.mark.parametrize(("rule", "caption", "fine"), FINE + ENGINE_FINE)
 def test_a_judged_fine_neighbour_is_left_alone(rule, caption, fine):
     assert rule not in _rules(fine, caption)
 

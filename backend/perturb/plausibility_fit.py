@@ -145,9 +145,10 @@ def _colour_run(noun: Token) -> list[Token]:
     """The colour words just left of `noun`, through "and", commas and a name's words: spaCy may parse a colour as
     a compound or a subject ("a cloudy tan sky", "Green and black dog", "blue granny smith apples"), which no
     dependency reads as `noun`'s. Not through a noun ("a blue stop sign" is the sign's colour, not the stop's), nor
-    for a noun that is a colour ("black and orange")."""
+    for a noun that is a colour ("black and orange") or modifies another word ("a blue zebra print umbrella", "a
+    blue and apple topped cake")."""
     run: list[Token] = []
-    if _is_colour(noun):
+    if _is_colour(noun) or noun.dep_ in ("compound", "nmod") or noun.head.pos_ in ("ADJ", "VERB"):
         return run
     for token in reversed(noun.doc[noun.sent.start:noun.i]):
         if _is_colour(token):

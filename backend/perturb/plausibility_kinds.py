@@ -15,8 +15,8 @@
   kite_struck      kicking or hitting a kite ("someone else kicks a kite", "prepares to hit the ball and a kite").
   flowers_held     flowers in, of or filling a thing that holds none: a book, an umbrella, a lamp ("A book filled
                    with yellow and white flowers", "An umbrella of flowers", "flowers in the white book").
-  animal_throws    an animal throwing or tossing something: only people and apes throw ("A black and white dog
-                   throwing a blue flying disc").
+  animal_throws    an animal throwing or tossing a thing: only people and apes throw ("A black and white dog
+                   throwing a blue flying disc"); a horse throwing its rider bucks him off.
   other_kind       an animal among "other" animals of another class ("a man pets a horse attached to other birds"):
                    "other" says it is one of them.
   on_cutlery       a made thing resting on a fork, a spoon or a knife ("A plate rests on a fork"); food may.
@@ -49,7 +49,8 @@ PETTED_BEASTS = WILD_BEASTS - {"giraffe", "zebra"}
 COOKING_VERBS = frozenset("cook fry grill boil saute sear".split())
 COLD_APPLIANCES = frozenset("refrigerator fridge freezer microwave dishwasher".split())
 # Boards are `selection_ground`'s (under_a_board).
-LOW_THINGS = frozenset("bed couch sofa motorcycle bicycle bike scooter".split())
+CYCLES = frozenset("motorcycle bicycle bike scooter".split())
+LOW_THINGS = CYCLES | frozenset("bed couch sofa".split())
 UNDER = frozenset(["under", "beneath", "underneath"])
 OVER = frozenset(["over", "above"])
 SHELTERS = frozenset("umbrella umbrellas canopy awning parasol".split())
@@ -123,24 +124,28 @@ def _cooked_on_cold(doc: Doc) -> list[Violation]:
             for where in prep.children if where.dep_ == "pobj" and where.lemma_.lower() in COLD_APPLIANCES]
 
 
-def _posed(prep: Token) -> bool:
-    """`prep` hangs on a verb of rest or a trick, a copula, or a noun."""
+def _posed(prep: Token, on_a_noun: bool) -> bool:
+    """`prep` hangs on a verb of rest or a trick or a copula, or, where `on_a_noun`, on a noun ("A police man under
+    a motorcycle", "A man and a girl over an umbrella"); a person merely under a bed may hide or sleep there ("A
+    boy asleep under a large bed")."""
     verb = _head_verb(prep)
-    return verb is None or verb in POSED_VERBS
+    if verb is not None:
+        return verb in POSED_VERBS
+    return on_a_noun and prep.head.pos_ in ("NOUN", "PROPN")
 
 
 def _under_low(doc: Doc) -> list[Violation]:
     """Sitting under a bed."""
     return [make_violation("under_low", prep.lower_, [person, low], prep)
             for people, low, prep in _placed(doc, UNDER, LOW_THINGS) for person in people
-            if kind_of(person) == PERSON and _posed(prep)]
+            if kind_of(person) == PERSON and _posed(prep, noun_lemma(low) in CYCLES)]
 
 
 def _over_shelters(doc: Doc) -> list[Violation]:
     """Standing over an umbrella."""
     return [make_violation("over_shelter", prep.lower_, [being, shelter], prep)
             for beings, shelter, prep in _placed(doc, OVER, SHELTERS) for being in beings
-            if kind_of(being) in (PERSON, ANIMAL) and _posed(prep)]
+            if kind_of(being) in (PERSON, ANIMAL) and _posed(prep, True)]
 
 
 def _sat_in_tables(doc: Doc) -> list[Violation]:
@@ -177,10 +182,17 @@ def _flowers_held(doc: Doc) -> list[Violation]:
             if noun_lemma(flowers) in FLOWERS and noun_lemma(holder) in NON_HOLDERS]
 
 
+def _throws_a_thing(verb: Token) -> bool:
+    """`verb` throws a thing: a horse throwing its rider is bucking him off ("White horse throwing a man")."""
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    return bool(objects) and not any(kind_of(obj) in (PERSON, ANIMAL) for obj in objects)
+
+
 def _animals_throwing(doc: Doc) -> list[Violation]:
     """A dog throwing a disc."""
     return [make_violation("animal_throws", verb_lemma(verb), [option[0]], verb) for verb in doc
-            if verb.pos_ == "VERB" and verb_lemma(verb) in THROWING_VERBS for option in agent_options(verb)
+            if verb.pos_ == "VERB" and verb_lemma(verb) in THROWING_VERBS and _throws_a_thing(verb)
+            for option in agent_options(verb)
             if all(_animal(noun) and not is_under(noun_key(noun), _THROWERS) for noun in option)]
 
 
