@@ -1,7 +1,7 @@
 """The plausibility rules of issue 21's second label round (`plausibility_kinds`, and the rules widened in
-`plausibility`, `plausibility_fit`, `plausibility_scene`, `plausibility_parse` and `selection`): each flags a negative
-judged absurd (impl) on a tuning row of tests/data/perturb-judged*.csv, against the caption it was made from, and
-leaves a SugarCrepe caption alone (every one is true of its photo, so any flag there is false).
+`plausibility`, `plausibility_fit`, `plausibility_scene`, `plausibility_parse` and `selection`'s boat_on_road): each
+flags a negative judged absurd (impl) on a tuning row of tests/data/perturb-judged*.csv, against the caption it was
+made from, and leaves a SugarCrepe caption alone (every one is true of its photo, so any flag there is false).
 """
 import pytest
 
@@ -47,8 +47,6 @@ FLAGGED = [
      "A table with a napkin, soup on a plate, and a cup of coffee."),
     ("vessel_misfit", "A meal of meat and corn and veggies on a white plate.",
      "A meal of meat and corn and veggies on a white cup."),
-    ("wrong_room", "A small bathroom, with a commode, and a bathtub with bath toys in and around it.",
-     "A small office, with a commode, and a bathtub with bath toys in and around it."),
     ("handled_in_sky", "Some people in a grass field flying a kite in the sky.",
      "Some people in a grass field carrying a kite in the sky."),
 ]
@@ -73,7 +71,6 @@ CAPTIONS = [
     ("too_big_for", "A cat and dog napping together on the couch."),
     ("vessel_misfit", "A chocolate frosted donut on a plate with a cup of coffee and a penguin napkin holder. "),
     ("vessel_misfit", "A plate holding a grilled cheese sandwich and bowl of soup."),
-    ("wrong_room", "A bedroom with a bed, TV and ceiling fan."),
     ("handled_in_sky", "A man flying a kite above a tall building in a cloudy blue sky."),
 ]
 
@@ -99,6 +96,8 @@ ENGINE_FINE = [
     ("animal_throws", "White horse carrying a man in a black buggy.", "White horse throwing a man in a black buggy."),
     ("under_low", "A boy asleep on a large bed under a mosquito net",
      "A boy asleep under a large bed under a mosquito net"),
+    ("flowers_held", "A small vase of flowers sit on a wooden table near magazines.",
+     "A lamp and a small vase of flowers sit on a wooden table near magazines."),
 ]
 
 

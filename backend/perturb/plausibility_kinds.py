@@ -169,9 +169,10 @@ def _flower_holders(doc: Doc) -> list[tuple[Token, Token]]:
         prep = flowers.head
         if flowers.dep_ != "pobj" or prep.lower_ not in ("of", "with"):
             continue
-        holder = prep.head.head if prep.head.lower_ in FILLING_WORDS else prep.head if prep.lower_ == "of" else None
-        if holder is not None and holder.pos_ == "NOUN":
-            pairs += [(holder, flowers), *((conj, flowers) for conj in holder.conjuncts)]
+        if prep.head.lower_ in FILLING_WORDS and prep.head.head.pos_ == "NOUN":  # "A vase and a book filled with"
+            pairs += [(holder, flowers) for holder in (prep.head.head, *prep.head.head.conjuncts)]
+        elif prep.lower_ == "of" and prep.head.pos_ == "NOUN":  # not "A lamp and a small vase of flowers"
+            pairs.append((prep.head, flowers))
     return pairs
 
 

@@ -107,8 +107,7 @@ MISPLACED: dict[str, frozenset[str]] = {
     "bathroom": COOKERS | {"bed", "couch", "sofa"},
     "living room": BATH_FIXTURES,
     "dining room": BATH_FIXTURES | {"bed"},
-    "bedroom": COOKERS | {"urinal", "toilet", "commode", "bidet"},  # a bathtub may stand in a suite's bedroom
-    "office": BATH_FIXTURES,
+    "bedroom": COOKERS | {"urinal"},
 }
 
 
