@@ -32,9 +32,10 @@ from backend.perturb import PROBE_DEFAULT_FAMILIES, Variant  # noqa: E402
 from backend.perturb.plausibility import implausibilities, is_labelled  # noqa: E402
 from backend.perturb.plausibility_parse import Span  # noqa: E402
 
-# The flagged samples were drawn from what the label flags (label9's: every odd-id output the label9 rules hid
-# or removed): they measure precision, and in the pool they would inflate recall, so they are read only when named.
-FLAGGED_SAMPLES = frozenset(["perturb-judged-plausibility-flagged.csv", "perturb-judged-label9.csv"])
+# The flagged samples were drawn from what the label flags (label9's and label10's: every odd-id output their rules
+# hid or removed): they measure precision, and in the pool they would inflate recall, so they are read only when named.
+FLAGGED_SAMPLES = frozenset(["perturb-judged-plausibility-flagged.csv", "perturb-judged-label9.csv",
+                             "perturb-judged-label10.csv"])
 JUDGED = sorted(path for path in (BENCH.parent / "tests" / "data").glob("perturb-judged*.csv")
                 if path.name not in FLAGGED_SAMPLES)
 _WORD = re.compile(r"\S+")

@@ -11,6 +11,8 @@ read the spaCy parse:
                      grazing"). Posture and motion verbs (sit, stand, lie,
                      run, fly, drive, hold, carry) are not on the list: COCO
                      says "a laptop sitting on a desk", "a bus driving".
+                     Doing a trick is ("A skateboard does a flip"), but for
+                     a motor vehicle or an aircraft.
   on_top_of_living   a heavy or fixed thing or a large animal is on top of
                      a person or an animal, or a thing rides one ("a bench
                      sitting on a man", "a horse riding a man").
@@ -29,8 +31,9 @@ noun neither knows is UNKNOWN and fires no rule. The selectional rules of
 `selection` (what fits a place, a verb, a container) and `selection_ground`
 (where a body can be: water, air, ground) run beside these three, with those of
 `plausibility_use` (what things are used for), `plausibility_fit` (words that misfit the words kept around
-them, read with the generation-time checks of `refill_neighbours` and `attribute_fit`) and `plausibility_scene`
-(things where they cannot be, beings doing what they cannot). The result is deterministic and errs towards
+them, read with the generation-time checks of `refill_neighbours` and `attribute_fit`), `plausibility_scene`
+(things where they cannot be, beings doing what they cannot) and `plausibility_kinds` (beings and boats out of their
+kind's places and acts). The result is deterministic and errs towards
 "plausible".
 """
 from __future__ import annotations
@@ -47,6 +50,7 @@ from backend.perturb.nouns import INANIMATE, LIVING, is_name, noun_class, noun_k
 from backend.perturb.order import FAMILY as ORDER_FAMILY
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_fit import fit_violations
+from backend.perturb.plausibility_kinds import kind_violations
 from backend.perturb.plausibility_parse import (
     LARGE_ANIMALS,
     Span,
@@ -76,6 +80,9 @@ AGENT_VERBS = frozenset("""
     cuddle grab grasp clutch type text cook bake sleep nap wear use brush shave comb herd dance sing yell shout cry
     frown photograph kneel squat repair prepare buy shop
 """.split())
+TRICK_VERBS = frozenset(["do", "perform"])
+TRICKS = frozenset("trick flip stunt wheelie kickflip ollie jump".split())
+_STUNT_VEHICLES = frozenset(["self-propelled_vehicle.n.01", "aircraft.n.01"])
 # Things too heavy, large or fixed to lie on a person or an animal.
 HEAVY_NOUNS = frozenset("""
     bench table desk couch sofa bed chair dresser cabinet refrigerator fridge oven stove dishwasher piano toilet
@@ -116,15 +123,28 @@ def is_heavy(token: Token) -> bool:
     return noun_class(token) == INANIMATE and _wordnet_heavy(key)
 
 
+def _does_a_trick(verb: Token) -> bool:
+    """Doing or performing a trick, a flip or a stunt: "A skateboard on a person does a flip" (the board only
+    carries the rider)."""
+    return verb_lemma(verb) in TRICK_VERBS and any(
+        child.dep_ == "dobj" and child.lemma_.lower() in TRICKS for child in verb.children)
+
+
+def _performs_tricks(agent: Token) -> bool:
+    """A motor vehicle or an aircraft may do a stunt ("a plane doing a loop", "a motorcycle doing a wheelie")."""
+    return is_under(noun_key(referent(agent)), _STUNT_VEHICLES)
+
+
 def _inanimate_agents(doc: Doc) -> list[Violation]:
     """Rule 1: an inanimate thing does what only people and animals do."""
     found = []
     for verb in doc:
         lemma = verb_lemma(verb)
-        if verb.pos_ != "VERB" or lemma not in AGENT_VERBS or is_linking(verb):
+        trick = verb.pos_ == "VERB" and _does_a_trick(verb)
+        if verb.pos_ != "VERB" or (lemma not in AGENT_VERBS and not trick) or is_linking(verb):
             continue
         for option in agent_options(verb):
-            if all(kind_of(agent) == INANIMATE for agent in option):
+            if all(kind_of(agent) == INANIMATE and not (trick and _performs_tricks(agent)) for agent in option):
                 found.append(make_violation("inanimate_agent", lemma, [option[0]], verb))
     return found
 
@@ -188,10 +208,11 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
 
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
     """The three rules here, the selectional ones (`selection`, `selection_ground`) and those of use, fit and
-    scene (`plausibility_use`, `plausibility_fit`, `plausibility_scene`) over one parse."""
+    scene and kind (`plausibility_use`, `plausibility_fit`, `plausibility_scene`, `plausibility_kinds`) over one
+    parse."""
     return tuple(_inanimate_agents(doc) + _on_top_of_living(doc) + _wrong_objects(doc) + selection_violations(doc)
                  + ground_violations(doc) + use_violations(doc) + fit_violations(doc)
-                 + scene_violations(doc))
+                 + scene_violations(doc) + kind_violations(doc))
 
 
 class _Violations:

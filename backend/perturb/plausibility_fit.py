@@ -41,10 +41,13 @@ from backend.perturb.refill_neighbours import (
     UNSLICED,
     neighbours_fit,
 )
-from backend.perturb.visual_classes import COAT_COLOURS, NATURAL_COLOURS
+from backend.perturb.visual_classes import COAT_COLOURS, NATURAL_COLOURS, visual_values
 
-# Colours no mammal's coat has: "A green cat", "a blue cow" (red and orange ones are: a setter, a tabby).
+# Colours no mammal's coat has: "A green cat", "a blue cow" (red and orange ones are: a setter, a tabby), nor, for
+# the animals of white, grey or striped coats, red or orange ("Red sheep standing in front of a colorful wall").
 UNNATURAL_COATS = frozenset("green blue purple pink violet lavender turquoise teal magenta".split())
+PALE_COATED = frozenset("sheep lamb zebra elephant panda".split())
+PALE_COAT_MISFITS = UNNATURAL_COATS | {"red", "orange"}
 FROSTING = SWEET_MARKS - {"iced", "glazed"}
 _FOOD = frozenset(["food.n.01", "food.n.02"])
 _SWEET_KINDS = frozenset(["baked_goods.n.01", "dessert.n.01", "cereal.n.03", "candy.n.01"])
@@ -138,11 +141,34 @@ def _neighbour_misfits(doc: Doc) -> list[Violation]:
             and not neighbours_fit(noun, noun_key(noun), noun_key(noun))]
 
 
+def _colour_run(noun: Token) -> list[Token]:
+    """The colour words just left of `noun`, through "and", commas and a name's words: spaCy may parse a colour as
+    a compound or a subject ("a cloudy tan sky", "Green and black dog", "blue granny smith apples"), which no
+    dependency reads as `noun`'s. Not through a noun ("a blue stop sign" is the sign's colour, not the stop's), nor
+    for a noun that is a colour ("black and orange") or modifies another word ("a blue zebra print umbrella", "a
+    blue and apple topped cake")."""
+    run: list[Token] = []
+    if _is_colour(noun) or noun.dep_ in ("compound", "nmod") or noun.head.pos_ in ("ADJ", "VERB"):
+        return run
+    for token in reversed(noun.doc[noun.sent.start:noun.i]):
+        if _is_colour(token):
+            run.append(token)
+        elif token.lower_ not in ("and", ",") and token.pos_ != "PROPN":
+            break
+    return run
+
+
+def _is_colour(token: Token) -> bool:
+    return "colour" in visual_values(token.lower_, None)
+
+
 def _modifiers(noun: Token) -> list[Token]:
-    """`noun`'s adjectives and their conjuncts ("brown and blue dog"), and `FLIMSY` materials on its left, which
-    spaCy reads as compounds ("a paper desk") or hangs on another modifier ("a brick upholstered chair")."""
+    """`noun`'s adjectives and their conjuncts ("brown and blue dog"), the colours just left of it (`_colour_run`),
+    and `FLIMSY` materials on its left, which spaCy reads as compounds ("a paper desk") or hangs on another
+    modifier ("a brick upholstered chair")."""
     adjectives = [child for child in noun.children if child.dep_ == "amod"]
     adjectives += [conj for adjective in adjectives for conj in adjective.children if conj.dep_ == "conj"]
+    adjectives += [colour for colour in _colour_run(noun) if colour not in adjectives]
     materials = [token for left in noun.lefts for token in left.subtree
                  if token.lower_ in FLIMSY and token not in adjectives]
     return adjectives + materials
@@ -161,14 +187,19 @@ def _fits_all_the_same(noun: Token, word: str) -> bool:
         return word not in FLIMSY
     if kind_of(noun) == ANIMAL:
         toy = any(token.lower_ in TOY_WORDS for token in noun.subtree) or verb_lemma(noun.head) == "have"
-        return toy or word not in UNNATURAL_COATS
+        return toy or word not in (PALE_COAT_MISFITS if key in PALE_COATED else UNNATURAL_COATS)
     return _greenery(noun) or _colour_free(noun, word)
+
+
+def _common_noun(token: Token) -> bool:
+    """A noun, or a lower-case word spaCy took for a name ("gray granny smith apples")."""
+    return token.pos_ == "NOUN" or (token.pos_ == "PROPN" and token.is_lower)
 
 
 def _attribute_misfits(doc: Doc) -> list[Violation]:
     """Modifiers `attribute_fits` rejects (but see `_fits_all_the_same`)."""
     return [make_violation("attribute_misfit", f"{modifier.lower_} {noun_key(noun)}", [modifier, noun], None)
-            for noun in doc if noun.pos_ == "NOUN" for modifier in _modifiers(noun)
+            for noun in doc if _common_noun(noun) for modifier in _modifiers(noun)
             if not attribute_fits(noun, modifier.lower_) and not _fits_all_the_same(noun, modifier.lower_)]
 
 

@@ -113,6 +113,14 @@ def _enclosing(noun: Token) -> tuple[Token, ...]:
     return tuple(found)
 
 
+def _coloured_subject(subject: Token) -> tuple[Token, ...]:
+    """The subject, or the noun spaCy joined to a colour it took for the subject: "Brown and black cow sitting on
+    the couch" has "Brown" for subject and "cow" for its conjunct."""
+    if subject.pos_ != "ADJ":
+        return (subject,)
+    return tuple(conj for conj in subject.conjuncts if conj.pos_ == "NOUN") or (subject,)
+
+
 def agent_options(verb: Token) -> list[tuple[Token, ...]]:
     """Who does `verb`, one tuple per agent holding every noun it may be.
 
@@ -130,7 +138,7 @@ def agent_options(verb: Token) -> list[tuple[Token, ...]]:
     for child in verb.children:
         if child.dep_ == "nsubj":
             relative = child.tag_ in ("WP", "WDT") and verb.dep_ == "relcl"
-            return [_enclosing(verb.head)] if relative else [(child,)]
+            return [_enclosing(verb.head)] if relative else [_coloured_subject(child)]
     if verb.dep_ in ("acl", "relcl") and verb.head.pos_ in ("NOUN", "PROPN"):
         return [_enclosing(verb.head)]
     if verb.dep_ in ("conj", "xcomp", "advcl") and verb.head.pos_ in ("VERB", "AUX") and verb.head != verb:

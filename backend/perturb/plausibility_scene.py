@@ -3,8 +3,9 @@
 
   eats_a_drink     eating, biting or chewing what is only ever a drink in WordNet, in any of its senses ("A man
                    eating a soda": the first "soda" is the chemical, so `selection`'s `inedible` passes it).
-  vessel_misfit    baked goods, a pizza or a sandwich in or on a cup, a glass or a mug ("a glass of pizza", "a
-                   doughnut on a cup"), a drink on a plate or a tray ("a plate of coffee"), anything "of" a fork.
+  vessel_misfit    baked goods, a pizza, a sandwich or a meal in or on a cup, a glass or a mug ("a glass of pizza",
+                   "a doughnut on a cup"), a drink or soup on a plate or a tray ("a plate of coffee", "soup on a
+                   plate"), anything "of" a fork.
   ridden_misfit    riding, or riding on the back of, an animal no one rides ("riding a bear", "riding squirrels"),
                    or a ball ("riding their tennis balls"), where people ride horses, camels and elephants.
   up_a_tree        a dog, a horse or another animal that cannot climb, in, on or up a tree or a branch ("A cat
@@ -53,7 +54,10 @@ _BEVERAGE = "beverage.n.01"
 _SOLID_FOOD = frozenset(["food.n.02", "baked_goods.n.01", "dish.n.02"])
 DRINK_VESSELS = frozenset("cup glass mug".split())
 FLAT_DISHES = frozenset("plate tray platter saucer".split())
-_SOLID_DISHES = frozenset(["baked_goods.n.01", "sandwich.n.01", "pizza.n.01"])
+DISHES = DRINK_VESSELS | FLAT_DISHES
+_SOLID_DISHES = frozenset(["baked_goods.n.01", "sandwich.n.01", "pizza.n.01", "meal.n.01"])
+_SOUP = "soup.n.01"
+_LIQUIDS = frozenset([_BEVERAGE, _SOUP])  # soup is no drink, and no plate holds it
 IN_OR_ON = frozenset(["in", "on", "onto", "atop"])
 _BALLS = frozenset(["ball.n.01"])
 # Animals that climb trees or perch in them (goats climb argan trees: "a goat is way up in a tree" was judged
@@ -94,21 +98,29 @@ def _eats_a_drink(doc: Doc) -> list[Violation]:
 
 
 def _misholds(vessel: Token, content: Token) -> bool:
-    """A cup of pizza, a plate of coffee, a fork of anything."""
+    """A cup of pizza or of a meal, a plate of coffee or of soup, a fork of anything."""
     vessel_key, content_key = noun_key(vessel), noun_key(content)
     if vessel_key in DRINK_VESSELS:
         return is_under(content_key, _SOLID_DISHES)
-    return vessel_key == "fork" or (vessel_key in FLAT_DISHES and is_under(content_key, frozenset([_BEVERAGE])))
+    return vessel_key == "fork" or (vessel_key in FLAT_DISHES and is_under(content_key, _LIQUIDS))
+
+
+def _misplaced(vessel: Token, content: Token) -> bool:
+    """A doughnut on a cup, soup on a plate; not a drink's word on a plate, which may name a solid ("A chocolate
+    frosted donut on a plate")."""
+    if noun_key(vessel) in FLAT_DISHES:
+        return is_under(noun_key(content), frozenset([_SOUP]))
+    return _misholds(vessel, content)
 
 
 def _vessel_misfits(doc: Doc) -> list[Violation]:
-    """"A glass of pizza", "a plate of coffee"; "a doughnut on a cup"."""
+    """"A glass of pizza", "a plate of coffee"; "a doughnut on a cup", "soup on a plate"."""
     found = [make_violation("vessel_misfit", "of", [vessel, content], None) for vessel in doc
              if vessel.pos_ == "NOUN" for prep in vessel.children if prep.dep_ == "prep" and prep.lower_ == "of"
              for content in prep.children if content.dep_ == "pobj" and _misholds(vessel, content)]
     return found + [make_violation("vessel_misfit", word, [option[0], where], None)
                     for option, where, word in placements(doc, IN_OR_ON)
-                    if noun_key(where) in DRINK_VESSELS and all(_misholds(where, thing) for thing in option)]
+                    if noun_key(where) in DISHES and all(_misplaced(where, thing) for thing in option)]
 
 
 def _ridden(verb: Token) -> list[Token]:
@@ -157,7 +169,7 @@ def _up_a_tree(doc: Doc) -> list[Violation]:
         else:
             prep = tree.head
         if tree.dep_ == "pobj" and tree.lemma_.lower() in TREES and prep.lower_ in UP_IN:
-            found += [make_violation("up_a_tree", prep.lower_, [noun, tree], None) for noun in _located(prep)
+            found += [make_violation("up_a_tree", prep.lower_, [noun, tree], prep) for noun in _located(prep)
                       if is_under(noun_key(noun), _MAMMALS) and not is_under(noun_key(noun), _CLIMBERS)]
     return found
 
@@ -226,12 +238,20 @@ def _flown_misfits(doc: Doc) -> list[Violation]:
             and (obj.lemma_.lower() in RIDDEN_BOARDS or is_under(noun_key(obj), _BALLS))]
 
 
+def _handler(sky: Token) -> Token:
+    """The word "in the sky" tells of: the verb it hangs on, through the verb's object and the place phrases between
+    ("carrying a kite in the sky", "carrying a kite above a tall building in a cloudy blue sky")."""
+    word = sky.head.head
+    while word.dep_ in ("dobj", "pobj", "prep") and word.pos_ != "VERB":
+        word = word.head
+    return word
+
+
 def _handled_in_sky(doc: Doc) -> list[Violation]:
     """Carrying a kite in the sky."""
-    return [make_violation("handled_in_sky", verb_lemma(verb), [sky], verb) for verb in doc
-            if verb.pos_ == "VERB" and verb_lemma(verb) in SKY_HANDLING
-            for prep in verb.children if prep.dep_ == "prep" and prep.lower_ == "in"
-            for sky in prep.children if sky.dep_ == "pobj" and sky.lower_ == "sky"]
+    return [make_violation("handled_in_sky", verb_lemma(verb), [sky], verb) for sky in doc
+            if sky.dep_ == "pobj" and sky.lower_ == "sky" and sky.head.lower_ == "in"
+            and (verb := _handler(sky)).pos_ == "VERB" and verb_lemma(verb) in SKY_HANDLING]
 
 
 def _skis(verb: Token) -> bool:
@@ -240,13 +260,18 @@ def _skis(verb: Token) -> bool:
         child.dep_ == "dobj" and child.lower_ in SNOW_BOARDS for child in verb.children))
 
 
+def _snowless_marks(place: Token) -> list[Token]:
+    """The words that say `place` has no snow ("a sandy surface"): a replaced attribute touches them."""
+    return [child for child in place.children if child.lower_ in SNOWLESS_MARKS]
+
+
 def _snowless(place: Token) -> bool:
-    return place.lemma_.lower() in SNOWLESS_PLACES or any(child.lower_ in SNOWLESS_MARKS for child in place.children)
+    return place.lemma_.lower() in SNOWLESS_PLACES or bool(_snowless_marks(place))
 
 
 def _skiing_on_sand(doc: Doc) -> list[Violation]:
     """Skis on a sandy surface."""
-    return [make_violation("ski_on_sand", verb_lemma(verb), [place], verb) for verb in doc
+    return [make_violation("ski_on_sand", verb_lemma(verb), [place, *_snowless_marks(place)], verb) for verb in doc
             if verb.pos_ == "VERB" and _skis(verb)
             for prep in verb.children if prep.dep_ == "prep"
             for place in prep.children if place.dep_ == "pobj" and _snowless(place)]

@@ -108,6 +108,7 @@ _WATERCRAFT_SYNSETS = frozenset(["vessel.n.02"])
 ROAD_NOUNS = frozenset("road street highway runway sidewalk freeway tarmac".split())
 ALONG = frozenset(["on", "onto", "down", "along", "across", "up"])
 MOTION_VERBS = frozenset("drive travel go move ride speed head cruise race roll".split())
+AIRFIELDS = frozenset(["runway", "tarmac"])  # no trailer parks a boat there ("a boat on a wide runway")
 
 WILD_ANIMALS = frozenset("bear lion tiger wolf".split())
 _TAME_SYNSETS = frozenset(["bird.n.01", "dog.n.01", "domestic_cat.n.01", "cat.n.01"])
@@ -284,11 +285,12 @@ def _is_boat(thing: Token) -> bool:
 
 def _boats_on_roads(doc: Doc) -> list[Violation]:
     """A boat going on, down or along a road, a street or a runway ("a boat driving down the road"). A boat
-    merely on a street may sit on a trailer, so "on" needs a verb of motion."""
+    merely on a street may sit on a trailer, so "on" needs a verb of motion, but on a runway."""
     found = []
     for option, way, word in placements(doc, ALONG):
         holder = way.head.head
-        moving = word != "on" or (holder.pos_ == "VERB" and verb_lemma(holder) in MOTION_VERBS)
+        moving = (word != "on" or noun_key(way) in AIRFIELDS
+                  or (holder.pos_ == "VERB" and verb_lemma(holder) in MOTION_VERBS))
         if moving and noun_key(way) in ROAD_NOUNS and all(_is_boat(thing) for thing in option):
             found.append(make_violation("boat_on_road", word, [option[0], way], None))
     return found
