@@ -12,6 +12,8 @@ purple onions, pink ham), a few vegetables only their own (`visual_classes.NATUR
 pizza with a blue crust" and "purple peas" were made. Attribute additions pass `attribute_fit` too: "A man sitting
 at a leather table" and "a cardboard bench" were made.
 """
+import re
+
 import pytest
 
 from backend.perturb import plausibility
@@ -79,3 +81,19 @@ def test_a_bath_room_in_two_words_has_its_fixtures():
     """Found by addobj8: "in a bath room near a toilet with a bathtub" was made (a bathroom's photo shows one)."""
     outputs = made("A cat sitting in a bath room near a toilet.", ["addition"], subtype="object")
     assert outputs and not any("bathtub" in text or "shower" in text for text in outputs)
+
+
+@pytest.mark.parametrize("caption", [
+    "School boys sit cross legged in front of a chalkboard sign in a vintage black and white photo.",
+    "A black and white photo of a girl on a bench.",
+])
+def test_no_colour_is_added_in_a_black_and_white_picture(caption):
+    """Stop 38's natural sample: "... in front of a blue chalkboard sign in a vintage black and white photo" (judged
+    absurd, shown)."""
+    added = made(caption, ["addition"], subtype="attribute")
+    assert added and not any(re.search(r"\b(blue|green|red|brown|gray|yellow)\b", text) for text in added)
+
+
+def test_a_black_and_white_animal_still_gets_a_coloured_bench():
+    assert normalized("A black and white cat sitting on a green bench.") in made(
+        "A black and white cat sitting on a bench.", ["addition"], subtype="attribute")

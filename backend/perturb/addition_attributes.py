@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.attribute_fit import attribute_fits
+from backend.perturb.attribute_fit import PICTURES, attribute_fits
 from backend.perturb.caption_stats import SEP, CaptionStats
 from backend.perturb.core import Edit, Request, Variant, build, spread
 from backend.perturb.inflect import fit_case
@@ -124,7 +124,9 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
     lemma = noun_lemma(noun)
     if kind == "person":
         words = {t.lower_ for t in noun.doc} | {part for t in noun.doc for part in t.lower_.split("-")}
-        return [("look", look) for look, settled in PERSON_LOOKS.get(lemma, ()) if not words & settled]
+        monochrome = in_monochrome_picture(noun.doc)
+        return [("look", look) for look, settled in PERSON_LOOKS.get(lemma, ())
+                if not words & settled and not (monochrome and look == "red-haired")]
     taken = _classes_on(noun, kind)
     if any(verb.lemma_.lower() in PAINTING for verb in (noun.head, *noun.children) if verb.pos_ == "VERB"):
         taken.add("colour")  # "a toilet painted red", however it is parsed
@@ -132,6 +134,8 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         taken.add("colour")  # greenery: a brown or yellow tree is a dead or autumn one, "yellow palm trees"
     if any(child.lower_ in MANY_COLOURED for child in noun.children):
         taken.add("colour")  # "colorful umbrellas": one more colour would contradict it
+    if in_monochrome_picture(noun.doc):
+        taken.add("colour")  # "a blue chalkboard sign in a vintage black and white photo" was judged absurd
     if lemma == "ball" and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
         taken.add("colour")  # a game's ball has the game's colour
     found = []
@@ -145,6 +149,13 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         found += [(visual_class, word) for word in counts if visual_class in visual_values(word, kind, lemma)
                   and not _usual(counts[word], total) and counts[word] < total and attribute_fits(noun, word)]
     return found
+
+
+def in_monochrome_picture(doc: Doc) -> bool:
+    """The caption is of a black and white picture ("in a vintage black and white photo"): no colour shows."""
+    text = " ".join(token.lower_ for token in doc)
+    return ("black and white" in text or "black & white" in text) and any(
+        token.lemma_.lower() in PICTURES for token in doc)
 
 
 def _attribute_site(noun: Token, visual_class: str) -> int | None:
