@@ -59,6 +59,7 @@ from backend.perturb.parse_reading import (
     has_gendered_pronoun,
     in_fixed_phrase,
     next_to_another_noun,
+    of_holder,
     verb_lemma,
 )
 from backend.perturb.replace import ARGUMENT_DEPS, FRAME_NOUNS, determiner_kind
@@ -239,7 +240,8 @@ def _named(noun: Token) -> Token:
 def _in_of_phrase(noun: Token) -> bool:
     """A container and its content ("a cup of coffee", "bowls of snacks"): a swap makes "a glass of pizza".
     Not "in front of" or "on top of", whose "of" only places the noun."""
-    after_of = noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() not in FRAME_NOUNS
+    holder = of_holder(noun)
+    after_of = holder is not None and holder.lemma_.lower() not in FRAME_NOUNS
     return after_of or any(child.dep_ == "prep" and child.lower_ == "of" for child in noun.children)
 
 

@@ -98,6 +98,12 @@ def subject_of(verb: Token) -> Token | None:
     return None
 
 
+def of_holder(noun: Token) -> Token | None:
+    """The noun whose "of" phrase `noun` is the object of ("slice" in "a slice of pizza", "top" in "on top of a
+    bus"), else None."""
+    return noun.head.head if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
+
+
 def content_noun(noun: Token) -> Token:
     """The noun a quantity noun counts ("zebras" in "a group of zebras"), else `noun`."""
     if noun.lemma_.lower() not in COLLECTIVE_NOUNS | PORTION_NOUNS:
@@ -111,13 +117,8 @@ def is_counted_mass(noun: Token) -> bool:
     """A singular noun after a collective noun ("a herd of zebra"): it
     means many, so a replacement in the singular ("a herd of dog") reads
     wrong; it is not replaced."""
-    head = noun.head
-    return (
-        noun.tag_ == "NN"
-        and noun.dep_ == "pobj"
-        and head.lower_ == "of"
-        and head.head.lemma_.lower() in COLLECTIVE_NOUNS
-    )
+    holder = of_holder(noun)
+    return noun.tag_ == "NN" and holder is not None and holder.lemma_.lower() in COLLECTIVE_NOUNS
 
 
 def direct_object(verb: Token) -> Token | None:

@@ -28,7 +28,7 @@ from backend.perturb.addition_partners import PERSON_ACTS, own_verbs, person_onl
 from backend.perturb.attribute_fit import MATERIAL_FITS, PICTURES, attribute_fits
 from backend.perturb.kindred import TOY, TOY_MARKS
 from backend.perturb.nouns import ANIMAL, PERSON, is_physical, noun_key
-from backend.perturb.parse_reading import noun_lemma, verb_lemma
+from backend.perturb.parse_reading import noun_lemma, of_holder, verb_lemma
 from backend.perturb.plausibility_parse import Violation, is_under, kind_of, make_violation, some_sense_under
 from backend.perturb.refill_neighbours import (
     GRASS_WORDS,
@@ -68,7 +68,7 @@ SCREENS = frozenset(["television", "tv", "monitor"])
 def _sliced(noun: Token) -> bool:
     """"A slice of hot dog" is odd rather than absurd (judged doubt): of the piece checks, only a piece of what
     comes in none ("a slice of soup") is asked."""
-    unit = noun.head.head if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
+    unit = of_holder(noun)
     return unit is not None and noun_lemma(unit) in SLICES and noun_key(noun) not in SLICED | UNSLICED
 
 
@@ -98,7 +98,7 @@ def _grass_word_only(noun: Token) -> bool:
 def _sweet_by_meat(noun: Token) -> bool:
     """"Donuts in a box and a type of meat on a plate": a sweet is asked about a savoury food only in its own
     phrase, or its piece's ("A cake with meat", "a slice of cake with ham slices on it")."""
-    unit = noun.head.head if noun.dep_ == "pobj" and noun.head.lower_ == "of" else noun  # "a slice of cake with"
+    unit = of_holder(noun) or noun  # "a slice of cake with"
     with_words = [token for owner in {noun, unit} for prep in owner.children
                   if prep.dep_ == "prep" and prep.lower_ == "with" for token in prep.subtree]
     return noun_key(noun) in SWEETS and not any(noun_lemma(token) in SAVOURY for token in with_words)

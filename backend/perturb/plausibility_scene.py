@@ -34,7 +34,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from backend.perturb.nouns import ANIMAL, noun_key
-from backend.perturb.parse_reading import verb_lemma
+from backend.perturb.parse_reading import of_holder, verb_lemma
 from backend.perturb.plausibility_parse import (
     Violation,
     agent_options,
@@ -164,8 +164,9 @@ def _up_a_tree(doc: Doc) -> list[Violation]:
     """A dog up in a tree."""
     found = []
     for tree in doc:
-        if tree.dep_ == "pobj" and tree.head.lower_ == "of" and tree.head.head.lower_ == "top":
-            prep = tree.head.head.head
+        holder = of_holder(tree)
+        if holder is not None and holder.lower_ == "top":
+            prep = holder.head
         else:
             prep = tree.head
         if tree.dep_ == "pobj" and tree.lemma_.lower() in TREES and prep.lower_ in UP_IN:

@@ -19,7 +19,14 @@ from spacy.tokens import Doc, Span, Token
 from backend.perturb.core import Request, Variant, build, moved, replacement, swapped, take_distinct
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import find_phrases, token_span
-from backend.perturb.parse_reading import COLLECTIVE_NOUNS, PORTION_NOUNS, SIMPLE_NP_DEPS, object_of, simple_np
+from backend.perturb.parse_reading import (
+    COLLECTIVE_NOUNS,
+    PORTION_NOUNS,
+    SIMPLE_NP_DEPS,
+    object_of,
+    of_holder,
+    simple_np,
+)
 
 DETERMINER_DEPS = ("det", "poss", "nummod")
 MODIFIER_DEPS = ("amod", "compound")
@@ -99,8 +106,8 @@ def _follows_cleanly(doc: Doc, first: Token, second: Token, right: Span) -> bool
 
 def _counted_by_collective(first: Token) -> bool:
     """"a pair of boots and an umbrella": the pair counts only the boots."""
-    head = first.head
-    return first.dep_ == "pobj" and head.lower_ == "of" and head.head.lemma_.lower() in COLLECTIVE_NOUNS | PORTION_NOUNS
+    holder = of_holder(first)
+    return holder is not None and holder.lemma_.lower() in COLLECTIVE_NOUNS | PORTION_NOUNS
 
 
 def _conjunct_reorder(request: Request, cc: Token, family: str) -> Variant | None:

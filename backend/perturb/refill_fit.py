@@ -42,7 +42,7 @@ from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.gendered import FEMALE_WORDS, MALE_WORDS, WOMENS_WEAR
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
-from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, verb_lemma
+from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, of_holder, verb_lemma
 from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, living, placements
 from backend.perturb.refill_neighbours import neighbours_fit
 from backend.perturb.wearing import wearer
@@ -147,8 +147,9 @@ def fit_class(word: str) -> int | None:
 
 def _is_ridden(noun: Token) -> bool:
     """The object of "ride" ("riding a horse", "riding horses and camels", "riding on the back of an elephant")."""
-    if noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lower_ in ("back", "top"):
-        noun = noun.head.head
+    holder = of_holder(noun)
+    if holder is not None and holder.lower_ in ("back", "top"):
+        noun = holder
     if noun.dep_ == "pobj" and noun.head.lower_ in ("on", "atop"):
         return verb_lemma(noun.head.head) == "ride"
     head = noun.head.head if noun.dep_ == "conj" else noun.head
@@ -175,7 +176,8 @@ def _role_animals(noun: Token) -> frozenset[str] | None:
 
 def _in_herd(noun: Token) -> bool:
     """"a herd of sheep": a herd is of grazers ("a herd of birds" reads as absurd)."""
-    return noun.dep_ == "pobj" and noun.head.lower_ == "of" and noun.head.head.lemma_.lower() == "herd"
+    holder = of_holder(noun)
+    return holder is not None and holder.lemma_.lower() == "herd"
 
 
 @functools.cache

@@ -30,7 +30,7 @@ from spacy.tokens import Token
 
 from backend.perturb.gendered import FEMALE
 from backend.perturb.nouns import ANIMAL, PERSON
-from backend.perturb.parse_reading import noun_lemma, verb_lemma
+from backend.perturb.parse_reading import noun_lemma, of_holder, verb_lemma
 from backend.perturb.plausibility_parse import is_under, kind_of
 from backend.perturb.selection import BATH_FIXTURES, COOKERS, MISPLACED
 from backend.perturb.visual_classes import NATURAL_COLOURS, visual_values
@@ -133,7 +133,8 @@ def _taste_fits(noun: Token, original: str, word: str) -> bool:
 def _piece_fits(noun: Token, word: str) -> bool:
     """"a slice of" something that comes in slices, "a piece of" anything but soup, "a crust of" what is baked
     in one (`SLICED`, `UNSLICED`, `CRUSTED`)."""
-    unit = noun_lemma(noun.head.head) if noun.dep_ == "pobj" and noun.head.lower_ == "of" else None
+    holder = of_holder(noun)
+    unit = noun_lemma(holder) if holder is not None else None
     return ((unit not in SLICES or word in SLICED) and (unit not in PIECES or word not in UNSLICED)
             and (unit not in CRUSTS or word in CRUSTED))
 
