@@ -165,6 +165,20 @@ def _ends_phrase(token: Token) -> bool:
     return token.i + 1 == len(doc) or doc[token.i + 1].is_punct or doc[token.i + 1].pos_ in ("CCONJ", "SCONJ")
 
 
+def _is_plant(noun: Token) -> bool:
+    """A tree, bush, flower or cactus: "with a X" after it says the plant holds X ("a cat is way up in a tree with
+    a train", "riding elephants beside some trees with a clock" were judged absurd), and the counts, which see
+    trees beside buses and clocks in street photos, cannot tell what a tree holds."""
+    return noun_lemma(noun) in lexicon().object_groups["plant"]
+
+
+def _up_in_plant(noun: Token) -> bool:
+    """Things are up in the plant ("a cat is way up in a tree"): "next to a X" after it would put X up there too
+    ("... in a tree next to a banana"); beside or under one it stands on the ground ("under a tree next to a
+    zebra")."""
+    return _is_plant(noun) and noun.head.lower_ in ("in", "on", "into", "up", "atop")
+
+
 def _site_noun(token: Token) -> bool:
     """An object noun ending its phrase, whose counts speak of it: not the head of a WordNet compound ("on home
     plate with a banana" read the counts of a dish's plate)."""
@@ -219,11 +233,13 @@ def _may_stand_beside(word: str, noun: Token) -> bool:
 
 def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
     """(noun, connective) where an object can be added after the noun: a place preposition's object ("on a
-    table with a lamp"), else a caption's last noun ("next to")."""
+    table with a lamp"; no plant, `_is_plant`), else a caption's last noun ("next to"; not up in a plant,
+    `_up_in_plant`)."""
     sites = [(token, "with") for token in doc if token.dep_ == "pobj"
-             and token.head.lower_ in PLACE_PREPOSITIONS and _site_noun(token)]
+             and token.head.lower_ in PLACE_PREPOSITIONS and _site_noun(token) and not _is_plant(token)]
     words = [token for token in doc if not token.is_punct]
-    if not sites and words and _site_noun(words[-1]) and "next to" not in doc.text.lower():
+    if not sites and words and _site_noun(words[-1]) and not _up_in_plant(words[-1]) and (
+            "next to" not in doc.text.lower()):
         sites.append((words[-1], "next to"))
     return sites
 

@@ -56,6 +56,15 @@ FIXING_VERBS = frozenset("hang attach mount nail post tape fasten install sandwi
 # tower on top of a tall historic building", "A clock tower and a house rise above another skyscraper" were judged
 # absurd).
 ABOVE_WORDS = frozenset("top atop above over rise".split())
+# Verbs of a thing's stance that only some shapes take: a thing joined to the subject would take it too ("A red
+# bicycle and a car leaned against a ... building", "A diminutive fire hydrant and a bench rising though a
+# suburban sidewalk" were judged absurd; a motorcycle leans on its stand, a lamppost rises).
+LEANERS = frozenset("bicycle bike motorcycle scooter moped skateboard surfboard snowboard ski ladder umbrella sign "
+                    "bat racket board".split())
+UPRIGHT = frozenset("hydrant lamppost pole post sign tower building skyscraper chimney steeple column statue meter "
+                    "mast tree".split())
+STANCE_VERBS = {"lean": LEANERS, "rise": UPRIGHT, "jut": UPRIGHT, "protrude": UPRIGHT, "tower": UPRIGHT,
+                "loom": UPRIGHT}
 
 
 def compound_key(span: Span) -> str:
@@ -126,7 +135,8 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     Other things join only `kindred` things ("a bike and a scooter parked"; a compound's or a toy's by
     `kind_lemma`), and none where the thing holds something, is fixed in place (`FIXING_VERBS`), sits in its
     own holder (`kindred.OWN_HOLDERS`) or is a building on or above something (`ABOVE_WORDS`): by the counts
-    alone, "a table and a couch topped with a cake", "two airplanes and a car flying"."""
+    alone, "a table and a couch topped with a cake", "two airplanes and a car flying"; where the thing leans or
+    rises, only things of a shape to (`STANCE_VERBS`)."""
     groups, lemma = lexicon().object_groups, kind_lemma(noun)
     kind = animacy(noun)
     acting = acting_verbs(subject, noun)
@@ -148,13 +158,23 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
         holds = any(verb.lemma_.lower() in CONTENT_VERBS | FIXING_VERBS for verb in own_verbs(subject, noun)) or bool(
             OWN_HOLDERS.get(lemma, frozenset()) & caption_lemmas(noun.doc)) or (
             lemma in BUILDINGS and bool(ABOVE_WORDS & caption_lemmas(noun.doc)))
-        return sorted(kindred(lemma)) if kind is None and lemma not in beings and not holds else []
+        if kind is not None or lemma in beings or holds:
+            return []
+        return sorted(kindred(lemma) & _stance_takers(subject, noun))
     animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
     birds = sorted(kindred(lemma) & set(groups["bird species"]))
     flies = any(verb.lemma_.lower() in FLIGHT_VERBS for verb in own_verbs(subject, noun))
     if flies or (lemma in BIRDS and caption_lemmas(noun.doc) & WATERS):
         return birds  # "A flock of birds flying over the ocean", "A white bird sitting on top of a lake": no squirrel
     return animals + sorted(young(noun)) + birds
+
+
+def _stance_takers(subject: Token, noun: Token) -> frozenset[str]:
+    """The things that could share the subject's stance (`STANCE_VERBS`: leaning, rising); every kindred thing
+    where it has none of those verbs."""
+    allowed = [STANCE_VERBS[verb.lemma_.lower()] for verb in own_verbs(subject, noun)
+               if verb.lemma_.lower() in STANCE_VERBS]
+    return frozenset.intersection(*allowed) if allowed else kindred(kind_lemma(noun))
 
 
 def person_only(verbs: list[Token]) -> bool:

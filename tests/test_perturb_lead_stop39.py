@@ -1,0 +1,44 @@
+"""Stop 39's lead fixes to the addition family: the four absurd shapes stop 38's natural sample found.
+
+A plant is no "with" site for an added thing (`addition._is_plant`): "a cat is way up in a tree with a train" and
+"riding elephants beside some trees with a clock" were judged absurd, and the counts, which see trees beside buses
+and clocks in street photos, cannot tell what a tree holds; nor a "next to" site where things are up in it
+(`addition._up_in_plant`), though a giraffe under a tree may still have a zebra next to it. A thing joined to a subject that leans or rises must be of a
+shape to (`addition_partners.STANCE_VERBS`): "A red bicycle and a car leaned against a ... building" and "A
+diminutive fire hydrant and a bench rising though a suburban sidewalk" were judged absurd.
+"""
+import pytest
+
+from backend.perturb.core import normalized
+from tests.support.perturb_outputs import made
+
+
+@pytest.mark.parametrize(("caption", "absurd"), [
+    ("a cat is way up in a tree", "a cat is way up in a tree with a train"),
+    ("a cat is way up in a tree", "a cat is way up in a tree next to a banana"),
+    ("Two people are riding elephants beside some trees.", "Two people are riding elephants beside some trees with a "
+                                                           "clock."),
+    ("A bird perched in a tree.", "A bird perched in a tree with a bus."),
+    ("A red bicycle leaned against a red stucco building with a graffiti covered door. ",
+     "A red bicycle and a car leaned against a red stucco building with a graffiti covered door. "),
+    ("A motorcycle leaning against a wall.", "A motorcycle and a bus leaning against a wall."),
+    ("A diminutive fire hydrant rising though a suburban sidewalk.",
+     "A diminutive fire hydrant and a bench rising though a suburban sidewalk."),
+    ("A stop sign rising above a street.", "A stop sign and a bench rising above a street."),
+])
+def test_never_made(caption, absurd):
+    assert normalized(absurd) not in made(caption, ["addition"])
+
+
+@pytest.mark.parametrize(("caption", "kept"), [
+    ("A red bicycle leaned against a red stucco building with a graffiti covered door. ",
+     "A red bicycle and a scooter leaned against a red stucco building with a graffiti covered door. "),
+    ("A diminutive fire hydrant rising though a suburban sidewalk.",
+     "A diminutive fire hydrant and a lamppost rising though a suburban sidewalk."),
+    ("A kite stuck in a tree.", "A kite and a frisbee stuck in a tree."),
+    ("A bird perched in a tree.", "A bird and a squirrel perched in a tree."),
+    ("A giraffe standing under a leaf filled tree.", "A giraffe standing under a leaf filled tree next to a zebra."),
+    ("A bicycle parked on a street.", "A bicycle and a car parked on a street."),
+])
+def test_things_of_the_shape_still_join(caption, kept):
+    assert normalized(kept) in made(caption, ["addition"])
