@@ -11,6 +11,7 @@ from backend.perturb import FAMILIES
 from tests.support.appserver import running_app
 from tests.support.browser import horizontal_overflow, inside, new_page, pick_option, read_table, upload_image
 from tests.support.tiny import solid_image
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 
@@ -153,6 +154,21 @@ def test_an_empty_caption_and_no_family_checked_are_refused_and_the_page_recover
         family.check()
     _probe(page, CAPTION)
     _check_results(_wait_for_results(page), "tiny-dir")
+
+
+def test_a_refused_probe_keeps_the_results_shown_before_it_and_no_error_badge(page, image_path):
+    """Gradio marks every output of a failed event "Error" until its next event: the earlier results were
+    hidden under three badges that outlived the toast saying why (`ui.tabs.probe.keep_results`)."""
+    upload_image(page, image_path)
+    _probe(page, CAPTION)
+    shown = _wait_for_results(page)
+    _probe(page, "")
+    page.locator("[data-testid=toast-body].error").filter(has_text="caption is empty").wait_for()
+    _close_toasts(page)
+    badges = page.get_by_text("Error", exact=True)
+    wait_for(lambda: badges.count() == 0, timeout=30, what="no 'Error' badge on the results")
+    assert read_table(page, "probe-table")[0] == shown
+    assert page.locator("tr").filter(has_text="text only (blind)").count() == 1  # the summary stays too
 
 
 def test_two_models_fit_the_table_the_plot_names_both_and_unknown_words_are_warned_of(page, image_path):
