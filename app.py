@@ -21,7 +21,7 @@ from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
 from backend.core.store import Store, StoreDamaged, check_integrity, move_aside
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from ui import gate, limits, session, session_state, signatures, study
+from ui import gate, limits, refusals, session, session_state, signatures, study
 from ui.context import AppContext
 from ui.tabs import annotate, annotate_text, benchmarks, campaigns, probe, sweep, train
 
@@ -102,6 +102,7 @@ def build_app(ctx: AppContext) -> gr.Blocks:
                            api_visibility="private", queue=False)
         visitor.wire(demo, [*banner, *admin_tabs])
     study.add_route(ctx, demo)
+    refusals.keep_shown(demo)
     return demo
 
 
@@ -136,6 +137,7 @@ def build_annotate_app(ctx: AppContext) -> gr.Blocks:
         study.hide_navbar()
         annotate.build(ctx).wire(demo)
     study.add_route(ctx, demo)
+    refusals.keep_shown(demo)
     return demo
 
 

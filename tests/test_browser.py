@@ -158,7 +158,7 @@ def test_an_empty_caption_and_no_family_checked_are_refused_and_the_page_recover
 
 def test_a_refused_probe_keeps_the_results_shown_before_it_and_no_error_badge(page, image_path):
     """Gradio marks every output of a failed event "Error" until its next event: the earlier results were
-    hidden under three badges that outlived the toast saying why (`ui.tabs.probe.keep_results`)."""
+    hidden under three badges that outlived the toast saying why (`ui.refusals.keep_shown`)."""
     upload_image(page, image_path)
     _probe(page, CAPTION)
     shown = _wait_for_results(page)

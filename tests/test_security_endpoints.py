@@ -117,6 +117,11 @@ def test_admin_handlers_refuse_anonymous_visitors_and_annotators_and_change_noth
         for name in sorted(SILENT):
             outcome = visitor.call(page.handler(name), page.arguments(page.handler(name), ATTEMPTS))
             assert outcome.error is None and carries_nothing(outcome.data), f"{name}: {outcome.text}"
+        steps = page.failure_steps()
+        assert len(steps) > len(ADMIN)  # every event with outputs has one (tests/test_refusals.py)
+        for step in steps:
+            outcome = visitor.call(step, [])
+            assert outcome.error is None and carries_nothing(outcome.data), f"{step['api_name']}: {outcome.text}"
         visitor.close()
     assert (database_rows(settings.db), files_under(settings.workspace)) == before
 

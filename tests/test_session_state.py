@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from gradio import state_holder
 
-from tests.support.appserver import workspace_settings
+from tests.support.appserver import built_apps, workspace_settings
 from ui import session_state
 
 GRADIOS_OWN = session_state.TemplateSessionState.__mro__[1]  # gradio.state_holder.SessionState
@@ -14,15 +14,7 @@ GRADIOS_OWN = session_state.TemplateSessionState.__mro__[1]  # gradio.state_hold
 @pytest.fixture(scope="module")
 def apps(tmp_path_factory):
     """The annotation app and the whole app, built as `app.py` builds them."""
-    import app
-    from backend.core.store import Store
-    from backend.models.registry import EmbeddingCache, ModelRegistry
-    from ui.context import AppContext
-
-    settings = workspace_settings(tmp_path_factory.mktemp("workspace"))
-    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
-                     model_choices=[], default_models=[], store=Store(settings.db), examples=[])
-    return app.build_annotate_app(ctx), app.build_app(ctx)
+    return built_apps(workspace_settings(tmp_path_factory.mktemp("workspace")))
 
 
 def test_app_py_makes_gradio_build_sessions_from_the_template(apps):

@@ -65,11 +65,22 @@ def running_app(model_dir: Path, choices: list[str], output_dir: Path, examples=
         demo.close()
 
 
+def bare_context(settings: Settings) -> AppContext:
+    """An app's context over `settings` with no model offered."""
+    return AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
+                      model_choices=[], default_models=[], store=Store(settings.db), examples=[])
+
+
+def built_apps(settings: Settings):
+    """The annotation app and the whole app, built as `app.py` builds them, not launched."""
+    ctx = bare_context(settings)
+    return build_annotate_app(ctx), build_app(ctx)
+
+
 @contextmanager
 def annotate_app(settings: Settings, **options):
     """The annotation flow alone (`python app.py --mode annotate`) over `settings`; `options` adds launch options."""
-    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
-                     model_choices=[], default_models=[], store=Store(settings.db))
+    ctx = bare_context(settings)
     demo = build_annotate_app(ctx).queue()
     try:
         yield launch(demo, **{"app_kwargs": {"middleware": [task_image_route(ctx)]}, **options})
@@ -81,8 +92,7 @@ def annotate_app(settings: Settings, **options):
 def annotate_server(settings):
     """`python app.py --mode annotate` on a free port: the annotation app with the launch options it gets
     there (the keyboard script in the page's head, the theme, the folders files may come from)."""
-    ctx = AppContext(settings=settings, registry=ModelRegistry(device="cpu"), cache=EmbeddingCache(),
-                     model_choices=[], default_models=[], store=Store(settings.db))
+    ctx = bare_context(settings)
     demo = build_annotate_app(ctx).queue(default_concurrency_limit=2)
     port = free_port()
     demo.launch(**launch_options(ctx) | {"server_name": "127.0.0.1", "server_port": port, "quiet": True,

@@ -88,7 +88,12 @@ class Page:
         return next(d for d in self.dependencies if d["api_name"] == api_name)
 
     def names(self) -> set[str]:
-        return {d["api_name"] for d in self.dependencies}
+        """The handlers' names, but for the failure steps `ui.refusals.keep_shown` adds (`failure_steps`)."""
+        return {d["api_name"] for d in self.dependencies if not d.get("trigger_only_on_failure")}
+
+    def failure_steps(self) -> list[dict]:
+        """The steps that leave an event's outputs as they were when it fails (one per event with outputs)."""
+        return [d for d in self.dependencies if d.get("trigger_only_on_failure")]
 
     def arguments(self, dependency: dict, by_label: dict | None = None) -> list:
         """The page's current values for the handler's inputs, with the ones whose label is in `by_label` replaced."""

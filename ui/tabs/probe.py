@@ -209,13 +209,6 @@ def apply_layout(settings: dict):
     return gr.Dataframe(column_widths=settings["column_widths"]), gr.ScatterPlot(**settings["plot"])
 
 
-def keep_results():
-    """After a refused probe, the results shown before stay as they were, under no "Error" badge: Gradio marks
-    every output of a failed event so until its next event, and the badge outlived the message toast that said
-    why."""
-    return gr.skip(), gr.skip(), gr.skip()
-
-
 def admit(ctx: AppContext, actor: Actor, request: gr.Request | None) -> None:
     """A visitor who is not an admin may run `GUEST_PROBES_PER_MINUTE` probes a minute; more is a message."""
     if actor.is_admin:
@@ -318,7 +311,6 @@ def build(ctx: AppContext, visitor: Session) -> dict:
                   caption.submit(handler, inputs, outputs, api_visibility="private", preprocess=False,
                                  concurrency_limit=None)):
         event.success(apply_layout, settings, [table, plot], api_visibility="private", show_progress="hidden")
-        event.failure(keep_results, None, [summary, table, plot], api_visibility="private", show_progress="hidden")
         # New results start at their first row, not where the last ones were scrolled to.
         event.success(None, js=SCROLL_TABLE_TO_TOP)
     ctx.guards.probe_events.update(events_calling(handler))
