@@ -3,9 +3,14 @@
 A plant is no "with" site for an added thing (`addition._is_plant`): "a cat is way up in a tree with a train" and
 "riding elephants beside some trees with a clock" were judged absurd, and the counts, which see trees beside buses
 and clocks in street photos, cannot tell what a tree holds; nor a "next to" site where things are up in it
-(`addition._up_in_plant`), though a giraffe under a tree may still have a zebra next to it. A thing joined to a subject that leans or rises must be of a
-shape to (`addition_partners.STANCE_VERBS`): "A red bicycle and a car leaned against a ... building" and "A
-diminutive fire hydrant and a bench rising though a suburban sidewalk" were judged absurd.
+(`addition._up_in_plant`), though a giraffe under a tree may still have a zebra next to it. A thing joined to a
+subject that leans or rises must be of a shape to (`addition_partners.STANCE_VERBS`): "A red bicycle and a car
+leaned against a ... building" and "A diminutive fire hydrant and a bench rising though a suburban sidewalk" were
+judged absurd.
+
+The errs of stop 39's natural sample: a colour added to "sinks of all different colors", and to a noun under "no"
+("A No bicycles, skates or black skateboards sign": a sign's own words; "a street with no red cars" would be still
+true).
 """
 import pytest
 
@@ -42,3 +47,14 @@ def test_never_made(caption, absurd):
 ])
 def test_things_of_the_shape_still_join(caption, kept):
     assert normalized(kept) in made(caption, ["addition"])
+
+
+@pytest.mark.parametrize(("caption", "err"), [
+    ("there are several different sinks of all different colors",
+     "there are several different red sinks of all different colors"),
+    ("A No bicycles, skates or skateboards sign on a pole.",
+     "A No bicycles, skates or black skateboards sign on a pole."),
+    ("A street with no cars on it.", "A street with no red cars on it."),
+])
+def test_no_attribute_where_colours_are_said_or_under_no(caption, err):
+    assert normalized(err) not in made(caption, ["addition"])

@@ -41,6 +41,7 @@ IMPLIED_SHARE = 0.2
 ADDED_CLASSES = ("colour", "material", "pattern")
 # Already coloured: no colour is added ("A brightly colored single black engine plane" was judged err).
 MANY_COLOURED = MANY_COLOURS | {"multi-colored", "rainbow", "colored", "coloured"}
+COLOUR_NOUNS = frozenset({"color", "colour"})  # "sinks of all different colors", "umbrellas in many colours"
 # A count of parts before a compound modifier makes one adjective with it: "a single engine plane", "a double
 # decker bus", "twin engine": nothing goes between them.
 MULTIPLIERS = frozenset("single double twin triple quadruple".split())
@@ -132,8 +133,9 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         taken.add("colour")  # "a toilet painted red", however it is parsed
     if NATURAL_COLOURS.get(lemma) == NATURAL_COLOURS["tree"]:
         taken.add("colour")  # greenery: a brown or yellow tree is a dead or autumn one, "yellow palm trees"
-    if any(child.lower_ in MANY_COLOURED for child in noun.children):
-        taken.add("colour")  # "colorful umbrellas": one more colour would contradict it
+    if any(child.lower_ in MANY_COLOURED for child in noun.children) or any(
+            token.lemma_.lower() in COLOUR_NOUNS for token in noun.subtree):
+        taken.add("colour")  # "colorful umbrellas", "sinks of all different colors": one more would contradict it
     if in_monochrome_picture(noun.doc):
         taken.add("colour")  # "a blue chalkboard sign in a vintage black and white photo" was judged absurd
     if lemma == "ball" and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
@@ -193,13 +195,21 @@ def _photographers(token: Token) -> bool:
     return noun_lemma(token) == "camera" and any(c.lower_ == "the" for c in token.children)
 
 
+def _negated(token: Token) -> bool:
+    """The noun, or a noun it is listed with, is under "no": "a street with no cars" is still true with "no red
+    cars", and "A No bicycles, skates or skateboards sign" is a sign's own words (its "black skateboards" was
+    judged err)."""
+    return any(child.dep_ == "det" and child.lower_ == "no" for noun in (token, *token.conjuncts)
+               for child in noun.children)
+
+
 def _attribute_nouns(doc: Doc) -> list[Token]:
     """Object nouns outside a listed compound ("hot dog": no "black hot dogs"), not a possessive ("a children's
-    party": the article is the party's) and not the photographer's camera."""
+    party": the article is the party's), not under "no" (`_negated`) and not the photographer's camera."""
     multiword = find_phrases(doc, lexicon().multiword_nouns, by_lemma=True)
     return [token for token in doc if token.tag_ in ("NN", "NNS") and token.is_alpha and token.dep_ != "compound"
             and token.dep_ != "poss" and not any(c.dep_ == "case" for c in token.children)
-            and not _photographers(token)
+            and not _photographers(token) and not _negated(token)
             and is_describable(token) and is_object_noun(token) and not is_place(token)
             and not any(in_fixed_phrase(word, lexicon().fixed_phrases) for word in _with_compounds(token))
             and not is_hyphenated(token) and not any(span.start <= token.i < span.end for span in multiword)]
