@@ -1,4 +1,4 @@
-"""Stop 39's lead fixes to the addition family: the four absurd shapes stop 38's natural sample found.
+"""Stop 39's lead fixes: the four absurd additions stop 38's natural sample found, and its own sample's errs.
 
 A plant is no "with" site for an added thing (`addition._is_plant`): "a cat is way up in a tree with a train" and
 "riding elephants beside some trees with a clock" were judged absurd, and the counts, which see trees beside buses
@@ -8,9 +8,9 @@ subject that leans or rises must be of a shape to (`addition_partners.STANCE_VER
 leaned against a ... building" and "A diminutive fire hydrant and a bench rising though a suburban sidewalk" were
 judged absurd.
 
-The errs of stop 39's natural sample: a colour added to "sinks of all different colors", and to a noun under "no"
-("A No bicycles, skates or black skateboards sign": a sign's own words; "a street with no red cars" would be still
-true).
+The errs of stop 39's natural sample: a food named bare refilled by a counted one ("a table filled with hot dog"), a
+colour added to "sinks of all different colors", and to a noun under "no" ("A No bicycles, skates or black
+skateboards sign": a sign's own words; "a street with no red cars" would be still true).
 """
 import pytest
 
@@ -58,3 +58,16 @@ def test_things_of_the_shape_still_join(caption, kept):
 ])
 def test_no_attribute_where_colours_are_said_or_under_no(caption, err):
     assert normalized(err) not in made(caption, ["addition"])
+
+
+@pytest.mark.parametrize(("caption", "err", "kept"), [
+    ("A group of women standing behind a table filled with pizza.",
+     "A group of women standing behind a table filled with hot dog.", None),
+    ("A man eating pizza at a table.", "A man eating sandwich at a table.", "A man eating salad at a table."),
+    ("A plate of food with a pizza on it.", None, "A plate of food with a hot dog on it."),
+])
+def test_a_food_named_bare_is_refilled_only_by_a_mass(caption, err, kept):
+    """ce_clip's err of stop 39's sample: "filled with hot dog" (`replace._food_named_bare`)."""
+    outputs = made(caption, ["ce_clip", "replace"])
+    assert err is None or normalized(err) not in outputs
+    assert kept is None or normalized(kept) in outputs

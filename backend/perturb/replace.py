@@ -68,6 +68,10 @@ CE_CLIP_FAMILY = "ce_clip"
 # a caller wrapping a transformers fill-mask pipeline swaps in its
 # tokenizer's mask token (RoBERTa's, as CE-CLIP used, is the same string).
 MASK = "<mask>"
+# Foods, and the dishes besides mass nouns that may be named bare as a food ("eating pizza", "a plate of cake").
+FOOD_GROUPS = ("fruit", "vegetable", "meat", "starch", "dish")
+FOODS_EATEN_BARE = frozenset({"pizza", "cake", "pie"})
+DRINK_GROUPS = ("hot drink", "cold drink")
 _WORD = re.compile(r"[a-z]+(?:[ -][a-z]+)*")
 # Nouns that locate or frame rather than name a thing: swapping them with
 # an object gives word salad ("a slanted street of a woman").
@@ -239,7 +243,23 @@ def _fitting(propose: Callable[[Slot], list[str]], all_groups: bool, slot: Slot)
     if kind is not None and not counted(slot.span.root):
         return []  # "sits outside the fence for pickup" is no truck, "a jumbo jet" no "jumbo helicopter"
     strict, original = all_groups or slot.whole_compound or kind is not None, kind or slot.lemma
-    return [word for word in propose(slot) if fits_slot(slot.span.root, original, word, strict)]
+    bare = _food_named_bare(slot)
+    return [word for word in propose(slot) if fits_slot(slot.span.root, original, word, strict)
+            and (not bare or _stands_bare(word))]
+
+
+def _stands_bare(word: str) -> bool:
+    """A mass noun, a drink or one of `FOODS_EATEN_BARE`: "a glass of soda", "eating cake"."""
+    groups = lexicon().object_groups
+    return word in lexicon().mass_nouns | FOODS_EATEN_BARE or any(word in groups[group] for group in DRINK_GROUPS)
+
+
+def _food_named_bare(slot: Slot) -> bool:
+    """A food in the singular with no article, number or owner: named as a mass ("a table filled with pizza",
+    "eating pizza"), where only another mass can stand ("filled with hot dog" was judged err; "eating sandwich")."""
+    noun, groups = slot.span.root, lexicon().object_groups
+    food = slot.lemma in lexicon().mass_nouns or any(slot.lemma in groups[group] for group in FOOD_GROUPS)
+    return food and noun.tag_ == "NN" and not any(child.dep_ in ("det", "nummod", "poss") for child in noun.children)
 
 
 def _fitting_attributes(propose: Callable[[Slot], list[str]], slot: Slot) -> list[str]:
