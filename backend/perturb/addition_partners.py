@@ -160,7 +160,7 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
             lemma in BUILDINGS and bool(ABOVE_WORDS & caption_lemmas(noun.doc)))
         if kind is not None or lemma in beings or holds:
             return []
-        return sorted(kindred(lemma) & _stance_takers(subject, noun))
+        return sorted(_of_the_stance(subject, noun, kindred(lemma)))
     animals = [word for word in groups["animal"] if " " not in word and word not in (lemma, *UNSURE_PARTNERS)]
     birds = sorted(kindred(lemma) & set(groups["bird species"]))
     flies = any(verb.lemma_.lower() in FLIGHT_VERBS for verb in own_verbs(subject, noun))
@@ -169,12 +169,12 @@ def partner_words(subject: Token, noun: Token, own_objects: bool) -> list[str]:
     return animals + sorted(young(noun)) + birds
 
 
-def _stance_takers(subject: Token, noun: Token) -> frozenset[str]:
-    """The things that could share the subject's stance (`STANCE_VERBS`: leaning, rising); every kindred thing
+def _of_the_stance(subject: Token, noun: Token, words: frozenset[str]) -> frozenset[str]:
+    """Those of `words` that could share the subject's stance (`STANCE_VERBS`: leaning, rising); all of them
     where it has none of those verbs."""
-    allowed = [STANCE_VERBS[verb.lemma_.lower()] for verb in own_verbs(subject, noun)
-               if verb.lemma_.lower() in STANCE_VERBS]
-    return frozenset.intersection(*allowed) if allowed else kindred(kind_lemma(noun))
+    for verb in own_verbs(subject, noun):
+        words &= STANCE_VERBS.get(verb.lemma_.lower(), words)
+    return words
 
 
 def person_only(verbs: list[Token]) -> bool:
