@@ -361,10 +361,22 @@ def is_physical(lemma: str) -> bool:
 
 def is_describable(noun: Token) -> bool:
     """A noun whose colour, material or size a photo shows: not a group,
-    view, part or time ("a large group of horses" is many horses)."""
+    view, part or time ("a large group of horses" is many horses), except a
+    top that a person is in or wears (`_worn_top`)."""
     if noun.pos_ != "NOUN" or is_misread_participle(noun) or noun.lower_ in COLOUR_NOUNS:
         return False
-    return noun.lemma_.lower() not in NOT_A_THING and noun.lower_ not in NOT_A_THING
+    return (noun.lemma_.lower() not in NOT_A_THING and noun.lower_ not in NOT_A_THING) or _worn_top(noun)
+
+
+def _worn_top(noun: Token) -> bool:
+    """"top" as a garment: "a girl in a white top", "a woman wearing a pink top" (elsewhere a top is a side:
+    "the top of a cake")."""
+    if noun.lower_ not in ("top", "tops"):
+        return False
+    head = noun.head
+    if noun.dep_ == "dobj" and head.lemma_.lower() == "wear":
+        return True
+    return noun.dep_ == "pobj" and head.lower_ == "in" and animacy(head.head) == PERSON
 
 
 def is_place(noun: Token) -> bool:

@@ -12,6 +12,9 @@
   fruit_with_meat a fruit with meat on it ("an apple with meat", an object swap of "a sandwich with meat").
   broken_couple   "husband and wife" or "bride and groom" with one of the pair traded, the second noun still
                   bare ("a new photographer and wife", an object swap of "a new husband and wife").
+  dressed_thing   a thing "in" a garment ("A bench in a red top sitting on a girl", ce_clip's swap of "A girl in
+                  a red top sitting on a bench", labelled plausible at stop 40); a figure may be dressed ("a
+                  mannequin in a dress", "a teddy bear in a sweater").
 
 Each errs towards "plausible" like the rules in `selection`; like them, a violation counts only where the
 perturbation made it (`plausibility`).
@@ -20,7 +23,8 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import ANIMAL, PERSON, noun_key
+from backend.perturb.lexicon import lexicon
+from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, noun_key
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_parse import Violation, is_under, kind_of, make_violation, placements
 
@@ -134,7 +138,15 @@ def _broken_couples(doc: Doc) -> list[Violation]:
     return found
 
 
+def _dressed_things(doc: Doc) -> list[Violation]:
+    """A thing in a garment: "in" hangs on the thing and its object is worn ("a bench in a red top")."""
+    return [make_violation("dressed_thing", "in", [prep.head, garment], None) for garment in doc
+            if garment.dep_ == "pobj" and (prep := garment.head).lower_ == "in" and prep.head.pos_ == "NOUN"
+            and (lexicon().is_worn(garment.lemma_.lower()) or garment.lower_ in ("top", "tops"))
+            and kind_of(prep.head) == INANIMATE]
+
+
 def use_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
     return (_wrong_tools(doc) + _under_dishes(doc) + _floor_and_atop(doc) + _waves_on_land(doc)
-            + _atop_people(doc) + _fruit_with_meat(doc) + _broken_couples(doc))
+            + _atop_people(doc) + _fruit_with_meat(doc) + _broken_couples(doc) + _dressed_things(doc))
