@@ -99,9 +99,23 @@ def compound_head(noun: Token) -> Token:
     return noun
 
 
+def _misread_conjunct(word: Token) -> Token | None:
+    """"cabinets" for "white" in "red tile and white cabinets": spaCy reads "red tile and white" as one modifier
+    of "cabinets" (the first noun an nmod of the second, the second adjective a conjunct of the first noun); the
+    adjective stands right before the noun it describes."""
+    first = word.head
+    if word.dep_ != "conj" or word.tag_ != "JJ" or first.pos_ != "NOUN" or first.dep_ != "nmod":
+        return None
+    noun = first.head
+    alone = not is_hyphenated(word) and not list(word.children)  # no "light" or "very" that would stay behind
+    return noun if noun.i == word.i + 1 and noun.pos_ == "NOUN" and alone else None
+
+
 def _bound_noun(word: Token) -> Token | None:
     """The noun an attribute word describes: attributive (before its noun: a postnominal "a stand full of
     bananas" heads a phrase, and trading "full" made "a stand yellow of full bananas"), predicative or material."""
+    if (misread := _misread_conjunct(word)) is not None:
+        return compound_head(misread)
     if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
         return compound_head(word.head)
     if word.dep_ in ("acomp", "oprd") and is_whole_adjective(word):  # "is white", "is painted white"
