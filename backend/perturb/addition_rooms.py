@@ -27,12 +27,15 @@ from backend.perturb.lists import ListSite, list_sites, long_list_sites
 from backend.perturb.nouns import is_object_noun
 
 _LIVING = frozenset("plant rug vase clock painting candle".split())
+_LIVING_ROOMS = ("room", "bedroom", "office", "suite", "den", "lounge")
+# The indoor rooms among the `FURNISHINGS` keys (a street, a table and a desk are none).
+ROOMS = frozenset({"bathroom", "kitchen", *_LIVING_ROOMS})
 # Movable things that may stand in a room of each kind and that a photo of it often lacks (no lamp: most living
 # rooms and desks show one); a kitchen takes its small appliances.
 FURNISHINGS = {
     "bathroom": frozenset("plant rug vase candle basket painting".split()),
     "kitchen": frozenset("plant vase clock toaster blender basket".split()),
-    **dict.fromkeys(("room", "bedroom", "office", "suite", "den", "lounge"), _LIVING),
+    **dict.fromkeys(_LIVING_ROOMS, _LIVING),
     **dict.fromkeys(("street", "intersection"), frozenset("bench hydrant mailbox".split())),
     "table": frozenset("vase candle book".split()),
     "desk": frozenset("book plant vase".split()),

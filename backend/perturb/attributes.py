@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.addition_rooms import room_kind
+from backend.perturb.addition_rooms import ROOMS, room_kind
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
 from backend.perturb.kindred import ROOM_FIXTURES
 from backend.perturb.lexicon import NOUN, lexicon
@@ -50,10 +50,9 @@ SIZED_GROUPS = frozenset({"group", "crowd", "herd", "flock", "pile", "stack", "b
 SHAPED_CLASSES = frozenset({"furniture.n.01", "container.n.01", "tableware.n.01"})
 # Parts that come as a left and a right one.
 SIDES = frozenset({"left", "right"})
-# Rooms, and what a room is seen as besides its fixtures (`kindred.ROOM_FIXTURES`): its walls, floor and fittings.
-# A colour of theirs moved onto the room is still true ("a large kitchen with white cabinets" -> "a white kitchen
-# with large cabinets": a kitchen with white cabinets is a white kitchen; judged err at stop 39).
-ROOMS = frozenset({"kitchen", "bathroom", "room", "bedroom", "office", "suite", "den", "lounge"})
+# What a room (`addition_rooms.ROOMS`) is seen as besides its fixtures (`kindred.ROOM_FIXTURES`): its walls, floor
+# and fittings. A colour of theirs moved onto the room is still true ("a large kitchen with white cabinets" -> "a
+# white kitchen with large cabinets": a kitchen with white cabinets is a white kitchen; judged err at stop 39).
 ROOM_SURFACES = frozenset({"wall", "floor", "tile", "cabinet", "cupboard", "appliance", "counter", "countertop"})
 SIDED_NOUNS = frozenset({
     "hand", "arm", "leg", "foot", "eye", "ear", "shoulder", "knee", "wrist", "elbow", "paw", "wing", "side",
@@ -342,7 +341,8 @@ def _room_coloured_by_its_part(first: Attribute, second: Attribute) -> bool:
         kind, holder = room_kind(room.noun), _held_by(part.noun)
         if kind not in ROOMS or "colour" not in part.by_class or holder is None or holder.i != room.noun.i:
             continue
-        if part.noun.lemma_.lower() in ROOM_SURFACES | ROOM_FIXTURES.get(kind, frozenset()):
+        lemma = part.noun.lemma_.lower()
+        if lemma in ROOM_SURFACES or lemma in ROOM_FIXTURES.get(kind, ()):
             return True
     return False
 

@@ -359,6 +359,10 @@ def is_physical(lemma: str) -> bool:
     return not senses or senses[0].lexname() not in ABSTRACT_LEXNAMES
 
 
+# "top" is a side in `NOT_A_THING`, and a garment where someone wears it (`_worn_top`).
+TOPS = frozenset({"top", "tops"})
+
+
 def is_describable(noun: Token) -> bool:
     """A noun whose colour, material or size a photo shows: not a group,
     view, part or time ("a large group of horses" is many horses), except a
@@ -371,7 +375,7 @@ def is_describable(noun: Token) -> bool:
 def _worn_top(noun: Token) -> bool:
     """"top" as a garment: "a girl in a white top", "a woman wearing a pink top" (elsewhere a top is a side:
     "the top of a cake")."""
-    if noun.lower_ not in ("top", "tops"):
+    if noun.lower_ not in TOPS:
         return False
     head = noun.head
     if noun.dep_ == "dobj" and head.lemma_.lower() == "wear":

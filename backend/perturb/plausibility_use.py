@@ -24,7 +24,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from backend.perturb.lexicon import lexicon
-from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, noun_key
+from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, TOPS, noun_key
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_parse import Violation, is_under, kind_of, make_violation, placements
 
@@ -142,7 +142,7 @@ def _dressed_things(doc: Doc) -> list[Violation]:
     """A thing in a garment: "in" hangs on the thing and its object is worn ("a bench in a red top")."""
     return [make_violation("dressed_thing", "in", [prep.head, garment], None) for garment in doc
             if garment.dep_ == "pobj" and (prep := garment.head).lower_ == "in" and prep.head.pos_ == "NOUN"
-            and (lexicon().is_worn(garment.lemma_.lower()) or garment.lower_ in ("top", "tops"))
+            and (lexicon().is_worn(garment.lemma_.lower()) or garment.lower_ in TOPS)
             and kind_of(prep.head) == INANIMATE]
 
 
