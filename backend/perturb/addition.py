@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from spacy.tokens import Doc, Token
 
 from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions, is_compound_word
+from backend.perturb.addition_companions import companion_site, companion_words
 from backend.perturb.addition_partners import (
     FIXING_VERBS,
     PERSON_PREPOSITIONS,
@@ -260,7 +261,7 @@ def _site_options(request: Request, stats: CaptionStats, noun: Token, connective
 
 def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
     options = [_site_options(request, stats, noun, connective) for noun, connective in _object_sites(request.doc)]
-    options.append(_subject_options(request, stats))
+    options.append(_subject_options(request, stats) or _companion_options(request, stats))
     options += [_list_options(request, site, stats)
                 for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
     options += [_one_noun_options(request, noun, stats)
@@ -304,6 +305,18 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
              if partners and word not in lexicon().mass_nouns
              and (anywhere or stats.given(word, lemma) >= PARTNER_SHARE or word in kin)][:PARTNERS]
     return [[*_join_edits(word, end, front), *agreement, *(owned or [])] for word in words]
+
+
+def _companion_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
+    """Edits giving the subject person a companion where none may join them (`addition_companions`): one the
+    counts place beside the person or in the scene, that fits the whole scene (`_fits_scene`)."""
+    noun = companion_site(request.doc)
+    if noun is None:
+        return []
+    scene, end = _scene_nouns(request.doc), noun.idx + len(noun)
+    candidates = added_objects(request.doc, noun_lemma(noun), stats, list(companion_words(noun)), anywhere=True)
+    words = [word for word in candidates if _fits_scene(stats, word, scene)][:PARTNERS]
+    return [[Edit("", f" with {indefinite_article(word)} {word}", end, end)] for word in words]
 
 
 def _joins_past_dress(subject: Token, noun: Token, agreement: list[Edit]) -> bool:

@@ -108,7 +108,7 @@ def own_object_edits(verbs: list[Token]) -> list[Edit] | None:
     return edits
 
 
-def _can_be_verb(token: Token) -> bool:
+def can_be_verb(token: Token) -> bool:
     return bool(_synsets(token.lemma_.lower(), "VERB"))
 
 
@@ -121,14 +121,14 @@ def _hidden_verb(token: Token) -> bool:
     """A plural noun that may be a singular verb with its preposition after it ("rides atop", "looks in"), and
     that the caption counts seldom name as a noun (`HIDDEN_VERB_CAPTIONS`: "taking pictures on" is a noun)."""
     after = token.nbor(1) if token.i + 1 < len(token.doc) else None
-    return (token.tag_ == "NNS" and _can_be_verb(token) and after is not None and after.pos_ == "ADP"
+    return (token.tag_ == "NNS" and can_be_verb(token) and after is not None and after.pos_ == "ADP"
             and after.lower_ != "of" and shipped().nouns.get(token.lemma_.lower(), 0) < HIDDEN_VERB_CAPTIONS)
 
 
 def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
     """Edits making the subject's verb plural ("A cat is" -> "A cat and a dog are"); [] when none is needed
     (a plural subject, a past tense, no verb), None when the verb cannot be told."""
-    if subject.dep_ != "ROOT" and not _can_be_verb(subject.head):
+    if subject.dep_ != "ROOT" and not can_be_verb(subject.head):
         return None  # "An old doctors office": a noun read as the verb
     if subject.dep_ == "ROOT" and any(_hidden_verb(t) for t in subject.doc[subject.i + 1:]):
         return None  # "The young girl wearing red and black rides atop the pony": "rides" read as a noun
@@ -152,7 +152,7 @@ def verb_agreement(caption: str, subject: Token) -> list[Edit] | None:
     if (first.tag_ != "VBZ" and first.lower_ != "was") or first.lower_.startswith("'"):
         return None  # a clitic ("'s") may be a misspelt possessive: "sitting in it's back" made "itbe back"
     if any(c.dep_ == "conj" and _singular(c) for c in verb.children) or any(
-            t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and _can_be_verb(t) for t in verb.doc):
+            t.dep_ == "conj" and t.tag_ == "NNS" and not list(t.children) and can_be_verb(t) for t in verb.doc):
         return None  # "A cat sits ... and watches", "has skis and is standing": a second verb to make plural
     if first.lower_ not in PLURAL_VERBS and verb_form(first.lemma_.lower(), "VBZ") != first.lower_:
         return None  # a lemma that does not give the verb back: "rides" lemmatized "rid" made "rid atop"

@@ -133,19 +133,32 @@ PLURALIA_TANTUM = frozenset({
 })
 
 
-def noun_senses(key: str) -> list:
-    """WordNet's noun senses of `key`, most frequent first; none when the corpus is not installed."""
+@functools.lru_cache(maxsize=16384)
+def noun_senses(key: str) -> tuple:
+    """WordNet's noun senses of `key`, most frequent first; none when the corpus is not installed. Remembered: the
+    engine asks about the same few hundred nouns for every caption, and each lookup runs WordNet's morphology."""
     reader = wordnet()
-    return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
+    return tuple(reader.synsets(key.replace(" ", "_"), "n")) if reader is not None else ()
+
+
+@functools.lru_cache(maxsize=8192)
+def first_sense_ancestors(key: str) -> frozenset[str]:
+    """WordNet synset names above (and including) the most frequent noun
+    sense of `key`: what the word usually names. Empty when WordNet does
+    not know it (or is not installed), so no rule fires on it."""
+    senses = noun_senses(key)
+    if not senses:
+        return frozenset()
+    return frozenset({senses[0].name()} | {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())})
 
 
 def is_kind_of(key: str, other: str) -> bool:
     """Whether what `key` usually names (its first WordNet sense) is a kind of what `other` usually names: a jet
-    of an airplane, a puppy of a dog."""
+    of an airplane, a puppy of a dog (not of itself)."""
     senses, others = noun_senses(key), noun_senses(other)
-    if not senses or not others:
+    if not senses or not others or others[0] == senses[0]:
         return False
-    return others[0] in senses[0].closure(lambda synset: synset.hypernyms())
+    return others[0].name() in first_sense_ancestors(key)
 
 
 # Groups whose kinds take no sisters: a lawn, a meadow or a pasture is a field, and a field's sisters include a

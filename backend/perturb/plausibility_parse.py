@@ -11,24 +11,13 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import ANIMAL, PERSON, noun_class, noun_key, noun_senses, referent
+from backend.perturb.nouns import ANIMAL, PERSON, first_sense_ancestors, noun_class, noun_key, noun_senses, referent
 
 # Animals larger than a person: one on top of (or riding) someone is absurd.
 LARGE_ANIMALS = frozenset("""
     horse pony cow bull ox cattle elephant giraffe zebra bear camel donkey mule buffalo bison moose elk rhino hippo
     llama
 """.split())
-
-
-@functools.lru_cache(maxsize=8192)
-def first_sense_ancestors(key: str) -> frozenset[str]:
-    """WordNet synset names above (and including) the most frequent noun
-    sense of `key`: what the word usually names. Empty when WordNet does
-    not know it (or is not installed), so no rule fires on it."""
-    senses = noun_senses(key)
-    if not senses:
-        return frozenset()
-    return frozenset({senses[0].name()} | {s.name() for s in senses[0].closure(lambda synset: synset.hypernyms())})
 
 
 def is_under(key: str, synsets: frozenset[str]) -> bool:

@@ -266,7 +266,23 @@ def _fitting_attributes(propose: Callable[[Slot], list[str]], slot: Slot) -> lis
     """`propose`'s words for `slot`, where an attribute's must suit its noun
     (`attribute_fit.attribute_fits`)."""
     noun = head_noun(slot.span[0]) if slot.pos == ADJ else None
-    return [word for word in propose(slot) if noun is None or attribute_fits(noun, word)]
+    kept = _other_attributes(slot, noun) if noun is not None else []
+    return [word for word in propose(slot) if noun is None or (
+        attribute_fits(noun, word) and not any(lexicon().are_synonyms(word, other, ADJ) for other in kept))]
+
+
+def _other_attributes(slot: Slot, noun: Token) -> list[str]:
+    """The words before the noun back to its determiner or the noun ending a phrase before it (modifiers, "and",
+    commas, whatever spaCy hung them on): a refill that means one of them says it twice ("A grey and white dog" ->
+    "A grey and gray dog" was judged err)."""
+    doc, words, i = noun.doc, [], noun.i - 1
+    while i >= 0 and doc[i].pos_ in ("ADJ", "NOUN", "PROPN", "CCONJ", "PUNCT", "ADV"):
+        if doc[i].pos_ in ("NOUN", "PROPN") and doc[i + 1].pos_ in ("CCONJ", "PUNCT"):
+            break  # another noun phrase ends here: "a large cake and small plates" may take "big plates"
+        if i not in range(slot.span.start, slot.span.end) and doc[i].is_alpha:
+            words.append(doc[i].lower_)
+        i -= 1
+    return words
 
 
 def _fitting_objects(
