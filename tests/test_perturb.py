@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from backend.perturb import FAMILIES, MASK, Edit, Variant, nouns, perturb
+from backend.perturb import FAMILIES, MASK, Edit, Variant, perturb
 from backend.perturb import lexicon as lexicon_module
 from backend.perturb.inflect import pluralize, verb_form
 from backend.perturb.lexicon import NOUN, lexicon
@@ -39,7 +39,7 @@ def wordnet_mode(request, monkeypatch):
     cleared so neither run sees the other's. (WordNet no longer proposes
     words; it only answers whether an unknown noun names a person or an
     animal.)"""
-    caches = (lexicon_module._first_sense_class, nouns.noun_senses, nouns.first_sense_ancestors)
+    caches = (lexicon_module._first_sense_class,)
     for cache in caches:
         cache.cache_clear()
     if request.param == "wordnet-off":

@@ -6,7 +6,7 @@ import pytest
 from backend.cli import main
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from backend.perturb import Variant, nouns, perturb, plausibility
-from backend.perturb.nouns import first_sense_ancestors, noun_senses
+from backend.perturb.nouns import first_sense_ancestors
 from backend.perturb.plausibility import changed_spans, implausibilities, is_plausible, mark_plausibility
 from backend.probe import run_probe
 from tests.support.tiny import solid_image
@@ -118,8 +118,7 @@ def test_variant_defaults_to_plausible_and_marking_leaves_positives_alone():
 
 def test_curated_lists_decide_without_wordnet(monkeypatch):
     monkeypatch.setattr(nouns, "wordnet", lambda: None)
-    caches = [nouns._wordnet_class, plausibility._wordnet_heavy, plausibility.violations, first_sense_ancestors,
-              noun_senses]
+    caches = [nouns._wordnet_class, plausibility._wordnet_heavy, plausibility.violations, first_sense_ancestors]
     for cache in caches:
         cache.cache_clear()
     try:

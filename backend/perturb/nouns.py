@@ -133,12 +133,10 @@ PLURALIA_TANTUM = frozenset({
 })
 
 
-@functools.lru_cache(maxsize=16384)
-def noun_senses(key: str) -> tuple:
-    """WordNet's noun senses of `key`, most frequent first; none when the corpus is not installed. Remembered: the
-    engine asks about the same few hundred nouns for every caption, and each lookup runs WordNet's morphology."""
+def noun_senses(key: str) -> list:
+    """WordNet's noun senses of `key`, most frequent first; none when the corpus is not installed."""
     reader = wordnet()
-    return tuple(reader.synsets(key.replace(" ", "_"), "n")) if reader is not None else ()
+    return reader.synsets(key.replace(" ", "_"), "n") if reader is not None else []
 
 
 @functools.lru_cache(maxsize=8192)
