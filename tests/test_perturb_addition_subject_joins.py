@@ -33,8 +33,10 @@ def test_a_lady_takes_a_person_who_is_not_a_woman_too():
 
 
 def test_a_person_using_something_in_a_clause_takes_no_dog():
+    """No dog joins them as a second subject (it would use the electronics too); a dog they have with them
+    (`addition_companions`: "people with a dog sitting in chairs") shares none of their clauses."""
     joins = _objects("There are a group of people sitting in chairs using electronics")
-    assert not any("a dog" in text for text in joins)
+    assert not any("a dog" in text.replace("people with a dog", "") for text in joins)
 
 
 @pytest.mark.parametrize(("caption", "barred"), [

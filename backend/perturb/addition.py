@@ -309,14 +309,15 @@ def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
 
 def _companion_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     """Edits giving the subject person a companion where none may join them (`addition_companions`): one the
-    counts place beside the person or in the scene, that fits the whole scene (`_fits_scene`)."""
+    caption neither names nor implies (`added_objects`, the companions standing in as `kindred` words, which the
+    counts need not vouch for)."""
     noun = companion_site(request.doc)
     if noun is None:
         return []
-    scene, end = _scene_nouns(request.doc), noun.idx + len(noun)
-    candidates = added_objects(request.doc, noun_lemma(noun), stats, list(companion_words(noun)), anywhere=True)
-    words = [word for word in candidates if _fits_scene(stats, word, scene)][:PARTNERS]
-    return [[Edit("", f" with {indefinite_article(word)} {word}", end, end)] for word in words]
+    words = companion_words(noun)
+    end = noun.idx + len(noun)
+    added = added_objects(request.doc, noun_lemma(noun), stats, list(words), kin=frozenset(words))[:PARTNERS]
+    return [[Edit("", f" with {indefinite_article(word)} {word}", end, end)] for word in added]
 
 
 def _joins_past_dress(subject: Token, noun: Token, agreement: list[Edit]) -> bool:

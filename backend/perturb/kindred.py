@@ -103,7 +103,8 @@ KIND_COMPOUNDS = {"fire hydrant": "hydrant", "stop sign": "sign", "street sign":
 # A room's furnishings (`addition_rooms`) may be what the caption calls a picture or its flowers.
 OTHER_NAMES = {"lamppost": ("light post", "lamp post", "light pole", "lamp pole", "street light", "street lamp"),
                "rug": ("carpet",), "painting": ("picture", "artwork", "poster", "portrait"),
-               "plant": ("flower", "greenery", "fern", "cactus"), "vase": ("flower",)}
+               "plant": ("flower", "greenery", "fern", "cactus"), "vase": ("flower",),
+               "bag": ("briefcase", "brief case", "suitcase", "backpack", "purse", "handbag", "luggage", "tote")}
 
 # Kinds of food, which a list of two of them takes a third of ("There are meats, fruits and vegetables on a
 # flatbread"); only in a list, where a plural or bare word fits ("a fruit and a vegetable" is no one's caption).
