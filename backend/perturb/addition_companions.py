@@ -51,8 +51,8 @@ WET = WATERS | frozenset("surf surfer surfboard wave swim swimmer kayak canoe ra
 def companion_site(doc: Doc) -> Token | None:
     """The person noun a "with a X" phrase may follow: the caption's subject (through a group's "of": "A group of
     people"), followed by a finite verb (one WordNet knows as a verb: not "An old doctors office"), by a participle
-    of what they do (`_acting_participle`), or ending the caption. None where the person already has a "with" phrase, is alone (`ALONE`, or "by himself"), is joined to
-    another noun, plays a ball game, or is in the air."""
+    of what they do (`_acting_participle`), or ending the caption. None where the person already has a "with"
+    phrase, is alone (`ALONE`, or "by himself"), is joined to another noun, plays a ball game, or is in the air."""
     found = subject_noun(doc)
     if found is None or animacy(found[1]) != "person":
         return None
