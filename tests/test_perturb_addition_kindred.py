@@ -7,11 +7,7 @@ one object, no mass noun with an article, no stray animal, no farm animal beside
 import pytest
 
 from backend.perturb.kindred import kindred
-from tests.support.perturb_outputs import every_variant
-
-
-def _objects(caption: str) -> list[str]:
-    return [v.text for v in every_variant(caption, ["addition"]) if v.subtype == "object"]
+from tests.support.perturb_outputs import objects_added
 
 
 def test_kindred_is_symmetric_and_leaves_the_word_out():
@@ -22,14 +18,14 @@ def test_kindred_is_symmetric_and_leaves_the_word_out():
 
 
 def test_an_animal_the_counts_never_paired_joins_a_farm_animal():
-    joins = [text for text in _objects("A sheep standing in a dry grass field.") if text.startswith("A sheep and")]
+    joins = [text for text in objects_added("A sheep standing in a dry grass field.") if text.startswith("A sheep and")]
     added = {text.split()[4] for text in joins}
     assert added and added <= kindred("sheep")
     assert all(text.endswith(" standing in a dry grass field.") for text in joins)
 
 
 def test_a_plural_verb_after_a_group_stays_as_it_is():
-    joins = [text for text in _objects("A herd of sheep are grazing in a green field.") if " and a" in text]
+    joins = [text for text in objects_added("A herd of sheep are grazing in a green field.") if " and a" in text]
     assert joins and all(text.startswith("A herd of sheep and a") and " are grazing " in text for text in joins)
 
 
@@ -39,15 +35,15 @@ def test_a_plural_verb_after_a_group_stays_as_it_is():
     ("A cat and dog napping together on the couch.", "A cat, rabbit and dog napping together on the couch."),
 ])
 def test_a_list_gains_a_third_member_in_its_own_form(caption, expected):
-    assert expected in _objects(caption)
+    assert expected in objects_added(caption)
 
 
 def test_a_list_naming_a_kind_is_not_extended():
-    assert not any("cheese," in text for text in _objects("A cheese and pepperoni pizza on a plate."))
+    assert not any("cheese," in text for text in objects_added("A cheese and pepperoni pizza on a plate."))
 
 
 def test_a_second_object_joins_after_a_nearby_preposition():
-    outputs = _objects("A cup of coffee next to a laptop.")
+    outputs = objects_added("A cup of coffee next to a laptop.")
     assert "A cup of coffee next to a laptop and a phone." in outputs
     assert not any(text.startswith("A cup and") for text in outputs)  # "a cup of coffee" stays whole
 
@@ -55,29 +51,30 @@ def test_a_second_object_joins_after_a_nearby_preposition():
 @pytest.mark.parametrize("caption", ["A man riding a horse on a beach.", "A woman driving a car down a road."])
 def test_no_second_object_for_a_verb_that_takes_one(caption):
     noun = caption.split()[4].rstrip(".")
-    assert not any(f"{noun} and a" in text for text in _objects(caption))
+    assert not any(f"{noun} and a" in text for text in objects_added(caption))
 
 
 def test_no_mass_noun_joins_a_mass_subject():
-    assert not any(" and a" in text.split(" is ")[0] for text in _objects("The broccoli is being cooked with ham."))
+    texts = objects_added("The broccoli is being cooked with ham.")
+    assert not any(" and a" in text.split(" is ")[0] for text in texts)
 
 
 def test_no_stray_animal_is_added_to_a_street_scene():
     animals = ("giraffe", "elephant", "bear", "zebra", "cow", "horse", "sheep", "bird")
-    outputs = _objects("A car is parked in front of a building.")
+    outputs = objects_added("A car is parked in front of a building.")
     assert outputs and not any(animal in text for text in outputs for animal in animals)
 
 
 def test_a_toy_animal_gets_no_farm_partner():
     """A toy takes a toy's kindred (a doll, `kindred.TOY_MARKS`), never an animal's."""
-    outputs = _objects("A stuffed dog sitting on a bed.")
+    outputs = objects_added("A stuffed dog sitting on a bed.")
     joined = [text for text in outputs if text.startswith("A stuffed dog and")]
     assert joined and all(text.startswith("A stuffed dog and a doll ") for text in joined)
 
 
 def test_a_compound_is_not_read_as_its_head():
     """Judged on the held-out sample: "next to home plate and a cup" took a baseball plate for a dish."""
-    outputs = _objects("A baseball player holding a bat next to home plate.")
+    outputs = objects_added("A baseball player holding a bat next to home plate.")
     assert not any("plate and a" in text for text in outputs)
 
 
@@ -92,4 +89,4 @@ def test_a_compound_is_not_read_as_its_head():
     ("A woman holding a book about the topic fun.", "book and a"),
 ])
 def test_judged_faults_are_not_made_again(caption, barred):
-    assert not any(barred in text for text in _objects(caption))
+    assert not any(barred in text for text in objects_added(caption))

@@ -4,11 +4,7 @@ judged faults of these rules and of the dropped pronoun plurals (tests/data/pert
 """
 import pytest
 
-from tests.support.perturb_outputs import every_variant
-
-
-def _objects(caption: str) -> list[str]:
-    return [v.text for v in every_variant(caption, ["addition"]) if v.subtype == "object"]
+from tests.support.perturb_outputs import objects_added
 
 
 @pytest.mark.parametrize(("caption", "expected"), [
@@ -24,7 +20,7 @@ def _objects(caption: str) -> list[str]:
     ("The stop sign is at a four way intersection.", "The stop sign and a bench are at a four way intersection."),
 ])
 def test_joins_made(caption, expected):
-    assert any(text.startswith(expected) for text in _objects(caption))
+    assert any(text.startswith(expected) for text in objects_added(caption))
 
 
 @pytest.mark.parametrize(("caption", "barred"), [
@@ -62,9 +58,9 @@ def test_joins_made(caption, expected):
     ("Two peanut butter and jelly sandwiches sliced in half", "peanut butter,"),
 ])
 def test_judged_faults_are_not_made_again(caption, barred):
-    assert not any(barred in text for text in _objects(caption))
+    assert not any(barred in text for text in objects_added(caption))
 
 
 def test_a_kitchen_named_as_a_name_still_has_its_fixtures():
-    texts = _objects("A small, white formica kitchen with a refrigerator, sink and small electrical appliances")
+    texts = objects_added("A small, white formica kitchen with a refrigerator, sink and small electrical appliances")
     assert not any(word in text for text in texts for word in ("stove", "oven", "dishwasher"))

@@ -8,11 +8,7 @@ joined dog.
 """
 import pytest
 
-from tests.support.perturb_outputs import every_variant
-
-
-def _objects(caption: str) -> list[str]:
-    return [v.text for v in every_variant(caption, ["addition"]) if v.subtype == "object"]
+from tests.support.perturb_outputs import objects_added
 
 
 @pytest.mark.parametrize(("caption", "expected"), [
@@ -24,18 +20,18 @@ def _objects(caption: str) -> list[str]:
     ("Two computers sitting on top of a desk.", "Two computers and a printer sitting on top of a desk."),
 ])
 def test_subject_joins_that_were_refused_before(caption, expected):
-    assert any(text.startswith(expected) for text in _objects(caption))
+    assert any(text.startswith(expected) for text in objects_added(caption))
 
 
 def test_a_lady_takes_a_person_who_is_not_a_woman_too():
-    joins = [text for text in _objects("A lady standing in a kitchen.") if text.startswith("A lady and")]
+    joins = [text for text in objects_added("A lady standing in a kitchen.") if text.startswith("A lady and")]
     assert joins and not any("a woman" in text for text in joins)
 
 
 def test_a_person_using_something_in_a_clause_takes_no_dog():
     """No dog joins them as a second subject (it would use the electronics too); a dog they have with them
     (`addition_companions`: "people with a dog sitting in chairs") shares none of their clauses."""
-    joins = _objects("There are a group of people sitting in chairs using electronics")
+    joins = objects_added("There are a group of people sitting in chairs using electronics")
     assert not any("a dog" in text.replace("people with a dog", "") for text in joins)
 
 
@@ -52,4 +48,4 @@ def test_a_person_using_something_in_a_clause_takes_no_dog():
     ("A man is standing on a snowy hill with his skis.", "man and a"),
 ])
 def test_judged_faults_are_not_made_again(caption, barred):
-    assert not any(barred in text for text in _objects(caption))
+    assert not any(barred in text for text in objects_added(caption))

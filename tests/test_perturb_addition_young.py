@@ -8,11 +8,7 @@ in the list: a room's fixtures are never added to it now).
 """
 import pytest
 
-from tests.support.perturb_outputs import every_variant
-
-
-def _objects(caption: str) -> list[str]:
-    return [v.text for v in every_variant(caption, ["addition"]) if v.subtype == "object"]
+from tests.support.perturb_outputs import objects_added
 
 
 @pytest.mark.parametrize(("caption", "expected"), [
@@ -20,11 +16,11 @@ def _objects(caption: str) -> list[str]:
     ("A bear sleeps in a hammock made of heavy canvas.", "A bear and a cub sleep in a hammock made of heavy canvas."),
 ])
 def test_a_grown_bear_takes_a_cub(caption, expected):
-    assert expected in _objects(caption)
+    assert expected in objects_added(caption)
 
 
 def test_a_bear_takes_no_other_animal_the_counts_do_not_vouch_for():
-    joins = [text for text in _objects("a black bear walking toward a rock") if " and a " in text]
+    joins = [text for text in objects_added("a black bear walking toward a rock") if " and a " in text]
     assert joins and set(joins) == {"a black bear and a cub walking toward a rock"}
 
 
@@ -36,7 +32,7 @@ def test_a_bear_takes_no_other_animal_the_counts_do_not_vouch_for():
     "A lion cub lying in the grass.",
 ])
 def test_no_cub_beside_a_young_or_toy_bear(caption):
-    assert not [text for text in _objects(caption) if " cub" in text]
+    assert not [text for text in objects_added(caption) if " cub" in text]
 
 
 @pytest.mark.parametrize(("caption", "judged"), [
@@ -46,7 +42,7 @@ def test_no_cub_beside_a_young_or_toy_bear(caption):
     ("A bunch of people skiing at a lodge right in the mountains.", "mountains with a tree"),
 ])
 def test_a_judged_err_of_the_dropped_scene_counts_is_not_made(caption, judged):
-    assert not [text for text in _objects(caption) if judged in text]
+    assert not [text for text in objects_added(caption) if judged in text]
 
 
 @pytest.mark.parametrize(("caption", "subject"), [
@@ -55,4 +51,4 @@ def test_a_judged_err_of_the_dropped_scene_counts_is_not_made(caption, judged):
 ])
 def test_no_thing_joins_one_that_holds_something(caption, subject):
     """Judged impl in `tests/data/perturb-judged-addobj3-natural.csv`: "A vase and a lamp filled with ..."."""
-    assert not [text for text in _objects(caption) if text.startswith(subject)]
+    assert not [text for text in objects_added(caption) if text.startswith(subject)]

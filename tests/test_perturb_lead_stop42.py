@@ -12,9 +12,8 @@ caption's end, never in a ball game, never to someone alone, one shared dog for 
 """
 import pytest
 
-from backend.perturb import perturb
 from backend.perturb.core import normalized
-from tests.support.perturb_outputs import made
+from tests.support.perturb_outputs import made, objects_added
 
 
 @pytest.mark.parametrize(("caption", "err"), [
@@ -32,10 +31,6 @@ def test_the_other_attribute_is_still_replaced():
         "A grey and white dog sitting in the passenger side of a car.", ["replace"])
 
 
-def _objects_added(caption: str) -> list[str]:
-    return [v.text for v in perturb(caption, ["addition"]) if v.subtype == "object"]
-
-
 @pytest.mark.parametrize(("caption", "added"), [
     ("A surfer rides the face of a wave.", "A surfer with a dog rides the face of a wave."),
     ("A man is sleeping with his head on a pillow.", "A man with a dog is sleeping with his head on a pillow."),
@@ -44,7 +39,7 @@ def _objects_added(caption: str) -> list[str]:
      "A man with a camera is cutting into a cake as someone hugs him."),
 ])
 def test_a_person_who_acts_alone_gets_a_companion(caption, added):
-    assert added in _objects_added(caption)
+    assert added in objects_added(caption)
 
 
 @pytest.mark.parametrize(("caption", "person"), [
@@ -56,7 +51,7 @@ def test_a_person_who_acts_alone_gets_a_companion(caption, added):
     ("A lady wearing a pink shoe stands on the sidewalk.", "lady"),     # dress: "a dog wearing a pink shoe"
 ])
 def test_no_companion_where_it_would_misread(caption, person):
-    assert not [text for text in _objects_added(caption) if f"{person} with a" in text.lower()]
+    assert not [text for text in objects_added(caption) if f"{person} with a" in text.lower()]
 
 
 @pytest.mark.parametrize("caption", [
@@ -66,7 +61,7 @@ def test_no_companion_where_it_would_misread(caption, person):
     "A surfer rides the face of a wave.",                         # no phone in the water
 ])
 def test_only_a_dog_goes_along_where_nothing_else_would(caption):
-    texts = [text for text in _objects_added(caption) if " with a" in text and " with a" not in caption]
+    texts = [text for text in objects_added(caption) if " with a" in text and " with a" not in caption]
     assert texts and all(" with a dog" in text for text in texts)
 
 
@@ -82,4 +77,4 @@ def test_a_modifier_of_another_noun_phrase_does_not_bar_a_refill():
     ("A kite surfer gets high in the air while his kite is out of the picture frame.", "with a dog"),  # flying dog
 ])
 def test_no_companion_the_caption_already_has_or_that_would_fly(caption, never):
-    assert not [text for text in _objects_added(caption) if never in text]
+    assert not [text for text in objects_added(caption) if never in text]

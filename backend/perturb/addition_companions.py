@@ -37,7 +37,7 @@ REFLEXIVES = frozenset({"himself", "herself", "themselves", "itself"})
 # A baby has nothing of its own along but a dog ("The baby with a camera is holding his tooth brush").
 INFANTS = frozenset({"baby", "infant", "toddler"})
 # Words of a person in the air, where a companion would fly too ("A kite surfer with a dog gets high in the air").
-AIRBORNE = frozenset({"air", "airborne", "midair", "mid-air"})
+AIRBORNE = frozenset({"air", "airborne", "midair"})
 # Several people named by one word ("A couple", "The large crowd"), who share one companion as several people do.
 GATHERINGS = COLLECTIVE_NOUNS | {"audience", "class", "crew"}
 # What takes pictures, and the words of taking them.

@@ -33,6 +33,11 @@ def made(caption: str, families: Sequence[str] | None = None, *, subtype: str | 
             and (variant.plausible or not shown)}
 
 
+def objects_added(caption: str) -> list[str]:
+    """Every addition of an object the engine can make for `caption` (texts as written)."""
+    return [v.text for v in every_variant(caption, ["addition"]) if v.subtype == "object"]
+
+
 def variants_of(captions: list[str]) -> list[list]:
     """Every variant of every caption, all families, seed 0, as JSON-ready lists."""
     return [[[v.text, v.kind, v.family, v.subtype, [[e.before, e.after, e.start, e.end] for e in v.edits]]
