@@ -11,8 +11,6 @@ page to docs/annotate-step3.png, docs/annotate-step4.png, docs/annotate-done.png
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pytest
 
@@ -21,11 +19,10 @@ from backend.annotate.campaigns import CampaignConfig
 from backend.core.store import Store
 from tests.support.annotate_fixtures import toy_campaign
 from tests.support.appserver import annotate_server, workspace_settings
-from tests.support.browser import VIEWPORT, inside
+from tests.support.browser import VIEWPORT, inside, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 LINK = f"?campaign=study&PROLIFIC_PID={PID}&STUDY_ID=s1&SESSION_ID=x1"
 TASKS = 5
@@ -55,13 +52,6 @@ def page(served):
     context.close()
 
 
-def screenshot(page, name: str, tmp_path: Path) -> None:
-    """A full-page screenshot once Gradio's fade-in animations are over (they leave new text pale)."""
-    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
-    folder = DOCS if os.environ.get("SAVE_SCREENSHOT") == "1" else tmp_path
-    page.screenshot(path=str(folder / name), full_page=True)
-
-
 def looks(page, selector: str) -> tuple[str, str]:
     style = page.locator(selector).evaluate("e => { const s = getComputedStyle(e); return [s.backgroundColor, "
                                             "s.borderStyle]; }")
@@ -88,7 +78,7 @@ def answers_of(settings, external_id: str) -> list[tuple[str, str]]:
     return [(row["choice"], row["source"]) for row in rows]
 
 
-def test_a_participant_answers_with_the_keyboard_and_gets_the_code_after_the_last_answer(served, page, tmp_path):
+def test_a_participant_answers_with_the_keyboard_and_gets_the_code_after_the_last_answer(served, page):
     settings, url, _ = served
     page.goto(url + LINK)
     sources, captions = [], []
@@ -99,7 +89,7 @@ def test_a_participant_answers_with_the_keyboard_and_gets_the_code_after_the_las
             assert page.is_visible("#annotate-instructions"), "the first task shows the instructions"
             assert page.locator("input:visible, textarea:visible").count() == 0, "nothing to type in"
             assert looks(page, "#answer-none") != looks(page, "#answer-4"), "None looks unlike the images' keys"
-            screenshot(page, "annotate-step3.png", tmp_path)
+            screenshot(page, "annotate-step3.png", settled=True)
         else:
             assert not page.is_visible("#annotate-instructions"), "read once, they fold away"
         assert not page.is_visible("#annotate-done")
@@ -126,10 +116,10 @@ def test_a_participant_answers_with_the_keyboard_and_gets_the_code_after_the_las
     assert link.get_attribute("href") == f"https://app.prolific.com/submissions/complete?cc={code}"
     assert not page.is_visible("#annotate-task")
     assert len(answers_of(settings, PID)) == TASKS
-    screenshot(page, "annotate-done.png", tmp_path)
+    screenshot(page, "annotate-done.png", settled=True)
 
 
-def test_a_second_participant_starts_with_the_step_4_another_annotators_answer_opened(served, page, tmp_path):
+def test_a_second_participant_starts_with_the_step_4_another_annotators_answer_opened(served, page):
     """Another annotator's session ends on step 3 of a fresh item; the next participant's session, reserved when
     their link opens, begins with that item's step 4 (later steps first)."""
     settings, url, _ = served
@@ -155,7 +145,7 @@ def test_a_second_participant_starts_with_the_step_4_another_annotators_answer_o
     assert page.is_visible("#answer-both")
     assert "Both" in page.inner_text("#annotate-instructions"), "step 4's instructions, open the first time"
     assert not page.is_visible("#annotate-done") and page.locator("a[href*='prolific.com']").count() == 0
-    screenshot(page, "annotate-step4.png", tmp_path)
+    screenshot(page, "annotate-step4.png", settled=True)
 
 
 def test_keys_typed_into_a_text_field_stay_there(served, page):

@@ -128,7 +128,7 @@ def _flood_and_hoard(settings, url):
 
 
 @pytest.mark.browser
-def test_a_participant_undoes_a_mis_keyed_answer_and_sees_every_tasks_question(lab, browser, tmp_path):
+def test_a_participant_undoes_a_mis_keyed_answer_and_sees_every_tasks_question(lab, browser):
     settings, url = lab
     with new_page(browser) as page:
         page.goto(f"{url}study?campaign=undoable&PROLIFIC_PID={PID}&STUDY_ID=s1&SESSION_ID=x1")
@@ -138,14 +138,14 @@ def test_a_participant_undoes_a_mis_keyed_answer_and_sees_every_tasks_question(l
         assert "Which image shows this description?" in page.locator("#annotate-caption").inner_text()
         page.click("#answer-1")  # at once: faster than the campaign's minimum
         page.locator("#annotate-message").get_by_text("You answered in").wait_for()
-        screenshot(page, tmp_path, "annotate-too-fast.png")
+        screenshot(page, "annotate-too-fast.png")
         page.wait_for_timeout(1100)
         page.click("#answer-none")
         page.wait_for_function(counter.format("2 / 4"))
         page.click("#annotate-undo")
         page.wait_for_function(counter.format("1 / 4"))
         page.locator("#annotate-message").get_by_text("Your last answer was withdrawn").wait_for()
-        screenshot(page, tmp_path, "annotate-undo.png")
+        screenshot(page, "annotate-undo.png")
         assert db.rows(settings.db, "select a.source from answers a join annotators n on n.id = a.annotator_id "
                                     "where n.external_id = ?", (PID,)) == [{"source": "undone"}]
         for number in range(1, 5):
@@ -156,11 +156,11 @@ def test_a_participant_undoes_a_mis_keyed_answer_and_sees_every_tasks_question(l
             page.keyboard.press("1")
         page.locator("#annotate-done").get_by_text("Your completion code is").wait_for()
         assert page.locator("#annotate-undo").is_hidden(), "a code once shown is never taken back"
-        screenshot(page, tmp_path, "annotate-done-after-undo.png")
+        screenshot(page, "annotate-done-after-undo.png")
 
 
 @pytest.mark.browser
-def test_the_admin_sets_the_minimum_in_the_form_and_reads_speed_flags_in_the_annotator_table(lab, browser, tmp_path):
+def test_the_admin_sets_the_minimum_in_the_form_and_reads_speed_flags_in_the_annotator_table(lab, browser):
     from app import build_app
     from backend.annotate import assign
 
@@ -187,6 +187,6 @@ def test_the_admin_sets_the_minimum_in_the_form_and_reads_speed_flags_in_the_ann
             assert "too fast" in status.inner_text() and "SPEED" in status.inner_text()
             # The settings line is another output of the same event: the page may draw it a moment later.
             page.locator("#campaign-settings").get_by_text("at least 1 s per task").wait_for()
-            screenshot(page, tmp_path, "campaigns-speed-flags.png")
+            screenshot(page, "campaigns-speed-flags.png")
     finally:
         demo.close()

@@ -77,7 +77,7 @@ def study(tmp_path_factory):
         yield settings, url
 
 
-def test_six_participants_each_end_with_a_code_only_for_a_whole_session(study, browser, tmp_path):
+def test_six_participants_each_end_with_a_code_only_for_a_whole_session(study, browser):
     settings, url = study
     code = campaigns.get(settings.db, "study")["config"].completion_code
     assert report.status(settings.db, "study")["places"]["places"] == 3
@@ -92,7 +92,7 @@ def test_six_participants_each_end_with_a_code_only_for_a_whole_session(study, b
         open_study(p1, url, pid("P1"))
         waiting = ending(p1, "Please wait a moment")
         assert not code_shown(waiting, code) and p1.locator("a[href*='prolific.com']").count() == 0
-        screenshot(p1, tmp_path, "study-wait.png")
+        screenshot(p1, "study-wait.png")
         counter_is(p1, "1 / 3")  # no reload: the page asked again until R's tasks came back
         assert time.monotonic() - left_at >= RECLAIM_S
 
@@ -108,7 +108,7 @@ def test_six_participants_each_end_with_a_code_only_for_a_whole_session(study, b
 
         answer(p2, "lll", 3)  # P1's answers opened step 4: P2's page went on by itself
         ends["P2"] = ending(p2, "Thank you")
-        screenshot(p2, tmp_path, "study-done.png")
+        screenshot(p2, "study-done.png")
 
     for name, key in (("P3", "1"), ("P4", "l")):  # the last step-3 task, then its step 4
         with new_page(browser, WAIT_MS) as page:
@@ -122,7 +122,7 @@ def test_six_participants_each_end_with_a_code_only_for_a_whole_session(study, b
             ends[name] = ending(page, "This study is full: please return your submission")
             assert page.locator("a[href*='prolific.com']").count() == 0
             if name == "P5":
-                screenshot(page, tmp_path, "study-full.png")
+                screenshot(page, "study-full.png")
 
     expected = {"R": 0, "P1": 3, "P2": 3, "P3": 1, "P4": 1, "P5": 0}
     assert {name: answers(settings, name) for name in expected} == expected

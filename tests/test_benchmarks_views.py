@@ -116,8 +116,7 @@ def broken_header_words(page) -> list[str]:
 
 
 @pytest.mark.browser
-def test_the_tab_at_1400_px_fits_its_leaderboard_draws_headlines_with_chance_and_marks_ready_data(app, browser,
-                                                                                                   tmp_path):
+def test_the_tab_at_1400_px_fits_its_leaderboard_draws_headlines_with_chance_and_marks_ready_data(app, browser):
     with new_page(browser) as page:
         page.goto(app["url"])
         page.get_by_role("tab", name="Benchmarks").click()
@@ -143,7 +142,7 @@ def test_the_tab_at_1400_px_fits_its_leaderboard_draws_headlines_with_chance_and
         options = page.get_by_role("option").all_inner_texts()
         assert "✗ aro-vg-relation (needs data)" in options and "✓ toy-bivlc" in options
         page.keyboard.press("Escape")
-        screenshot(page, tmp_path, "benchmarks.png")
+        screenshot(page, "benchmarks.png")
 
 
 @pytest.mark.browser
@@ -172,7 +171,7 @@ def probe_cell(page, row_text: str) -> str:
 
 
 @pytest.mark.browser
-def test_an_item_sent_to_the_probe_gets_the_benchmarks_verdict_and_margin_there(app, browser, tmp_path):
+def test_an_item_sent_to_the_probe_gets_the_benchmarks_verdict_and_margin_there(app, browser):
     store = app["store"]
     toy = next(r for r in results(store, ["toy-sugarcrepe"]) if r["model"] == "toyworld" and r["item_limit"] == LIMIT)
     wrong = items(store, toy["id"], True, None, 1)[0]
@@ -188,7 +187,7 @@ def test_an_item_sent_to_the_probe_gets_the_benchmarks_verdict_and_margin_there(
         wait_for(lambda: f"Item #{wrong['position']} " in verdict.inner_text(), 30, "the clicked item")
         shown_margin = float(re.search(r"margin ([+-]\d\.\d{4})", verdict.inner_text()).group(1))
         assert "wrong" in verdict.inner_text() and shown_margin == round(sent.margin, 4)
-        screenshot(page, tmp_path, "benchmarks-failures.png")
+        screenshot(page, "benchmarks-failures.png")
 
         page.locator("#send-to-probe").click()
         caption = page.get_by_label("Caption", exact=True)
@@ -202,7 +201,7 @@ def test_an_item_sent_to_the_probe_gets_the_benchmarks_verdict_and_margin_there(
         assert "FAIL: not below original" in cell, cell
         probe_margin = float(re.search(r"margin ([+-]\d\.\d{4})", cell).group(1))
         assert abs(probe_margin - shown_margin) <= 1e-4, (probe_margin, shown_margin)
-        screenshot(page, tmp_path, "probe-sent.png")
+        screenshot(page, "probe-sent.png")
 
 
 @pytest.mark.parametrize("benchmark, wrong_only", [("toy-sugarcrepe", False), ("toy-bivlc", True),

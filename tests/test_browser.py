@@ -2,14 +2,20 @@
 
 `SAVE_SCREENSHOT=1` also writes a full-page screenshot of a finished probe to docs/probe.png.
 """
-import os
-from pathlib import Path
 
 import pytest
 
 from backend.perturb import FAMILIES
 from tests.support.appserver import running_app
-from tests.support.browser import horizontal_overflow, inside, new_page, pick_option, read_table, upload_image
+from tests.support.browser import (
+    horizontal_overflow,
+    inside,
+    new_page,
+    pick_option,
+    read_table,
+    screenshot,
+    upload_image,
+)
 from tests.support.tiny import solid_image
 from tests.support.waiting import wait_for
 
@@ -18,7 +24,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.system]
 CAPTION = "the brown dog and the white cat"
 SWAPPED = "the white dog and the brown cat"
 WAIT_MS = 60_000
-SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "probe.png"
 
 
 EXAMPLE_CAPTION = "a red square"
@@ -129,10 +134,7 @@ def test_a_bad_image_is_refused_then_the_probe_fills_the_table_with_highlighted_
     (identical,) = [row for row in rows if row["family"]["text"] == "user"]
     assert (identical["kind"]["text"], identical["text"]["text"]) == ("negative", CAPTION)
     assert _cell(identical, "tiny-dir") == (_cell(rows[0], "tiny-dir")[0], "FAIL: same text as the original")
-    if os.environ.get("SAVE_SCREENSHOT") == "1":
-        page.locator("[aria-roledescription=point]").first.wait_for()  # the scatter plot is drawn
-        SCREENSHOT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT), full_page=True)
+    screenshot(page, "probe.png", drawn="[aria-roledescription=point]")  # once the scatter plot is drawn
 
 
 def test_an_empty_caption_and_no_family_checked_are_refused_and_the_page_recovers(page, image_path):

@@ -55,7 +55,7 @@ def test_the_admin_sees_answers_still_needed_fall_by_themselves_and_downloads_th
         second = assign.join(settings.db, campaign_id, "6a1a2b3c4d5e6f7a8b9c0d1e", "prolific", "S1", "X2")
         assert answer(settings.db, second, 100) == 4
         expect(status).to_contain_text("0 answers still needed")
-        screenshot(page, tmp_path, "campaigns-progress.png")
+        screenshot(page, "campaigns-progress.png")
 
         page.get_by_role("tab", name="Export").click()
         page.locator("#campaign-export-zip").click()
@@ -75,7 +75,7 @@ def test_the_admin_sees_answers_still_needed_fall_by_themselves_and_downloads_th
         dataset = datasets.load_from_disk(str(tmp_path / "unzipped" / "dataset"))
         assert shown is not None and len(dataset) == int(shown.group(1)) > 0
         assert dataset[0]["negative_image"].size[0] > 0  # the images travel inside the zip
-        screenshot(page, tmp_path, "campaigns-export.png")
+        screenshot(page, "campaigns-export.png")
         assert not list(settings.downloads_dir.glob(".zip-*"))  # the zip's temporary folder is gone
 
         with pytest.raises(Exception, match="admin"):

@@ -65,7 +65,7 @@ def test_an_anonymous_caller_is_refused_and_changes_nothing(app):
 
 
 @pytest.mark.browser
-def test_an_admin_sees_the_bad_annotator_decides_a_tie_excludes_and_restores(app, browser, tmp_path):
+def test_an_admin_sees_the_bad_annotator_decides_a_tie_excludes_and_restores(app, browser):
     url, settings = app
     with new_page(browser, 30_000) as page:
         sign_in_to_campaigns(page, url, "admin", "s3cret pass")
@@ -95,7 +95,7 @@ def test_an_admin_sees_the_bad_annotator_decides_a_tie_excludes_and_restores(app
         expect(summary).to_contain_text(f"{ITEMS - 1} task(s) to decide")
         queued, total = read_table(page, "campaign-quality-queue")
         assert total == ITEMS - 1 and first not in {row["item"]["text"] for row in queued}
-        screenshot(page, tmp_path, "campaigns-quality-queue.png")
+        screenshot(page, "campaigns-quality-queue.png")
 
         # exclude the flagged annotator: a plan first, nothing changed until confirmed
         before = _stages(settings)
@@ -117,7 +117,7 @@ def test_an_admin_sees_the_bad_annotator_decides_a_tie_excludes_and_restores(app
         assert [(row["annotator"]["text"], row["by"]["text"], row["restored by"]["text"]) for row in history] == \
             [("bad", "admin", "")]
         assert _stages(settings).get("generated") == ITEMS - 1
-        screenshot(page, tmp_path, "campaigns-quality.png")
+        screenshot(page, "campaigns-quality.png")
         page.get_by_role("tab", name="Progress").click()
         expect(page.locator("#campaign-status")).to_contain_text(f"generated {ITEMS - 1}")
         page.get_by_role("tab", name="Quality").click()

@@ -8,7 +8,6 @@ assignment code (`assign.join/next_task/submit`), as an annotator's would.
 `SAVE_SCREENSHOT=1` also writes the tab with a campaign under way to docs/campaigns.png.
 """
 import json
-import os
 import re
 import sqlite3
 import time
@@ -34,7 +33,6 @@ from tests.support.crashes import candidate_rows, kill_job, settled, wait_for_ca
 from tests.support.forms import create
 from tests.support.waiting import wait_for
 
-SCREENSHOT = Path(__file__).resolve().parents[1] / "docs" / "campaigns.png"
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +267,7 @@ def test_generate_images_after_a_crash_continues_where_the_killed_job_stopped(ad
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path, toy_model, browser):
+def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, toy_model, browser):
     url, settings = app
     with new_page(browser, 20_000) as page:
         page.goto(url)
@@ -308,15 +306,14 @@ def test_an_admin_creates_a_campaign_in_the_browser_and_follows_it(app, tmp_path
         page.locator("#campaign-item").get_by_text("Original caption:").wait_for()
         rows, total = read_table(page, "campaign-items-table")
         assert total == 18 and rows[0]["stage"]["text"] in campaigns.STAGES
-        target = SCREENSHOT if os.environ.get("SAVE_SCREENSHOT") == "1" else tmp_path / "campaigns.png"
-        page.screenshot(path=str(target.with_name("campaigns-items.png")), full_page=True)
+        screenshot(page, "campaigns-items.png")
         page.get_by_role("tab", name="Progress").click()
-        page.screenshot(path=str(target), full_page=True)
+        screenshot(page, "campaigns.png")
 
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_an_admin_creates_a_validation_campaign_from_a_file_in_the_browser(app, tmp_path, browser):
+def test_an_admin_creates_a_validation_campaign_from_a_file_in_the_browser(app, browser):
     """Kind "validate" and a SugarCrepe file in the workspace: the campaign's tasks are open at once, its question's
     instructions are in the editor, and Generate images is refused with the reason."""
     url, settings = app
@@ -333,7 +330,7 @@ def test_an_admin_creates_a_validation_campaign_from_a_file_in_the_browser(app, 
         page.locator("#campaign-file input, #campaign-file textarea").first.fill(str(settings.workspace /
                                                                                      "swap_att.json"))
         page.locator("#campaign-images input, #campaign-images textarea").first.fill(str(images))
-        screenshot(page, tmp_path, "campaigns-validate.png")
+        screenshot(page, "campaigns-validate.png")
         page.locator("#campaign-create").click()
         page.locator("#campaign-notice").get_by_text("Its tasks are open now").wait_for()
         page.locator("#campaign-status").get_by_text("items by stage: ready 3").wait_for()
@@ -347,7 +344,7 @@ def test_an_admin_creates_a_validation_campaign_from_a_file_in_the_browser(app, 
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_an_admin_generates_a_campaigns_images_several_per_pipeline_call(app, tmp_path, browser):
+def test_an_admin_generates_a_campaigns_images_several_per_pipeline_call(app, browser):
     """A diffusion preset offers "Images per pipeline call" (the renderer's does not); 0 is refused with the reason
     and starts nothing; 4 starts a job that draws four images per call, each recording the batch it was drawn in."""
     url, settings = app
@@ -370,7 +367,7 @@ def test_an_admin_generates_a_campaigns_images_several_per_pipeline_call(app, tm
         page.get_by_text("Value 0 is less than minimum value 1").first.wait_for()
         assert len(store.list_jobs(kind="generate", limit=None)) == jobs_before
         batch.fill("4")
-        screenshot(page, tmp_path, "campaigns-batch.png")
+        screenshot(page, "campaigns-batch.png")
         page.locator("#campaign-generate").click()
         notice = page.locator("#campaign-notice").get_by_text("Started generate job #")
         notice.wait_for()

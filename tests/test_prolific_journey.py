@@ -230,7 +230,7 @@ def _journey(tmp_path, monkeypatch, capsys, browser, fake):
                 for number in range(3, total + 1):
                     browser_answer(page, store, number)
                 person.endings.append(browser_ending(page))
-                screenshot(page, tmp_path, f"{name}-done.png")
+                screenshot(page, f"{name}-done.png")
         tabs = arrive("B3", "two tabs (browser)")
         with new_page(browser) as one:
             link = f"{server.url}study?" + "&".join(f"{k}={v}" for k, v in tabs.params.items())

@@ -73,7 +73,7 @@ def test_an_admin_runs_the_study_from_the_panel_and_an_anonymous_caller_is_refus
 
 
 @pytest.mark.browser
-def test_the_panel_in_the_browser(lab, browser, tmp_path):
+def test_the_panel_in_the_browser(lab, browser):
     url, settings, fake = lab
     if not fake.studies:  # run alone: the study the first test made from the panel
         prolific_study.create_study(cli_actor(), settings, "tabstudy", url, 120)
@@ -89,4 +89,4 @@ def test_the_panel_in_the_browser(lab, browser, tmp_path):
         page.locator("#campaign-prolific-preview").click()
         page.locator("#campaign-prolific-result").get_by_text("decision(s)").wait_for()
         assert "Study " in status.inner_text() and fake.token not in page.content()
-        screenshot(page, tmp_path, "campaigns-prolific.png")
+        screenshot(page, "campaigns-prolific.png")

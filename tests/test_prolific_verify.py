@@ -97,10 +97,10 @@ def test_a_bot_with_made_up_pids_gets_no_task_and_a_participant_does(tmp_path, f
             page.locator("#study-agree").click()
             page.locator("#study-notice").get_by_text("This link is not for this study").wait_for()
             assert page.locator("#annotate-counter").is_hidden()
-        screenshot(page, tmp_path, "study-not-verified.png")
+        screenshot(page, "study-not-verified.png")
         assert db.rows(settings.db, "select count(*) n from assignments")[0]["n"] == 0, "the bot holds nothing"
         assert db.rows(settings.db, "select count(*) n from annotators")[0]["n"] == 0
         page.goto(f"{url}study?campaign=verified&PROLIFIC_PID={PID}&STUDY_ID={study_id}&SESSION_ID={submission}")
         page.locator("#study-agree").click()
         page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.trim() === '1 / 2'")
-        screenshot(page, tmp_path, "study-verified.png")
+        screenshot(page, "study-verified.png")

@@ -151,7 +151,7 @@ def test_the_page_names_no_admin(tmp_path, monkeypatch):
 
 @pytest.mark.browser
 def test_an_admin_who_reloads_the_page_still_sees_the_admin_tabs_until_signing_out(tmp_path, browser):
-    from tests.support.browser import new_page
+    from tests.support.browser import new_page, screenshot
 
     with public_app(tmp_path, **ADMIN_LOGIN) as (url, _), new_page(browser, 60_000) as page:
         page.goto(url)
@@ -165,7 +165,7 @@ def test_an_admin_who_reloads_the_page_still_sees_the_admin_tabs_until_signing_o
         page.reload()
         page.get_by_text("Signed in as admin (admin).").wait_for()
         page.get_by_role("tab", name="Train").wait_for()
-        page.screenshot(path=str(tmp_path / "after-reload.png"))
+        screenshot(page, "after-reload.png")
         page.get_by_text("Admin sign-in").click()
         page.locator("#sign-out").click()
         page.get_by_text("Sign in as the admin to launch and watch jobs.").wait_for()

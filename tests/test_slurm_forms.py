@@ -96,7 +96,7 @@ def test_campaign_images_generated_from_the_campaigns_tab_on_slurm_are_stored(ap
 
 
 @pytest.mark.browser
-def test_the_forms_show_the_cluster_to_the_signed_in_admin(app, tmp_path, browser):
+def test_the_forms_show_the_cluster_to_the_signed_in_admin(app, browser):
     url, _ = app
     with new_page(browser) as page:
         page.goto(url)
@@ -109,10 +109,10 @@ def test_the_forms_show_the_cluster_to_the_signed_in_admin(app, tmp_path, browse
         target.get_by_text("Slurm cluster (partition debug)").wait_for()
         assert page.get_by_label("Nodes (Slurm)").is_visible()
         assert page.get_by_label("GPUs per node (Slurm)").is_visible()
-        screenshot(page, tmp_path, "train-slurm.png")
+        screenshot(page, "train-slurm.png")
         for tab, picker in (("Benchmarks", "#bench-target"), ("Campaigns", "#campaign-target")):
             page.get_by_role("tab", name=tab).click()
             page.locator(picker).get_by_text("Slurm cluster (partition debug)").wait_for()
-        screenshot(page, tmp_path, "campaigns-slurm.png")
+        screenshot(page, "campaigns-slurm.png")
         page.get_by_role("tab", name="Benchmarks").click()
-        screenshot(page, tmp_path, "benchmarks-slurm.png")
+        screenshot(page, "benchmarks-slurm.png")

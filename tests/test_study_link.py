@@ -45,7 +45,7 @@ def visible_text(page) -> str:
     return page.inner_text("body")
 
 
-def test_the_study_link_shows_the_edited_intro_then_the_tasks_and_nothing_else_in_both_app_modes(full_app, browser, tmp_path):
+def test_the_study_link_shows_the_edited_intro_then_the_tasks_and_nothing_else_in_both_app_modes(full_app, browser):
     settings, url = full_app
     saved = local_client(url).predict("study", INTRO, api_name="/save_intro")  # the admin edits the intro
     assert "Saved the intro" in saved and campaigns.get(settings.db, "study")["config"].intro == INTRO
@@ -58,11 +58,11 @@ def test_the_study_link_shows_the_edited_intro_then_the_tasks_and_nothing_else_i
         assert page.locator("[role=tab]:visible").count() == 0 and page.locator("nav:visible").count() == 0
         assert page.locator("input:visible, textarea:visible").count() == 0, "no form: the link says who"
         assert page.locator("#annotate-counter").is_hidden()
-        screenshot(page, tmp_path, "study-intro.png")
+        screenshot(page, "study-intro.png")
         page.click("#study-agree")
         page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.trim() === '1 / 3'")
         assert page.locator("#study-intro").is_hidden()
-        screenshot(page, tmp_path, "study-task.png")
+        screenshot(page, "study-task.png")
         page.reload()  # the link again: the session goes on, no second intro
         page.wait_for_function("() => document.querySelector('#annotate-counter')?.innerText.trim() === '1 / 3'")
         assert page.locator("#study-intro").is_hidden()
@@ -78,7 +78,7 @@ def test_the_study_link_shows_the_edited_intro_then_the_tasks_and_nothing_else_i
 
 
 @pytest.mark.parametrize("query", ["?campaign=stduy" + QUERY, "?campaign=study", "?campaign=study&PROLIFIC_PID=<x>"])
-def test_a_link_to_no_campaign_or_without_a_prolific_id_is_not_valid(full_app, browser, tmp_path, query):
+def test_a_link_to_no_campaign_or_without_a_prolific_id_is_not_valid(full_app, browser, query):
     _, url = full_app
     with new_page(browser) as page:
         page.goto(f"{url}study{query}")
@@ -87,10 +87,10 @@ def test_a_link_to_no_campaign_or_without_a_prolific_id_is_not_valid(full_app, b
         assert "study" not in text.replace("the study", ""), "no campaign is named"
         assert page.locator("#study-agree").is_hidden() and page.locator("#annotate-task").is_hidden()
         if query.startswith("?campaign=stduy"):
-            screenshot(page, tmp_path, "study-invalid.png")
+            screenshot(page, "study-invalid.png")
 
 
-def test_the_campaigns_tab_gives_the_study_link_and_previews_the_intro_it_edits(full_app, browser, tmp_path):
+def test_the_campaigns_tab_gives_the_study_link_and_previews_the_intro_it_edits(full_app, browser):
     """The admin's side (open-local: this machine's user is the admin): the study link, the places line, and the
     intro editor whose Markdown is rendered beside it as participants will read it."""
     _, url = full_app
@@ -107,4 +107,4 @@ def test_the_campaigns_tab_gives_the_study_link_and_previews_the_intro_it_edits(
         editor.fill("## Welcome, participant\n\nIt takes **ten** minutes.")
         page.locator("#campaign-intro-preview strong").get_by_text("ten").wait_for()
         assert page.locator("#campaign-intro-preview h2").inner_text() == "Welcome, participant"
-        screenshot(page, tmp_path, "campaigns-intro.png")
+        screenshot(page, "campaigns-intro.png")

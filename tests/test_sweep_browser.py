@@ -71,7 +71,7 @@ def test_a_finished_run_joins_the_sweep_and_the_first_plot_spreads_on_both_axes(
             assert f"{float(row[2]):.2f}".rstrip("0").rstrip(".") in shown  # the table shows what the file holds
         assert Image.open(files[f"sweep-{sweep_id}.png"]).size == (WIDTH * PNG_SCALE, HEIGHT * PNG_SCALE)
         assert open(files[f"sweep-{sweep_id}.svg"]).read().count('class="sweep-point"') == 3
-        screenshot(page, tmp_path, "sweep.png")
+        screenshot(page, "sweep.png")
 
         page.reload()
         page.get_by_role("tab", name="Sweep").click()

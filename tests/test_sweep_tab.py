@@ -81,7 +81,7 @@ def test_the_curve_has_a_labelled_point_per_alpha_and_the_recommendation(swept):
 
 @pytest.mark.system
 @pytest.mark.browser
-def test_the_page_draws_a_labelled_point_per_alpha_for_the_signed_in_admin(swept, tmp_path, browser):
+def test_the_page_draws_a_labelled_point_per_alpha_for_the_signed_in_admin(swept, browser):
     with new_page(browser) as page:
         page.goto(swept["url"])
         page.get_by_role("tab", name="Benchmarks").wait_for()  # the tabs are drawn
@@ -104,7 +104,7 @@ def test_the_page_draws_a_labelled_point_per_alpha_for_the_signed_in_admin(swept
         assert all((box := labels.nth(i).bounding_box()) and box["width"] > 10 for i in range(3)), "labels drawn"
         recommended = swept["job"]["result"]["recommended"]
         assert f"Recommended alpha: {recommended['alpha']:g}" in page.locator("#sweep-recommended").inner_text()
-        screenshot(page, tmp_path, "sweep.png")
+        screenshot(page, "sweep.png")
 
 
 def export(client, job_id: int, name: str, alpha: float) -> str:

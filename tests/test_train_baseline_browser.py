@@ -71,4 +71,4 @@ def test_a_resumed_run_shows_its_base_model_its_whole_history_and_its_newest_log
         newest = open(job["log_path"]).read().strip().splitlines()[-1]
         wait_for(lambda: log.input_value().rstrip().endswith(newest.split("\r")[-1]), 15, "the newest log line")
         wait_for(lambda: log.evaluate(SCROLLED_TO_END), 15, "the log box scrolled to its end")
-        screenshot(page, tmp_path, "train-resume.png")
+        screenshot(page, "train-resume.png")

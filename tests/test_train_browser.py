@@ -12,7 +12,7 @@ from backend import jobs
 from backend.core.auth import Actor
 from backend.core.store import Store
 from tests.support.appserver import running_app, workspace_settings
-from tests.support.browser import new_page, read_table
+from tests.support.browser import new_page, read_table, screenshot
 from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]
@@ -61,7 +61,7 @@ def test_a_running_job_draws_its_curves_logs_progress_and_the_run_list_stays_cur
         log = wait_for(lambda: re.search(rf"step \d+/{RUN['steps']} loss [\d.]+ lr \S+ [\d.]+ samples/s, ETA \S+",
                                            page.locator("#train-log textarea").input_value()), 30,
                          "a progress line in the log")
-        page.screenshot(path=str(tmp_path / "train-running.png"), full_page=True)
+        screenshot(page, "train-running.png")
 
         page.reload()
         page.get_by_role("tab", name="Train").click()

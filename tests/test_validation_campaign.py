@@ -79,7 +79,7 @@ def answer_for(person: str, caption: str, second: str, items) -> str:
     return PLAN[person][negatives.index(second)]
 
 
-def test_a_validation_campaign_from_a_sugarcrepe_file_to_a_benchmark(lab, browser, tmp_path):
+def test_a_validation_campaign_from_a_sugarcrepe_file_to_a_benchmark(lab, browser):
     settings, env, source, images, items = lab
     created = json.loads(cli(env, "campaign", "create", NAME, "--kind", "validate", "--source", "file", "--file",
                              str(source), "--images", str(images), "--overlap", "4", "--resolution", "majority",
@@ -113,7 +113,7 @@ def test_a_validation_campaign_from_a_sugarcrepe_file_to_a_benchmark(lab, browse
                     page.inner_text("#annotate-keys")
                 if number == 1:
                     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
-                    screenshot(page, tmp_path, "annotate-validate.png")
+                    screenshot(page, "annotate-validate.png")
                 page.keyboard.press(KEYS[answer_for("browser", caption, second, items)])
             page.locator("#annotate-done").get_by_text("Thank you!").wait_for()
             assert "completion code" in page.inner_text("#annotate-done")

@@ -61,9 +61,22 @@ def sign_in_to_campaigns(page, url: str, user: str, password: str) -> None:
     page.get_by_role("tab", name="Campaigns").click()
 
 
-def screenshot(page, folder: Path, name: str) -> Path:
-    """A full-page screenshot in `folder`, or in docs/ (the pictures the docs show) when `SAVE_SCREENSHOT=1`."""
-    target = (DOCS if os.environ.get("SAVE_SCREENSHOT") == "1" else Path(folder)) / name
+def screenshot(page, name: str, *, settled: bool = False, drawn: str | None = None) -> Path | None:
+    """A full-page screenshot for a person to look at, taken only where one asked for it: `SAVE_SCREENSHOT=1`
+    writes it to docs/ (the pictures the docs show), `SCREENSHOT_DIR=<folder>` to that folder (to view a run's
+    pages). Otherwise none is taken: no test reads the pictures, and each one cost chromium 2 to 4 s of software
+    rendering on the 2-core machine (about 45 in a `make test`). First, with `settled`, wait until Gradio's
+    fade-in animations are over (they leave new text pale), and with `drawn`, for that selector (a plot's
+    first point)."""
+    folder = DOCS if os.environ.get("SAVE_SCREENSHOT") == "1" else os.environ.get("SCREENSHOT_DIR")
+    if not folder:
+        return None
+    if settled:
+        page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    if drawn:
+        page.locator(drawn).first.wait_for()
+    target = Path(folder) / name
+    target.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(target), full_page=True)
     return target
 
