@@ -5,7 +5,9 @@ SugarCrepe's add_obj negatives often lengthen a list ("A tram, bus, and car make
 new member takes the form of the one after "and" (an article, a bare plural, or the shared article of "a cat and
 dog"). Only plain two-member lists are read: the first member ends right before "and" (nothing hangs on its right
 that the new member would steal: "a man in a hat and a woman"), and the second is a noun with nothing but an
-article, adjectives or compounds before it, so the form it gives is the list's.
+article, adjectives or compounds before it, so the form it gives is the list's. spaCy often hangs the second member
+of "with X and Y" on what X hangs on ("a plate topped with broccoli and a dumpling": "dumpling" a conjunct of
+"topped"); where both are things and Y ends the caption's phrase, X and Y are read as the list they are.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Literal
 from spacy.tokens import Doc, Token
 
 from backend.perturb.inflect import verb_form
+from backend.perturb.nouns import animacy
 
 Form = Literal["article", "plural", "bare"]
 LIST_DETERMINERS = frozenset({"a", "an"})
@@ -52,9 +55,9 @@ def list_sites(doc: Doc) -> list[ListSite]:
     for first in doc:
         if first.tag_ not in ("NN", "NNS") or not first.is_alpha or first.i + 2 >= len(doc):
             continue
-        conjuncts = [c for c in first.children if c.dep_ == "conj"]
         cc = doc[first.i + 1]
-        if len(conjuncts) != 1 or cc.lower_ != "and" or cc.head.i != first.i:
+        conjuncts = [c for c in first.children if c.dep_ == "conj"] or _misattached_conjunct(first, cc)
+        if len(conjuncts) != 1 or cc.lower_ != "and" or cc.head.i not in (first.i, conjuncts[0].head.i):
             continue
         second = conjuncts[0]
         between = doc[cc.i + 1:second.i]
@@ -69,6 +72,19 @@ def list_sites(doc: Doc) -> list[ListSite]:
         if form is not None:
             sites.append(ListSite(first.idx + len(first), form, (first, second)))
     return sites
+
+
+def _misattached_conjunct(first: Token, cc: Token) -> list[Token]:
+    """The noun after "and" that spaCy hung on what `first` hangs on ("broccoli and a dumpling" in "topped with
+    broccoli and a dumpling"): both things (no person or animal, who may be a second subject), `first` the object
+    of a verb or a preposition with nothing on its right, the other ending its phrase."""
+    later = [c for c in cc.head.children if c.dep_ == "conj" and c.i > cc.i] if cc.dep_ == "cc" else []
+    if len(later) != 1 or first.dep_ not in ("pobj", "dobj") or cc.head not in first.ancestors:
+        return []
+    second = later[0]
+    if any(c.i > first.i for c in first.children) or any(c.i > second.i and not c.is_punct for c in second.children):
+        return []
+    return [second] if all(animacy(noun) is None for noun in (first, second)) else []
 
 
 def _chain(first: Token) -> list[Token] | None:
