@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.addition_rooms import ROOMS, room_kind
 from backend.perturb.core import Request, Variant, build, swapped, take_distinct
@@ -30,7 +30,7 @@ from backend.perturb.nouns import DEPICTION_NOUNS, EXPANSES, animacy, is_describ
 from backend.perturb.parse_reading import RELATIVE_PRONOUNS, in_fixed_phrase
 from backend.perturb.plausibility_parse import is_under
 from backend.perturb.replace import symmetric_between
-from backend.perturb.units import is_hyphenated, is_whole_adjective
+from backend.perturb.units import degree_word, is_hyphenated, is_whole_adjective
 from backend.perturb.visual_classes import MATERIAL_NOUNS, shared_class, visual_values
 
 FAMILY = "binding_swap"
@@ -70,6 +70,12 @@ class Attribute:
     @property
     def by_class(self) -> dict[str, str]:
         return dict(self.values)
+
+    @property
+    def span(self) -> Span:
+        """The words a swap moves: the word, with its degree word ("very small")."""
+        degree = degree_word(self.word)
+        return self.word.doc[degree.i if degree is not None else self.word.i : self.word.i + 1]
 
 
 def _before_its_head(token: Token) -> bool:
@@ -115,15 +121,23 @@ def _bound_noun(word: Token) -> Token | None:
     bananas" heads a phrase, and trading "full" made "a stand yellow of full bananas"), predicative or material."""
     if (misread := _misread_conjunct(word)) is not None:
         return compound_head(misread)
-    if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and is_whole_adjective(word):
+    if word.dep_ == "amod" and word.head.pos_ == "NOUN" and word.i < word.head.i and _moves(word):
         return compound_head(word.head)
-    if word.dep_ in ("acomp", "oprd") and is_whole_adjective(word):  # "is white", "is painted white"
+    if word.dep_ in ("acomp", "oprd") and _moves(word):  # "is white", "is painted white"
         return _predicated(word.head)
     if _material_modifier(word):
         return compound_head(word.head)
     if _colour_compound(word):
         return compound_head(word.head)
     return None
+
+
+def _moves(word: Token) -> bool:
+    """An adjective that moves alone, or with its degree word where it is no colour ("very small"; "a very red
+    bathroom" is no thing a caption says)."""
+    if is_whole_adjective(word):
+        return True
+    return degree_word(word) is not None and "colour" not in visual_values(word.lower_, None)
 
 
 def _predicated(verb: Token) -> Token | None:
@@ -368,7 +382,7 @@ def _attribute_swaps(request: Request) -> Iterator[Variant]:
     ]
     request.rng.shuffle(pairs)
     variants = (
-        build(request, swapped(request, token_span(a.word), token_span(b.word)), FAMILY, "attribute") for a, b in pairs
+        build(request, swapped(request, a.span, b.span), FAMILY, "attribute") for a, b in pairs
     )
     return take_distinct(request, variants)
 

@@ -27,7 +27,6 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.attributes import FAMILY, Attribute, cross_tradeable, same_object, visual_attributes
 from backend.perturb.core import Edit, Request, Variant, build, moved, replacement, take_distinct
-from backend.perturb.nlp import token_span
 from backend.perturb.nouns import DEPICTION_NOUNS, animacy, is_describable, is_place, noun_key, noun_senses
 from backend.perturb.object_swaps import kind
 from backend.perturb.replace import FRAME_NOUNS
@@ -228,7 +227,7 @@ def _phrase_pairs(doc: Doc) -> list[tuple[Span, Span]]:
     phrases = colour_phrases(doc)
     pairs = [(a.words, b.words) for a, b in itertools.combinations(phrases, 2) if _tradeable(a, b)]
     attributes = [a for a in visual_attributes(doc) if "colour" not in a.by_class]
-    return pairs + [(phrase.words, token_span(other.word)) for phrase in phrases if phrase.is_phrase
+    return pairs + [(phrase.words, other.span) for phrase in phrases if phrase.is_phrase
                     for other in attributes if _cross_tradeable(phrase, other)]
 
 

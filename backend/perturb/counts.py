@@ -381,7 +381,7 @@ def _same_noun_swaps(request: Request) -> Iterator[Variant]:
     ]
     request.rng.shuffle(pairs)
     variants = (
-        build(request, swapped(request, token_span(a.word), token_span(b.word)), FAMILY, "same_noun_attribute")
+        build(request, swapped(request, a.span, b.span), FAMILY, "same_noun_attribute")
         for a, b in pairs
     )
     return take_distinct(request, variants)

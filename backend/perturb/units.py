@@ -32,6 +32,9 @@ HYPHENS = frozenset({"-", "\u2010", "\u2011", "\u2013"})
 SHADES = frozenset({"light", "dark", "pale", "bright", "deep", "navy", "baby", "sky", "royal", "hot", "neon", "lime"})
 COLOUR_WORDS = frozenset(word for words in VISUAL_CLASSES["colour"].values() for word in words) | {"gold", "golden"}
 COORDINATORS = frozenset({"and", "or", "&"})
+# Words of degree that move with their adjective ("very small", "extremely tall").
+DEGREE_WORDS = frozenset({"very", "extremely", "really", "quite", "fairly", "rather", "incredibly", "unusually",
+                          "relatively", "super"})
 # Compound nouns frequent in COCO captions, kept whole even when spaCy
 # misses the compound arc.
 COMMON_COMPOUNDS = (
@@ -149,12 +152,30 @@ def is_whole_adjective(token: Token) -> bool:
     """An adjective that can move alone: not half of "red and white", not
     part of "light blue", "red yellow and blue", "snow-covered" or a
     compound, and not modified ("very nice": the modifier would stay behind)."""
-    if is_hyphenated(token) or is_coordinated(token) or is_shaded(token) or in_colour_list(token):
-        return False
-    if in_compound(token):
-        return False
-    return not any(child.dep_ in ("advmod", "npadvmod", "amod", "compound") and not _misattached(child, token)
-                   for child in token.children)
+    return _stands_apart(token) and not _modifiers(token)
+
+
+def degree_word(token: Token) -> Token | None:
+    """"very" in "a very small kitchen": the one modifier of an adjective that would otherwise move alone
+    (`is_whole_adjective`), a `DEGREE_WORDS` word right before it; the two move together ("A red toilet in a
+    very small bathroom" -> "A very small toilet in a red bathroom")."""
+    modifiers = _modifiers(token) if _stands_apart(token) else []
+    if len(modifiers) != 1:
+        return None
+    word = modifiers[0]
+    return word if word.lower_ in DEGREE_WORDS and word.i == token.i - 1 and not list(word.children) else None
+
+
+def _stands_apart(token: Token) -> bool:
+    """Not half of "red and white", nor part of "light blue", "red yellow and blue", "snow-covered" or a compound."""
+    return not (is_hyphenated(token) or is_coordinated(token) or is_shaded(token) or in_colour_list(token)
+                or in_compound(token))
+
+
+def _modifiers(token: Token) -> list[Token]:
+    """The words modifying an adjective that would stay behind if it moved alone."""
+    return [child for child in token.children
+            if child.dep_ in ("advmod", "npadvmod", "amod", "compound") and not _misattached(child, token)]
 
 
 def _misattached(child: Token, adjective: Token) -> bool:
