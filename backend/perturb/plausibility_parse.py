@@ -162,11 +162,18 @@ def placements(doc: Doc, prepositions: frozenset[str]) -> list[tuple[tuple[Token
     """(what is placed, where, preposition) for each of `prepositions`: "X on Y",
     "X sitting on top of Y". What a preposition places is the noun it hangs
     on, or the agent of its verb or copula (one tuple of the nouns it may be)."""
+    return [placement for placement in _every_placement(doc) if placement[2] in prepositions]
+
+
+@functools.lru_cache(maxsize=256)
+def _every_placement(doc: Doc) -> tuple[tuple[tuple[Token, ...], Token, str], ...]:
+    """`placements` for every preposition, read once per parse: a dozen rules ask about each negative, and
+    walking the parse again for each was a tenth of the engine's time (spaCy makes a new Token at every step)."""
     pairs: list[tuple[tuple[Token, ...], Token, str]] = []
     for token in doc:
-        if token.dep_ == "prep" and token.lower_ in prepositions and (where := _placed_object(token)) is not None:
+        if token.dep_ == "prep" and (where := _placed_object(token)) is not None:
             head = token.head
             located = ([(head,)] if head.pos_ in ("NOUN", "PROPN")
                        else agent_options(head) if head.pos_ in ("VERB", "AUX") else [])
             pairs += [(thing, where, token.lower_) for thing in located]
-    return pairs
+    return tuple(pairs)

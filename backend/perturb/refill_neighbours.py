@@ -24,9 +24,10 @@ natural samples of stop 37 had these (labelled impl):
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
-from spacy.tokens import Token
+from spacy.tokens import Doc, Token
 
 from backend.perturb.gendered import FEMALE
 from backend.perturb.nouns import ANIMAL, PERSON
@@ -123,11 +124,17 @@ def _room_fits(original: str, noun: Token, word: str) -> bool:
 def _taste_fits(noun: Token, original: str, word: str) -> bool:
     """No sweet in a caption with a savoury food ("a slice of cake with ham slices"), and nothing but a sweet for
     a sweet the caption marks as one ("a white frosted cake" -> "hot dog")."""
-    lemmas = {noun_lemma(token) for token in noun.doc} | {token.lower_ for token in noun.doc}
+    lemmas = _words(noun.doc)
     if word in SWEETS:
         return not lemmas & SAVOURY
     marked = lemmas & SWEET_MARKS or any(token.lower_ in CANDLES for token in noun.subtree)
     return original not in SWEETS or not marked
+
+
+@functools.lru_cache(maxsize=64)
+def _words(doc: Doc) -> frozenset[str]:
+    """The caption's words and their lemmas, read once for all the candidate words of a slot."""
+    return frozenset({noun_lemma(token) for token in doc} | {token.lower_ for token in doc})
 
 
 def _piece_fits(noun: Token, word: str) -> bool:
