@@ -58,21 +58,30 @@ def find_phrases(doc: Doc, phrases: Iterable[str], *, by_lemma: bool = False) ->
     "hot dogs" matches "hot dog"). A phrase starting with a particle or a
     passive agent is skipped: "on" in "put on a hat" is no relation.
     """
-    word_lists = sorted({tuple(phrase.split()) for phrase in phrases}, key=lambda words: (-len(words), words))
+    by_first_word = _by_first_word(phrases if isinstance(phrases, frozenset) else frozenset(phrases))
     keys = [token.lemma_.lower() if by_lemma else token.lower_ for token in doc]
+    matches = sorted((-len(words), words, start) for start, key in enumerate(keys)
+                     for words in by_first_word.get(key, ()) if tuple(keys[start : start + len(words)]) == words)
     taken: set[int] = set()
     found = []
-    for words in word_lists:
-        size = len(words)
-        for start in range(len(doc) - size + 1):
-            indices = range(start, start + size)
-            if tuple(keys[start : start + size]) != words or taken.intersection(indices):
-                continue
-            if doc[start].dep_ in NON_RELATION_DEPS:
-                continue
-            found.append(doc[start : start + size])
-            taken.update(indices)
+    for size, _, start in matches:
+        indices = range(start, start - size)
+        if taken.intersection(indices) or doc[start].dep_ in NON_RELATION_DEPS:
+            continue
+        found.append(doc[start : start - size])
+        taken.update(indices)
     return sorted(found, key=lambda span: span.start)
+
+
+@functools.lru_cache(maxsize=64)
+def _by_first_word(phrases: frozenset[str]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The phrases' word tuples by their first word: a caption is matched against hundreds of phrases at every
+    family and label rule, and only those starting with one of its words can match."""
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for words in {tuple(phrase.split()) for phrase in phrases}:
+        if words:
+            index.setdefault(words[0], []).append(words)
+    return {first: tuple(lists) for first, lists in index.items()}
 
 
 def prepositional_objects(phrase: Span) -> list[Token]:

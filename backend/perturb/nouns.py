@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 
-from spacy.tokens import Token
+from spacy.tokens import Doc, Token
 
 from backend.perturb.lexicon import NOUN, lexicon, wordnet
 
@@ -231,6 +231,14 @@ def noun_key(token: Token) -> str:
     """Lower-case lemma, or "modifier lemma" when the two name one thing
     ("teddy bear", "hot dog"), so the modifier is not read past. WordNet
     is asked about noun compounds only: it knows "white horse" as a wave."""
+    return _noun_key(token.doc, token.i)
+
+
+@functools.lru_cache(maxsize=16384)
+def _noun_key(doc: Doc, index: int) -> str:
+    """`noun_key` of the token at `index`, remembered: the label's rules ask it of each noun many times, and spaCy
+    builds a new Token for every look."""
+    token = doc[index]
     lemma = token.lemma_.lower()
     left = token.doc[token.i - 1] if token.i > 0 else None
     if left is not None and left.head == token and left.dep_ in ("compound", "amod"):
