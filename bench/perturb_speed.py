@@ -1,0 +1,68 @@
+"""CPU seconds the perturbation engine spends on SugarCrepe captions with every candidate kept, for this tree and a
+peer tree.
+
+    NLTK_DATA=.cache/nltk_data python bench/perturb_speed.py --data /work/shared/data/sugar-crepe \
+        --peer /path/to/an/older/checkout [--captions 150] [--runs 3]
+
+Every candidate kept (`max_per_subtype` unbounded, no refinement) is what the perturbation rules' tests ask for,
+and each candidate is parsed and labelled, so this measures the label's rules as much as the families. Each run is
+a fresh process that loads spaCy and WordNet, warms up on one caption, then times `perturb` over the first
+`--captions` replace_rel captions by id; runs of the two trees alternate, so that a change in load hits both alike.
+The peer is another checkout of this project (e.g. `git worktree add /tmp/base <commit>`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_CHILD = """
+import json, sys, time
+from backend.perturb import perturb
+from backend.perturb.engine import warm_up
+captions = json.loads(sys.stdin.read())
+warm_up()
+perturb("A dog on a couch.", seed=0, max_per_subtype=10**6, scorer=None)
+start = time.process_time()
+count = sum(len(perturb(caption, seed=0, max_per_subtype=10**6, scorer=None)) for caption in captions)
+print(json.dumps([time.process_time() - start, count]))
+"""
+
+
+def timed(tree: Path, captions: list[str]) -> tuple[float, int]:
+    """CPU seconds and variants made by `tree`'s engine over `captions`, in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "-c", _CHILD], cwd=tree, env=env, input=json.dumps(captions),
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{tree}: {done.stderr[-2000:]}")
+    seconds, count = json.loads(done.stdout.strip().splitlines()[-1])
+    return seconds, count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="folder with SugarCrepe's replace_rel.json")
+    parser.add_argument("--peer", type=Path, required=True, help="another checkout of the project")
+    parser.add_argument("--captions", type=int, default=150)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    items = json.loads((args.data / "replace_rel.json").read_text())
+    captions = [items[key]["caption"] for key in sorted(items, key=int)[: args.captions]]
+    ours, peer = [], []
+    for _ in range(args.runs):
+        ours.append(timed(ROOT, captions))
+        peer.append(timed(args.peer, captions))
+    for name, runs in (("this tree", ours), ("peer", peer)):
+        print(f"{name:9}: median {statistics.median(s for s, _ in runs):.1f} s of CPU "
+              f"{[round(s, 1) for s, _ in runs]}, {runs[0][1]} variants")
+    print(f"ratio this/peer: {statistics.median(s for s, _ in ours) / statistics.median(s for s, _ in peer):.2f}")
+
+
+if __name__ == "__main__":
+    main()
