@@ -60,15 +60,15 @@ def find_phrases(doc: Doc, phrases: Iterable[str], *, by_lemma: bool = False) ->
     """
     by_first_word = _by_first_word(phrases if isinstance(phrases, frozenset) else frozenset(phrases))
     keys = [token.lemma_.lower() if by_lemma else token.lower_ for token in doc]
-    matches = sorted((-len(words), words, start) for start, key in enumerate(keys)
-                     for words in by_first_word.get(key, ()) if tuple(keys[start : start + len(words)]) == words)
+    matches = [(start, words) for start, key in enumerate(keys)
+               for words in by_first_word.get(key, ()) if tuple(keys[start : start + len(words)]) == words]
     taken: set[int] = set()
     found = []
-    for size, _, start in matches:
-        indices = range(start, start - size)
+    for start, words in sorted(matches, key=lambda match: (-len(match[1]), match[1], match[0])):  # longest first
+        indices = range(start, start + len(words))
         if taken.intersection(indices) or doc[start].dep_ in NON_RELATION_DEPS:
             continue
-        found.append(doc[start : start - size])
+        found.append(doc[indices.start : indices.stop])
         taken.update(indices)
     return sorted(found, key=lambda span: span.start)
 
