@@ -18,7 +18,7 @@ from backend.core import auth
 from backend.core.gpu import on_zero_gpu
 from backend.core.limits import CACHE_CHECK_S, CACHE_MAX_AGE_S, MAX_UPLOAD_BYTES
 from backend.core.settings import SHIPPED_MODELS, Settings, get_settings
-from backend.core.store import Store, StoreDamaged, check_integrity, move_aside
+from backend.core.store import Store, StoreBusy, StoreDamaged, check_integrity, move_aside
 from backend.models import choices
 from backend.models.registry import EmbeddingCache, ModelRegistry
 from ui import gate, limits, refusals, session, session_state, signatures, study
@@ -61,6 +61,8 @@ def checked_store(settings: Settings) -> Store:
     restart, again and again)."""
     try:
         check_integrity(settings.db)
+    except StoreBusy as error:
+        raise SystemExit(f"error: {error}") from None
     except StoreDamaged as error:
         if not (settings.on_space and settings.backup_repo and settings.hf_token):
             raise SystemExit(f"error: {error}") from None

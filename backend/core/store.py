@@ -30,8 +30,39 @@ _JSON_FIELDS = ("args", "result", "target_options")
 SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite's files beside the store
 
 
+BUSY_TIMEOUT_S = 30  # how long a connection waits for another process's lock before giving up
+
+
 class StoreDamaged(ValueError):
     """The store's file is not a sound SQLite database; the message says what was found and what to do."""
+
+
+class StoreBusy(RuntimeError):
+    """Another process held the store's lock longer than `BUSY_TIMEOUT_S`: nothing is wrong with the file."""
+
+
+def _checked(path: Path, error: sqlite3.DatabaseError) -> StoreDamaged | StoreBusy:
+    """What an error met while opening the store means: a lock held elsewhere is not damage (a store refused or
+    moved aside as damaged because a job held it would be lost to its users)."""
+    if isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error)):
+        return StoreBusy(f"The store {path} was held by another process for over {BUSY_TIMEOUT_S} s (SQLite: {error}). "
+                         "Nothing was changed; try again, or stop the process that holds it.")
+    return damaged(path, f"SQLite: {error}")
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Put the store in WAL mode. On a new file that takes a lock SQLite does not wait for (its busy timeout does not
+    apply): processes opening a new store together (an app and its first jobs) got "database is locked" at once,
+    one run in fifteen with six of them, so this waits as the busy timeout would."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def damaged(path: Path | None, finding: str) -> StoreDamaged:
@@ -50,10 +81,10 @@ def check_integrity(path: Path | str) -> None:
     if not path.exists():
         return
     try:
-        with closing(sqlite3.connect(path, timeout=30)) as connection:
+        with closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)) as connection:
             found = [row[0] for row in connection.execute("PRAGMA quick_check(5)")]
     except sqlite3.DatabaseError as error:
-        raise damaged(path, f"SQLite: {error}") from None
+        raise _checked(path, error) from None
     if found != ["ok"]:
         raise damaged(path, "SQLite's quick_check: " + "; ".join(map(str, found)))
 
@@ -79,13 +110,13 @@ class Store:
             path = get_settings().db
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         try:
-            connection.execute("PRAGMA journal_mode=WAL")
+            _use_wal(connection)
             self.applied_migrations = migrations.migrate(connection, str(self.path))
         except sqlite3.DatabaseError as error:  # "file is not a database", "database disk image is malformed"
             connection.close()
-            raise damaged(self.path, f"SQLite: {error}") from None
+            raise _checked(self.path, error) from None
         import sqlite_utils  # here: it imports pandas (seconds), which naming a status or an error must not cost
 
         self.db = sqlite_utils.Database(connection)
