@@ -8,7 +8,10 @@ PY := .venv/bin/python
 .PHONY: setup run test test-unit test-all lint bench space-check
 # Tiers (docs/TESTING.md): unit tests start no process, server or browser; `system` ones do; `slow` ones train or
 # measure for minutes. `make test` (what CI runs) is unit + system; `make test-unit` is the inner loop.
-XDIST := -n auto --maxprocesses 4
+# --dist loadfile: a file's tests run in one worker, so a module-scoped fixture (an app, a finished sweep, a Space's
+# process: 5 to 27 s each) is built once, not in each worker that drew one of its tests; --no-loadscope-reorder
+# keeps the order tests/support/tiers.py sets (files with system tests first, the short unit files last).
+XDIST := -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 setup:
 	@scripts/setup.sh
 
