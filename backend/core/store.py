@@ -41,10 +41,15 @@ class StoreBusy(RuntimeError):
     """Another process held the store's lock longer than `BUSY_TIMEOUT_S`: nothing is wrong with the file."""
 
 
+def _locked(error: sqlite3.DatabaseError) -> bool:
+    """SQLite's "database is locked" (or busy): another connection holds a lock, which says nothing of the file."""
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
+
+
 def _checked(path: Path, error: sqlite3.DatabaseError) -> StoreDamaged | StoreBusy:
     """What an error met while opening the store means: a lock held elsewhere is not damage (a store refused or
     moved aside as damaged because a job held it would be lost to its users)."""
-    if isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error)):
+    if _locked(error):
         return StoreBusy(f"The store {path} was held by another process for over {BUSY_TIMEOUT_S} s (SQLite: {error}). "
                          "Nothing was changed; try again, or stop the process that holds it.")
     return damaged(path, f"SQLite: {error}")
@@ -60,7 +65,7 @@ def _use_wal(connection: sqlite3.Connection) -> None:
             connection.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > deadline:
+            if not _locked(error) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
 
