@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 
 from spacy.tokens import Doc, Token
 
@@ -273,6 +274,21 @@ def implausibilities(text: str, original: str | None = None, changed: Sequence[S
 def is_plausible(text: str, original: str | None = None, changed: Sequence[Span] | None = None) -> bool:
     """False when `text` is absurd on its face in a way `original` is not."""
     return not implausibilities(text, original, changed)
+
+
+# Candidates labelled per parse batch by `plausible_among`: spaCy parses 8 texts in about half the time per text
+# of one at a time (3.4 against 6.1 ms here), and a consumer that stops early wastes at most 7 parses.
+LABEL_BATCH = 8
+
+
+def plausible_among(caption: str, variants: Iterable[Variant]) -> Iterator[Variant]:
+    """The `variants` of `caption` that `is_plausible` passes, in order, judged `LABEL_BATCH` at a time: a family
+    that tries refills until enough pass reads them lazily, and one parse per candidate was a sixth of its time."""
+    candidates = iter(variants)
+    while batch := list(itertools.islice(candidates, LABEL_BATCH)):
+        found = violations.of_all([variant.text for variant in batch])
+        yield from (variant for variant in batch
+                    if not implausibilities(variant.text, caption, changed_spans(variant), found[variant.text]))
 
 
 def changed_spans(variant: Variant) -> list[Span]:

@@ -44,7 +44,7 @@ from backend.perturb.parse_reading import (
     next_to_another_noun,
 )
 from backend.perturb.placement import placement_slots
-from backend.perturb.plausibility import changed_spans, is_plausible
+from backend.perturb.plausibility import plausible_among
 from backend.perturb.refill_fit import fits_slot
 from backend.perturb.slots import (
     Slot,
@@ -292,9 +292,7 @@ def _fitting_objects(
     ("a horse sitting in a sink") gives way to the next one instead of taking the slot's turn."""
     slots = sorted(object_slots(request.doc) + compound_slots(request.doc), key=lambda slot: slot.span.start)
     fitting = functools.partial(_fitting, propose, all_groups)
-    variants = _replacement_candidates(request, slots, family, "object", fitting)
-    return (variant for variant in variants
-            if is_plausible(variant.text, request.caption, changed_spans(variant)))
+    return plausible_among(request.caption, _replacement_candidates(request, slots, family, "object", fitting))
 
 
 def ce_clip(request: Request) -> list[Variant]:
