@@ -8,6 +8,7 @@ the calling rule produces nothing rather than a wrong caption.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -61,11 +62,16 @@ def verb_lemma(token: Token) -> str:
     listed; it can over-mend a form `verb_form` does not make (British
     "travelling" -> "travell", "lighted" -> "lighte").
     """
-    lower, lemma = token.lower_, token.lemma_.lower()
-    if token.tag_ not in ("VBG", "VBZ", "VBD", "VBN") or verb_form(lemma, token.tag_) == lower:
+    return _mended_lemma(token.lower_, token.lemma_.lower(), token.tag_)
+
+
+@functools.lru_cache(maxsize=8192)
+def _mended_lemma(lower: str, lemma: str, tag: str) -> str:
+    """`verb_lemma` of a word, its spaCy lemma and tag: remembered, as every label rule asks it of every verb."""
+    if tag not in ("VBG", "VBZ", "VBD", "VBN") or verb_form(lemma, tag) == lower:
         return lemma
     for candidate in (lemma + "e", lemma[:-1], lower[:-3], lower[:-3] + "e"):
-        if candidate and verb_form(candidate, token.tag_) == lower:
+        if candidate and verb_form(candidate, tag) == lower:
             return candidate
     return lemma
 
