@@ -6,6 +6,7 @@ words, and records the edits so the UI can show what changed.
 """
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -76,6 +77,12 @@ class Request:
     forbidden: frozenset[str]
     vocabulary: frozenset[str] | None = None
 
+    @property
+    def text(self) -> str:
+        """The text `doc` parses: the caption, lower-cased when shouted. `Doc.text` would rebuild it token by token
+        at every edit, and families build an edit for every candidate."""
+        return self.caption.lower() if self.all_caps else self.caption
+
 
 def normalized(text: str) -> str:
     """Comparison key: case, punctuation and spacing do not make a new caption."""
@@ -98,17 +105,17 @@ def _starts_sentence(span: Span) -> bool:
 def replacement(request: Request, span: Span, new_text: str) -> Edit:
     """Edit putting `new_text` (lower-case lexicon or model text) where `span` was."""
     before = request.caption[span.start_char : span.end_char]
-    template = request.doc.text[span.start_char : span.end_char]
+    template = request.text[span.start_char : span.end_char]
     after = fit_case(new_text, template, at_sentence_start=_starts_sentence(span))
     return Edit(before, after, span.start_char, span.end_char)
 
 
 def moved(request: Request, source: Span, target: Span) -> Edit:
     """Edit putting the text of `source` where `target` was (one half of a swap)."""
-    text = request.doc.text[source.start_char : source.end_char]
+    text = request.text[source.start_char : source.end_char]
     first = source[0]
     keeps_capital = first.pos_ == "PROPN" or first.text == "I" or (len(first.text) > 1 and first.text.isupper())
-    template = request.doc.text[target.start_char : target.end_char]
+    template = request.text[target.start_char : target.end_char]
     after = fit_case(text, template, at_sentence_start=_starts_sentence(target), keeps_capital=keeps_capital)
     return Edit(request.caption[target.start_char : target.end_char], after, target.start_char, target.end_char)
 
@@ -117,15 +124,21 @@ def swapped(request: Request, first: Span, second: Span) -> list[Edit]:
     return [moved(request, second, first), moved(request, first, second)]
 
 
+@functools.lru_cache(maxsize=64)
+def _token_starts(doc: Doc) -> dict[int, int]:
+    """Each token's index by its start offset, once per parse: `build` asks it for every candidate (read only)."""
+    return {token.idx: token.i for token in doc}
+
+
 def _article_fixes(request: Request, edits: Sequence[Edit]) -> list[Edit]:
     """Edits turning "a" into "an" (or back) in front of changed words."""
-    token_at = {token.idx: token for token in request.doc}
+    token_at = _token_starts(request.doc)
     fixes = []
     for edit in edits:
-        token = token_at.get(edit.start)
-        if token is None or token.i == 0 or not edit.after:
+        i = token_at.get(edit.start)
+        if i is None or i == 0 or not edit.after:
             continue
-        article = request.doc[token.i - 1]
+        article = request.doc[i - 1]
         while article.is_space and article.i > 0:  # "a  green" (two spaces): spaCy makes the extra space a token
             article = request.doc[article.i - 1]
         if article.lower_ not in ("a", "an") or any(e.start <= article.idx < e.end for e in edits):

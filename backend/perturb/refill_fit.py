@@ -163,8 +163,10 @@ def _does(noun: Token, verbs: frozenset[str]) -> bool:
                for verb in noun.doc)
 
 
+@functools.lru_cache(maxsize=1024)
 def _role_animals(noun: Token) -> frozenset[str] | None:
-    """The animals that can fill this animal's role (ridden, pulling, grazing), None where it has no such role."""
+    """The animals that can fill this animal's role (ridden, pulling, grazing), None where it has no such role;
+    remembered per token (tokens of one parse compare equal), as `fits_slot` asks it for every candidate word."""
     if kind_of(noun) != ANIMAL:
         return None
     if _is_ridden(noun):
@@ -281,12 +283,19 @@ def _worn_by_a_man(noun: Token, word: str) -> bool:
     return person is noun or person.lower_ not in FEMALE_WORDS or bool(together & MALE_WORDS)
 
 
+@functools.lru_cache(maxsize=1024)
+def _stays_as_named(noun: Token) -> bool:
+    """A noun no word may replace (a kind named by its modifier, a thing named again, a face to the camera);
+    remembered per token, as `fits_slot` asks it for every candidate word."""
+    return _names_a_kind_of(noun) or _mentioned_again(noun) or _faces_the_camera(noun)
+
+
 def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) -> bool:
     """Whether `word` may replace the noun `original` here (see the module docstring). Without `all_groups`
     (REPLACE) the fit classes bind only large animals and the `CLASS_BOUND_GROUPS`: REPLACE's negatives may
     change a piece of furniture or a place ("a cat on a chair" for "on a bed"), as SugarCrepe's do, and
     holding every group to a class cost 7 points of replace_obj coverage."""
-    if _names_a_kind_of(noun) or _mentioned_again(noun) or _faces_the_camera(noun):
+    if _stays_as_named(noun):
         return False
     if _worn_by_a_man(noun, word) or not _furniture_fits(noun, word) or not neighbours_fit(noun, original, word):
         return False

@@ -107,7 +107,7 @@ def _replacements(
 def model_replacements(request: Request, fill_mask: FillMask, slot: Slot) -> list[str]:
     """The lexicon's words for this slot, in the order a masked language
     model (`fill_mask`) ranks them; words the model does not propose are left out."""
-    text = request.doc.text
+    text = request.text
     masked = text[: slot.span.start_char] + MASK + text[slot.span.end_char :]
     allowed = set(replacement_lemmas(slot, with_antonyms=False))
     proposed = (candidate.strip().lower() for candidate in fill_mask(masked))
