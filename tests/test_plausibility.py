@@ -5,9 +5,16 @@ import pytest
 
 from backend.cli import main
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from backend.perturb import Variant, nouns, perturb, plausibility
+from backend.perturb import Edit, Variant, nouns, perturb, plausibility
 from backend.perturb.nouns import first_sense_ancestors
-from backend.perturb.plausibility import changed_spans, implausibilities, is_plausible, mark_plausibility
+from backend.perturb.plausibility import (
+    LABEL_BATCH,
+    changed_spans,
+    implausibilities,
+    is_plausible,
+    mark_plausibility,
+    plausible_among,
+)
 from backend.probe import run_probe
 from tests.support.tiny import solid_image
 
@@ -82,6 +89,30 @@ def test_only_changed_tokens_can_make_a_caption_absurd():
     assert not is_plausible(text)
     assert is_plausible(text, changed=[(start, start + 3)])  # only "man" changed: the absurd part was there
     assert not is_plausible(text, changed=[(2, 7)])  # "plate" changed
+
+
+def test_candidates_labelled_in_batches_pass_as_one_by_one_and_stop_with_their_consumer():
+    caption = "a man grasping a sandwich next to a dog"
+    refills = [("man", "plate"), ("dog", "cat"), ("sandwich", "burger"), ("man", "bench")] * 3
+    candidates = []
+    for i, (word, new) in enumerate(refills):
+        start = caption.index(word)
+        edit = Edit(word, new, start, start + len(word))
+        candidates.append(Variant(caption[:start] + new + caption[edit.end:], "negative", "user", str(i), (edit,)))
+    assert len(candidates) > LABEL_BATCH
+    expected = [v for v in candidates if is_plausible(v.text, caption, changed_spans(v))]
+    assert [v.subtype for v in plausible_among(caption, candidates)] == [v.subtype for v in expected]
+    assert 0 < len(expected) < len(candidates)  # "a plate grasping" does not pass, "next to a cat" does
+
+    drawn: list[Variant] = []
+
+    def counted():
+        for variant in candidates:
+            drawn.append(variant)
+            yield variant
+
+    first = next(plausible_among(caption, counted()))
+    assert first == expected[0] and len(drawn) == LABEL_BATCH  # one batch read, not every candidate
 
 
 def test_changed_spans_point_at_the_edited_text():
