@@ -5,9 +5,11 @@ peer tree.
         --peer /path/to/an/older/checkout [--captions 150] [--runs 3]
 
 Every candidate kept (`max_per_subtype` unbounded, no refinement) is what the perturbation rules' tests ask for,
-and each candidate is parsed and labelled, so this measures the label's rules as much as the families. Each run is
-a fresh process that loads spaCy and WordNet, warms up on one caption, then times `perturb` over the first
+and each candidate is parsed and labelled, so this measures the label's rules as much as the families. Each run
+is a fresh process that loads spaCy and WordNet, warms up on one caption, then times `perturb` over the first
 `--captions` replace_rel captions by id; runs of the two trees alternate, so that a change in load hits both alike.
+It also says whether the two trees made the same variants, labels and edits (a digest of them per run): the proof
+a speed-up owes.
 The peer is another checkout of this project (e.g. `git worktree add /tmp/base <commit>`).
 """
 from __future__ import annotations
@@ -22,27 +24,31 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 _CHILD = """
-import json, sys, time
+import hashlib, json, sys, time
 from backend.perturb import perturb
 from backend.perturb.engine import warm_up
 captions = json.loads(sys.stdin.read())
 warm_up()
 perturb("A dog on a couch.", seed=0, max_per_subtype=10**6, scorer=None)
 start = time.process_time()
-count = sum(len(perturb(caption, seed=0, max_per_subtype=10**6, scorer=None)) for caption in captions)
-print(json.dumps([time.process_time() - start, count]))
+made = [perturb(caption, seed=0, max_per_subtype=10**6, scorer=None) for caption in captions]
+seconds = time.process_time() - start
+rows = [[v.text, v.kind, v.family, v.subtype, v.plausible, [[e.before, e.after, e.start, e.end] for e in v.edits]]
+        for variants in made for v in variants]
+print(json.dumps([seconds, len(rows), hashlib.sha256(json.dumps(rows).encode()).hexdigest()]))
 """
 
 
-def timed(tree: Path, captions: list[str]) -> tuple[float, int]:
-    """CPU seconds and variants made by `tree`'s engine over `captions`, in a fresh process."""
+def timed(tree: Path, captions: list[str]) -> tuple[float, int, str]:
+    """CPU seconds, variants made and a digest of every variant (text, kind, family, subtype, label, edits) by
+    `tree`'s engine over `captions`, in a fresh process: equal digests say a speed-up changed no output."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run([sys.executable, "-c", _CHILD], cwd=tree, env=env, input=json.dumps(captions),
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{tree}: {done.stderr[-2000:]}")
-    seconds, count = json.loads(done.stdout.strip().splitlines()[-1])
-    return seconds, count
+    seconds, count, digest = json.loads(done.stdout.strip().splitlines()[-1])
+    return seconds, count, digest
 
 
 def main() -> None:
@@ -59,9 +65,13 @@ def main() -> None:
         ours.append(timed(ROOT, captions))
         peer.append(timed(args.peer, captions))
     for name, runs in (("this tree", ours), ("peer", peer)):
-        print(f"{name:9}: median {statistics.median(s for s, _ in runs):.1f} s of CPU "
-              f"{[round(s, 1) for s, _ in runs]}, {runs[0][1]} variants")
-    print(f"ratio this/peer: {statistics.median(s for s, _ in ours) / statistics.median(s for s, _ in peer):.2f}")
+        print(f"{name:9}: median {statistics.median(run[0] for run in runs):.1f} s of CPU "
+              f"{[round(run[0], 1) for run in runs]}, {runs[0][1]} variants")
+    ratio = statistics.median(run[0] for run in ours) / statistics.median(run[0] for run in peer)
+    print(f"ratio this/peer: {ratio:.2f}")
+    digests = {run[2] for run in ours + peer}
+    print("same outputs as the peer: " + ("yes" if len(digests) == 1 else
+                                          "NO: the two engines make different variants or labels"))
 
 
 if __name__ == "__main__":
