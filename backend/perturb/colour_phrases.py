@@ -199,7 +199,7 @@ def _move(request: Request, phrase: ColourPhrase, target: Span) -> list[Edit]:
     doc = request.doc
     after_phrase = doc[phrase.words.end]
     taken = replacement(request, doc[phrase.words.start : after_phrase.i + 1], after_phrase.text)
-    colour = doc.text[phrase.words.start_char : phrase.words.end_char].lower()
+    colour = request.text[phrase.words.start_char : phrase.words.end_char].lower()
     first = target[0]
     return [taken, replacement(request, doc[first.i : first.i + 1], f"{colour} {first.text}")]
 
