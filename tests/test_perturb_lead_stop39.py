@@ -1,9 +1,9 @@
 """Stop 39's lead fixes: the four absurd additions stop 38's natural sample found, and its own sample's errs.
 
-A plant is no "with" site for an added thing (`addition._is_plant`): "a cat is way up in a tree with a train" and
+A plant is no "with" site for an added thing (`addition_sites._is_plant`): "a cat is way up in a tree with a train" and
 "riding elephants beside some trees with a clock" were judged absurd, and the counts, which see trees beside buses
 and clocks in street photos, cannot tell what a tree holds; nor a "next to" site where things are up in it
-(`addition._up_in_plant`), though a giraffe under a tree may still have a zebra next to it. A thing joined to a
+(`addition_sites._up_in_plant`), though a giraffe under a tree may still have a zebra next to it. A thing joined to a
 subject that leans or rises must be of a shape to (`addition_partners.STANCE_VERBS`): "A red bicycle and a car
 leaned against a ... building" and "A diminutive fire hydrant and a bench rising though a suburban sidewalk" were
 judged absurd.

@@ -7,37 +7,38 @@ a saddle". Both sides are read off co-occurrence counts over public caption text
 * object: a curated object word (the lexicon's object groups, no people, clothing, places or grounds) that some noun
   of the caption co-occurs with in at least `MIN_TOGETHER` captions (it fits), but that no noun of the caption
   predicts in `IMPLIED_SHARE` or more of its captions (a typical photo would show it: "sink" with "bathroom"), and
-  that is no synonym, overlap or namesake of a caption noun. It is placed as "with a X" after the object of a place
-  preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"; an outdoor place also takes
-  one of its curated things there, `addition_rooms.PLACE_FURNISHINGS`: "in a garden with a fountain"), or as "next
-  to a X" at the end of a caption that ends with a noun, where it must fit every well-counted noun of the scene
-  (`_fits_scene`: no bed beside men on bikes) or be `kindred` to that noun and seen with another ("A small toy is
-  sitting on a plate of pizza next to a salad"). Or, as most of SugarCrepe's add_obj negatives do, joined to the
-  caption's subject with "and", the verb made plural, a relative clause's too ("A cat and a rabbit that are laying
-  on a couch"): a person or a dog beside a named person ("a man and a woman standing"; after a person's look phrase,
-  which stays theirs: "A woman in a red dress and a girl", `addition_partners.look_end`; in front of them where the
-  look is dress that cannot be passed: "A woman and a man in yellow shirt and black shorts playing tennis"), an
-  animal the counts name with an animal beside it ("a sheep and a dog"), never where the subject acts on an object
-  (but for one ridden thing each: "riding skateboards") or a pronoun points back to it (`addition_references`; who
-  may join is `addition_partners`'), and in front of a subject whose phrase on the right would move ("A bus and a
-  cargo van with a chip sign"), also through a depiction's "of" ("a close up of a bowl and a plate of food"; where
-  the join goes is `addition_subject`'s). Where the counts are too few, `kindred` things stand in for them: a cow
-  beside a sheep, a bus joined to "a car" as subject, third list member ("a tram, a bus and a car") or second object
-  ("holding a phone and a camera"), at the sites `lists` reads (a list of two kinds of food takes a third,
-  `kindred.FOOD_KINDS`: "meats, fruits and vegetables"); and a grown bear takes a cub (`kindred.YOUNG`). A room's
-  fixtures are never added to it ("a kitchen with a stove" is still true of its photo). The room, table or street a
-  caption is about takes one of its furnishings in the list of its things ("A hotel room with a small television, a
-  plant and a work desk", `addition_rooms`);
+  that is no synonym, overlap or namesake of a caption noun. It is placed (`addition_sites`) as "with a X" after the
+  object of a place preposition ("on a table with a lamp"; not on a WordNet compound's head: "home plate"; an
+  outdoor place also takes one of its curated things there, `addition_rooms.PLACE_FURNISHINGS`: "in a garden with a
+  fountain"), or as "next to a X" at the end of a caption that ends with a noun, where it must fit every
+  well-counted noun of the scene (`_fits_scene`: no bed beside men on bikes) or be `kindred` to that noun and seen
+  with another ("A small toy is sitting on a plate of pizza next to a salad"). Or, as most of SugarCrepe's add_obj
+  negatives do, joined to the caption's subject with "and", the verb made plural, a relative clause's too ("A cat
+  and a rabbit that are laying on a couch"): a person or a dog beside a named person ("a man and a woman standing";
+  after a person's look phrase, which stays theirs: "A woman in a red dress and a girl",
+  `addition_partners.look_end`; in front of them where the look is dress that cannot be passed: "A woman and a man
+  in yellow shirt and black shorts playing tennis"), an animal the counts name with an animal beside it ("a sheep
+  and a dog"), never where the subject acts on an object (but for one ridden thing each: "riding skateboards") or a
+  pronoun points back to it (`addition_references`; who may join is `addition_partners`'), and in front of a subject
+  whose phrase on the right would move ("A bus and a cargo van with a chip sign"), also through a depiction's "of"
+  ("a close up of a bowl and a plate of food"; where the join goes is `addition_subject`'s). Where the counts are
+  too few, `kindred` things stand in for them: a cow beside a sheep, a bus joined to "a car" as subject, third list
+  member ("a tram, a bus and a car") or second object ("holding a phone and a camera"), at the sites `lists` reads
+  (a list of two kinds of food takes a third, `kindred.FOOD_KINDS`: "meats, fruits and vegetables"); and a grown
+  bear takes a cub (`kindred.YOUNG`). A room's fixtures are never added to it ("a kitchen with a stove" is still
+  true of its photo). The room, table or street a caption is about takes one of its furnishings in the list of its
+  things ("A hotel room with a small television, a plant and a work desk", `addition_rooms`);
 * attribute: a colour, material or pattern word the counts show on such nouns but not the usual one, or a
   person's look a typical photo does not show, placed where it splits no compound (`addition_attributes`).
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions, is_compound_word
+from backend.perturb.addition_attributes import BALL_GAMES, attribute_additions
 from backend.perturb.addition_companions import companion_site, companion_words
 from backend.perturb.addition_partners import (
     FIXING_VERBS,
@@ -63,7 +64,8 @@ from backend.perturb.addition_rooms import (
     room_lemma,
     topic_room,
 )
-from backend.perturb.addition_subject import PLACE_PREPOSITIONS, front_of, subject_noun
+from backend.perturb.addition_sites import FRAME_NOUNS, object_sites
+from backend.perturb.addition_subject import front_of, subject_noun
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize
@@ -77,9 +79,10 @@ from backend.perturb.kindred import (
 )
 from backend.perturb.lexicon import lexicon
 from backend.perturb.lists import ListSite, list_sites, long_list_sites, one_noun_sites
+from backend.perturb.misread_verbs import carried_edits, reread
 from backend.perturb.nlp import find_phrases
 from backend.perturb.nouns import animacy, is_object_noun, takes_article
-from backend.perturb.parse_reading import COLLECTIVE_NOUNS, caption_lemmas, in_fixed_phrase, noun_lemma
+from backend.perturb.parse_reading import caption_lemmas, in_fixed_phrase, noun_lemma
 
 FAMILY = "addition"
 MIN_TOGETHER = 2
@@ -99,8 +102,6 @@ SKIPPED_GROUPS = frozenset({
 })
 # Surfaces the caption's things stand on: a photo of "a banana on a plate" shows the table under it.
 SURFACES = frozenset({"table", "desk", "shelf"})
-FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
-                         "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
 
 
 def _object_words() -> list[str]:
@@ -158,36 +159,6 @@ def _implied(stats: CaptionStats, word: str, scene: list[str]) -> bool:
                for noun in scene)
 
 
-def _ends_phrase(token: Token) -> bool:
-    """Nothing hangs on the noun's right, and what follows starts a new part (or nothing does)."""
-    doc = token.doc
-    if any(child.i > token.i for child in token.children):
-        return False
-    return token.i + 1 == len(doc) or doc[token.i + 1].is_punct or doc[token.i + 1].pos_ in ("CCONJ", "SCONJ")
-
-
-def _is_plant(noun: Token) -> bool:
-    """A tree, bush, flower or cactus: "with a X" after it says the plant holds X ("a cat is way up in a tree with
-    a train", "riding elephants beside some trees with a clock" were judged absurd), and the counts, which see
-    trees beside buses and clocks in street photos, cannot tell what a tree holds."""
-    return noun_lemma(noun) in lexicon().object_groups["plant"]
-
-
-def _up_in_plant(noun: Token) -> bool:
-    """Things are up in the plant ("a cat is way up in a tree"): "next to a X" after it would put X up there too
-    ("... in a tree next to a banana"); beside or under one it stands on the ground ("under a tree next to a
-    zebra")."""
-    return _is_plant(noun) and noun.head.lower_ in ("in", "on", "into", "up", "atop")
-
-
-def _site_noun(token: Token) -> bool:
-    """An object noun ending its phrase, whose counts speak of it: not the head of a WordNet compound ("on home
-    plate with a banana" read the counts of a dish's plate)."""
-    return (token.tag_ in ("NN", "NNS") and token.is_alpha and is_object_noun(token) and _ends_phrase(token)
-            and token.lemma_.lower() not in FRAME_NOUNS and not lexicon().is_worn(noun_lemma(token))
-            and not any(c.dep_ == "compound" and is_compound_word(c.lower_, token.lower_) for c in token.children))
-
-
 def _fits_scene(stats: CaptionStats, word: str, scene: list[str]) -> bool:
     """`word` shares `MIN_TOGETHER` captions with every noun of the scene the counts know well
     (`SCENE_NOUN_CAPTIONS`), but for frames and groups: a thing put "next to" the whole scene must belong in it
@@ -232,19 +203,6 @@ def _may_stand_beside(word: str, noun: Token) -> bool:
         c.dep_ in ("det", "nummod", "poss") for c in noun.children)
 
 
-def _object_sites(doc: Doc) -> list[tuple[Token, str]]:
-    """(noun, connective) where an object can be added after the noun: a place preposition's object ("on a
-    table with a lamp"; no plant, `_is_plant`), else a caption's last noun ("next to"; not up in a plant,
-    `_up_in_plant`)."""
-    sites = [(token, "with") for token in doc if token.dep_ == "pobj"
-             and token.head.lower_ in PLACE_PREPOSITIONS and _site_noun(token) and not _is_plant(token)]
-    words = [token for token in doc if not token.is_punct]
-    if not sites and words and _site_noun(words[-1]) and not _up_in_plant(words[-1]) and (
-            "next to" not in doc.text.lower()):
-        sites.append((words[-1], "next to"))
-    return sites
-
-
 def _site_options(request: Request, stats: CaptionStats, noun: Token, connective: str) -> list[list[Edit]]:
     """Edits adding a thing after an object site: "with a X" after a place's noun, "next to a X" at the end.
     A "next to" thing fits the whole scene (`_fits_scene`), or is `kindred` to the site noun and seen with some
@@ -260,7 +218,7 @@ def _site_options(request: Request, stats: CaptionStats, noun: Token, connective
 
 
 def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant]:
-    options = [_site_options(request, stats, noun, connective) for noun, connective in _object_sites(request.doc)]
+    options = [_site_options(request, stats, noun, connective) for noun, connective in object_sites(request.doc)]
     options.append(_subject_options(request, stats) or _companion_options(request, stats))
     options += [_list_options(request, site, stats)
                 for site in [*list_sites(request.doc), *long_list_sites(request.doc)]]
@@ -273,7 +231,19 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
 
 def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     """Edits joining an object of the subject's kind to it: "A sheep standing in a field" -> "A sheep and a cow
-    standing in a field", the verb made plural where it must be."""
+    standing in a field", the verb made plural where it must be. Where spaCy read the verb as a plural noun ("a
+    zebra grazes on": `misread_verbs`), the joins are found on the caption read again and carried back ("a zebra
+    and a giraffe graze on")."""
+    options = _joined_subject_options(request, stats)
+    reading = None if options else reread(request.doc, request.caption)
+    if reading is None:
+        return options
+    again = dataclasses.replace(request, caption=reading.text, doc=reading.doc)
+    return [edits for found in _joined_subject_options(again, stats)
+            if (edits := carried_edits(reading, found)) is not None]
+
+
+def _joined_subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     found = subject_noun(request.doc)
     if found is None or not is_object_noun(found[1]):
         return []

@@ -39,8 +39,10 @@ PERSON_KIN = {"lady": frozenset({"woman"}), "guy": frozenset({"man"}), "child": 
               "kid": frozenset({"boy", "girl"}), "baby": frozenset({"boy", "girl"})}
 # People named by their place in a game under way: no dog stands at home plate with a batter.
 GAME_ROLES = frozenset({*BASEBALL_POSITIONS, "referee", "goalie", "goalkeeper", "quarterback", "linebacker"})
-# A person's own acts, which a dog joined to them would do too (`person_only`).
-PERSON_ACTS = frozenset("laugh smile grin talk chat speak read write cook shop sing dance text type shave".split())
+# A person's own acts, which a dog joined to them would do too (`person_only`); skis and a snowboard too ("A girl
+# and a dog ski in a lot of snow" was judged absurd; a dog may ride a surfboard or a skateboard, as photos show).
+PERSON_ACTS = frozenset("laugh smile grin talk chat speak read write cook shop sing dance text type shave ski snowboard"
+                        .split())
 # Verbs of what a thing holds or carries: a thing joined to it would hold it too ("A vase and a lamp filled with
 # yellow and white flowers" was judged absurd).
 CONTENT_VERBS = frozenset("fill top cover stuff load pile decorate garnish".split())

@@ -12,9 +12,11 @@ laptop"). "The kitchen counters with food" is neither and is left alone; "in ani
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
+from backend.perturb.core import Edit
 from backend.perturb.inflect import verb_form
 from backend.perturb.lexicon import wordnet
 from backend.perturb.nlp import parse
@@ -74,18 +76,73 @@ def _carried_back(doc: Doc, verb: Token, reread: Doc, slot: Span, words: list[st
     return (span, words) if span is not None and words else None
 
 
-def misread_verb_slots(doc: Doc, finders: Sequence[Finder]) -> list[tuple[Span, list[str]]]:
-    """`finders`' slots of the caption read with its misread verb as a verb, carried back to the caption."""
+@dataclass(frozen=True)
+class Reading:
+    """A caption read again with its misread verb in the progressive: `doc` parses the caption with `verb` (a
+    token of the first parse, `lemma` its verb) written "is <participle>", `added` characters longer."""
+
+    doc: Doc
+    caption: str
+    verb: Token
+    lemma: str
+
+    @property
+    def added(self) -> int:
+        return len(_PROGRESSIVE) + len(verb_form(self.lemma, "VBG")) - len(self.verb.text)
+
+    @property
+    def text(self) -> str:
+        """The caption as written (a shouted one keeps its capitals), with the verb in the progressive."""
+        return _progressive(self.caption, self.verb, self.lemma)
+
+
+def _progressive(text: str, verb: Token, lemma: str) -> str:
+    return text[: verb.idx] + _PROGRESSIVE + verb_form(lemma, "VBG") + text[verb.idx + len(verb.text):]
+
+
+def reread(doc: Doc, caption: str | None = None) -> Reading | None:
+    """The caption read with its misread verb as a verb (see the module docstring), or None where there is none or
+    the new parse does not make it a verb with a subject. `caption` is the text as written where `doc` parses a
+    copy of it (a shouted caption's lower-cased one)."""
     found = _misread_verb(doc)
     if found is None:
-        return []
+        return None
     verb, lemma = found
-    text, participle = doc.text, verb_form(lemma, "VBG")
-    reread = parse(text[: verb.idx] + _PROGRESSIVE + participle + text[verb.idx + len(verb.text):])
-    start = verb.idx + len(_PROGRESSIVE)
-    new_verb = reread.char_span(start, start + len(participle))
+    new_doc = parse(_progressive(doc.text, verb, lemma))
+    start, participle = verb.idx + len(_PROGRESSIVE), verb_form(lemma, "VBG")
+    new_verb = new_doc.char_span(start, start + len(participle))
     if new_verb is None or new_verb.root.pos_ != "VERB" or not any(
             child.dep_ == "nsubj" for child in new_verb.root.children):
+        return None
+    return Reading(new_doc, doc.text if caption is None else caption, verb, lemma)
+
+
+def carried_edits(reading: Reading, edits: Sequence[Edit]) -> list[Edit] | None:
+    """`edits` of the caption read again, carried back to the caption as written: one before the verb as it is,
+    one after it moved back by the words added, the "is" made "are" the verb in its plural ("A zebra is grazing"
+    -> "A zebra and a giraffe are grazing" is "A zebra and a giraffe graze"); None where an edit touches the
+    words added otherwise."""
+    verb = reading.verb
+    start, end = verb.idx, verb.idx + len(verb.text) + reading.added
+    carried = []
+    for edit in edits:
+        if edit.end <= start:
+            carried.append(edit)
+        elif edit.start >= end:
+            carried.append(Edit(edit.before, edit.after, edit.start - reading.added, edit.end - reading.added))
+        elif (edit.start, edit.end, edit.after) == (start, start + len(_PROGRESSIVE) - 1, "are"):
+            written = reading.caption[verb.idx : verb.idx + len(verb.text)]
+            carried.append(Edit(written, reading.lemma, verb.idx, verb.idx + len(verb.text)))
+        else:
+            return None
+    return carried
+
+
+def misread_verb_slots(doc: Doc, finders: Sequence[Finder]) -> list[tuple[Span, list[str]]]:
+    """`finders`' slots of the caption read with its misread verb as a verb, carried back to the caption."""
+    reading = reread(doc)
+    if reading is None:
         return []
-    slots = [_carried_back(doc, verb, reread, span, words) for find in finders for span, words in find(reread)]
+    slots = [_carried_back(doc, reading.verb, reading.doc, span, words)
+             for find in finders for span, words in find(reading.doc)]
     return [slot for slot in slots if slot is not None]
