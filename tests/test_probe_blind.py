@@ -4,7 +4,7 @@ import pytest
 
 from backend import cli
 from backend.models.registry import EmbeddingCache, ModelRegistry
-from backend.probe import run_probe
+from backend.probe import ProbeInputError, build_texts, run_probe
 from backend.probe.reliability import unreadable_variants
 from backend.toyworld.tokenizer import ToyTokenizer
 from tests.support.tiny import solid_image_file
@@ -40,3 +40,13 @@ def test_the_cli_prints_the_blind_row(tiny_checkpoints, image, capsys):
     assert "text only (blind): accuracy vs negatives" in out and "ngram" in out
     assert cli.main([*args, "--blind-model", "/no/such/lm"]) == 2
     assert "Could not load the text scorer '/no/such/lm'" in capsys.readouterr().err
+
+
+def test_a_caption_whose_variants_the_model_cannot_read_is_refused_with_that_reason(image):
+    """The built-in world's model reads only its grammar: every addition to a zebra caption names an animal it
+    cannot read, so nothing is left to compare, and the message says why (not "made no variant")."""
+    with pytest.raises(ProbeInputError, match="each uses a word outside the vocabulary of the models you probe"):
+        run_probe(str(image), "A zebra grazes in a field adjacent to trees.", ["toyworld"],
+                  ModelRegistry(max_models=1, device="cpu"), EmbeddingCache(), families=["addition"])
+    with pytest.raises(ProbeInputError, match="made no variant of this caption"):
+        build_texts("Hi.", ["addition"], seed=0, vocabulary=frozenset({"hi"}))

@@ -199,14 +199,22 @@ def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=N
                                variant.plausible, anchor if variant.family == aro.FAMILY else 0))
     texts += parse_extras(extra)
     if len(texts) == 1:
-        raise ProbeInputError(_nothing_to_compare(families))
+        unreadable = vocabulary is not None and bool(perturb(caption, families=families, seed=seed))
+        raise ProbeInputError(_nothing_to_compare(families, unreadable))
     return texts
 
 
-def _nothing_to_compare(families: Sequence[str] | None) -> str:
+def _nothing_to_compare(families: Sequence[str] | None, unreadable: bool = False) -> str:
+    """Why a caption has nothing to compare it with; `unreadable`: the families made variants, but each with a
+    word outside the vocabulary the probed models declare (the built-in world's model reads only its grammar)."""
     if families is not None and len(families) == 0:
         return ("No perturbation family is checked and there are no extra captions, so there is nothing to "
                 "compare the caption with: check a family, or add extra captions (one per line).")
+    if unreadable:
+        return ("The checked families made variants of this caption, but each uses a word outside the "
+                "vocabulary of the models you probe (the built-in world's model reads only its own grammar's "
+                "words: shapes, colours, sizes, relations), so there is nothing to compare it with: probe a real "
+                "CLIP model, describe the image in the model's words, or add extra captions.")
     return ("The checked families made no variant of this caption and there are no extra captions, so there is "
             "nothing to compare it with: check other families, write a longer caption, or add extra captions.")
 
