@@ -232,15 +232,17 @@ def _object_additions(request: Request, stats: CaptionStats) -> Iterator[Variant
 def _subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:
     """Edits joining an object of the subject's kind to it: "A sheep standing in a field" -> "A sheep and a cow
     standing in a field", the verb made plural where it must be. Where spaCy read the verb as a plural noun ("a
-    zebra grazes on": `misread_verbs`), the joins are found on the caption read again and carried back ("a zebra
-    and a giraffe graze on")."""
-    options = _joined_subject_options(request, stats)
-    reading = None if options else reread(request.doc, request.caption)
-    if reading is None:
-        return options
-    again = dataclasses.replace(request, caption=reading.text, doc=reading.doc)
-    return [edits for found in _joined_subject_options(again, stats)
-            if (edits := carried_edits(reading, found)) is not None]
+    zebra grazes on": `misread_verbs`), the first parse is wrong: the joins are found on the caption read again and
+    carried back ("a zebra and a giraffe graze on"; "A zebra in a field grazes" had kept "grazes" singular), and
+    only where that reading finds none on the first parse."""
+    reading = reread(request.doc, request.caption)
+    if reading is not None:
+        again = dataclasses.replace(request, caption=reading.text, doc=reading.doc)
+        carried = [edits for found in _joined_subject_options(again, stats)
+                   if (edits := carried_edits(reading, found)) is not None]
+        if carried:
+            return carried
+    return _joined_subject_options(request, stats)
 
 
 def _joined_subject_options(request: Request, stats: CaptionStats) -> list[list[Edit]]:

@@ -2,8 +2,10 @@
 table with a lamp"), else "next to a X" after a caption's last noun.
 
 A site is an object noun that ends its phrase, whose counts speak of it (no frame such as "the top of", no
-worn thing, no head of a WordNet compound: "home plate"), and that no added thing would change: no plant ("a cat
-is way up in a tree with a train"), nothing someone looks or points at ("The dog stares at a cat with a toilet").
+worn thing, no head of a WordNet compound: "home plate"). "with a X" would give the X to the noun, so no plant
+takes it ("a cat is way up in a tree with a train"), nor anything someone looks or points at ("The dog stares at a
+cat with a toilet"); such a last noun may still take "next to a X", which places the X in the scene ("The dog
+stares at a cat next to a tree").
 """
 from __future__ import annotations
 

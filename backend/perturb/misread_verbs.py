@@ -1,4 +1,5 @@
-"""Relation slots for a caption whose main verb spaCy read as a plural noun.
+"""Reading again a caption whose main verb spaCy read as a plural noun: for the relation slots, and for the
+subject an addition joins.
 
 In "A squinting tennis player stares at a tennis racket" spaCy tags "stares" NNS and makes it the root, so no
 relation slot sees a verb there. The caption is read again with the verb in the progressive ("A squinting
@@ -8,6 +9,8 @@ the verb or after it are carried back to the caption as written, the new verb in
 plural noun, a preposition or an object just after it, no other finite verb in the caption, and either "a" or
 "an" before the plural noun or a person or animal just before the root ("The grey and white cat stares up near a
 laptop"). "The kitchen counters with food" is neither and is left alone; "in animal prints" is no root.
+An addition's join is found on the same reading ("a zebra is grazing" -> "a zebra and a giraffe are grazing") and
+carried back with the verb made plural ("a zebra and a giraffe graze", `carried_edits`).
 """
 from __future__ import annotations
 
@@ -78,8 +81,9 @@ def _carried_back(doc: Doc, verb: Token, reread: Doc, slot: Span, words: list[st
 
 @dataclass(frozen=True)
 class Reading:
-    """A caption read again with its misread verb in the progressive: `doc` parses the caption with `verb` (a
-    token of the first parse, `lemma` its verb) written "is <participle>", `added` characters longer."""
+    """A caption read again with its misread verb in the progressive: `doc` parses the text the first parse read
+    (the caption, or a shouted caption's lower-cased copy) with `verb` (a token of the first parse, `lemma` its
+    verb) written "is <participle>", `added` characters longer; `caption` is the caption as written."""
 
     doc: Doc
     caption: str
@@ -92,7 +96,8 @@ class Reading:
 
     @property
     def text(self) -> str:
-        """The caption as written (a shouted one keeps its capitals), with the verb in the progressive."""
+        """The caption as written with the verb in the progressive, the words put in lower-case (a shouted caption's
+        request keeps `all_caps`, so its `text`, which `doc` parses, is all lower-case again)."""
         return _progressive(self.caption, self.verb, self.lemma)
 
 

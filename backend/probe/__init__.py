@@ -199,7 +199,8 @@ def build_texts(caption: str, families: Sequence[str] | None, seed: int, extra=N
                                variant.plausible, anchor if variant.family == aro.FAMILY else 0))
     texts += parse_extras(extra)
     if len(texts) == 1:
-        unreadable = vocabulary is not None and bool(perturb(caption, families=families, seed=seed))
+        unreadable = vocabulary is not None and (families is None or len(families) > 0) and bool(
+            perturb(caption, families=families, seed=seed, scorer=None))
         raise ProbeInputError(_nothing_to_compare(families, unreadable))
     return texts
 
