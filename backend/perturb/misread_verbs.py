@@ -64,21 +64,6 @@ def _third_person(words: str) -> str:
     return verb_form(lemma, "VBZ") + space + rest if lemma else _PROGRESSIVE + words
 
 
-def _carried_back(doc: Doc, verb: Token, reread: Doc, slot: Span, words: list[str]) -> tuple[Span, list[str]] | None:
-    """`slot` of the caption read again as a slot of `doc`: at the verb (its words put in the third person) or
-    wholly after it (moved back by the words added); None for anything before the verb or on the "is"."""
-    added = len(reread.text) - len(doc.text)
-    verb_end = verb.idx + len(verb.text)
-    if slot.start_char == verb.idx + len(_PROGRESSIVE):
-        words = [_third_person(words_of) for words_of in words]
-        span = doc.char_span(verb.idx, slot.end_char - added)
-    elif slot.start_char >= verb_end + added:
-        span = doc.char_span(slot.start_char - added, slot.end_char - added)
-    else:
-        return None
-    return (span, words) if span is not None and words else None
-
-
 @dataclass(frozen=True)
 class Reading:
     """A caption read again with its misread verb in the progressive: `doc` parses the text the first parse read
@@ -143,11 +128,24 @@ def carried_edits(reading: Reading, edits: Sequence[Edit]) -> list[Edit] | None:
     return carried
 
 
+def _carried_slot(doc: Doc, reading: Reading, slot: Span, words: list[str]) -> tuple[Span, list[str]] | None:
+    """`slot` of the caption read again as a slot of `doc`: at the verb (its words put in the third person) or
+    wholly after it (moved back by the words added); None for anything before the verb or on the "is"."""
+    verb, added = reading.verb, reading.added
+    if slot.start_char == verb.idx + len(_PROGRESSIVE):
+        words = [_third_person(words_of) for words_of in words]
+        span = doc.char_span(verb.idx, slot.end_char - added)
+    elif slot.start_char >= verb.idx + len(verb.text) + added:
+        span = doc.char_span(slot.start_char - added, slot.end_char - added)
+    else:
+        return None
+    return (span, words) if span is not None and words else None
+
+
 def misread_verb_slots(doc: Doc, finders: Sequence[Finder]) -> list[tuple[Span, list[str]]]:
     """`finders`' slots of the caption read with its misread verb as a verb, carried back to the caption."""
     reading = reread(doc)
     if reading is None:
         return []
-    slots = [_carried_back(doc, reading.verb, reading.doc, span, words)
-             for find in finders for span, words in find(reading.doc)]
+    slots = [_carried_slot(doc, reading, span, words) for find in finders for span, words in find(reading.doc)]
     return [slot for slot in slots if slot is not None]
