@@ -9,6 +9,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.parse_reading import NOUN_TAGS, content_noun, noun_lemma, subject_of, verb_lemma
+from backend.perturb.without import dropped_count
 
 # Words after which "each other" is close by, and the phrase that says they are apart.
 _TOGETHER = (("next", "to"), ("near",), ("beside",), ("close", "to"))
@@ -57,15 +58,19 @@ def _one_filling(noun: Token) -> bool:
 
 def emptied_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     """"A plate filled with marshmallows" -> "A plate empty of marshmallows": the participle on a noun only,
-    whose filling is named without counting it."""
+    whose filling is named without counting it, or with a count that "empty of" leaves out ("a room filled with
+    two beds" -> "a room empty of beds", `without.dropped_count`)."""
     slots = []
     for verb in doc[:-1]:
         word = doc[verb.i + 1]
         if verb.lower_ != "filled" or verb.dep_ != "acl" or word.lower_ != "with" or word.head.i != verb.i:
             continue
         fillings = [child for child in word.children if child.dep_ == "pobj" and child.tag_ in NOUN_TAGS]
-        if fillings and not _counted(fillings[0]) and not _one_filling(fillings[0]):
-            slots.append((doc[verb.i : verb.i + 2], ["empty of"]))
+        if not fillings or _one_filling(fillings[0]):
+            continue
+        count = dropped_count(word, fillings[0])
+        if count is not None or not _counted(fillings[0]):
+            slots.append((doc[verb.i : (count or word).i + 1], ["empty of"]))
     return slots
 
 
