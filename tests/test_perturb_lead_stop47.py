@@ -5,11 +5,13 @@ engine refused every "with" whose thing was counted ("without two sinks" is half
 "without some skis" reads as nonsense); it now drops the count ("A toilet without sinks", "a plate covered in three
 donuts" -> "a plate without donuts", "a room filled with two beds" -> "a room empty of beds"), and still refuses
 where the dropped count would leave a thing named once without its article, "different" things, or a "them"
-that points back to the things taken away (`without.dropped_count`).
+that points back to the things taken away (`without.dropped_count`). And a baby holding up a grown person is
+labelled implausible (`plausibility._infant_lifting_a_grown_person`).
 """
 import pytest
 
 from backend.perturb.core import normalized
+from backend.perturb.plausibility import is_plausible
 from tests.support.perturb_outputs import made
 
 
@@ -45,3 +47,25 @@ def test_a_counted_thing_is_taken_away_with_its_count(caption, negative):
 ])
 def test_a_count_is_not_dropped_where_the_negative_would_read_badly(caption, refused):
     assert normalized(refused) not in relations(caption)
+
+
+@pytest.mark.parametrize(("caption", "swapped"), [
+    ("A man holding a baby taking a picture.", "A baby holding a man taking a picture."),
+    ("A woman is holding a baby with another young boy beside her.",
+     "A baby is holding a woman with another young boy beside her."),
+])
+def test_a_baby_holding_up_a_grown_person_is_labelled_implausible(caption, swapped):
+    """Role swaps judged absurd in a held-out sample and labelled plausible (today NegCLIP's noun swap makes them)."""
+    assert normalized(swapped) in made(caption, ["negclip_swap"], subtype="noun")
+    assert normalized(swapped) not in made(caption, ["negclip_swap"], subtype="noun", shown=True)
+
+
+@pytest.mark.parametrize(("text", "plausible"), [
+    ("A baby carrying two women.", False),
+    ("A man holding a baby.", True),
+    ("A toddler holding a baby.", True),
+    ("A baby holding a teddy bear.", True),
+    ("A baby holding a puppy.", True),
+])
+def test_only_a_grown_person_is_too_heavy_for_a_baby(text, plausible):
+    assert is_plausible(text) is plausible

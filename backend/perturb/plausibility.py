@@ -46,8 +46,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from spacy.tokens import Doc, Token
 
 from backend.perturb.core import Variant
+from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import load_spacy, parse
-from backend.perturb.nouns import INANIMATE, LIVING, is_name, noun_class, noun_key, referent
+from backend.perturb.nouns import INANIMATE, LIVING, PERSON, is_name, noun_class, noun_key, referent
 from backend.perturb.order import FAMILY as ORDER_FAMILY
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_fit import fit_violations
@@ -104,6 +105,8 @@ _CARRIER_SYNSETS = frozenset(["conveyance.n.03", "wheeled_vehicle.n.01", "seat.n
                               "container.n.01"])
 # Verbs of holding a weight up: a thing may hold a sandwich ("a plate holding food"), not a person.
 LIFTING_VERBS = frozenset({"hold", "carry", "lift", "raise"})
+# Who cannot hold up a grown person: "A baby holding a man" (a role swap judged absurd) is the reversed photo.
+INFANTS = frozenset({"baby", "infant", "toddler", "newborn"})
 
 
 @functools.lru_cache(maxsize=4096)
@@ -202,9 +205,17 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
             found.append(make_violation("wrong_object", lemma, [objects[0]], verb))
         elif lemma in LIFTING_VERBS and all(kind_of(obj) in LIVING for obj in objects):
             for option in agent_options(verb):
-                if all(kind_of(agent) == INANIMATE and not _carries_people(agent) for agent in option):
+                if all(kind_of(agent) == INANIMATE and not _carries_people(agent) for agent in option) or all(
+                        _infant_lifting_a_grown_person(agent, objects[0]) for agent in option):
                     found.append(make_violation("wrong_object", lemma, [option[0], objects[0]], verb))
     return found
+
+
+def _infant_lifting_a_grown_person(agent: Token, held: Token) -> bool:
+    """"A baby holding a man", "A toddler carrying a woman": the held one a person who is no child."""
+    held = referent(held)
+    return (noun_key(referent(agent)) in INFANTS and kind_of(held) == PERSON
+            and noun_key(held) not in lexicon().head_classes["juvenile"])
 
 
 def _doc_violations(doc: Doc) -> tuple[Violation, ...]:
