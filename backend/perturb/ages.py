@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Span
 
 from backend.perturb.gendered import COUNTERPARTS, GENDER_BOUND, YOUNG_OR_ADULT_WORDS
 from backend.perturb.lexicon import lexicon
-from backend.perturb.parse_reading import GENDERED_PRONOUNS, NOUN_TAGS, noun_lemma
+from backend.perturb.parse_reading import GENDERED_PRONOUNS, NOUN_TAGS, PLURAL_PRONOUNS, noun_lemma
 
 # Each child noun and the adult that replaces it; "man" for one child (the caption says no gender, and "an
 # adult" reads like a form), "adults" for many.
@@ -36,7 +36,6 @@ CHILDHOOD = frozenset({
     "dad", "mommy", "daddy", "kindergarten", "preschool", "daycare", "nursery", "cartoon", "lollipop",
 })
 
-_PLURAL_PRONOUNS = frozenset({"their", "them", "they", "themselves", "theirs"})
 _LITTLE = frozenset({"girl", "boy", "girls", "boys"})
 # Adults' habits and tools, beside `gendered.YOUNG_OR_ADULT_WORDS`: a child doing these reads as absurd.
 _ADULT_HABITS = frozenset({
@@ -80,6 +79,6 @@ def adult_slots(doc: Doc) -> list[tuple[Span, list[str]]]:
     if len(people) != 1 or people[0].lower_ not in ADULTS or people[0].dep_ in ("compound", "poss"):
         return []
     child = people[0]
-    if child.tag_ == "NN" and any(token.lower_ in _PLURAL_PRONOUNS for token in doc):
+    if child.tag_ == "NN" and any(token.lower_ in PLURAL_PRONOUNS for token in doc):
         return []  # "A child ... their mouth": "A man ... their mouth" reads as two people
     return [(doc[child.i : child.i + 1], [ADULTS[child.lower_]])]

@@ -30,6 +30,7 @@ from backend.perturb.lexicon import NOUN, lexicon, wordnet
 PERSON, ANIMAL, BEING = "person", "animal", "being"  # BEING: a person or an animal, WordNet cannot say which
 FIGURE, INANIMATE, UNKNOWN = "figure", "inanimate", "unknown"
 LIVING = frozenset({PERSON, ANIMAL, BEING})
+BABIES = frozenset({"baby", "infant", "toddler", "newborn"})
 
 PERSON_NOUNS = frozenset({
     "man", "woman", "boy", "girl", "person", "child", "kid", "baby", "lady", "guy", "gentleman",

@@ -48,10 +48,10 @@ from backend.perturb.counts import agreement_edits
 from backend.perturb.gendered import COUNTERPARTS, FEMALE, GENDER_BOUND, new_pronoun
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import token_span
-from backend.perturb.nouns import ANIMAL_NOUNS, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
+from backend.perturb.nouns import ANIMAL_NOUNS, BABIES, PERSON_NOUNS, animacy, is_object_noun, is_place, noun_key
 from backend.perturb.object_kinds import content, kind, may_be_sat_in, one_names_the_other, preposition, sat_in
 from backend.perturb.object_phrases import living_group, phrase_edits
-from backend.perturb.object_together import BABIES, SHARED_VERBS, in_one_part, is_child
+from backend.perturb.object_together import SHARED_VERBS, in_one_part, is_child
 from backend.perturb.parse_reading import (
     COLLECTIVE_NOUNS,
     GENDERED_PRONOUNS,

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from spacy.tokens import Token
 
-from backend.perturb.nouns import is_object_noun, is_place, noun_key
+from backend.perturb.nouns import BABIES, is_object_noun, is_place, noun_key
 from backend.perturb.object_kinds import kind
 from backend.perturb.object_phrases import free_standing
 
-BABIES = frozenset({"baby", "infant", "toddler", "newborn"})
 # Who holds whom: a child does not hold, carry or lift an adult ("a child holds a sick woman").
 CHILDREN = BABIES | {"child", "kid"}
 # Grounds a "with" noun may stand on apart from the other noun ("a dog on the floor").

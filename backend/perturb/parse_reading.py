@@ -35,6 +35,7 @@ COLLECTIVE_NOUNS = frozenset({
 })
 PORTION_NOUNS = frozenset({"slice", "piece", "kind", "type", "sort", "half", "part"})
 GENDERED_PRONOUNS = frozenset({"he", "him", "his", "himself", "she", "her", "hers", "herself"})
+PLURAL_PRONOUNS = frozenset({"they", "them", "their", "theirs", "themselves"})
 _WORD = re.compile(r"[\w']+")
 
 

@@ -48,7 +48,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.core import Variant
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nlp import load_spacy, parse
-from backend.perturb.nouns import INANIMATE, LIVING, PERSON, is_name, noun_class, noun_key, referent
+from backend.perturb.nouns import BABIES, INANIMATE, LIVING, PERSON, is_name, noun_class, noun_key, referent
 from backend.perturb.order import FAMILY as ORDER_FAMILY
 from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_fit import fit_violations
@@ -105,8 +105,6 @@ _CARRIER_SYNSETS = frozenset(["conveyance.n.03", "wheeled_vehicle.n.01", "seat.n
                               "container.n.01"])
 # Verbs of holding a weight up: a thing may hold a sandwich ("a plate holding food"), not a person.
 LIFTING_VERBS = frozenset({"hold", "carry", "lift", "raise"})
-# Who cannot hold up a grown person: "A baby holding a man" (a role swap judged absurd) is the reversed photo.
-INFANTS = frozenset({"baby", "infant", "toddler", "newborn"})
 
 
 @functools.lru_cache(maxsize=4096)
@@ -212,9 +210,10 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
 
 
 def _infant_lifting_a_grown_person(agent: Token, held: Token) -> bool:
-    """"A baby holding a man", "A toddler carrying a woman": the held one a person who is no child."""
+    """"A baby holding a man", "A toddler carrying a woman" (a role swap judged absurd): the held one a person who
+    is no child."""
     held = referent(held)
-    return (noun_key(referent(agent)) in INFANTS and kind_of(held) == PERSON
+    return (noun_key(referent(agent)) in BABIES and kind_of(held) == PERSON
             and noun_key(held) not in lexicon().head_classes["juvenile"])
 
 

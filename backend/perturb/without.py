@@ -13,7 +13,7 @@ from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import is_physical
-from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma
+from backend.perturb.parse_reading import NOUN_TAGS, PLURAL_PRONOUNS, noun_lemma
 
 BODY_PARTS = frozenset({
     "hair", "eye", "face", "hand", "arm", "leg", "head", "mouth", "nose", "ear", "tail", "neck", "finger", "foot",
@@ -25,7 +25,6 @@ BODY_PARTS = frozenset({
 _VAGUE_DETERMINERS = frozenset({"some", "many", "several", "lots", "lot", "few", "all", "no", "any", "each"})
 # Those of them that "without" may drop: it then says the things are absent ("without skis").
 _COUNTS_DROPPED = frozenset({"some", "many", "several"})
-_PLURAL_PRONOUNS = frozenset({"they", "them", "their", "theirs", "themselves"})
 # Nouns that a "with" phrase often only situates ("a day with clouds", "a view with ..."): left alone.
 SETTING_NOUNS = frozenset({
     "day", "night", "view", "picture", "photo", "image", "time", "shot", "scene", "closeup", "close",
@@ -68,7 +67,7 @@ def dropped_count(word: Token, thing: Token) -> Token | None:
     count = doc[word.i + 1] if word.i + 1 < len(doc) else None
     if count is None or count.head != thing or doc[count.i + 1].lower_ == "different":
         return None
-    if any(token.lower_ in _PLURAL_PRONOUNS for token in doc[thing.i + 1 :]):
+    if any(token.lower_ in PLURAL_PRONOUNS for token in doc[thing.i + 1 :]):
         return None
     counted = count.dep_ == "nummod" and count.like_num and count.lower_ != "one"
     vague = count.dep_ in ("det", "amod") and count.lower_ in _COUNTS_DROPPED
