@@ -79,8 +79,10 @@ class Request:
 
     @property
     def text(self) -> str:
-        """The text `doc` parses: the caption, lower-cased when shouted. `Doc.text` would rebuild it token by token
-        at every edit, and families build an edit for every candidate."""
+        """The text `doc` parses, at the same offsets: the caption, lower-cased when shouted (a capitalised thing
+        that the engine read in lower case, "a Frisbee", keeps its capital here; the two readers of this text
+        lower-case what they take from it or hand it to a masked model). `Doc.text` would rebuild it token by
+        token at every call."""
         return self.caption.lower() if self.all_caps else self.caption
 
 

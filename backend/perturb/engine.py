@@ -8,6 +8,8 @@ import dataclasses
 import random
 from collections.abc import Callable, Sequence
 
+from spacy.tokens import Doc
+
 from backend.core.limits import MAX_CAPTION_CHARS
 from backend.perturb import FAMILIES
 from backend.perturb.addition import addition
@@ -15,6 +17,7 @@ from backend.perturb.blind import NgramScorer, TextScorer
 from backend.perturb.core import FillMask, Request, Variant, normalized
 from backend.perturb.lexicon import lexicon, wordnet
 from backend.perturb.nlp import load_spacy, parse
+from backend.perturb.nouns import is_capitalised_thing
 from backend.perturb.order import aro_order
 from backend.perturb.plausibility import mark_plausibility
 from backend.perturb.positives import hard_positive
@@ -63,13 +66,25 @@ def _check_caption(caption: str) -> None:
         raise ValueError(f"The caption has {len(caption):,} characters; the limit is {MAX_CAPTION_CHARS:,}.")
 
 
+def _reading(caption: str) -> Doc:
+    """The parse every family reads: a capitalised thing that spaCy took for a name ("catch a green Frisbee",
+    `nouns.is_capitalised_thing`) is read again in lower case, so that it is a noun to them ("green" then trades
+    with another colour); the edits still apply to the caption as typed, at the same offsets."""
+    doc = parse(caption)
+    text = caption
+    for token in doc:
+        if is_capitalised_thing(token) and len(token.lower_) == len(token):
+            text = text[: token.idx] + token.lower_ + text[token.idx + len(token) :]
+    return doc if text == caption else parse(text)
+
+
 def _request(caption: str, seed: int, max_per_subtype: int, fill_mask: FillMask | None,
              vocabulary: frozenset[str] | None) -> Request:
-    """Parse once; shouted captions are parsed in lower case (same offsets).
-    `_run` gives each family its own random stream and forbidden texts."""
+    """Parse once (twice where a thing was capitalised: `_reading`); shouted captions are parsed in lower case
+    (same offsets). `_run` gives each family its own random stream and forbidden texts."""
     lowered = caption.lower()
     all_caps = caption.isupper() and len(lowered) == len(caption)
-    doc = parse(lowered if all_caps else caption)
+    doc = parse(lowered) if all_caps else _reading(caption)
     forbidden = frozenset([normalized(caption)])
     return Request(caption, doc, random.Random(seed), max_per_subtype, fill_mask, all_caps, forbidden, vocabulary)
 

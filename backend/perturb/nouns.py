@@ -269,6 +269,23 @@ def is_name(token: Token) -> bool:
     return token.pos_ == "PROPN" and token.text[:1].isupper() and not token.is_sent_start
 
 
+def is_capitalised_thing(token: Token) -> bool:
+    """"Frisbee" in "a dog catching a Frisbee", "Zebras" in "Some Zebras and cattle": a capitalised word inside the
+    sentence that spaCy read as a proper noun, but that the curated lists or the lexicon's object groups know as a
+    thing, an animal or a person ("Dad"). Only one standing alone ("Polar Bear", "Eiffel Tower" are names) and
+    heading its own phrase ("an Apple user", "a Windows laptop" name a brand before a noun)."""
+    if token.tag_ not in ("NNP", "NNPS") or token.is_sent_start or not token.text.istitle() or token.dep_ == "compound":
+        return False
+    doc = token.doc
+    neighbours = [doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(doc)]
+    if any(word.text.istitle() and not word.is_sent_start for word in neighbours):
+        return False
+    reader = wordnet()
+    word = token.lower_
+    key = (reader.morphy(word, "n") if reader is not None else None) or word
+    return key in _CURATED or any(key in group for group in lexicon().object_groups.values())
+
+
 def _curated_class(key: str) -> str | None:
     if key in FIGURE_NOUNS:
         return FIGURE
@@ -353,10 +370,26 @@ def is_misread_participle(noun: Token) -> bool:
     )
 
 
+# Things whose bare name after "play" is the game played with them.
+GAME_THINGS = frozenset({"frisbee", "ball"})
+
+
+def names_a_game(noun: Token) -> bool:
+    """"frisbee" in "dogs playing frisbee", "ball" in "kids playing ball": the game, not a thing, so it takes no
+    colour ("playing red frisbee"), no companion ("playing ball and a kite") and no other thing ("playing tennis
+    ball"). Bare: no article, number, owner or modifier ("playing with a red ball" names the thing)."""
+    return (
+        noun.lower_ in GAME_THINGS
+        and noun.dep_ == "dobj"
+        and noun.head.lemma_.lower() == "play"
+        and not any(child.dep_ in ("det", "amod", "compound", "nummod", "poss") for child in noun.children)
+    )
+
+
 def is_object_noun(noun: Token) -> bool:
     """A countable thing a photo can show, as opposed to a time, a part, a
-    view or a measure ("day", "side", "picture", "a body of water")."""
-    if noun.pos_ != "NOUN" or is_misread_participle(noun):
+    view, a measure or a game ("day", "side", "picture", "a body of water", "playing frisbee")."""
+    if noun.pos_ != "NOUN" or is_misread_participle(noun) or names_a_game(noun):
         return False
     lemma = noun.lemma_.lower()
     return lemma not in NON_OBJECT_NOUNS and noun.lower_ not in NON_OBJECT_NOUNS and is_physical(lemma)
@@ -385,9 +418,9 @@ TOPS = frozenset({"top", "tops"})
 
 def is_describable(noun: Token) -> bool:
     """A noun whose colour, material or size a photo shows: not a group,
-    view, part or time ("a large group of horses" is many horses), except a
+    view, part, time or game ("a large group of horses" is many horses), except a
     top that a person is in or wears (`_worn_top`)."""
-    if noun.pos_ != "NOUN" or is_misread_participle(noun) or noun.lower_ in COLOUR_NOUNS:
+    if noun.pos_ != "NOUN" or is_misread_participle(noun) or noun.lower_ in COLOUR_NOUNS or names_a_game(noun):
         return False
     return (noun.lemma_.lower() not in NOT_A_THING and noun.lower_ not in NOT_A_THING) or _worn_top(noun)
 

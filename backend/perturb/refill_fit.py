@@ -41,7 +41,17 @@ from spacy.tokens import Token
 from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.gendered import FEMALE_WORDS, MALE_WORDS, WOMENS_WEAR
 from backend.perturb.lexicon import lexicon
-from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, is_physical, noun_key, noun_senses, referent
+from backend.perturb.nouns import (
+    ANIMAL,
+    GAME_THINGS,
+    INANIMATE,
+    PERSON,
+    is_physical,
+    names_a_game,
+    noun_key,
+    noun_senses,
+    referent,
+)
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, of_holder, verb_lemma
 from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, living, placements
 from backend.perturb.refill_neighbours import neighbours_fit
@@ -299,6 +309,8 @@ def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) ->
         return False
     if _worn_by_a_man(noun, word) or not _furniture_fits(noun, word) or not neighbours_fit(noun, original, word):
         return False
+    if names_a_game(noun):
+        return word in GAME_THINGS  # "playing frisbee" -> "playing ball", not "playing tennis ball"
     animals = _role_animals(noun)
     if animals is not None:
         return word in animals

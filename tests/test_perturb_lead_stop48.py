@@ -1,0 +1,74 @@
+"""Stop 48's lead changes: a capitalised thing is read as a noun, and a thing bare after "play" is the game.
+
+spaCy reads "Frisbee" inside a sentence as a proper noun, and a proper noun takes no colour swap, refill or
+addition: "A man in white shorts ... catch a green Frisbee" got no attribute swap, which the same caption in lower
+case gets. The engine now reads such a word in lower case where the curated lists know it as a thing and it stands
+alone, heading its own phrase (`nouns.is_capitalised_thing`, `engine._reading`), and the edits still apply to the
+caption as typed. And "playing frisbee" names the game: it took colours ("playing red frisbee"), companions
+("playing frisbee and a ball") and other things ("playing tennis ball"); now only "frisbee" <-> "ball"
+(`nouns.names_a_game`).
+"""
+import pytest
+
+from backend.perturb.core import normalized
+from backend.perturb.engine import _reading
+from tests.support.perturb_outputs import every_variant, made
+
+
+@pytest.mark.parametrize(("caption", "negative"), [
+    ("A man in white shorts jumping in the air to catch a green Frisbee.",
+     "A man in green shorts jumping in the air to catch a white Frisbee."),
+    ("There is a green Frisbee in the air with red chairs in the background.",
+     "There is a red Frisbee in the air with green chairs in the background."),
+])
+def test_a_capitalised_thing_trades_its_colour(caption, negative):
+    assert normalized(negative) in made(caption, ["binding_swap"], subtype="attribute", shown=True)
+
+
+def test_the_caption_keeps_the_capital_it_was_typed_with():
+    texts = {variant.text for variant in every_variant("Two men stand in the woods as one of them throws a Frisbee.",
+                                                       ["addition", "replace"])}
+    assert "Two men stand in the woods as one of them throws a red Frisbee." in texts
+    assert "Two men stand in the woods as one of them throws a ball." in texts
+
+
+@pytest.mark.parametrize("caption", [
+    "A Polar Bear walks toward water, while a large bird lands on the opposite bank.",  # a capitalised neighbour
+    "An Apple user and his faithful cat surf the web.",  # a brand before a noun
+    "A Windows laptop with a corded mouse on top of a counter.",
+    "Street signs on the corner of Furnace St and Crapo St.",  # no thing the lists know
+    "A red Dodge truck is parked near another Dodge.",  # no thing the lists know, alone or before a noun
+])
+def test_names_and_brands_are_read_as_typed(caption):
+    assert _reading(caption).text == caption
+
+
+@pytest.mark.parametrize(("caption", "read"), [
+    ("Some Zebras and cattle are standing together.", "Some zebras and cattle are standing together."),
+    ("A Frisbee lies on the grass.", "A frisbee lies on the grass."),
+])
+def test_a_lone_capitalised_thing_is_read_in_lower_case(caption, read):
+    assert _reading(caption).text == read
+
+
+@pytest.mark.parametrize(("caption", "refused"), [
+    ("A family are playing frisbee on the beach.", "A family are playing red frisbee on the beach."),
+    ("A family are playing frisbee on the beach.", "A family are playing frisbee and a ball on the beach."),
+    ("A family are playing frisbee on the beach.", "A family are playing tennis ball on the beach."),
+    ("Two dogs playing ball on the beach.", "Two dogs playing green ball on the beach."),
+    ("Two dogs playing ball on the beach.", "Two dogs playing ball and a kite on the beach."),
+    ("A man, two kids and a dog are playing Frisbee.", "A man, two kids and a dog are playing black Frisbee."),
+])
+def test_a_game_takes_no_colour_companion_or_other_thing(caption, refused):
+    assert normalized(refused) not in made(caption)
+
+
+@pytest.mark.parametrize(("caption", "negative"), [
+    ("Two dogs playing ball on the beach.", "Two dogs playing frisbee on the beach."),
+    ("A man, two kids and a dog are playing Frisbee.", "A man, two kids and a dog are playing ball."),
+    # with an article or a colour it is the thing, and takes what a thing takes
+    ("A dog playing with a red ball on the beach.", "A dog playing with a green ball on the beach."),
+    ("A dog playing with a red ball on the beach.", "A dog playing with a red frisbee on the beach."),
+])
+def test_a_game_is_replaced_by_a_game_and_a_thing_stays_a_thing(caption, negative):
+    assert normalized(negative) in made(caption, ["replace"], shown=True)
