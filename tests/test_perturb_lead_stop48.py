@@ -4,9 +4,10 @@ spaCy reads "Frisbee" inside a sentence as a proper noun, and a proper noun take
 addition: "A man in white shorts ... catch a green Frisbee" got no attribute swap, which the same caption in lower
 case gets. The engine now reads such a word in lower case where the curated lists know it as a thing and it stands
 alone, heading its own phrase (`nouns.is_capitalised_thing`, `engine._reading`), and the edits still apply to the
-caption as typed. And "playing frisbee" names the game: it took colours ("playing red frisbee"), companions
-("playing frisbee and a ball") and other things ("playing tennis ball"); now only "frisbee" <-> "ball"
-(`nouns.names_a_game`).
+caption as typed. And "playing frisbee" names the game, "watching tv" the programmes: they took colours ("playing
+red frisbee", "watching red television"), companions ("playing frisbee and a ball"), other things ("playing tennis
+ball", "watching laptop") and other verbs ("painting television"); now only "frisbee" <-> "ball" and "playing" ->
+"watching" (`nouns.activity_of`, `verb_fit.refill_fits_clause`).
 """
 import pytest
 
@@ -58,8 +59,14 @@ def test_a_lone_capitalised_thing_is_read_in_lower_case(caption, read):
     ("Two dogs playing ball on the beach.", "Two dogs playing green ball on the beach."),
     ("Two dogs playing ball on the beach.", "Two dogs playing ball and a kite on the beach."),
     ("A man, two kids and a dog are playing Frisbee.", "A man, two kids and a dog are playing black Frisbee."),
+    ("A man relaxing at home, watching television with his dog.",
+     "A man relaxing at home, watching red television with his dog."),
+    ("A man relaxing at home, watching television with his dog.",
+     "A man relaxing at home, painting television with his dog."),
+    ("A little cat is sitting on the table and watching tv.", "A little cat is sitting on the table and watching laptop."),
+    ("Two kids sitting on a couch watching TV.", "Two kids sitting on a couch photographing TV."),
 ])
-def test_a_game_takes_no_colour_companion_or_other_thing(caption, refused):
+def test_an_activity_takes_no_colour_companion_or_other_thing(caption, refused):
     assert normalized(refused) not in made(caption)
 
 
@@ -69,6 +76,9 @@ def test_a_game_takes_no_colour_companion_or_other_thing(caption, refused):
     # with an article or a colour it is the thing, and takes what a thing takes
     ("A dog playing with a red ball on the beach.", "A dog playing with a green ball on the beach."),
     ("A dog playing with a red ball on the beach.", "A dog playing with a red frisbee on the beach."),
+    ("A boy playing frisbee in the park.", "A boy watching frisbee in the park."),
+    ("Two kids sitting on a couch watching TV.", "Two kids sitting on a couch looking away from TV."),
+    ("A woman watching the tv in a living room.", "A woman photographing the tv in a living room."),
 ])
-def test_a_game_is_replaced_by_a_game_and_a_thing_stays_a_thing(caption, negative):
+def test_an_activity_takes_its_own_refills_and_a_thing_stays_a_thing(caption, negative):
     assert normalized(negative) in made(caption, ["replace"], shown=True)

@@ -370,26 +370,29 @@ def is_misread_participle(noun: Token) -> bool:
     )
 
 
-# Things whose bare name after "play" is the game played with them.
-GAME_THINGS = frozenset({"frisbee", "ball"})
+# Things whose bare name after a verb is the activity, not the thing: "playing frisbee" is the game, "watching tv"
+# the programmes. For each verb: those things, the things that may stand for one of them ("playing ball"; "tv" and
+# "television" say the same) and the verbs that may stand for the verb ("watching frisbee"; "painting tv" is no
+# act on programmes).
+ACTIVITY_THINGS = {"play": frozenset({"frisbee", "ball"}), "watch": frozenset({"tv", "television"})}
+ACTIVITY_REFILLS = {"play": frozenset({"frisbee", "ball"}), "watch": frozenset()}
+ACTIVITY_VERBS = {"play": frozenset({"watch"}), "watch": frozenset()}
 
 
-def names_a_game(noun: Token) -> bool:
-    """"frisbee" in "dogs playing frisbee", "ball" in "kids playing ball": the game, not a thing, so it takes no
-    colour ("playing red frisbee"), no companion ("playing ball and a kite") and no other thing ("playing tennis
-    ball"). Bare: no article, number, owner or modifier ("playing with a red ball" names the thing)."""
-    return (
-        noun.lower_ in GAME_THINGS
-        and noun.dep_ == "dobj"
-        and noun.head.lemma_.lower() == "play"
-        and not any(child.dep_ in ("det", "amod", "compound", "nummod", "poss") for child in noun.children)
-    )
+def activity_of(noun: Token) -> str | None:
+    """"play" for "frisbee" in "dogs playing frisbee", "watch" for "tv" in "kids watching tv": the verb whose
+    activity the noun names (`ACTIVITY_THINGS`), so it takes no colour ("playing red frisbee"), no companion
+    ("playing ball and a kite") and no other thing ("playing tennis ball", "watching laptop"). Bare: no article,
+    number, owner or modifier ("playing with a red ball", "watching the tv" name the thing)."""
+    verb = noun.head.lemma_.lower()
+    bare = not any(child.dep_ in ("det", "amod", "compound", "nummod", "poss") for child in noun.children)
+    return verb if noun.dep_ == "dobj" and noun.lower_ in ACTIVITY_THINGS.get(verb, ()) and bare else None
 
 
 def is_object_noun(noun: Token) -> bool:
     """A countable thing a photo can show, as opposed to a time, a part, a
-    view, a measure or a game ("day", "side", "picture", "a body of water", "playing frisbee")."""
-    if noun.pos_ != "NOUN" or is_misread_participle(noun) or names_a_game(noun):
+    view, a measure or an activity ("day", "side", "picture", "a body of water", "playing frisbee")."""
+    if noun.pos_ != "NOUN" or is_misread_participle(noun) or activity_of(noun) is not None:
         return False
     lemma = noun.lemma_.lower()
     return lemma not in NON_OBJECT_NOUNS and noun.lower_ not in NON_OBJECT_NOUNS and is_physical(lemma)
@@ -418,9 +421,11 @@ TOPS = frozenset({"top", "tops"})
 
 def is_describable(noun: Token) -> bool:
     """A noun whose colour, material or size a photo shows: not a group,
-    view, part, time or game ("a large group of horses" is many horses), except a
+    view, part, time or activity ("a large group of horses" is many horses), except a
     top that a person is in or wears (`_worn_top`)."""
-    if noun.pos_ != "NOUN" or is_misread_participle(noun) or noun.lower_ in COLOUR_NOUNS or names_a_game(noun):
+    if noun.pos_ != "NOUN" or is_misread_participle(noun) or noun.lower_ in COLOUR_NOUNS:
+        return False
+    if activity_of(noun) is not None:
         return False
     return (noun.lemma_.lower() not in NOT_A_THING and noun.lower_ not in NOT_A_THING) or _worn_top(noun)
 

@@ -42,12 +42,12 @@ from backend.perturb.attribute_fit import attribute_fits
 from backend.perturb.gendered import FEMALE_WORDS, MALE_WORDS, WOMENS_WEAR
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import (
+    ACTIVITY_REFILLS,
     ANIMAL,
-    GAME_THINGS,
     INANIMATE,
     PERSON,
+    activity_of,
     is_physical,
-    names_a_game,
     noun_key,
     noun_senses,
     referent,
@@ -309,8 +309,8 @@ def fits_slot(noun: Token, original: str, word: str, all_groups: bool = True) ->
         return False
     if _worn_by_a_man(noun, word) or not _furniture_fits(noun, word) or not neighbours_fit(noun, original, word):
         return False
-    if names_a_game(noun):
-        return word in GAME_THINGS  # "playing frisbee" -> "playing ball", not "playing tennis ball"
+    if (verb := activity_of(noun)) is not None:
+        return word in ACTIVITY_REFILLS[verb]  # "playing frisbee" -> "playing ball", not "playing tennis ball"
     animals = _role_animals(noun)
     if animals is not None:
         return word in animals

@@ -9,11 +9,16 @@ negatives (judged err in a natural sample):
     goes with a verb of moving or moving something: "A person washing a
     snowboard down a snowy slope";
   * "in his hand" (her arms, its mouth) goes with holding or carrying: "A
-    infant throwing a baby toothbrush in his hand looking at it".
+    infant throwing a baby toothbrush in his hand looking at it";
+  * an activity named by a bare thing ("playing frisbee", "watching tv",
+    `nouns.activity_of`) goes with the verbs of `nouns.ACTIVITY_VERBS` only:
+    "watching frisbee", not "painting television".
 """
 from __future__ import annotations
 
 from spacy.tokens import Token
+
+from backend.perturb.nouns import ACTIVITY_VERBS, activity_of
 
 PATH_PREPOSITIONS = frozenset("down up along across through past".split())
 MOVING_VERBS = frozenset("""
@@ -36,7 +41,11 @@ def _holds_in(verb: Token) -> bool:
 
 
 def refill_fits_clause(verb: Token, word: str) -> bool:
-    """Whether the action lemma `word` may stand for `verb` with the verb's path and "in his hand" kept."""
+    """Whether the action lemma `word` may stand for `verb` with the verb's path, "in his hand" and an activity's
+    thing kept."""
+    activities = {activity_of(child) for child in verb.children} - {None}
+    if activities:
+        return all(word in ACTIVITY_VERBS[activity] for activity in activities if activity is not None)
     if any(prep.lower_ in PATH_PREPOSITIONS for prep in _prepositions(verb)) and word not in MOVING_VERBS:
         return False
     return word in HOLDING_VERBS or not _holds_in(verb)
