@@ -82,3 +82,28 @@ def test_an_activity_takes_no_colour_companion_or_other_thing(caption, refused):
 ])
 def test_an_activity_takes_its_own_refills_and_a_thing_stays_a_thing(caption, negative):
     assert normalized(negative) in made(caption, ["replace"], shown=True)
+
+
+@pytest.mark.parametrize(("caption", "refused"), [
+    # what one talks on is a phone, and "with a X" after it is whom one talks with
+    ("A girl is standing by a storefront while talking on her phone.",
+     "A girl is standing by a storefront while talking on her keyboard."),
+    ("A girl is standing by a storefront while talking on her phone.",
+     "A girl is standing by a storefront while talking on her phone with a car."),
+    # the mirror a reflection is seen in
+    ("A man taking a picture of himself in a mirror.", "A man taking a picture of himself in a lamp."),
+    ("A man taking a picture of himself in a mirror.", "A man taking a picture of himself in a mirror with a toilet."),
+    ("A man taking a picture of himself in the rear view mirror.",
+     "A man taking a picture of himself in the rear view mirror next to a chair."),
+])
+def test_a_phone_talked_on_and_a_mirror_seen_in_take_no_other_thing(caption, refused):
+    assert normalized(refused) not in made(caption)
+
+
+@pytest.mark.parametrize(("caption", "negative"), [
+    ("A woman talking on the phone while walking.", "A woman talking on the red phone while walking."),
+    ("A man taking a selfie in a mirror.", "A man taking a selfie in a black mirror."),
+    ("A man standing in front of a mirror in a bathroom.", "A man standing in front of a lamp in a bathroom."),
+])
+def test_the_phone_and_the_mirror_keep_their_colours_and_a_mirror_stood_at_is_a_thing(caption, negative):
+    assert normalized(negative) in made(caption, ["replace", "addition"], shown=True)

@@ -17,6 +17,7 @@ from backend.perturb.count_checks import AIMING_VERBS
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import is_object_noun
 from backend.perturb.parse_reading import COLLECTIVE_NOUNS, noun_lemma
+from backend.perturb.refill_neighbours import seen_in, talked_on
 
 FRAME_NOUNS = frozenset({"top", "front", "side", "back", "middle", "bottom", "edge", "background", "distance",
                          "view", "picture", "photo", "image", "air", "area", "game", "day", "time"}) | COLLECTIVE_NOUNS
@@ -54,18 +55,22 @@ def _site_noun(token: Token) -> bool:
 
 def _aimed_at(noun: Token) -> bool:
     """The noun is what someone looks, points or smiles "at" (`count_checks.AIMING_VERBS`), no place: "with a X"
-    after it would give it the X ("The dog stares at a cat with a toilet")."""
-    return noun.head.lower_ == "at" and noun.head.head.lemma_.lower() in AIMING_VERBS
+    after it would give it the X ("The dog stares at a cat with a toilet"); or what someone talks on, where "with a
+    X" is whom they talk with ("talking on the phone with a car"), or the mirror a reflection is seen in ("a selfie
+    in a mirror with a toilet": `refill_neighbours.talked_on`, `seen_in`)."""
+    aimed = noun.head.lower_ == "at" and noun.head.head.lemma_.lower() in AIMING_VERBS
+    return aimed or talked_on(noun) or seen_in(noun)
 
 
 def object_sites(doc: Doc) -> list[tuple[Token, str]]:
     """(noun, connective) where an object can be added after the noun: a place preposition's object ("on a
     table with a lamp"; no plant, `_is_plant`; nothing looked at, `_aimed_at`), else a caption's last noun ("next
-    to"; not up in a plant, `_up_in_plant`)."""
+    to"; not up in a plant, `_up_in_plant`, nor a mirror a reflection is seen in: "in the rear view mirror next to a
+    chair")."""
     sites = [(token, "with") for token in doc if token.dep_ == "pobj" and token.head.lower_ in PLACE_PREPOSITIONS
              and _site_noun(token) and not _is_plant(token) and not _aimed_at(token)]
     words = [token for token in doc if not token.is_punct]
-    if not sites and words and _site_noun(words[-1]) and not _up_in_plant(words[-1]) and (
+    if not sites and words and _site_noun(words[-1]) and not _up_in_plant(words[-1]) and not seen_in(words[-1]) and (
             "next to" not in doc.text.lower()):
         sites.append((words[-1], "next to"))
     return sites

@@ -20,7 +20,10 @@ natural samples of stop 37 had these (labelled impl):
   * grass on what grows none ("a green grass covered field" -> "street",
     "a field of grass" -> "a beach of grass");
   * a camera that takes no pictures ("taking pictures with a cell phone" ->
-    "with a remote").
+    "with a remote");
+  * a phone that one talks on, a mirror one is seen "in": what else would
+    do is no other thing ("talking on the phone" -> "on the keyboard", "a
+    selfie in a mirror" -> "in a lamp"), so they take no refill.
 """
 from __future__ import annotations
 
@@ -175,6 +178,20 @@ def _camera_fits(noun: Token, word: str) -> bool:
     return not taking or word in CAMERAS
 
 
+TALKING_VERBS = frozenset(["talk", "chat", "speak"])
+
+
+def talked_on(noun: Token) -> bool:
+    """"phone" in "a woman talking on the phone": what someone talks on."""
+    prep = noun.head
+    return noun.dep_ == "pobj" and prep.lower_ == "on" and verb_lemma(prep.head) in TALKING_VERBS
+
+
+def seen_in(noun: Token) -> bool:
+    """"mirror" in "taking a selfie in a mirror", "looking in the mirror": where a reflection is seen."""
+    return noun_lemma(noun) == "mirror" and noun.dep_ == "pobj" and noun.head.lower_ == "in"
+
+
 def _is_holder(word: str) -> bool:
     return word in HOLDER_WORDS or is_under(word, HOLDER_SYNSETS)
 
@@ -192,4 +209,5 @@ def neighbours_fit(noun: Token, original: str, word: str) -> bool:
     return (_colours_fit(noun, word) and _parts_fit(noun, word) and _room_fits(original, noun, word)
             and _taste_fits(noun, original, word)
             and _piece_fits(noun, word) and _opening_fits(noun, original, word) and _grass_fits(noun, word)
-            and _camera_fits(noun, word) and _holder_fits(noun, original, word))
+            and _camera_fits(noun, word) and _holder_fits(noun, original, word)
+            and (word == original or not (talked_on(noun) or seen_in(noun))))
