@@ -13,6 +13,7 @@ import pytest
 
 from backend.perturb.core import normalized
 from backend.perturb.engine import _reading
+from backend.perturb.plausibility import is_plausible
 from tests.support.perturb_outputs import every_variant, made
 
 
@@ -107,3 +108,15 @@ def test_a_phone_talked_on_and_a_mirror_seen_in_take_no_other_thing(caption, ref
 ])
 def test_the_phone_and_the_mirror_keep_their_colours_and_a_mirror_stood_at_is_a_thing(caption, negative):
     assert normalized(negative) in made(caption, ["replace", "addition"], shown=True)
+
+
+@pytest.mark.parametrize(("caption", "negative", "plausible"), [
+    # no one flies a being, or swings a ball (CE-CLIP's and NegCLIP's noun swaps make both)
+    ("A kid flying a kite on the beach.", "A kite flying a kid on the beach.", False),
+    ("A baseball player swinging a bat at a ball.", "A baseball player swinging a ball at a bat.", False),
+    ("A man flying a kite.", "A man flying a plane.", True),
+    ("A bird flying over the water.", "A dog flying over the water.", True),
+    ("A man swinging a tennis racket.", "A man swinging a baseball bat.", True),
+])
+def test_flying_a_being_and_swinging_a_ball_are_labelled(caption, negative, plausible):
+    assert is_plausible(negative, caption) is plausible

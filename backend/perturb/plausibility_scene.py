@@ -18,7 +18,8 @@
                    from "on"): both are under everything in the photo.
   airborne_under   flying, jumping or soaring under snow, sand, grass, the ground or water ("A snowboarder is flying
                    in the air under snow", from "over").
-  flown_misfit     flying a ball or a board ("attempt to fly a tennis ball", "flying surfboards").
+  flown_misfit     flying a ball, a board, a person or an animal ("attempt to fly a tennis ball", "flying
+                   surfboards", "A kite flying a kid"), or swinging a ball ("swinging a ball at a bat").
   handled_in_sky   carrying, pushing, washing ... something in the sky ("The man is carrying his kite in the sky",
                    from "flying"); holding, throwing and kicking are left out (a kite held on its line is up there).
   joint_filling    a thing that holds nothing joined by "and" to one that holds, and filled with it too ("A vase
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import ANIMAL, noun_key
+from backend.perturb.nouns import ANIMAL, LIVING, noun_key
 from backend.perturb.parse_reading import of_holder, verb_lemma
 from backend.perturb.plausibility_parse import (
     Violation,
@@ -231,12 +232,20 @@ def _airborne_under(doc: Doc) -> list[Violation]:
     return found
 
 
+def _flown_misfit(verb: str, obj: Token) -> bool:
+    """What no one flies (a ball, a board, a being: "A kite flying a kid", from "A kid flying a kite") or swings
+    (a ball: "swinging a ball at a bat")."""
+    ball = is_under(noun_key(obj), _BALLS)
+    if verb == "swing":
+        return ball
+    return verb == "fly" and (ball or obj.lemma_.lower() in RIDDEN_BOARDS or kind_of(obj) in LIVING)
+
+
 def _flown_misfits(doc: Doc) -> list[Violation]:
-    """Flying a tennis ball or a surfboard."""
-    return [make_violation("flown_misfit", "fly", [obj], verb) for verb in doc
-            if verb.pos_ == "VERB" and verb_lemma(verb) == "fly"
-            for obj in verb.children if obj.dep_ == "dobj"
-            and (obj.lemma_.lower() in RIDDEN_BOARDS or is_under(noun_key(obj), _BALLS))]
+    """Flying a tennis ball, a surfboard or someone; swinging a ball."""
+    return [make_violation("flown_misfit", verb_lemma(verb), [obj], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) in ("fly", "swing")
+            for obj in verb.children if obj.dep_ == "dobj" and _flown_misfit(verb_lemma(verb), obj)]
 
 
 def _handler(sky: Token) -> Token:
