@@ -17,8 +17,6 @@ from tests.support.perturb_outputs import made
 HIDDEN = [
     ("A woman in a red dress cutting a cake with a knife.", "replace", "relation",
      "A woman in a red dress cooking a cake with a knife."),
-    ("A man drinking a beverage from a red bottle.", "replace", "relation",
-     "A man eating a beverage from a red bottle."),
     ("Crackers coated with spread, sitting on a plate, ready to eat.", "replace", "relation",
      "Crackers coated with spread, sitting under a plate, ready to eat."),
     ("A woman laying on a bathroom floor next to a toilet.", "replace", "relation",
@@ -41,6 +39,9 @@ NEVER = [
     ("A cat looking at another cat on the television.", "replace", "object",
      "A cat looking at another rabbit on the television."),
     ("a man pets a horse attached to other horses", "replace", "object", "a man pets a cow attached to other horses"),
+    # labelled implausible until stop 48, no longer made: a drink is not eaten (`verb_fit`)
+    ("A man drinking a beverage from a red bottle.", "replace", "relation",
+     "A man eating a beverage from a red bottle."),
 ]
 
 STILL_SHOWN = [

@@ -120,3 +120,35 @@ def test_the_phone_and_the_mirror_keep_their_colours_and_a_mirror_stood_at_is_a_
 ])
 def test_flying_a_being_and_swinging_a_ball_are_labelled(caption, negative, plausible):
     assert is_plausible(negative, caption) is plausible
+
+
+@pytest.mark.parametrize(("caption", "refused"), [
+    # a drink is drunk and a food eaten (`verb_fit`)
+    ("A giraffe eating leaves from a tall tree.", "A giraffe drinking leaves from a tall tree."),
+    ("A man is drinking water from a red bottle.", "A man is eating water from a red bottle."),
+    ("A grey colored cat that is drinking from a glass of water.",
+     "A grey colored cat that is sleeping from a glass of water."),
+    # what eats grass or hay is a grazer (`refill_fit._eats_plants`)
+    ("A giraffe at a zoo eating some grass.", "A lion at a zoo eating some grass."),
+    # giraffes and elephants have coats of their own colours (`visual_classes.NATURAL_COLOURS`)
+    ("Two young black bears playing at the zoo", "Two young black giraffes playing at the zoo"),
+    ("A group of people riding a large gray elephant.", "A group of people riding a large black elephant."),
+    # greenery a thing is made of, or a meadow, keeps greenery's colours
+    ("A beach area with grass umbrellas and boats in the distance.",
+     "A beach area with blue grass umbrellas and boats in the distance."),
+    ("Sheep graze in a lushly green mountain meadow", "Sheep graze in a lushly blue mountain meadow"),
+])
+def test_what_is_eaten_drunk_and_coloured_fits(caption, refused):
+    assert normalized(refused) not in made(caption)
+
+
+@pytest.mark.parametrize(("caption", "negative"), [
+    ("A giraffe at a zoo eating some grass.", "A goat at a zoo eating some grass."),
+    ("A horse drinking from a trough.", "A horse eating from a trough."),
+    # an animal's name before a thing gives it no colours: "an elephant hat" may be blue, "a snow suit" red
+    ("There is a cat wearing an elephant hat", "There is a cat wearing a blue elephant hat"),
+    ("A person in a black snow suit on a pair of skis in the snow.",
+     "A person in a red snow suit on a pair of skis in the snow."),
+])
+def test_what_fits_is_still_made(caption, negative):
+    assert normalized(negative) in made(caption, ["replace", "addition"], shown=True)

@@ -36,7 +36,7 @@ from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, DEPICTION_NOUNS, noun_key, referent
 from backend.perturb.object_kinds import kind
 from backend.perturb.plausibility_parse import is_under, kind_of
-from backend.perturb.visual_classes import NATURAL_COLOURS, visual_values
+from backend.perturb.visual_classes import COLOURING_COMPOUNDS, NATURAL_COLOURS, visual_values
 
 COAT_COLOURS = frozenset("white black brown gray tan beige".split())
 # A picture's colours are its style: "a black and white photo" -> "a purple and white photo" was judged absurd
@@ -109,13 +109,15 @@ def _is_plain_food(noun: Token) -> bool:
 def _own_colours(noun: Token) -> frozenset[str] | None:
     """The colours `noun` itself can have, where they are few (`NATURAL_COLOURS`): not its referent's ("a gold
     bowl of green apples" is the bowl's colour), and none where the noun only modifies another ("a blue water
-    bottle", "a black, orange and yellow train"). A cultivar's colours come first ("granny smith apples"); a
+    bottle", "a black, orange and yellow train"). The colours of a cultivar or of the greenery it is made of come
+    first ("granny smith apples", "grass umbrellas", `COLOURING_COMPOUNDS`; an "elephant hat" is no elephant); a
     colour word is no part of its name (spaCy may parse "green granny smith apples" or "orange cones" with the
     colour as a compound word)."""
     if noun.dep_ in ("compound", "amod"):
         return None
     compounds = [child.lower_ for child in noun.children
                  if child.dep_ == "compound" and "colour" not in visual_values(child.lower_, None)]
-    cultivars = (NATURAL_COLOURS.get(" ".join(compounds[start:])) for start in range(len(compounds)))
+    names = (" ".join(compounds[start:]) for start in range(len(compounds)))
+    cultivars = (NATURAL_COLOURS[name] for name in names if name in COLOURING_COMPOUNDS)
     return (next(filter(None, cultivars), None) or NATURAL_COLOURS.get(noun_key(noun))
             or NATURAL_COLOURS.get(noun.lemma_.lower()))

@@ -54,11 +54,12 @@ from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_fit import fit_violations
 from backend.perturb.plausibility_kinds import kind_violations
 from backend.perturb.plausibility_parse import (
+    DRINK_VERBS,
     LARGE_ANIMALS,
     Span,
     Violation,
     agent_options,
-    first_sense_ancestors,
+    is_drink,
     is_linking,
     is_passive,
     is_under,
@@ -97,10 +98,6 @@ _HEAVY_SYNSETS = frozenset(["furniture.n.01", "motor_vehicle.n.01", "craft.n.02"
                             "geological_formation.n.01", "body_of_water.n.01", "home_appliance.n.01",
                             "way.n.06"])
 SUPPORT_PREPOSITIONS = frozenset(["on", "onto", "atop", "upon"])
-DRINK_VERBS = frozenset({"drink", "sip", "gulp", "slurp"})
-DRINK_VESSELS = frozenset({"cup", "glass", "bottle", "mug", "can", "bowl", "straw", "jug", "pitcher", "flask",
-                           "thermos", "carton"})
-_DRINK_SYNSETS = frozenset(["beverage.n.01", "liquid.n.01", "fluid.n.02", "milk.n.01", "water.n.06"])
 _CARRIER_SYNSETS = frozenset(["conveyance.n.03", "wheeled_vehicle.n.01", "seat.n.03", "furniture.n.01",
                               "container.n.01"])
 # Verbs of holding a weight up: a thing may hold a sandwich ("a plate holding food"), not a person.
@@ -177,14 +174,6 @@ def _on_top_of_living(doc: Doc) -> list[Violation]:
     return found
 
 
-def _is_drink(noun: Token) -> bool:
-    """A beverage or liquid, or a vessel one drinks from ("a cup", "a bottle of water")."""
-    key = noun_key(referent(noun))
-    if key in DRINK_VESSELS:
-        return True
-    return not first_sense_ancestors(key) or is_under(key, _DRINK_SYNSETS)
-
-
 def _carries_people(agent: Token) -> bool:
     """A vehicle or a seat: "a bus carrying people", "a chair holding a baby"."""
     return is_under(noun_key(referent(agent)), _CARRIER_SYNSETS)
@@ -199,7 +188,7 @@ def _wrong_objects(doc: Doc) -> list[Violation]:
         objects = [child for child in verb.children if child.dep_ == "dobj"]
         if verb.pos_ != "VERB" or not objects or is_passive(verb):
             continue
-        if lemma in DRINK_VERBS and not any(_is_drink(obj) for obj in objects):
+        if lemma in DRINK_VERBS and not any(is_drink(obj) for obj in objects):
             found.append(make_violation("wrong_object", lemma, [objects[0]], verb))
         elif lemma in LIFTING_VERBS and all(kind_of(obj) in LIVING for obj in objects):
             for option in agent_options(verb):

@@ -25,6 +25,22 @@ def is_under(key: str, synsets: frozenset[str]) -> bool:
     return bool(first_sense_ancestors(key) & synsets)
 
 
+DRINK_VERBS = frozenset({"drink", "sip", "gulp", "slurp"})
+EATING_VERBS = frozenset({"eat", "bite", "chew", "munch", "nibble"})
+DRINK_VESSELS = frozenset({"cup", "glass", "bottle", "mug", "can", "bowl", "straw", "jug", "pitcher", "flask",
+                           "thermos", "carton"})
+_DRINK_SYNSETS = frozenset(["beverage.n.01", "liquid.n.01", "fluid.n.02", "milk.n.01", "water.n.06"])
+
+
+def is_drink(noun: Token) -> bool:
+    """A beverage or liquid, or a vessel one drinks from ("a cup", "a bottle of water"); a word WordNet does not know
+    counts as one (the rules err towards plausible)."""
+    key = noun_key(referent(noun))
+    if key in DRINK_VESSELS:
+        return True
+    return not first_sense_ancestors(key) or is_under(key, _DRINK_SYNSETS)
+
+
 @functools.lru_cache(maxsize=8192)
 def sense_ancestors(key: str) -> tuple[frozenset[str], ...]:
     """`first_sense_ancestors` for every noun sense of `key`, most frequent first."""

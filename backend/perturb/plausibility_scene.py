@@ -37,6 +37,7 @@ from spacy.tokens import Doc, Token
 from backend.perturb.nouns import ANIMAL, LIVING, noun_key
 from backend.perturb.parse_reading import of_holder, verb_lemma
 from backend.perturb.plausibility_parse import (
+    EATING_VERBS,
     Violation,
     agent_options,
     is_under,
@@ -50,7 +51,6 @@ from backend.perturb.refill_neighbours import HOLDER_SYNSETS, HOLDER_WORDS, THRO
 from backend.perturb.selection import FILLING_WORDS
 from backend.perturb.selection_ground import HANDLING_VERBS, RIDDEN_BOARDS
 
-EATING_VERBS = frozenset(["eat", "bite", "chew"])
 _BEVERAGE = "beverage.n.01"
 _SOLID_FOOD = frozenset(["food.n.02", "baked_goods.n.01", "dish.n.02"])
 DRINK_VESSELS = frozenset("cup glass mug".split())

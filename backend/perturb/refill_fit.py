@@ -53,7 +53,15 @@ from backend.perturb.nouns import (
     referent,
 )
 from backend.perturb.parse_reading import NOUN_TAGS, noun_lemma, of_holder, verb_lemma
-from backend.perturb.plausibility_parse import LARGE_ANIMALS, agent_options, is_under, kind_of, living, placements
+from backend.perturb.plausibility_parse import (
+    EATING_VERBS,
+    LARGE_ANIMALS,
+    agent_options,
+    is_under,
+    kind_of,
+    living,
+    placements,
+)
 from backend.perturb.refill_neighbours import neighbours_fit
 from backend.perturb.wearing import wearer
 
@@ -131,6 +139,8 @@ RIDDEN_ANIMALS = frozenset("horse pony elephant camel donkey mule".split())
 DRAUGHT_ANIMALS = RIDDEN_ANIMALS | frozenset("cow ox bull".split())
 WINGED_VERBS = frozenset("fly perch soar nest flutter glide hover swoop flap peck".split())
 PULLING_VERBS = frozenset("pull tow draw drag haul".split())
+# What grazers and browsers eat (`_eats_plants`).
+PLANT_FOODS = frozenset("leaf grass hay plant branch bush twig foliage shrub".split())
 # Animals that graze, for the one that grazes ("A group of sheep grazing" -> "cows", not "dogs" or "birds").
 GRAZERS = frozenset("horse pony cow ox bull sheep goat deer zebra elephant giraffe".split())
 
@@ -183,7 +193,19 @@ def _role_animals(noun: Token) -> frozenset[str] | None:
         return RIDDEN_ANIMALS
     if _does(noun, PULLING_VERBS):
         return DRAUGHT_ANIMALS
-    return GRAZERS if _does(noun, frozenset({"graze"})) or _in_herd(noun) else None
+    return GRAZERS if _does(noun, frozenset({"graze"})) or _in_herd(noun) or _eats_plants(noun) else None
+
+
+def _eats_plants(noun: Token) -> bool:
+    """"A giraffe eating leaves", "cows munching on hay": only a grazer or a browser eats them ("A lion eating
+    leaves" was made)."""
+    def eaten(verb: Token) -> list[Token]:
+        ons = [child for child in verb.children if child.dep_ == "prep" and child.lower_ == "on"]
+        return [child for child in verb.children if child.dep_ == "dobj"] + [
+            obj for on in ons for obj in on.children if obj.dep_ == "pobj"]
+
+    return any(verb.pos_ == "VERB" and verb_lemma(verb) in EATING_VERBS and _does(noun, frozenset([verb_lemma(verb)]))
+               and any(noun_lemma(food) in PLANT_FOODS for food in eaten(verb)) for verb in noun.doc)
 
 
 def _in_herd(noun: Token) -> bool:

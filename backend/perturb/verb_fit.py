@@ -12,13 +12,20 @@ negatives (judged err in a natural sample):
     infant throwing a baby toothbrush in his hand looking at it";
   * an activity named by a bare thing ("playing frisbee", "watching tv",
     `nouns.activity_of`) goes with the verbs of `nouns.ACTIVITY_VERBS` only:
-    "watching frisbee", not "painting television".
+    "watching frisbee", not "painting television";
+  * a drink is drunk and a food eaten: "A giraffe drinking leaves" (from
+    "eating", which the lexicon's "consuming" group trades with "drinking"),
+    "eating coffee" (`plausibility_parse.is_drink`); what one eats or drinks
+    "from" ("drinking from a trough") stays a source only of eating and
+    drinking ("sleeping from a trough").
 """
 from __future__ import annotations
 
 from spacy.tokens import Token
 
 from backend.perturb.nouns import ACTIVITY_VERBS, activity_of
+from backend.perturb.parse_reading import verb_lemma
+from backend.perturb.plausibility_parse import DRINK_VERBS, EATING_VERBS, is_drink
 
 PATH_PREPOSITIONS = frozenset("down up along across through past".split())
 MOVING_VERBS = frozenset("""
@@ -41,8 +48,15 @@ def _holds_in(verb: Token) -> bool:
 
 
 def refill_fits_clause(verb: Token, word: str) -> bool:
-    """Whether the action lemma `word` may stand for `verb` with the verb's path, "in his hand" and an activity's
-    thing kept."""
+    """Whether the action lemma `word` may stand for `verb` with the verb's path, "in his hand", what it consumes
+    and an activity's thing kept."""
+    objects = [child for child in verb.children if child.dep_ == "dobj"]
+    consuming = DRINK_VERBS | EATING_VERBS
+    if objects and word in consuming and (word in DRINK_VERBS) != all(map(is_drink, objects)):
+        return False
+    from_source = verb_lemma(verb) in consuming and any(prep.lower_ == "from" for prep in _prepositions(verb))
+    if from_source and word not in consuming:
+        return False
     activities = {activity_of(child) for child in verb.children} - {None}
     if activities:
         return all(word in ACTIVITY_VERBS[activity] for activity in activities if activity is not None)

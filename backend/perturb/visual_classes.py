@@ -89,7 +89,7 @@ _GREENERY = frozenset({"green", "brown", "yellow"})
 NATURAL_COLOURS = MappingProxyType({
     **dict.fromkeys(("sky", "cloud"), frozenset({"blue", "gray", "white", "black", "orange", "pink"})),
     **dict.fromkeys(("grass", "bush", "tree", "branch", "leaf", "plant", "hay", "lawn", "field", "foliage", "hedge",
-                     "shrub", "weed", "vegetation", "forest", "hill", "mountain"), _GREENERY),
+                     "shrub", "weed", "vegetation", "forest", "hill", "mountain", "meadow", "pasture"), _GREENERY),
     **dict.fromkeys(("water", "ocean", "sea", "lake", "river", "wave"), frozenset({"blue", "green", "brown", "gray"})),
     "snow": frozenset({"white"}),
     "banana": frozenset({"yellow", "green", "brown"}), "apple": frozenset({"red", "green", "yellow"}),
@@ -105,10 +105,16 @@ NATURAL_COLOURS = MappingProxyType({
     "school bus": frozenset({"yellow"}), "tennis ball": frozenset({"yellow", "green"}),
     # Animals of one coat: "Two brown bears" -> "Two brown zebras" was made and judged absurd.
     "zebra": frozenset({"black", "white"}), "polar bear": frozenset({"white"}), "panda": frozenset({"black", "white"}),
+    # "A brown cow and two black giraffes" was made (stop 48): giraffes and elephants have their coats too.
+    "giraffe": frozenset({"brown", "tan", "yellow", "orange", "white"}),
+    "elephant": frozenset({"gray", "grey", "brown", "white"}),
     # Cultivars, by their compound name (`attribute_fit`): "yellow granny smith apples" was judged absurd.
     "granny smith": frozenset({"green"}), "red delicious": frozenset({"red"}),
     "golden delicious": frozenset({"yellow"}),
 })
+# The names above that give the noun they stand before their colours: cultivars, and greenery a thing is made of
+# ("grass umbrellas"), where an animal's name gives it none ("an elephant hat" may be blue, "a snow suit" red).
+COLOURING_COMPOUNDS = frozenset({"granny smith", "red delicious", "golden delicious", "grass", "hay"})
 
 # Made things of a usual colour, though not a fixed one ("a blue fire hydrant" is seen): a colour moved onto one
 # may well be true of the photo ("a truck next to a red fire hydrant").
