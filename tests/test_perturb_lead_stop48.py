@@ -152,3 +152,17 @@ def test_what_is_eaten_drunk_and_coloured_fits(caption, refused):
 ])
 def test_what_fits_is_still_made(caption, negative):
     assert normalized(negative) in made(caption, ["replace", "addition"], shown=True)
+
+
+@pytest.mark.parametrize(("caption", "negative", "plausible"), [
+    # CE-CLIP's noun swaps: a thing that cuts, reading what cannot be read (`plausibility_use`)
+    ("A woman cutting a cake with a knife.", "A cake cutting a woman with a knife.", False),
+    ("A man sitting on a bench reading a book.", "A book sitting on a bench reading a man.", False),
+    ("A man sitting on a bench reading a book.", "A man sitting on a book reading a bench.", False),
+    ("A woman cutting a cake with a knife.", "A knife cutting a cake.", True),
+    ("A man mowing the lawn.", "A lawn mower cutting the grass.", True),
+    ("A woman reading a newspaper.", "A woman reading a menu.", True),
+    ("A sign reading stop on a pole.", "A sign reading bear crossing on a pole.", True),
+])
+def test_cutting_and_reading_things_are_labelled(caption, negative, plausible):
+    assert is_plausible(negative, caption) is plausible

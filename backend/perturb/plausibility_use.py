@@ -12,6 +12,10 @@
   fruit_with_meat a fruit with meat on it ("an apple with meat", an object swap of "a sandwich with meat").
   broken_couple   "husband and wife" or "bride and groom" with one of the pair traded, the second noun still
                   bare ("a new photographer and wife", an object swap of "a new husband and wife").
+  thing_cuts      a thing other than a cutting tool that cuts something ("A cake cutting a woman with a knife",
+                  ce_clip's swap of "A woman cutting a cake with a knife").
+  unreadable      reading a being, a piece of furniture, food or a vehicle ("A book sitting on a bench reading a
+                  man", "A man sitting on a book reading a bench": ce_clip's swaps of "... reading a book").
   dressed_thing   a thing "in" a garment ("A bench in a red top sitting on a girl", ce_clip's swap of "A girl in
                   a red top sitting on a bench", labelled plausible at stop 40); a figure may be dressed ("a
                   mannequin in a dress", "a teddy bear in a sweater").
@@ -26,10 +30,19 @@ from spacy.tokens import Doc, Token
 from backend.perturb.lexicon import lexicon
 from backend.perturb.nouns import ANIMAL, INANIMATE, PERSON, TOPS, noun_key
 from backend.perturb.parse_reading import verb_lemma
-from backend.perturb.plausibility_parse import Violation, is_under, kind_of, make_violation, placements
+from backend.perturb.plausibility_parse import (
+    Violation,
+    agent_options,
+    is_under,
+    kind_of,
+    make_violation,
+    placements,
+)
 
 COOKING_VERBS = frozenset("cook bake fry grill roast boil".split())
 CUTTING_TOOLS = frozenset("knife knives scissors saw blade cutter cleaver".split())
+CUTTING_MACHINES = frozenset(["machine", "mower", "lawnmower", "lawn mower", "slicer", "shredder"])
+_UNREADABLE = frozenset(["furniture.n.01", "food.n.01", "food.n.02", "vehicle.n.01", "building.n.01"])
 DISHES = frozenset("plate plates dish dishes tray trays saucer platter".split())
 BELOW = frozenset(["under", "beneath", "underneath", "below"])
 FLOORS = frozenset("floor ground grass sand".split())
@@ -146,7 +159,30 @@ def _dressed_things(doc: Doc) -> list[Violation]:
             and kind_of(prep.head) == INANIMATE]
 
 
+def _things_cutting(doc: Doc) -> list[Violation]:
+    """A thing that cuts something, where no cutting tool or machine is named as the cutter."""
+    found = []
+    for verb in doc:
+        if verb.pos_ != "VERB" or verb_lemma(verb) != "cut" or not any(c.dep_ == "dobj" for c in verb.children):
+            continue
+        for option in agent_options(verb):
+            if all(kind_of(agent) == INANIMATE and noun_key(agent) not in CUTTING_TOOLS | CUTTING_MACHINES
+                   for agent in option):
+                found.append(make_violation("thing_cuts", "cut", [option[0]], verb))
+    return found
+
+
+def _unreadable(doc: Doc) -> list[Violation]:
+    """Reading a being, furniture, food or a vehicle; a quoted or capitalised word is what a sign reads ("a sign
+    reading Bear Crossing")."""
+    return [make_violation("unreadable", "read", [obj], verb) for verb in doc
+            if verb.pos_ == "VERB" and verb_lemma(verb) == "read"
+            for obj in verb.children if obj.dep_ == "dobj" and obj.pos_ == "NOUN" and obj.text.islower()
+            and (kind_of(obj) in (PERSON, ANIMAL) or is_under(noun_key(obj), _UNREADABLE))]
+
+
 def use_violations(doc: Doc) -> list[Violation]:
     """The rules here over one parse."""
     return (_wrong_tools(doc) + _under_dishes(doc) + _floor_and_atop(doc) + _waves_on_land(doc)
-            + _atop_people(doc) + _fruit_with_meat(doc) + _broken_couples(doc) + _dressed_things(doc))
+            + _atop_people(doc) + _fruit_with_meat(doc) + _broken_couples(doc) + _dressed_things(doc)
+            + _things_cutting(doc) + _unreadable(doc))
