@@ -117,6 +117,9 @@ def test_the_phone_and_the_mirror_keep_their_colours_and_a_mirror_stood_at_is_a_
     ("A man flying a kite.", "A man flying a plane.", True),
     ("A bird flying over the water.", "A dog flying over the water.", True),
     ("A man swinging a tennis racket.", "A man swinging a baseball bat.", True),
+    # a place does not fly
+    ("A large jetliner flying over a city.", "A large city flying over a jetliner.", False),
+    ("A kite flying over the beach.", "A kite flying over the city.", True),
 ])
 def test_flying_a_being_and_swinging_a_ball_are_labelled(caption, negative, plausible):
     assert is_plausible(negative, caption) is plausible

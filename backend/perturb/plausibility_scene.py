@@ -19,7 +19,8 @@
   airborne_under   flying, jumping or soaring under snow, sand, grass, the ground or water ("A snowboarder is flying
                    in the air under snow", from "over").
   flown_misfit     flying a ball, a board, a person or an animal ("attempt to fly a tennis ball", "flying
-                   surfboards", "A kite flying a kid"), or swinging a ball ("swinging a ball at a bat").
+                   surfboards", "A kite flying a kid"), a place that flies ("A large city flying over a
+                   jetliner", ce_clip's swap), or swinging a ball ("swinging a ball at a bat").
   handled_in_sky   carrying, pushing, washing ... something in the sky ("The man is carrying his kite in the sky",
                    from "flying"); holding, throwing and kicking are left out (a kite held on its line is up there).
   joint_filling    a thing that holds nothing joined by "and" to one that holds, and filled with it too ("A vase
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from backend.perturb.nouns import ANIMAL, LIVING, noun_key
+from backend.perturb.nouns import ANIMAL, LIVING, is_place, noun_key
 from backend.perturb.parse_reading import of_holder, verb_lemma
 from backend.perturb.plausibility_parse import (
     EATING_VERBS,
@@ -242,10 +243,13 @@ def _flown_misfit(verb: str, obj: Token) -> bool:
 
 
 def _flown_misfits(doc: Doc) -> list[Violation]:
-    """Flying a tennis ball, a surfboard or someone; swinging a ball."""
-    return [make_violation("flown_misfit", verb_lemma(verb), [obj], verb) for verb in doc
-            if verb.pos_ == "VERB" and verb_lemma(verb) in ("fly", "swing")
-            for obj in verb.children if obj.dep_ == "dobj" and _flown_misfit(verb_lemma(verb), obj)]
+    """Flying a tennis ball, a surfboard or someone; a place flying; swinging a ball."""
+    verbs = [verb for verb in doc if verb.pos_ == "VERB" and verb_lemma(verb) in ("fly", "swing")]
+    found = [make_violation("flown_misfit", verb_lemma(verb), [obj], verb) for verb in verbs
+             for obj in verb.children if obj.dep_ == "dobj" and _flown_misfit(verb_lemma(verb), obj)]
+    return found + [make_violation("flown_misfit", "fly", [option[0]], verb) for verb in verbs
+                    if verb_lemma(verb) == "fly" for option in agent_options(verb)
+                    if all(is_place(agent) for agent in option)]
 
 
 def _handler(sky: Token) -> Token:
