@@ -26,6 +26,7 @@ import functools
 from spacy.tokens import Doc, Token
 
 from backend.perturb.lexicon import NOUN, lexicon, wordnet
+from backend.perturb.parse_reading import verb_lemma
 
 PERSON, ANIMAL, BEING = "person", "animal", "being"  # BEING: a person or an animal, WordNet cannot say which
 FIGURE, INANIMATE, UNKNOWN = "figure", "inanimate", "unknown"
@@ -384,7 +385,7 @@ def activity_of(noun: Token) -> str | None:
     activity the noun names (`ACTIVITY_THINGS`), so it takes no colour ("playing red frisbee"), no companion
     ("playing ball and a kite") and no other thing ("playing tennis ball", "watching laptop"). Bare: no article,
     number, owner or modifier ("playing with a red ball", "watching the tv" name the thing)."""
-    verb = noun.head.lemma_.lower()
+    verb = verb_lemma(noun.head)
     bare = not any(child.dep_ in ("det", "amod", "compound", "nummod", "poss") for child in noun.children)
     return verb if noun.dep_ == "dobj" and noun.lower_ in ACTIVITY_THINGS.get(verb, ()) and bare else None
 
