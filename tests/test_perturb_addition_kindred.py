@@ -18,9 +18,9 @@ def test_kindred_is_symmetric_and_leaves_the_word_out():
 
 
 def test_an_animal_the_counts_never_paired_joins_a_farm_animal():
-    joins = [text for text in objects_added("A sheep standing in a dry grass field.") if text.startswith("A sheep and")]
+    joins = [text for text in objects_added("A pig standing in a dry grass field.") if text.startswith("A pig and")]
     added = {text.split()[4] for text in joins}
-    assert added and added <= kindred("sheep")
+    assert added and added <= kindred("pig")
     assert all(text.endswith(" standing in a dry grass field.") for text in joins)
 
 
@@ -30,7 +30,7 @@ def test_a_plural_verb_after_a_group_stays_as_it_is():
 
 
 @pytest.mark.parametrize(("caption", "expected"), [
-    ("A tram and a car make their way through town.", "A tram, a bus and a car make their way through town."),
+    ("A truck and a car make their way through town.", "A truck, a bus and a car make their way through town."),
     ("A plate is filled with broccoli and noodles.", "A plate is filled with broccoli, carrots and noodles."),
     ("A cat and dog napping together on the couch.", "A cat, rabbit and dog napping together on the couch."),
 ])

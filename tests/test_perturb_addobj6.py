@@ -15,9 +15,10 @@ def objects(caption):
 
 MAKES = [
     # a list whose members share no kindred set takes a member kindred to one of them that fits every member
-    (" A plate containing potatoes, carrots and chicken. ", "A plate containing potatoes, carrots, onions and chicken."),
+    # The counts over 20,977 captions (stop 49) rank other things first: no onion joins the list now.
+    (" A plate containing potatoes, carrots and chicken. ", " A plate containing potatoes, carrots and chicken next to a sandwich. "),
     ("A baby holding a spoon looking at a cupcake and candle.",
-     "A baby holding a spoon looking at a cupcake, cookie and candle."),
+     "A baby holding a spoon looking at a cupcake, vase and candle."),
     # a kindred thing seen with the scene goes "next to" the caption's last noun
     ("A small toy is sitting on a plate of pizza.", "A small toy is sitting on a plate of pizza next to a salad."),
     ("Two men and one woman in front of an elephant.", "Two men and one woman in front of an elephant next to a giraffe."),

@@ -21,7 +21,7 @@ MAKES = [
      "A hotel room with a small television, a plant and a work desk."),
     ("A residential bathroom with sink, tub, and toilet setting in it.",
      "A residential bathroom with sink, tub, basket, and toilet setting in it."),
-    ("The bathroom has very white appliances in it.", "The bathroom has very white appliances and a vase in it."),
+    ("The bathroom has very white appliances in it.", "The bathroom has very white appliances and a plant in it."),
     # a room that lists nothing takes a "with" phrase, before its own verb or a place
     ("The kitchen is clean and ready for us to see.", "The kitchen with a clock is clean and ready for us to see."),
     ("A bedroom in an old house that is being renovated",

@@ -47,6 +47,7 @@ from backend.perturb.addition_partners import (
     dress_phrase,
     kind_lemma,
     look_end,
+    on_snow,
     partner_words,
     young,
 )
@@ -64,15 +65,18 @@ from backend.perturb.addition_rooms import (
     room_lemma,
     topic_room,
 )
-from backend.perturb.addition_sites import FRAME_NOUNS, object_sites
+from backend.perturb.addition_sites import FRAME_NOUNS, counted_lemma, object_sites
 from backend.perturb.addition_subject import front_of, subject_noun
 from backend.perturb.caption_stats import CaptionStats, shipped
 from backend.perturb.core import Edit, Request, Variant, build, spread, take_distinct
 from backend.perturb.inflect import fit_case, indefinite_article, pluralize
 from backend.perturb.kindred import (
+    BATHROOM_ONLY,
+    BATHROOM_WORDS,
     FOOD_KINDS,
     NEVER_ADDED,
     OTHER_NAMES,
+    PLACE_FIXTURES,
     ROOM_FIXTURES,
     kindred,
     stray_animal,
@@ -115,7 +119,7 @@ def _scene_nouns(doc: Doc) -> list[str]:
     """The caption's common nouns, with a lower-case word spaCy tagged as a name ("a white formica kitchen") and a
     bathroom written in two words read as one ("a bath room" has a toilet and a bathtub: `_implied`)."""
     nouns = [t for t in doc if t.is_alpha and (t.tag_ in ("NN", "NNS") or (t.tag_ == "NNP" and t.text.islower()))]
-    return list(dict.fromkeys("bathroom" if room_lemma(t) == "bathroom" else noun_lemma(t) for t in nouns))
+    return list(dict.fromkeys("bathroom" if room_lemma(t) == "bathroom" else counted_lemma(t) for t in nouns))
 
 
 def _named(word: str, scene: list[str], present: frozenset[str]) -> bool:
@@ -135,11 +139,13 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
     `MIN_SHARE` of the site noun's, or one of `kin`: `kindred` words, which the counts are too few to vouch
     for), that the caption does not name, and that no noun of it implies (`_implied`); best fit first. `words`
     limits the candidates; with `anywhere` they need only fit some noun of the caption (a dog or a person where
-    people are: "a man and a dog" in a field)."""
+    people are: "a man and a dog" in a field). A bathroom's fixtures join only a bathroom (`kindred.BATHROOM_ONLY`)."""
     scene = _scene_nouns(doc)
     present = caption_lemmas(doc)
     fitting = []
-    for word in [w for w in (_object_words() if words is None else words) if w not in NEVER_ADDED]:
+    bathroom = bool(BATHROOM_WORDS.intersection(scene))
+    for word in [w for w in (_object_words() if words is None else words)
+                 if w not in NEVER_ADDED and (bathroom or w not in BATHROOM_ONLY)]:
         if (stats.nouns.get(word, 0) < MIN_NOUN_CAPTIONS and word not in kin) or _named(word, scene, present) or any(
                 name in doc.text.lower() for name in OTHER_NAMES.get(word, ())):
             continue
@@ -154,9 +160,10 @@ def added_objects(doc: Doc, site: str, stats: CaptionStats, words: list[str] | N
 
 def _implied(stats: CaptionStats, word: str, scene: list[str]) -> bool:
     """A typical photo of the scene shows `word`: a noun of it names `word` in `IMPLIED_SHARE` of its captions
-    ("sink" with "bathroom"), or is a room that `word` is a fixture of (`ROOM_FIXTURES`)."""
-    return any(word in ROOM_FIXTURES.get(noun, ()) or (noun in stats.nouns and stats.given(word, noun) >= IMPLIED_SHARE)
-               for noun in scene)
+    ("sink" with "bathroom"), or is a room or a place that `word` is a fixture of (`ROOM_FIXTURES`,
+    `PLACE_FIXTURES`)."""
+    return any(word in ROOM_FIXTURES.get(noun, ()) or word in PLACE_FIXTURES.get(noun, ())
+               or (noun in stats.nouns and stats.given(word, noun) >= IMPLIED_SHARE) for noun in scene)
 
 
 def _fits_scene(stats: CaptionStats, word: str, scene: list[str]) -> bool:
@@ -199,8 +206,11 @@ def _may_stand_beside(word: str, noun: Token) -> bool:
     """A being joins only a noun that names things one counts (plural, or with a determiner, number or owner):
     "petting goats next to a sheep", but no pig beside the meat of "a man is cooking chicken" (main made "cooking
     chicken and a pig")."""
-    return not lexicon().is_animate(word) or noun.tag_ == "NNS" or any(
-        c.dep_ in ("det", "nummod", "poss") for c in noun.children)
+    if not lexicon().is_animate(word):
+        return True
+    if on_snow(noun.doc):
+        return False  # "A man snowboarding down a hill next to a dog": no dog on the slope (as none joins him)
+    return noun.tag_ == "NNS" or any(c.dep_ in ("det", "nummod", "poss") for c in noun.children)
 
 
 def _site_options(request: Request, stats: CaptionStats, noun: Token, connective: str) -> list[list[Edit]]:
@@ -208,7 +218,7 @@ def _site_options(request: Request, stats: CaptionStats, noun: Token, connective
     A "next to" thing fits the whole scene (`_fits_scene`), or is `kindred` to the site noun and seen with some
     other noun of the scene (`_seen_beside`: "a plate of pizza next to a salad"), and a being
     stands only beside a counted noun (`_may_stand_beside`)."""
-    scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, noun_lemma(noun)
+    scene, groups, lemma = _scene_nouns(request.doc), lexicon().object_groups, counted_lemma(noun)
     animals = frozenset({*groups["animal"], *groups["bird species"]})
     kin = _site_kin(noun) if connective == "next to" else place_furnishings(noun)
     words = [w for w in added_objects(request.doc, lemma, stats, kin=kin) if not stray_animal(w, scene, animals)
@@ -267,8 +277,9 @@ def _joined_subject_options(request: Request, stats: CaptionStats) -> list[list[
         return []
     agreement += relative
     owned = own_object_edits(acting_verbs(subject, noun))
+    animals = lexicon().object_groups["animal"]  # no dog wearing her shoe, none skiing (`on_snow`)
     partners = [word for word in partner_words(subject, noun, owned is not None)
-                if not (past_look and word in lexicon().object_groups["animal"])]  # no dog wearing her shoe
+                if not ((past_look or on_snow(request.doc)) and word in animals)]
     lemma, anywhere = kind_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular

@@ -86,10 +86,19 @@ def is_compound_word(first: str, second: str) -> bool:
     return bool(_synsets(first + second, "NOUN") or _synsets(f"{first}_{second}", "NOUN"))
 
 
+# Holders whose water a caption sees, which shows them to be glass (not a "water bottle": what it is for).
+SEE_THROUGH = frozenset({"vase", "jar", "bottle", "tank", "aquarium"})
+# Compound words that say what the thing is made of, though no material word of `visual_classes`: "a wire fence"
+# is metal ("a metal wire fence" was judged err: still true).
+MADE_OF_COMPOUNDS = frozenset({"wire", "chain", "chainlink", "cardboard", "paper", "straw", "wicker"})
+
+
 def _classes_on(noun: Token, kind: str | None) -> set[str]:
     """Visual classes the noun's own modifiers already state, or a participle after it ("a toilet painted red")."""
     found: set[str] = set()
     for child in noun.children:
+        if child.dep_ == "compound" and child.lower_ in MADE_OF_COMPOUNDS:
+            found.add("material")
         if child.dep_ in ("amod", "compound", "nmod", "acl") or (child.dep_ == "conj" and child.pos_ == "ADJ"):
             found |= set(visual_values(child.lower_, kind, noun_lemma(noun)))
             for grandchild in child.children:
@@ -138,6 +147,8 @@ def added_attributes(noun: Token, stats: CaptionStats) -> list[tuple[str, str]]:
         taken.add("colour")  # "colorful umbrellas", "sinks of all different colors": one more would contradict it
     if in_monochrome_picture(noun.doc):
         taken.add("colour")  # "a blue chalkboard sign in a vintage black and white photo" was judged absurd
+    if lemma in SEE_THROUGH and any(t.lower_ == "water" and t.dep_ != "compound" for t in noun.subtree):
+        taken.add("material")  # "a vase filled with water and rocks on bottom" is glass (judged err: still true)
     if lemma == "ball" and {t.lemma_.lower() for t in noun.doc} & BALL_GAMES:
         taken.add("colour")  # a game's ball has the game's colour
     found = []

@@ -8,7 +8,7 @@ animals; a thing takes only `kindred` things, read through `kind_lemma` (a liste
 """
 from __future__ import annotations
 
-from spacy.tokens import Span, Token
+from spacy.tokens import Doc, Span, Token
 
 from backend.perturb.addition_references import relative_clauses
 from backend.perturb.kind_modifiers import BASEBALL_POSITIONS
@@ -67,6 +67,9 @@ UPRIGHT = frozenset("hydrant lamppost pole post sign tower building skyscraper c
                     "mast tree".split())
 STANCE_VERBS = {"lean": LEANERS, "rise": UPRIGHT, "jut": UPRIGHT, "protrude": UPRIGHT, "tower": UPRIGHT,
                 "loom": UPRIGHT}
+# Snow sports and who does them, beside whom no animal is put ("A girl and a dog ski", "A snowboarder and a dog are
+# flying in the air over snow" were judged absurd).
+SNOW_SPORTS = frozenset({"ski", "snowboard", "skier", "snowboarder"})
 
 
 def compound_key(span: Span) -> str:
@@ -220,3 +223,8 @@ def own_verbs(subject: Token, noun: Token) -> list[Token]:
     verbs += [verb for t in {subject, noun} for verb in relative_clauses(t)]
     verbs += [subject.head] if subject.dep_.startswith("nsubj") else []
     return verbs + [c for verb in verbs for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"]
+
+
+def on_snow(doc: Doc) -> bool:
+    """Someone skis or snowboards in the caption (`SNOW_SPORTS`)."""
+    return any(token.lemma_.lower() in SNOW_SPORTS for token in doc)

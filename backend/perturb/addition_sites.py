@@ -74,3 +74,13 @@ def object_sites(doc: Doc) -> list[tuple[Token, str]]:
             "next to" not in doc.text.lower()):
         sites.append((words[-1], "next to"))
     return sites
+
+
+def counted_lemma(noun: Token) -> str:
+    """The lemma the counts know the noun's sense by: "woods" (or "a wood" one is in) is a forest, whereas the
+    counts' "wood" is mostly a material ("a wooden toilet seat", "a wood plate": "standing in the woods with a
+    toilet" was made once "tree" was barred there)."""
+    if noun.lower_ == "woods" or (noun.lower_ == "wood" and noun.head.lower_ in ("in", "into", "through")
+                                  and any(c.dep_ == "det" for c in noun.children)):
+        return "forest"
+    return noun_lemma(noun)
