@@ -9,6 +9,7 @@ import pytest
 
 from backend.perturb.addition_sites import counted_lemma
 from backend.perturb.nlp import parse
+from backend.perturb.plausibility import is_plausible
 from tests.support.perturb_outputs import every_variant, objects_added
 
 
@@ -72,3 +73,27 @@ def test_woods_are_counted_as_a_forest_and_wood_as_a_material():
 def test_a_water_bottle_may_still_take_a_material():
     assert "A hand holding a metal water bottle in front of a cat." in _attributes_added(
         "A hand holding a water bottle in front of a cat.")
+
+
+def test_what_grazes_from_a_place_is_refilled_by_a_verb_that_takes_from_it():
+    """"Two giraffes sleeping from a tree in a field." was made from "grazing from a tree" (err: ungrammatical)."""
+    texts = [v.text for v in every_variant("Two giraffes grazing from a tree in a field.", ["replace", "ce_clip"])]
+    assert texts and not [text for text in texts if " from a tree" in text
+                          and text.split(" from a tree")[0].split()[-1] in ("sleeping", "standing", "sitting", "walking")]
+
+
+@pytest.mark.parametrize("text", [
+    "A park bench on top of a tree in grassy field.",  # a relation refill of "under a tree"
+    "A bike in view in a Christmas Tree with a living room in the background.",  # a NegCLIP swap
+    "A car in a tree.",
+])
+def test_a_heavy_made_thing_up_in_a_tree_is_labelled_implausible(text):
+    assert not is_plausible(text)
+
+
+@pytest.mark.parametrize("text", [
+    "A bicycle leaning on a tree.", "A bike chained to a tree.", "A bench under a tree in a park.",
+    "A kite stuck in a tree.", "A swing hanging on a tree.",
+])
+def test_a_thing_beside_under_or_fixed_to_a_tree_is_plausible(text):
+    assert is_plausible(text)

@@ -67,6 +67,10 @@ _BALLS = frozenset(["ball.n.01"])
 _CLIMBERS = frozenset(["bird.n.01", "feline.n.01", "primate.n.02", "squirrel.n.01", "bear.n.01", "insect.n.01",
                        "reptile.n.01", "goat.n.01"])
 _MAMMALS = frozenset(["mammal.n.01"])  # not "Two animals playing outside on a tree branch"
+# Verbs of a thing set against or fixed to a tree, which it then need not be up in: "A bicycle leaning on a tree".
+FIXED_TO = frozenset({"lean", "prop", "chain", "lock", "tie", "attach", "hang", "nail", "mount", "rest"})
+# Made things too big or heavy to sit up in a tree: "A bench on top of a tree in a park" (a relation refill of "under").
+_GROUNDED = frozenset(["furniture.n.01", "wheeled_vehicle.n.01", "motor_vehicle.n.01", "home_appliance.n.01"])
 TREES = frozenset("tree branch limb treetop".split())
 UP_IN = frozenset(["in", "on", "atop", "up", "into"])
 SEEING_VERBS = frozenset("look peer gaze stare see watch visible view peek".split())
@@ -163,7 +167,7 @@ def _located(prep: Token) -> list[Token]:
 
 
 def _up_a_tree(doc: Doc) -> list[Violation]:
-    """A dog up in a tree."""
+    """A dog, a bench or a car up in a tree."""
     found = []
     for tree in doc:
         holder = of_holder(tree)
@@ -171,9 +175,11 @@ def _up_a_tree(doc: Doc) -> list[Violation]:
             prep = holder.head
         else:
             prep = tree.head
-        if tree.dep_ == "pobj" and tree.lemma_.lower() in TREES and prep.lower_ in UP_IN:
+        if tree.dep_ == "pobj" and tree.lemma_.lower() in TREES and prep.lower_ in UP_IN and not (
+                prep.head.pos_ == "VERB" and verb_lemma(prep.head) in FIXED_TO):
             found += [make_violation("up_a_tree", prep.lower_, [noun, tree], prep) for noun in _located(prep)
-                      if is_under(noun_key(noun), _MAMMALS) and not is_under(noun_key(noun), _CLIMBERS)]
+                      if (is_under(noun_key(noun), _MAMMALS) and not is_under(noun_key(noun), _CLIMBERS))
+                      or is_under(noun_key(noun), _GROUNDED)]
     return found
 
 

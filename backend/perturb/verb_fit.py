@@ -16,8 +16,8 @@ negatives (judged err in a natural sample):
   * a drink is drunk and a food eaten: "A giraffe drinking leaves" (from
     "eating", which the lexicon's "consuming" group trades with "drinking"),
     "eating coffee" (`plausibility_parse.is_drink`); what one eats or drinks
-    "from" ("drinking from a trough") stays a source only of eating and
-    drinking ("sleeping from a trough").
+    "from" ("drinking from a trough", "grazing from a tree") stays a source
+    only of eating, drinking and grazing ("sleeping from a trough").
 """
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ from backend.perturb.parse_reading import verb_lemma
 from backend.perturb.plausibility_parse import DRINK_VERBS, EATING_VERBS, is_drink
 
 PATH_PREPOSITIONS = frozenset("down up along across through past".split())
+# Verbs of an animal taking food from a place, which a source with "from" keeps as the eating verbs do: "Two
+# giraffes grazing from a tree" gave "sleeping from a tree".
+GRAZING_VERBS = frozenset({"graze", "feed", "browse"})
 MOVING_VERBS = frozenset("""
     ride push pull carry drag drive walk run jump swim crawl ski surf skateboard snowboard chase roll
 """.split())
@@ -54,8 +57,9 @@ def refill_fits_clause(verb: Token, word: str) -> bool:
     consuming = DRINK_VERBS | EATING_VERBS
     if objects and word in consuming and (word in DRINK_VERBS) != all(map(is_drink, objects)):
         return False
-    from_source = verb_lemma(verb) in consuming and any(prep.lower_ == "from" for prep in _prepositions(verb))
-    if from_source and word not in consuming:
+    feeding = consuming | GRAZING_VERBS
+    from_source = verb_lemma(verb) in feeding and any(prep.lower_ == "from" for prep in _prepositions(verb))
+    if from_source and word not in feeding:
         return False
     activities = {activity_of(child) for child in verb.children} - {None}
     if activities:
