@@ -277,9 +277,9 @@ def _joined_subject_options(request: Request, stats: CaptionStats) -> list[list[
         return []
     agreement += relative
     owned = own_object_edits(acting_verbs(subject, noun))
-    animals = lexicon().object_groups["animal"]  # no dog wearing her shoe, none skiing (`on_snow`)
+    no_animal = past_look or on_snow(request.doc)  # no dog wearing her shoe, none skiing
     partners = [word for word in partner_words(subject, noun, owned is not None)
-                if not ((past_look or on_snow(request.doc)) and word in animals)]
+                if not (no_animal and word in lexicon().object_groups["animal"])]
     lemma, anywhere = kind_lemma(noun), animacy(noun) == "person"
     if lemma in lexicon().mass_nouns:
         return []  # "The broccoli and a lettuce is": a mass noun may be tagged plural, its verb left singular

@@ -119,8 +119,8 @@ OTHER_NAMES = {"lamppost": ("light post", "lamp post", "light pole", "lamp pole"
 # "counter" of the counts is often a bathroom's, which made "oranges sit in a bowl with a toilet", "a pizza ...
 # sitting on a storage tub with a shower" (judged absurd). A "tub" alone is no bathroom: it may be for storage.
 BATHROOM_ONLY = frozenset({"toilet", "shower", "bathtub", "tub", "urinal", "bidet"})
-BATHROOM_WORDS = frozenset({"bathroom", "restroom", "washroom", "toilet", "shower", "bathtub", "urinal",
-                            "lavatory"})
+# (`addition._scene_nouns` already reads "restroom", "washroom" and "bath room" as "bathroom".)
+BATHROOM_WORDS = frozenset({"bathroom", "toilet", "shower", "bathtub", "urinal", "lavatory"})
 
 # Kinds of food, which a list of two of them takes a third of ("There are meats, fruits and vegetables on a
 # flatbread"); only in a list, where a plural or bare word fits ("a fruit and a vegetable" is no one's caption).
